@@ -1,0 +1,156 @@
+// Package toolchains locates the LLVM 14 tools gozyme drives and runs them,
+// echoing every invocation to stderr when GOZYME_VERBOSE is set.
+package toolchains
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// LLVMVersion is the LLVM major version whose tools gozyme drives.
+const LLVMVersion = "14"
+
+var (
+	toolMu    sync.Mutex
+	toolCache = map[string]string{}
+)
+
+// Tool returns the path of an LLVM tool given its base name ("clang", "clang++",
+// "opt", "llc", "llvm-dis", "llvm-as", "llvm-link", "ld.lld", ...).
+// It looks, in order, in $GOZYME_LLVM_BIN, for NAME-14 on $PATH, in
+// /usr/lib/llvm-14/bin, and for NAME on $PATH.
+func Tool(name string) (string, error) {
+	toolMu.Lock()
+	defer toolMu.Unlock()
+	if p, ok := toolCache[name]; ok {
+		return p, nil
+	}
+	var candidates []string
+	if dir := os.Getenv("GOZYME_LLVM_BIN"); dir != "" {
+		candidates = append(candidates, filepath.Join(dir, name))
+	}
+	candidates = append(candidates, name+"-"+LLVMVersion, "/usr/lib/llvm-"+LLVMVersion+"/bin/"+name)
+	for _, c := range candidates {
+		if p, err := exec.LookPath(c); err == nil {
+			toolCache[name] = p
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("cannot find %s-%s (install clang-%s and llvm-%s, or set GOZYME_LLVM_BIN)", name, LLVMVersion, LLVMVersion, LLVMVersion)
+}
+
+// Verbose reports whether GOZYME_VERBOSE asks for every tool invocation to be printed.
+func Verbose() bool {
+	v := os.Getenv("GOZYME_VERBOSE")
+	return v != "" && v != "0"
+}
+
+// LogCommand prints argv to stderr, shell-quoted, when verbose.
+func LogCommand(argv []string) {
+	if !Verbose() {
+		return
+	}
+	quoted := make([]string, len(argv))
+	for i, a := range argv {
+		quoted[i] = Quote(a)
+	}
+	fmt.Fprintf(os.Stderr, "gozyme: %s\n", strings.Join(quoted, " "))
+}
+
+// Quote returns s quoted for a POSIX shell when it needs quoting.
+func Quote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || r == ',' || r == ':' || r == '+' || r == '@' ||
+			('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ToolError is a failed tool invocation; its message carries the tool's stderr.
+type ToolError struct {
+	Argv   []string
+	Stderr string
+	Err    error
+}
+
+func (e *ToolError) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("%s failed: %s", filepath.Base(e.Argv[0]), msg)
+}
+
+func (e *ToolError) Unwrap() error { return e.Err }
+
+// Run runs an LLVM tool by base name with args, capturing its stderr for the
+// error it returns. Standard output is returned.
+func Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	path, err := Tool(name)
+	if err != nil {
+		return nil, err
+	}
+	return RunPath(ctx, path, args...)
+}
+
+// RunPath is Run for a program given by path.
+func RunPath(ctx context.Context, path string, args ...string) ([]byte, error) {
+	argv := append([]string{path}, args...)
+	LogCommand(argv)
+	cmd := exec.CommandContext(ctx, path, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.Bytes(), &ToolError{Argv: argv, Stderr: stderr.String(), Err: err}
+	}
+	return stdout.Bytes(), nil
+}
+
+// ExitCode returns the exit status carried by err (0 for nil, 1 when unknown).
+func ExitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if ok := asExitError(err, &ee); ok && ee.ExitCode() > 0 {
+		return ee.ExitCode()
+	}
+	return 1
+}
+
+func asExitError(err error, target **exec.ExitError) bool {
+	for err != nil {
+		if e, ok := err.(*exec.ExitError); ok {
+			*target = e
+			return true
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return false
+		}
+		err = u.Unwrap()
+	}
+	return false
+}
+
+// Interactive runs a program with the caller's stdin, stdout and stderr
+// attached, as a compiler driver passing through to the real compiler does.
+func Interactive(path string, args []string, env []string) error {
+	argv := append([]string{path}, args...)
+	LogCommand(argv)
+	cmd := exec.Command(path, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if env != nil {
+		cmd.Env = env
+	}
+	return cmd.Run()
+}
