@@ -5,6 +5,7 @@ package toolchains
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -121,25 +122,10 @@ func ExitCode(err error) int {
 		return 0
 	}
 	var ee *exec.ExitError
-	if ok := asExitError(err, &ee); ok && ee.ExitCode() > 0 {
+	if errors.As(err, &ee) && ee.ExitCode() > 0 {
 		return ee.ExitCode()
 	}
 	return 1
-}
-
-func asExitError(err error, target **exec.ExitError) bool {
-	for err != nil {
-		if e, ok := err.(*exec.ExitError); ok {
-			*target = e
-			return true
-		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return false
-		}
-		err = u.Unwrap()
-	}
-	return false
 }
 
 // Interactive runs a program with the caller's stdin, stdout and stderr
