@@ -1,0 +1,288 @@
+package ad
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Mode is the kind of derivative an Enzyme entry point asks for.
+type Mode int
+
+const (
+	Reverse     Mode = iota // __enzyme_autodiff
+	Forward                 // __enzyme_fwddiff
+	AugmentFwd              // __enzyme_augmentfwd
+	ReverseOnly             // __enzyme_reverse
+)
+
+// entryPoints maps the names Enzyme recognizes (as substrings of the callee's
+// symbol, so __enzyme_autodiff2 and C++-mangled names match) to their modes.
+var entryPoints = []struct {
+	name string
+	mode Mode
+}{
+	{"__enzyme_autodiff", Reverse},
+	{"__enzyme_fwddiff", Forward},
+	{"__enzyme_augmentfwd", AugmentFwd},
+	{"__enzyme_reverse", ReverseOnly},
+}
+
+// EntryPointMode reports whether a function name is an Enzyme entry point.
+func EntryPointMode(name string) (Mode, bool) {
+	for _, e := range entryPoints {
+		if strings.Contains(name, e.name) {
+			return e.mode, true
+		}
+	}
+	return 0, false
+}
+
+// markers are the activity markers, passed as loads of globals of these names.
+var markers = map[string]Activity{
+	"enzyme_const":     Const,
+	"enzyme_out":       Out,
+	"enzyme_dup":       Dup,
+	"enzyme_dupnoneed": DupNoNeed,
+}
+
+// rootArg is one parameter's activity and values at a call site.
+type rootArg struct {
+	act    Activity
+	val    value.Value
+	shadow value.Value
+}
+
+// root is one call of an Enzyme entry point.
+type root struct {
+	caller *ir.Func
+	block  *ir.Block
+	call   *ir.InstCall
+	mode   Mode
+	fnVal  value.Value // the function operand, casts stripped
+	fns    []*ir.Func  // candidates it may point to
+	sret   value.Value // where a struct result goes, when returned in memory
+	args   []rootArg
+}
+
+// findRoots returns every entry-point call of the module, in module order.
+func findRoots(m *ir.Module) ([]*root, error) {
+	var roots []*root
+	for _, f := range m.Funcs {
+		for _, b := range f.Blocks {
+			for _, inst := range b.Insts {
+				call, ok := inst.(*ir.InstCall)
+				if !ok {
+					continue
+				}
+				callee, ok := irutil.StripCasts(call.Callee).(*ir.Func)
+				if !ok {
+					continue
+				}
+				mode, ok := EntryPointMode(callee.Name())
+				if !ok {
+					continue
+				}
+				roots = append(roots, &root{caller: f, block: b, call: call, mode: mode})
+			}
+		}
+	}
+	return roots, nil
+}
+
+// parseArgs resolves the function operand and reads the activity of every
+// parameter from the call's arguments.
+func (rt *root) parseArgs() error {
+	args := rt.call.Args
+	if len(args) > 0 && hasSRet(args[0]) {
+		rt.sret = unwrapArg(args[0])
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return errorAt(rt.caller, rt.call, "call to an Enzyme entry point without a function to differentiate")
+	}
+	rt.fnVal = irutil.StripCasts(unwrapArg(args[0]))
+	fns, err := resolveFuncs(rt.fnVal, map[value.Value]bool{})
+	if err != nil {
+		return errorAt(rt.caller, rt.call, "the function to differentiate: %v", err)
+	}
+	rt.fns = fns
+	f := fns[0]
+	for _, g := range fns[1:] {
+		if !g.Sig.Equal(f.Sig) {
+			return errorAt(rt.caller, rt.call, "candidate functions '%s' and '%s' have different types", f.Name(), g.Name())
+		}
+	}
+	rest := args[1:]
+	j := 0
+	for i, p := range f.Params {
+		if j >= len(rest) {
+			return errorAt(rt.caller, rt.call, "too few arguments for '%s': parameter %d of %d has no value", f.Name(), i+1, len(f.Params))
+		}
+		act, explicit := marker(rest[j])
+		if explicit {
+			j++
+			if j >= len(rest) {
+				return errorAt(rt.caller, rt.call, "marker for parameter %d of '%s' is not followed by a value", i+1, f.Name())
+			}
+		} else {
+			switch {
+			case isFloat(p.Typ) || carriesFloat(p.Typ):
+				act = Out
+			case types.IsPointer(p.Typ):
+				act = Dup
+			default:
+				act = Const
+			}
+		}
+		a := rootArg{act: act, val: unwrapArg(rest[j])}
+		j++
+		if act == Dup || act == DupNoNeed {
+			if j >= len(rest) {
+				return errorAt(rt.caller, rt.call, "parameter %d of '%s' is duplicated but has no shadow argument", i+1, f.Name())
+			}
+			a.shadow = unwrapArg(rest[j])
+			j++
+		}
+		if act == Out && !carriesFloat(p.Typ) {
+			return errorAt(rt.caller, rt.call, "parameter %d of '%s' is enzyme_out but has type %s, not floating point", i+1, f.Name(), p.Typ)
+		}
+		rt.args = append(rt.args, a)
+	}
+	if j != len(rest) {
+		return errorAt(rt.caller, rt.call, "too many arguments for '%s': %d given for %d parameters", f.Name(), len(rest), len(f.Params))
+	}
+	return nil
+}
+
+func hasSRet(v value.Value) bool {
+	a, ok := v.(*ir.Arg)
+	if !ok {
+		return false
+	}
+	for _, at := range a.Attrs {
+		if _, ok := at.(ir.SRet); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// marker reports the activity a marker argument stands for.
+func marker(v value.Value) (Activity, bool) {
+	ld, ok := unwrapArg(v).(*ir.InstLoad)
+	if !ok {
+		return 0, false
+	}
+	g, ok := irutil.StripCasts(ld.Src).(*ir.Global)
+	if !ok {
+		return 0, false
+	}
+	a, ok := markers[g.Name()]
+	return a, ok
+}
+
+// resolveFuncs finds the defined functions a function-pointer value may be,
+// through casts, selects and phis.
+func resolveFuncs(v value.Value, seen map[value.Value]bool) ([]*ir.Func, error) {
+	v = irutil.StripCasts(v)
+	if seen[v] {
+		return nil, nil
+	}
+	seen[v] = true
+	switch x := v.(type) {
+	case *ir.Func:
+		if len(x.Blocks) == 0 {
+			return nil, fmt.Errorf("'%s' has no body here", x.Name())
+		}
+		return []*ir.Func{x}, nil
+	case *ir.InstSelect:
+		return resolveAll(seen, x.ValueTrue, x.ValueFalse)
+	case *ir.InstPhi:
+		vals := make([]value.Value, len(x.Incs))
+		for i, in := range x.Incs {
+			vals[i] = in.X
+		}
+		return resolveAll(seen, vals...)
+	}
+	return nil, fmt.Errorf("cannot resolve %s to a known function", v.Ident())
+}
+
+func resolveAll(seen map[value.Value]bool, vals ...value.Value) ([]*ir.Func, error) {
+	var out []*ir.Func
+	have := map[*ir.Func]bool{}
+	for _, v := range vals {
+		fs, err := resolveFuncs(v, seen)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range fs {
+			if !have[f] {
+				have[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no known function")
+	}
+	return out, nil
+}
+
+// coerce converts v to type t the way C's default argument promotions and
+// return conventions require (float <-> double, integer widths, pointer
+// casts), appending the conversion to insts.
+func coerce(v value.Value, t types.Type, insts *[]ir.Instruction) (value.Value, error) {
+	from := v.Type()
+	if from.Equal(t) {
+		return v, nil
+	}
+	var inst ir.Instruction
+	switch {
+	case isFloat(from) && isFloat(t):
+		if floatBits(from) > floatBits(t) {
+			inst = ir.NewFPTrunc(v, t)
+		} else {
+			inst = ir.NewFPExt(v, t)
+		}
+	case types.IsInt(from) && types.IsInt(t):
+		if from.(*types.IntType).BitSize > t.(*types.IntType).BitSize {
+			inst = ir.NewTrunc(v, t)
+		} else {
+			inst = ir.NewSExt(v, t)
+		}
+	case types.IsPointer(from) && types.IsPointer(t):
+		inst = ir.NewBitCast(v, t)
+	case types.IsInt(from) && types.IsPointer(t):
+		inst = ir.NewIntToPtr(v, t)
+	default:
+		return nil, fmt.Errorf("cannot pass a %s as %s", from, t)
+	}
+	*insts = append(*insts, inst)
+	return inst.(value.Value), nil
+}
+
+func floatBits(t types.Type) int {
+	switch t.(*types.FloatType).Kind {
+	case types.FloatKindHalf:
+		return 16
+	case types.FloatKindFloat:
+		return 32
+	case types.FloatKindDouble:
+		return 64
+	case types.FloatKindX86_FP80:
+		return 80
+	}
+	return 128
+}
+
+// icmpEq compares two pointers, for dispatching among candidate functions.
+func icmpEq(x, y value.Value) *ir.InstICmp { return ir.NewICmp(enum.IPredEQ, x, y) }
+
+var _ = constant.NewInt

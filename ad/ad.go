@@ -1,0 +1,291 @@
+// Package ad is gozyme's automatic-differentiation engine. It takes an
+// optimized LLVM module (llir) and replaces every call of an Enzyme entry
+// point (__enzyme_autodiff and friends) by a call of a derivative it
+// synthesizes. It knows nothing about command lines or files.
+package ad
+
+import (
+	"strings"
+
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// differ holds the state of one module's differentiation.
+type differ struct {
+	m        *ir.Module
+	inactive map[*ir.Func]bool
+	grads    map[string]*ir.Func // by generated name
+}
+
+// Differentiate replaces every Enzyme entry-point call in m by a call of a
+// synthesized derivative. It returns how many calls it replaced. On error the
+// module may be partly rewritten and must be discarded.
+func Differentiate(m *ir.Module) (int, error) {
+	roots, err := findRoots(m)
+	if err != nil || len(roots) == 0 {
+		return 0, err
+	}
+	d := &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}}
+	for _, rt := range roots {
+		if err := d.lower(rt); err != nil {
+			return 0, err
+		}
+	}
+	return len(roots), nil
+}
+
+// inactiveFuncs reads __enzyme_inactivefn* globals: arrays of function
+// pointers whose calls carry no derivative.
+func inactiveFuncs(m *ir.Module) map[*ir.Func]bool {
+	out := map[*ir.Func]bool{}
+	for _, g := range m.Globals {
+		if !strings.Contains(g.Name(), "__enzyme_inactivefn") || g.Init == nil {
+			continue
+		}
+		var elems []constant.Constant
+		switch init := g.Init.(type) {
+		case *constant.Array:
+			elems = init.Elems
+		default:
+			elems = []constant.Constant{init}
+		}
+		for _, e := range elems {
+			if f, ok := irutil.StripCasts(e).(*ir.Func); ok {
+				out[f] = true
+			}
+		}
+	}
+	return out
+}
+
+// passes reports whether a call can carry derivatives from its arguments to
+// its result (everything except known-inactive functions and bookkeeping
+// intrinsics).
+func (d *differ) passes(c *ir.InstCall) bool {
+	f, ok := irutil.StripCasts(c.Callee).(*ir.Func)
+	if !ok {
+		return true
+	}
+	if d.inactive[f] {
+		return false
+	}
+	name := f.Name()
+	for _, p := range []string{"llvm.dbg.", "llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias", "llvm.invariant."} {
+		if strings.HasPrefix(name, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// lower replaces one entry-point call.
+func (d *differ) lower(rt *root) error {
+	switch rt.mode {
+	case Reverse:
+	case Forward:
+		return errorAt(rt.caller, rt.call, "forward mode (__enzyme_fwddiff) is not supported yet")
+	default:
+		return errorAt(rt.caller, rt.call, "split reverse mode (__enzyme_augmentfwd/__enzyme_reverse) is not supported yet")
+	}
+	if err := rt.parseArgs(); err != nil {
+		return err
+	}
+	acts := make([]Activity, len(rt.args))
+	for i, a := range rt.args {
+		acts[i] = a.act
+	}
+	grads := make([]*ir.Func, len(rt.fns))
+	for i, f := range rt.fns {
+		g, err := d.gradient(f, acts)
+		if err != nil {
+			return err
+		}
+		grads[i] = g
+	}
+
+	var pre []ir.Instruction
+	callee := value.Value(grads[0])
+	for i := 1; i < len(grads); i++ {
+		// Dispatch on the function pointer the caller passed.
+		fnPtr, err := coerce(rt.fnVal, rt.fns[i].Type(), &pre)
+		if err != nil {
+			return errorAt(rt.caller, rt.call, "%v", err)
+		}
+		eq := icmpEq(fnPtr, rt.fns[i])
+		sel := ir.NewSelect(eq, grads[i], callee)
+		pre = append(pre, eq, sel)
+		callee = sel
+	}
+	f := rt.fns[0]
+	var args []value.Value
+	for i, p := range f.Params {
+		a := rt.args[i]
+		v, err := coerce(a.val, p.Typ, &pre)
+		if err != nil {
+			return errorAt(rt.caller, rt.call, "argument %d of '%s': %v", i+1, f.Name(), err)
+		}
+		args = append(args, v)
+		if a.shadow != nil {
+			s, err := coerce(a.shadow, p.Typ, &pre)
+			if err != nil {
+				return errorAt(rt.caller, rt.call, "shadow of argument %d of '%s': %v", i+1, f.Name(), err)
+			}
+			args = append(args, s)
+		}
+	}
+	if carriesFloat(f.Sig.RetType) {
+		args = append(args, floatConst(f.Sig.RetType, 1))
+	}
+	call := ir.NewCall(callee, args...)
+	pre = append(pre, call)
+	result, err := d.convertResult(rt, call, grads[0].Sig.RetType, &pre)
+	if err != nil {
+		return err
+	}
+	// Splice the new instructions in place of the entry-point call.
+	var insts []ir.Instruction
+	for _, inst := range rt.block.Insts {
+		if inst == rt.call {
+			insts = append(insts, pre...)
+			continue
+		}
+		insts = append(insts, inst)
+	}
+	rt.block.Insts = insts
+	if result != nil {
+		irutil.ReplaceAllUses(rt.caller, rt.call, result)
+	}
+	return nil
+}
+
+// convertResult turns the gradient's result (the Out adjoints) into what the
+// entry point's declaration returns: the value itself, a struct of them, or
+// the same written through an sret pointer.
+func (d *differ) convertResult(rt *root, call *ir.InstCall, gradRet types.Type, pre *[]ir.Instruction) (value.Value, error) {
+	var outs []value.Value
+	switch t := gradRet.(type) {
+	case *types.VoidType:
+	case *types.StructType:
+		if _, single := singleOut(rt); single {
+			outs = []value.Value{call}
+			break
+		}
+		for i := range t.Fields {
+			ev := ir.NewExtractValue(call, uint64(i))
+			*pre = append(*pre, ev)
+			outs = append(outs, ev)
+		}
+	default:
+		outs = []value.Value{call}
+	}
+	want := rt.call.Typ
+	if rt.sret != nil {
+		st, ok := rt.sret.Type().(*types.PointerType)
+		if !ok {
+			return nil, errorAt(rt.caller, rt.call, "sret argument is not a pointer")
+		}
+		fields := fieldTypes(st.ElemType)
+		if len(fields) < len(outs) {
+			return nil, errorAt(rt.caller, rt.call, "the returned struct has %d fields for %d derivatives", len(fields), len(outs))
+		}
+		for i, o := range outs {
+			gep := ir.NewGetElementPtr(st.ElemType, rt.sret, constant.NewInt(types.I32, 0), constant.NewInt(types.I32, int64(i)))
+			*pre = append(*pre, gep)
+			v, err := coerce(o, fields[i], pre)
+			if err != nil {
+				return nil, errorAt(rt.caller, rt.call, "derivative %d: %v", i+1, err)
+			}
+			*pre = append(*pre, ir.NewStore(v, gep))
+		}
+		return nil, nil
+	}
+	switch wt := want.(type) {
+	case *types.VoidType:
+		return nil, nil
+	case *types.StructType:
+		if len(wt.Fields) < len(outs) {
+			return nil, errorAt(rt.caller, rt.call, "the declared return type %s has %d fields for %d derivatives", want, len(wt.Fields), len(outs))
+		}
+		var agg value.Value = constant.NewZeroInitializer(wt)
+		for i, o := range outs {
+			v, err := coerce(o, wt.Fields[i], pre)
+			if err != nil {
+				return nil, errorAt(rt.caller, rt.call, "derivative %d: %v", i+1, err)
+			}
+			iv := ir.NewInsertValue(agg, v, uint64(i))
+			*pre = append(*pre, iv)
+			agg = iv
+		}
+		return agg, nil
+	default:
+		switch len(outs) {
+		case 0:
+			return constant.NewZeroInitializer(want), nil
+		case 1:
+			v, err := coerce(outs[0], want, pre)
+			if err != nil {
+				return nil, errorAt(rt.caller, rt.call, "the derivative: %v", err)
+			}
+			return v, nil
+		}
+		return nil, errorAt(rt.caller, rt.call, "%d derivatives are returned but the entry point is declared to return %s; declare a struct return type", len(outs), want)
+	}
+}
+
+// singleOut reports the one Out parameter when there is exactly one.
+func singleOut(rt *root) (int, bool) {
+	n, idx := 0, -1
+	for i, a := range rt.args {
+		if a.act == Out {
+			n++
+			idx = i
+		}
+	}
+	return idx, n == 1
+}
+
+func fieldTypes(t types.Type) []types.Type {
+	switch t := t.(type) {
+	case *types.StructType:
+		return t.Fields
+	case *types.ArrayType:
+		out := make([]types.Type, t.Len)
+		for i := range out {
+			out[i] = t.ElemType
+		}
+		return out
+	}
+	return []types.Type{t}
+}
+
+// gradient returns the combined reverse-mode gradient of f for the given
+// parameter activities, generating it on first use.
+func (d *differ) gradient(f *ir.Func, acts []Activity) (*ir.Func, error) {
+	var sb strings.Builder
+	sb.WriteString("__gozyme_grad_")
+	sb.WriteString(f.Name())
+	sb.WriteByte('_')
+	for _, a := range acts {
+		sb.WriteByte("codn"[a])
+	}
+	name := sb.String()
+	if g, ok := d.grads[name]; ok {
+		return g, nil
+	}
+	r, err := newReverseGen(d.m, f, acts, d.passes, name)
+	if err != nil {
+		return nil, err
+	}
+	g, err := r.generate()
+	if err != nil {
+		// Drop the half-built function.
+		d.m.Funcs = d.m.Funcs[:len(d.m.Funcs)-1]
+		return nil, err
+	}
+	d.grads[name] = g
+	return g, nil
+}

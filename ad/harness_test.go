@@ -1,0 +1,84 @@
+package ad
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/gozyme/gozyme/toolchains"
+)
+
+// optLevels are the optimization levels every end-to-end AD test runs at.
+var optLevels = []string{"0", "1", "2", "3"}
+
+// buildC compiles a C program the way gozyme's link-time pipeline does
+// (clang-14 to IR, the pre-AD pipeline, Differentiate, clang-14 to an
+// executable) and returns the executable's path.
+func buildC(t *testing.T, src, level string) string {
+	t.Helper()
+	exe, err := tryBuildC(t, src, level)
+	if err != nil {
+		t.Fatalf("-O%s: %v", level, err)
+	}
+	return exe
+}
+
+func tryBuildC(t *testing.T, src, level string) (string, error) {
+	t.Helper()
+	if _, err := toolchains.Tool("clang"); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	c := filepath.Join(dir, "prog.c")
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bc := filepath.Join(dir, "prog.bc")
+	if _, err := toolchains.Run(ctx, "clang", "-c", "-emit-llvm", "-g", "-O"+level, "-Xclang", "-disable-O0-optnone", c, "-o", bc); err != nil {
+		t.Fatal(err)
+	}
+	pipeline := "default<O" + level + ">"
+	if level == "0" {
+		pipeline = "mem2reg"
+	}
+	opt := filepath.Join(dir, "opt.bc")
+	if _, err := toolchains.Run(ctx, "opt", "-passes="+pipeline, bc, "-o", opt); err != nil {
+		t.Fatal(err)
+	}
+	m, err := irutil.LoadBitcode(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Differentiate(m); err != nil {
+		return "", err
+	}
+	ll := filepath.Join(dir, "ad.ll")
+	if err := irutil.WriteText(m, ll); err != nil {
+		t.Fatal(err)
+	}
+	if keep := os.Getenv("GOZYME_TEST_KEEP"); keep != "" {
+		data, _ := os.ReadFile(ll)
+		os.WriteFile(filepath.Join(keep, t.Name()[strings.LastIndex(t.Name(), "/")+1:]+"-O"+level+".ll"), data, 0o644)
+	}
+	exe := filepath.Join(dir, "prog")
+	if _, err := toolchains.Run(ctx, "clang", "-O"+level, "-Wno-override-module", ll, "-o", exe, "-lm"); err != nil {
+		t.Fatalf("compiling differentiated IR: %v", err)
+	}
+	return exe, nil
+}
+
+// run executes a test program and returns its standard output; a non-zero
+// exit fails the test with the program's output.
+func run(t *testing.T, exe string) string {
+	t.Helper()
+	out, err := exec.Command(exe).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", exe, err, out)
+	}
+	return string(out)
+}

@@ -1,0 +1,570 @@
+package ad
+
+import (
+	"fmt"
+
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Activity of one parameter of a differentiated function.
+type Activity int
+
+const (
+	Const     Activity = iota // not differentiated
+	Out                       // float scalar whose derivative is returned
+	Dup                       // pointer with a shadow (reverse: adjoints accumulate into it)
+	DupNoNeed                 // as Dup; the primal result through it is not needed
+)
+
+func (a Activity) String() string {
+	return [...]string{"const", "out", "dup", "dupnoneed"}[a]
+}
+
+// reverseGen synthesizes the combined reverse-mode gradient of one function:
+// a forward sweep (the primal, cloned, recording what the reverse needs),
+// then the reverse sweep over the reversed control flow.
+//
+// Layout of the generated function g:
+//
+//	alloca block: adjoint slots and caches, zero-initialized
+//	fwdHead(B), fwdTail(B) for every primal block B (equal except for loop
+//	    headers, whose head holds the phis and the iteration counter)
+//	rev(B) for every primal block B, with edge blocks toward its predecessors
+//	exit: collects the parameter adjoints, frees caches, returns
+type reverseGen struct {
+	m      *ir.Module
+	f      *ir.Func // the primal
+	cfg    *irutil.CFG
+	act    *activity
+	acts   []Activity // per primal parameter
+	passes func(*ir.InstCall) bool
+
+	g       *ir.Func
+	allocas *ir.Block
+	exit    *ir.Block
+	dret    value.Value // seed of the return adjoint, nil if the return is inactive
+
+	fwdHead, fwdTail, rev map[*ir.Block]*ir.Block
+	blockOf               map[value.Value]*ir.Block // primal instruction -> primal block
+	vmap                  map[value.Value]value.Value
+	adj                   map[value.Value]*ir.InstAlloca
+	slots                 map[value.Value]*ir.InstAlloca // non-loop caches, by forward value
+	loops                 map[*irutil.Loop]*loopCache
+	predIdx               map[*ir.Block]*ir.InstPhi // forward phi recording the predecessor taken
+	postDomRet            map[*ir.Block]bool        // blocks dominating every return
+	frees                 []*ir.InstAlloca          // buffer slots to free on exit
+}
+
+// loopCache is the per-loop state of the forward sweep: an iteration counter
+// that runs across all executions of the loop (so nested loops with varying
+// trip counts linearize), a capacity, and one growable buffer per cached value.
+type loopCache struct {
+	loop    *irutil.Loop
+	counter *ir.InstAlloca // i64: iterations executed so far (forward), remaining (reverse)
+	cap     *ir.InstAlloca // i64: capacity of every buffer of this loop
+	fwdIdx  value.Value    // this iteration's index, defined in fwdHead(header)
+	bufs    []*loopBuf
+}
+
+type loopBuf struct {
+	slot *ir.InstAlloca // T**: the buffer
+	elem types.Type
+}
+
+func newReverseGen(m *ir.Module, f *ir.Func, acts []Activity, passes func(*ir.InstCall) bool, name string) (*reverseGen, error) {
+	cfg, err := irutil.NewCFG(f)
+	if err != nil {
+		return nil, errorAt(f, nil, "%v", err)
+	}
+	r := &reverseGen{m: m, f: f, cfg: cfg, acts: acts, passes: passes,
+		fwdHead: map[*ir.Block]*ir.Block{}, fwdTail: map[*ir.Block]*ir.Block{}, rev: map[*ir.Block]*ir.Block{},
+		blockOf: map[value.Value]*ir.Block{}, vmap: map[value.Value]value.Value{}, adj: map[value.Value]*ir.InstAlloca{},
+		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{},
+		postDomRet: map[*ir.Block]bool{}}
+	activeParams := map[*ir.Param]bool{}
+	for i, p := range f.Params {
+		if acts[i] == Out {
+			activeParams[p] = true
+		}
+	}
+	retActive := carriesFloat(f.Sig.RetType)
+	r.act = analyzeActivity(f, activeParams, retActive, passes)
+
+	// The generated signature: primal parameters (shadows after Dup ones),
+	// then the return seed; returns the adjoints of the Out parameters.
+	var params []*ir.Param
+	var outTypes []types.Type
+	for i, p := range f.Params {
+		name := p.Name()
+		if p.IsUnnamed() {
+			name = ""
+		}
+		np := ir.NewParam(name, p.Typ)
+		params = append(params, np)
+		r.vmap[p] = np
+		switch acts[i] {
+		case Out:
+			outTypes = append(outTypes, p.Typ)
+		case Dup, DupNoNeed:
+			return nil, errorAt(f, nil, "pointer parameter %s: differentiation through memory is not supported yet", p.Ident())
+		}
+	}
+	if retActive {
+		d := ir.NewParam("dret", f.Sig.RetType)
+		params = append(params, d)
+		r.dret = d
+	}
+	var ret types.Type = types.Void
+	switch len(outTypes) {
+	case 0:
+	case 1:
+		ret = outTypes[0]
+	default:
+		ret = types.NewStruct(outTypes...)
+	}
+	r.g = m.NewFunc(name, ret, params...)
+	r.g.Linkage = enum.LinkageInternal
+	return r, nil
+}
+
+// generate builds the whole gradient function.
+func (r *reverseGen) generate() (*ir.Func, error) {
+	f, g := r.f, r.g
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			if v, ok := inst.(value.Value); ok {
+				r.blockOf[v] = b
+			}
+		}
+	}
+	for _, b := range f.Blocks {
+		dominatesAll := true
+		for _, x := range f.Blocks {
+			if _, ok := x.Term.(*ir.TermRet); ok && r.cfg.Index[x] >= 0 && !r.cfg.Dominates(b, x) {
+				dominatesAll = false
+			}
+		}
+		r.postDomRet[b] = dominatesAll
+	}
+	r.allocas = g.NewBlock("entry")
+	// Blocks in primal order: forward sweep, then reverse sweep, then exit.
+	for _, b := range r.cfg.RPO {
+		head := g.NewBlock("")
+		r.fwdHead[b], r.fwdTail[b] = head, head
+		if r.isHeader(b) {
+			r.fwdTail[b] = g.NewBlock("")
+		}
+	}
+	for i := len(r.cfg.RPO) - 1; i >= 0; i-- {
+		r.rev[r.cfg.RPO[i]] = g.NewBlock("")
+	}
+	r.exit = g.NewBlock("exit")
+	for _, l := range r.cfg.Loops {
+		lc := &loopCache{loop: l}
+		lc.counter = r.newSlot(types.I64, constant.NewInt(types.I64, 0))
+		lc.cap = r.newSlot(types.I64, constant.NewInt(types.I64, 0))
+		r.loops[l] = lc
+	}
+	if err := r.forward(); err != nil {
+		return nil, err
+	}
+	for i := len(r.cfg.RPO) - 1; i >= 0; i-- {
+		if err := r.reverseBlock(r.cfg.RPO[i]); err != nil {
+			return nil, err
+		}
+	}
+	r.finishExit()
+	r.finishLoops()
+	r.allocas.NewBr(r.fwdHead[f.Blocks[0]])
+	return g, nil
+}
+
+func (r *reverseGen) isHeader(b *ir.Block) bool {
+	l := r.cfg.LoopOf[b]
+	return l != nil && l.Header == b
+}
+
+// newSlot allocates a stack slot in the alloca block, initialized to init.
+func (r *reverseGen) newSlot(t types.Type, init value.Value) *ir.InstAlloca {
+	a := r.allocas.NewAlloca(t)
+	if init != nil {
+		r.allocas.NewStore(init, a)
+	}
+	return a
+}
+
+// mapValue maps a primal operand to the forward sweep.
+func (r *reverseGen) mapValue(v value.Value) value.Value {
+	if x, ok := r.vmap[v]; ok {
+		return x
+	}
+	if b, ok := v.(*ir.Block); ok {
+		if t, ok := r.fwdHead[b]; ok {
+			return t
+		}
+	}
+	return v
+}
+
+// forward clones the primal blocks into the forward sweep.
+func (r *reverseGen) forward() error {
+	for _, b := range r.cfg.RPO {
+		head, tail := r.fwdHead[b], r.fwdTail[b]
+		preds := r.cfg.Preds[b]
+		for _, inst := range b.Insts {
+			if isDebugIntrinsic(inst) {
+				continue
+			}
+			c, err := irutil.CloneInst(inst, func(v value.Value) value.Value { return v })
+			if err != nil {
+				return errorAt(r.f, inst, "%v", err)
+			}
+			if _, ok := c.(*ir.InstPhi); ok {
+				head.Insts = append(head.Insts, c)
+			} else {
+				tail.Insts = append(tail.Insts, c)
+			}
+			if v, ok := inst.(value.Value); ok {
+				r.vmap[v] = c.(value.Value)
+			}
+		}
+		if len(preds) > 1 {
+			// Record which predecessor was taken, for the reverse sweep.
+			incs := make([]*ir.Incoming, len(preds))
+			for i, p := range preds {
+				incs[i] = ir.NewIncoming(constant.NewInt(types.I32, int64(i)), p) // remapped below
+			}
+			phi := ir.NewPhi(incs...)
+			head.Insts = append(head.Insts, phi)
+			r.predIdx[b] = phi
+			r.blockOf[phi] = b
+		}
+		if r.isHeader(b) {
+			lc := r.loops[r.cfg.LoopOf[b]]
+			i := head.NewLoad(types.I64, lc.counter)
+			head.NewStore(head.NewAdd(i, constant.NewInt(types.I64, 1)), lc.counter)
+			lc.fwdIdx = i
+			head.NewBr(tail) // replaced by the growth check when the loop caches values
+		}
+	}
+	// Remap operands now that every value has its clone. Phi predecessors
+	// become the blocks that end each predecessor (the forward tails).
+	for _, b := range r.cfg.RPO {
+		blocks := []*ir.Block{r.fwdHead[b]}
+		if r.fwdTail[b] != r.fwdHead[b] {
+			blocks = append(blocks, r.fwdTail[b])
+		}
+		for _, blk := range blocks {
+			for _, inst := range blk.Insts {
+				if p, ok := inst.(*ir.InstPhi); ok {
+					for _, in := range p.Incs {
+						in.X = r.mapValue(in.X)
+						in.Pred = r.fwdTail[in.Pred.(*ir.Block)]
+					}
+					continue
+				}
+				if u, ok := inst.(interface{ Operands() []*value.Value }); ok {
+					for _, op := range u.Operands() {
+						if a, ok := (*op).(*ir.Arg); ok {
+							a.Value = r.mapValue(a.Value)
+						} else {
+							*op = r.mapValue(*op)
+						}
+					}
+				}
+			}
+		}
+		if err := r.forwardTerm(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// forwardTerm clones b's terminator; a return instead seeds the return
+// adjoint and enters the reverse sweep.
+func (r *reverseGen) forwardTerm(b *ir.Block) error {
+	tail := r.fwdTail[b]
+	blk := func(v value.Value) *ir.Block { return r.fwdHead[v.(*ir.Block)] }
+	switch t := b.Term.(type) {
+	case *ir.TermRet:
+		if r.dret != nil && t.X != nil && r.act.active(t.X) {
+			r.accumulate(tail, t.X, r.dret)
+		}
+		tail.NewBr(r.rev[b])
+	case *ir.TermBr:
+		tail.NewBr(blk(t.Target))
+	case *ir.TermCondBr:
+		tail.NewCondBr(r.mapValue(t.Cond), blk(t.TargetTrue), blk(t.TargetFalse))
+	case *ir.TermSwitch:
+		cases := make([]*ir.Case, len(t.Cases))
+		for i, c := range t.Cases {
+			cases[i] = ir.NewCase(c.X.(constant.Constant), blk(c.Target))
+		}
+		tail.NewSwitch(r.mapValue(t.X), blk(t.TargetDefault), cases...)
+	case *ir.TermUnreachable:
+		tail.NewUnreachable()
+	default:
+		return errorAt(r.f, t, "terminator %s is not supported", describe(t))
+	}
+	return nil
+}
+
+func isDebugIntrinsic(inst ir.Instruction) bool {
+	c, ok := inst.(*ir.InstCall)
+	if !ok {
+		return false
+	}
+	f, ok := c.Callee.(*ir.Func)
+	return ok && len(f.Name()) > 9 && f.Name()[:9] == "llvm.dbg."
+}
+
+// adjSlot returns the adjoint slot of primal value v, creating it zeroed.
+func (r *reverseGen) adjSlot(v value.Value) *ir.InstAlloca {
+	if s, ok := r.adj[v]; ok {
+		return s
+	}
+	s := r.newSlot(v.Type(), zeroOf(v.Type()))
+	r.adj[v] = s
+	return s
+}
+
+// accumulate adds delta to the adjoint of primal value v, emitting into blk.
+// Constants and inactive values have no adjoint.
+func (r *reverseGen) accumulate(blk *ir.Block, v, delta value.Value) {
+	v = unwrapArg(v)
+	if !r.act.active(v) {
+		return
+	}
+	s := r.adjSlot(v)
+	old := blk.NewLoad(v.Type(), s)
+	blk.NewStore(blk.NewFAdd(old, delta), s)
+}
+
+// lookup returns, for code emitted in the reverse of primal block at, the
+// forward value of primal value v: reused where the forward definition
+// dominates, otherwise loaded from the cache the forward sweep filled.
+func (r *reverseGen) lookup(blk *ir.Block, at *ir.Block, v value.Value) value.Value {
+	v = unwrapArg(v)
+	fv := r.mapValue(v)
+	def, isInst := r.blockOf[v]
+	if !isInst {
+		return fv // constants, globals, parameters
+	}
+	return r.lookupForward(blk, at, fv, def)
+}
+
+// lookupForward is lookup for a forward value fv defined in primal block def.
+func (r *reverseGen) lookupForward(blk *ir.Block, at *ir.Block, fv value.Value, def *ir.Block) value.Value {
+	l := r.cfg.LoopOf[def]
+	if l == nil {
+		if r.postDomRet[def] {
+			return fv
+		}
+		s, ok := r.slots[fv]
+		if !ok {
+			s = r.newSlot(fv.Type(), nil)
+			r.slots[fv] = s
+			r.storeInForward(def, fv, s)
+		}
+		return blk.NewLoad(fv.Type(), s)
+	}
+	lc := r.loops[l]
+	buf := r.loopBuffer(lc, fv, def)
+	idx := value.Value(blk.NewLoad(types.I64, lc.counter))
+	if !l.Contains(at) {
+		// Outside the loop's reverse: the value of its last iteration.
+		idx = blk.NewSub(idx, constant.NewInt(types.I64, 1))
+	}
+	base := blk.NewLoad(types.NewPointer(fv.Type()), buf.slot)
+	return blk.NewLoad(fv.Type(), blk.NewGetElementPtr(fv.Type(), base, idx))
+}
+
+// loopBuffer returns the per-iteration buffer caching fv, creating it and the
+// forward store on first use.
+func (r *reverseGen) loopBuffer(lc *loopCache, fv value.Value, def *ir.Block) *loopBuf {
+	key := fv
+	if s, ok := r.slots[key]; ok {
+		for _, b := range lc.bufs {
+			if b.slot == s {
+				return b
+			}
+		}
+	}
+	slot := r.newSlot(types.NewPointer(fv.Type()), constant.NewNull(types.NewPointer(fv.Type())))
+	r.slots[key] = slot
+	b := &loopBuf{slot: slot, elem: fv.Type()}
+	lc.bufs = append(lc.bufs, b)
+	r.frees = append(r.frees, slot)
+	// Forward: buf[i] = fv, before the defining block's terminator.
+	tail := r.fwdTail[def]
+	base := ir.NewLoad(slot.ElemType, slot)
+	gep := ir.NewGetElementPtr(fv.Type(), base, lc.fwdIdx)
+	st := ir.NewStore(fv, gep)
+	tail.Insts = append(tail.Insts, base, gep, st)
+	return b
+}
+
+// storeInForward stores fv into slot at the end of the forward copy of def.
+func (r *reverseGen) storeInForward(def *ir.Block, fv value.Value, slot *ir.InstAlloca) {
+	tail := r.fwdTail[def]
+	tail.Insts = append(tail.Insts, ir.NewStore(fv, slot))
+}
+
+// reverseBlock emits rev(b): the adjoints of b's instructions in reverse
+// order, then the transfer of phi adjoints along the edge back to the
+// predecessor the forward sweep came from.
+func (r *reverseGen) reverseBlock(b *ir.Block) error {
+	blk := r.rev[b]
+	for i := len(b.Insts) - 1; i >= 0; i-- {
+		inst := b.Insts[i]
+		if _, ok := inst.(*ir.InstPhi); ok {
+			continue
+		}
+		var err error
+		if blk, err = r.reverseInst(blk, b, inst); err != nil {
+			return err
+		}
+	}
+	// Phi adjoints: read and clear them here, hand them to the incoming
+	// values on the edge taken.
+	type phiAdj struct {
+		phi *ir.InstPhi
+		d   value.Value
+	}
+	var pas []phiAdj
+	for _, inst := range b.Insts {
+		p, ok := inst.(*ir.InstPhi)
+		if !ok || !r.act.active(p) {
+			continue
+		}
+		s := r.adjSlot(p)
+		d := blk.NewLoad(p.Typ, s)
+		blk.NewStore(zeroOf(p.Typ), s)
+		pas = append(pas, phiAdj{p, d})
+	}
+	preds := r.cfg.Preds[b]
+	if len(preds) == 0 {
+		blk.NewBr(r.exit)
+		return nil
+	}
+	edges := make([]*ir.Block, len(preds))
+	for k, p := range preds {
+		e := r.g.NewBlock("")
+		for _, pa := range pas {
+			for _, in := range pa.phi.Incs {
+				if in.Pred == p {
+					r.accumulate(e, in.X, pa.d)
+					break
+				}
+			}
+		}
+		// Leaving a loop iteration backward, or entering a loop from
+		// below: step the iteration counters back.
+		for l := r.cfg.LoopOf[p]; l != nil; l = l.Parent {
+			if !l.Contains(b) || l.Header == b {
+				lc := r.loops[l]
+				c := e.NewLoad(types.I64, lc.counter)
+				e.NewStore(e.NewSub(c, constant.NewInt(types.I64, 1)), lc.counter)
+			}
+		}
+		e.NewBr(r.rev[p])
+		edges[k] = e
+	}
+	if len(preds) == 1 {
+		blk.NewBr(edges[0])
+		return nil
+	}
+	idx := r.lookupForward(blk, b, r.predIdx[b], b)
+	cases := make([]*ir.Case, len(preds)-1)
+	for k := range cases {
+		cases[k] = ir.NewCase(constant.NewInt(types.I32, int64(k)), edges[k])
+	}
+	blk.NewSwitch(idx, edges[len(preds)-1], cases...)
+	return nil
+}
+
+// finishExit fills the exit block: gather the Out adjoints, free the caches,
+// return.
+func (r *reverseGen) finishExit() {
+	x := r.exit
+	for _, s := range r.frees {
+		p := x.NewLoad(s.ElemType, s)
+		x.NewCall(r.libc("free"), x.NewBitCast(p, types.I8Ptr))
+	}
+	var outs []value.Value
+	for i, p := range r.f.Params {
+		if r.acts[i] == Out {
+			if r.act.active(p) {
+				outs = append(outs, x.NewLoad(p.Typ, r.adjSlot(p)))
+			} else {
+				outs = append(outs, zeroOf(p.Typ))
+			}
+		}
+	}
+	switch len(outs) {
+	case 0:
+		x.NewRet(nil)
+	case 1:
+		x.NewRet(outs[0])
+	default:
+		var agg value.Value = constant.NewUndef(r.g.Sig.RetType)
+		for i, o := range outs {
+			agg = x.NewInsertValue(agg, o, uint64(i))
+		}
+		x.NewRet(agg)
+	}
+}
+
+// finishLoops adds the buffer growth check to the forward header of every
+// loop that caches values: when the iteration index reaches the capacity,
+// double it (at least 8) and realloc every buffer of the loop.
+func (r *reverseGen) finishLoops() {
+	for _, l := range r.cfg.Loops {
+		lc := r.loops[l]
+		if len(lc.bufs) == 0 {
+			continue
+		}
+		head, tail := r.fwdHead[l.Header], r.fwdTail[l.Header]
+		grow := r.g.NewBlock("")
+		capv := head.NewLoad(types.I64, lc.cap)
+		full := head.NewICmp(enum.IPredUGE, lc.fwdIdx, capv)
+		head.Term = nil
+		head.NewCondBr(full, grow, tail)
+		doubled := grow.NewShl(capv, constant.NewInt(types.I64, 1))
+		small := grow.NewICmp(enum.IPredULT, doubled, constant.NewInt(types.I64, 8))
+		ncap := grow.NewSelect(small, constant.NewInt(types.I64, 8), doubled)
+		grow.NewStore(ncap, lc.cap)
+		for _, b := range lc.bufs {
+			old := grow.NewLoad(b.slot.ElemType, b.slot)
+			bytes := grow.NewMul(ncap, sizeOf(b.elem))
+			np := grow.NewCall(r.libc("realloc"), grow.NewBitCast(old, types.I8Ptr), bytes)
+			grow.NewStore(grow.NewBitCast(np, b.slot.ElemType), b.slot)
+		}
+		grow.NewBr(tail)
+	}
+}
+
+// sizeOf is the allocation size of t as an i64 constant expression
+// (the getelementptr-from-null idiom, independent of the data layout).
+func sizeOf(t types.Type) constant.Constant {
+	pt := types.NewPointer(t)
+	gep := constant.NewGetElementPtr(t, constant.NewNull(pt), constant.NewInt(types.I64, 1))
+	return constant.NewPtrToInt(gep, types.I64)
+}
+
+// libc declares (once) and returns free or realloc.
+func (r *reverseGen) libc(name string) *ir.Func {
+	switch name {
+	case "free":
+		return declare(r.m, "free", types.Void, types.I8Ptr)
+	case "realloc":
+		return declare(r.m, "realloc", types.I8Ptr, types.I8Ptr, types.I64)
+	}
+	panic(fmt.Sprintf("libc: %s", name))
+}

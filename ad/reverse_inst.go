@@ -1,0 +1,172 @@
+package ad
+
+import (
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// reverseInst emits the adjoint of one primal instruction of block at into
+// blk and returns the block where emission continues.
+func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instruction) (*ir.Block, error) {
+	if isDebugIntrinsic(inst) {
+		return blk, nil
+	}
+	v, isValue := inst.(value.Value)
+	if !isValue || !r.act.active(v) {
+		return blk, r.checkInactive(inst)
+	}
+	// d: the adjoint of the result, consumed here.
+	s := r.adjSlot(v)
+	d := blk.NewLoad(v.Type(), s)
+	blk.NewStore(zeroOf(v.Type()), s)
+	b := &builder{m: r.m, b: blk}
+	look := func(x value.Value) value.Value { return r.lookup(blk, at, x) }
+	acc := func(x, delta value.Value) { r.accumulate(blk, x, delta) }
+
+	switch x := inst.(type) {
+	case *ir.InstFAdd:
+		acc(x.X, d)
+		acc(x.Y, d)
+	case *ir.InstFSub:
+		acc(x.X, d)
+		if r.act.active(x.Y) {
+			acc(x.Y, b.fneg(d))
+		}
+	case *ir.InstFMul:
+		if r.act.active(x.X) {
+			acc(x.X, b.fmul(d, look(x.Y)))
+		}
+		if r.act.active(x.Y) {
+			acc(x.Y, b.fmul(d, look(x.X)))
+		}
+	case *ir.InstFDiv:
+		if r.act.active(x.X) || r.act.active(x.Y) {
+			q := b.fdiv(d, look(x.Y))
+			acc(x.X, q)
+			if r.act.active(x.Y) {
+				acc(x.Y, b.fneg(b.fmul(q, b.fdiv(look(x.X), look(x.Y)))))
+			}
+		}
+	case *ir.InstFRem:
+		r.applyPartials(b, at, fmodRule, []value.Value{x.X, x.Y}, x, d)
+	case *ir.InstFNeg:
+		acc(x.X, b.fneg(d))
+	case *ir.InstFPExt:
+		acc(x.From, blk.NewFPTrunc(d, x.From.Type()))
+	case *ir.InstFPTrunc:
+		acc(x.From, blk.NewFPExt(d, x.From.Type()))
+	case *ir.InstFreeze:
+		acc(x.X, d)
+	case *ir.InstSelect:
+		c := look(x.Cond)
+		z := zeroOf(v.Type())
+		if r.act.active(x.ValueTrue) {
+			acc(x.ValueTrue, blk.NewSelect(c, d, z))
+		}
+		if r.act.active(x.ValueFalse) {
+			acc(x.ValueFalse, blk.NewSelect(c, z, d))
+		}
+	case *ir.InstExtractValue:
+		if r.act.active(x.X) {
+			agg := r.adjSlot(unwrapArg(x.X))
+			old := blk.NewLoad(x.X.Type(), agg)
+			cur := blk.NewExtractValue(old, x.Indices...)
+			blk.NewStore(blk.NewInsertValue(old, blk.NewFAdd(cur, d), x.Indices...), agg)
+		}
+	case *ir.InstInsertValue:
+		if r.act.active(x.Elem) {
+			acc(x.Elem, blk.NewExtractValue(d, x.Indices...))
+		}
+		if r.act.active(x.X) {
+			r.accumulateAggregate(blk, x.X, blk.NewInsertValue(d, zeroOf(x.Elem.Type()), x.Indices...))
+		}
+	case *ir.InstCall:
+		callee, _ := x.Callee.(*ir.Func)
+		if callee == nil {
+			return blk, errorAt(r.f, inst, "indirect call %s carries derivatives", describe(inst))
+		}
+		rule, _ := lookupMathRule(callee.Name(), v.Type())
+		if rule == nil {
+			return blk, errorAt(r.f, inst, "no derivative for call to '%s' (%s)", callee.Name(), describe(inst))
+		}
+		r.applyPartials(b, at, rule, x.Args, x, d)
+	default:
+		return blk, errorAt(r.f, inst, "no derivative rule for %s", describe(inst))
+	}
+	return blk, nil
+}
+
+// applyPartials accumulates d·∂f/∂arg_i into every active argument.
+func (r *reverseGen) applyPartials(b *builder, at *ir.Block, rule *mathRule, args []value.Value, result value.Value, d value.Value) {
+	looked := make([]value.Value, len(args))
+	for i, a := range args {
+		looked[i] = r.lookup(b.b, at, a)
+	}
+	res := r.lookup(b.b, at, result)
+	for i, a := range args {
+		if i >= len(rule.partials) || rule.partials[i] == nil || !r.act.active(a) {
+			continue
+		}
+		p := rule.partials[i](b, looked, res)
+		r.accumulate(b.b, a, b.fmul(d, p))
+	}
+}
+
+// accumulateAggregate adds an aggregate delta to v's adjoint field by field.
+func (r *reverseGen) accumulateAggregate(blk *ir.Block, v, delta value.Value) {
+	v = unwrapArg(v)
+	if !r.act.active(v) {
+		return
+	}
+	s := r.adjSlot(v)
+	old := blk.NewLoad(v.Type(), s)
+	blk.NewStore(addAggregate(blk, old, delta, v.Type(), nil), s)
+}
+
+// addAggregate returns x + y for aggregates of float fields (non-float
+// fields keep x's value).
+func addAggregate(blk *ir.Block, x, y value.Value, t types.Type, idx []uint64) value.Value {
+	switch t := t.(type) {
+	case *types.StructType:
+		out := x
+		for i, ft := range t.Fields {
+			if !carriesFloat(ft) {
+				continue
+			}
+			out = addField(blk, out, y, ft, append(idx, uint64(i)))
+		}
+		return out
+	case *types.ArrayType:
+		out := x
+		for i := uint64(0); i < t.Len; i++ {
+			out = addField(blk, out, y, t.ElemType, append(idx, i))
+		}
+		return out
+	}
+	return blk.NewFAdd(x, y)
+}
+
+func addField(blk *ir.Block, agg, y value.Value, ft types.Type, idx []uint64) value.Value {
+	if _, ok := ft.(*types.StructType); ok {
+		return addAggregate(blk, agg, y, ft, idx)
+	}
+	if _, ok := ft.(*types.ArrayType); ok {
+		return addAggregate(blk, agg, y, ft, idx)
+	}
+	a := blk.NewExtractValue(agg, idx...)
+	c := blk.NewExtractValue(y, idx...)
+	return blk.NewInsertValue(agg, blk.NewFAdd(a, c), idx...)
+}
+
+// checkInactive fails on inactive instructions that would still need
+// derivatives we cannot give yet: active values stored to memory.
+func (r *reverseGen) checkInactive(inst ir.Instruction) error {
+	switch x := inst.(type) {
+	case *ir.InstStore:
+		if r.act.active(x.Src) {
+			return errorAt(r.f, inst, "storing an active value to memory (%s) is not supported yet", describe(inst))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,207 @@
+package ad
+
+import (
+	"math"
+	"strings"
+
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// partial builds ∂f/∂x_i at the point args (result r = f(args)).
+type partial func(b *builder, args []value.Value, r value.Value) value.Value
+
+// mathRule is the derivative rule of one math function or intrinsic: one
+// partial per argument, nil for arguments that carry no derivative (the
+// integer exponent of powi). The adjoint rule is Σ d·∂_i into each argument
+// and the tangent rule Σ ∂_i·dx_i: both modes come from this one entry.
+type mathRule struct {
+	partials []partial
+}
+
+func unary(p partial) *mathRule { return &mathRule{partials: []partial{p}} }
+
+var (
+	zeroPartial partial = func(b *builder, a []value.Value, r value.Value) value.Value { return b.konst(a[0], 0) }
+	onePartial  partial = func(b *builder, a []value.Value, r value.Value) value.Value { return b.konst(a[0], 1) }
+)
+
+// mathRules is the derivative table, keyed by the base name shared by the
+// C function (sin, sinf, sinl) and the LLVM intrinsic (llvm.sin.f64).
+var mathRules = map[string]*mathRule{
+	"sqrt": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
+		return b.fdiv(b.konst(r, 0.5), r)
+	}),
+	"cbrt": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
+		return b.fdiv(r, b.fmul(b.konst(a[0], 3), a[0]))
+	}),
+	"exp":   unary(func(b *builder, a []value.Value, r value.Value) value.Value { return r }),
+	"exp2":  unary(func(b *builder, a []value.Value, r value.Value) value.Value { return b.fmul(r, b.konst(r, math.Ln2)) }),
+	"expm1": unary(func(b *builder, a []value.Value, r value.Value) value.Value { return b.fadd(r, b.konst(r, 1)) }),
+	"log":   unary(func(b *builder, a []value.Value, r value.Value) value.Value { return b.fdiv(b.konst(a[0], 1), a[0]) }),
+	"log2": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
+		return b.fdiv(b.konst(a[0], 1), b.fmul(a[0], b.konst(a[0], math.Ln2)))
+	}),
+	"log10": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
+		return b.fdiv(b.konst(a[0], 1), b.fmul(a[0], b.konst(a[0], math.Ln10)))
+	}),
+	"log1p": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
+		return b.fdiv(b.konst(a[0], 1), b.fadd(a[0], b.konst(a[0], 1)))
+	}),
+	"sin": unary(func(b *builder, a []value.Value, r value.Value) value.Value { return b.intrinsic("cos", a[0]) }),
+	"cos": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
+		return b.fneg(b.intrinsic("sin", a[0]))
+	}),
+	"tan": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
+		return b.fadd(b.konst(r, 1), b.fmul(r, r))
+	}),
+	"asin": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
+		return b.fdiv(b.konst(a[0], 1), oneMinusSquareRoot(b, a[0]))
+	}),
+	"acos": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
+		return b.fdiv(b.konst(a[0], -1), oneMinusSquareRoot(b, a[0]))
+	}),
+	"atan": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
+		return b.fdiv(b.konst(a[0], 1), b.fadd(b.konst(a[0], 1), b.fmul(a[0], a[0])))
+	}),
+	"atan2": {partials: []partial{
+		func(b *builder, a []value.Value, r value.Value) value.Value { // ∂/∂y = x/(x²+y²)
+			return b.fdiv(a[1], sumOfSquares(b, a[0], a[1]))
+		},
+		func(b *builder, a []value.Value, r value.Value) value.Value { // ∂/∂x = -y/(x²+y²)
+			return b.fdiv(b.fneg(a[0]), sumOfSquares(b, a[0], a[1]))
+		},
+	}},
+	"sinh": unary(func(b *builder, a []value.Value, r value.Value) value.Value { return b.libm("cosh", a[0]) }),
+	"cosh": unary(func(b *builder, a []value.Value, r value.Value) value.Value { return b.libm("sinh", a[0]) }),
+	"tanh": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
+		return b.fsub(b.konst(r, 1), b.fmul(r, r))
+	}),
+	"fabs": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
+		// sign(x), with 0 at 0 (the subgradient PyTorch and Enzyme use).
+		x := a[0]
+		pos := b.sel(b.fcmp(enum.FPredOGT, x, b.konst(x, 0)), b.konst(x, 1), b.konst(x, 0))
+		return b.sel(b.fcmp(enum.FPredOLT, x, b.konst(x, 0)), b.konst(x, -1), pos)
+	}),
+	"copysign": {partials: []partial{
+		func(b *builder, a []value.Value, r value.Value) value.Value {
+			// +1 where x and y agree in sign, -1 where copysign flips x.
+			return b.fmul(b.intrinsic("copysign", b.konst(a[0], 1), a[0]), b.intrinsic("copysign", b.konst(a[0], 1), a[1]))
+		},
+		zeroPartial,
+	}},
+	"fmin":    minMax(true),
+	"minnum":  minMax(true),
+	"fmax":    minMax(false),
+	"maxnum":  minMax(false),
+	"fma":     fmaRule,
+	"fmuladd": fmaRule,
+	"hypot": {partials: []partial{
+		func(b *builder, a []value.Value, r value.Value) value.Value { return b.fdiv(a[0], r) },
+		func(b *builder, a []value.Value, r value.Value) value.Value { return b.fdiv(a[1], r) },
+	}},
+	"erf": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
+		return b.fmul(b.konst(a[0], 2/math.Sqrt(math.Pi)), b.intrinsic("exp", b.fneg(b.fmul(a[0], a[0]))))
+	}),
+	"erfc": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
+		return b.fmul(b.konst(a[0], -2/math.Sqrt(math.Pi)), b.intrinsic("exp", b.fneg(b.fmul(a[0], a[0]))))
+	}),
+	"pow": {partials: []partial{
+		func(b *builder, a []value.Value, r value.Value) value.Value { // y·x^(y-1)
+			return b.fmul(a[1], b.intrinsic("pow", a[0], b.fsub(a[1], b.konst(a[1], 1))))
+		},
+		func(b *builder, a []value.Value, r value.Value) value.Value { // x^y·log x
+			return b.fmul(r, b.intrinsic("log", a[0]))
+		},
+	}},
+	"powi": {partials: []partial{
+		func(b *builder, a []value.Value, r value.Value) value.Value { // n·x^(n-1)
+			n := a[1]
+			nm1 := b.b.NewSub(n, constIntLike(n, 1))
+			f := b.b.NewSIToFP(n, scalarOf(a[0].Type()))
+			return b.fmul(splatLike(b, f, a[0]), powi(b, a[0], nm1))
+		},
+		nil,
+	}},
+	"fmod":  fmodRule,
+	"frem":  fmodRule,
+	"floor": unary(zeroPartial), "ceil": unary(zeroPartial), "round": unary(zeroPartial),
+	"trunc": unary(zeroPartial), "rint": unary(zeroPartial), "nearbyint": unary(zeroPartial),
+	"roundeven": unary(zeroPartial),
+}
+
+var fmaRule = &mathRule{partials: []partial{
+	func(b *builder, a []value.Value, r value.Value) value.Value { return a[1] },
+	func(b *builder, a []value.Value, r value.Value) value.Value { return a[0] },
+	onePartial,
+}}
+
+// fmodRule: fmod(x, y) = x - y·trunc(x/y).
+var fmodRule = &mathRule{partials: []partial{
+	onePartial,
+	func(b *builder, a []value.Value, r value.Value) value.Value {
+		return b.fneg(b.intrinsic("trunc", b.fdiv(a[0], a[1])))
+	},
+}}
+
+// minMax's partials pick the argument that was returned; NaN arguments are
+// ignored as fmin/fmax ignore them.
+func minMax(isMin bool) *mathRule {
+	pickX := func(b *builder, a []value.Value) value.Value {
+		pred := enum.FPredOLE
+		if !isMin {
+			pred = enum.FPredOGE
+		}
+		cmp := b.fcmp(pred, a[0], a[1])
+		yNaN := b.fcmp(enum.FPredUNO, a[1], a[1])
+		return b.b.NewOr(cmp, yNaN)
+	}
+	return &mathRule{partials: []partial{
+		func(b *builder, a []value.Value, r value.Value) value.Value {
+			return b.sel(pickX(b, a), b.konst(a[0], 1), b.konst(a[0], 0))
+		},
+		func(b *builder, a []value.Value, r value.Value) value.Value {
+			return b.sel(pickX(b, a), b.konst(a[0], 0), b.konst(a[0], 1))
+		},
+	}}
+}
+
+func oneMinusSquareRoot(b *builder, x value.Value) value.Value {
+	return b.intrinsic("sqrt", b.fsub(b.konst(x, 1), b.fmul(x, x)))
+}
+
+func sumOfSquares(b *builder, x, y value.Value) value.Value {
+	return b.fadd(b.fmul(x, x), b.fmul(y, y))
+}
+
+func powi(b *builder, x, n value.Value) value.Value {
+	name := "llvm.powi." + typeSuffix(x.Type()) + "." + typeSuffix(n.Type())
+	f := declare(b.m, name, x.Type(), x.Type(), n.Type())
+	return b.b.NewCall(f, x, n)
+}
+
+// lookupMathRule finds the rule for a callee name: a C math function (with an
+// f or l suffix for float and long double) or an llvm.* intrinsic.
+func lookupMathRule(callee string, t types.Type) (*mathRule, string) {
+	if strings.HasPrefix(callee, "llvm.") {
+		base := strings.TrimPrefix(callee, "llvm.")
+		if i := strings.IndexByte(base, '.'); i >= 0 {
+			base = base[:i]
+		}
+		r := mathRules[base]
+		return r, base
+	}
+	if r := mathRules[callee]; r != nil {
+		return r, callee
+	}
+	if ft, ok := t.(*types.FloatType); ok && len(callee) > 1 {
+		suffix := callee[len(callee)-1]
+		if (suffix == 'f' && ft.Kind == types.FloatKindFloat) ||
+			(suffix == 'l' && (ft.Kind == types.FloatKindX86_FP80 || ft.Kind == types.FloatKindFP128)) {
+			base := callee[:len(callee)-1]
+			return mathRules[base], base
+		}
+	}
+	return nil, ""
+}

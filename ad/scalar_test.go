@@ -1,0 +1,40 @@
+package ad
+
+import (
+	"testing"
+)
+
+// checkPrelude gives test programs a CHECK(got, want) that compares with a
+// relative tolerance and makes the program exit 1 on any mismatch.
+const checkPrelude = `
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+static int failures;
+static void check(const char *what, double got, double want, double tol) {
+	double err = fabs(got - want) / fmax(1.0, fabs(want));
+	if (!(err <= tol)) { printf("FAIL %s: got %.17g want %.17g\n", what, got, want); failures++; }
+	else printf("ok %s: %.17g\n", what, got);
+}
+#define CHECK(what, got, want) check(what, got, want, 1e-9)
+`
+
+func TestRelu3AndSquare(t *testing.T) {
+	src := checkPrelude + `
+double relu3(double x) { return x > 0 ? pow(x, 3) : 0; }
+double square(double x) { return x * x; }
+double __enzyme_autodiff(void *, ...);
+int main(void) {
+	volatile double xs[] = {-1.5, -0.25, 0.5, 1.0, 2.0, 3.5};
+	for (int i = 0; i < 6; i++) {
+		double x = xs[i];
+		CHECK("relu3'", __enzyme_autodiff((void *)relu3, x), x > 0 ? 3 * x * x : 0);
+		CHECK("square'", __enzyme_autodiff((void *)square, x), 2 * x);
+	}
+	return failures != 0;
+}
+`
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+}

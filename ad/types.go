@@ -1,0 +1,90 @@
+package ad
+
+import (
+	"strconv"
+
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/types"
+)
+
+// isFloat reports whether t is a floating-point scalar.
+func isFloat(t types.Type) bool {
+	_, ok := t.(*types.FloatType)
+	return ok
+}
+
+// carriesFloat reports whether values of type t can carry a derivative held
+// in registers: floating-point scalars, vectors of them, and aggregates that
+// contain any.
+func carriesFloat(t types.Type) bool {
+	switch t := t.(type) {
+	case *types.FloatType:
+		return true
+	case *types.VectorType:
+		return isFloat(t.ElemType)
+	case *types.ArrayType:
+		return carriesFloat(t.ElemType)
+	case *types.StructType:
+		for _, f := range t.Fields {
+			if carriesFloat(f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// zeroOf returns the zero constant of a derivative type.
+func zeroOf(t types.Type) constant.Constant {
+	if ft, ok := t.(*types.FloatType); ok {
+		return constant.NewFloat(ft, 0)
+	}
+	return constant.NewZeroInitializer(t)
+}
+
+// floatConst returns the constant v of float type t, splatted for vectors.
+func floatConst(t types.Type, v float64) constant.Constant {
+	switch t := t.(type) {
+	case *types.FloatType:
+		return constant.NewFloat(t, v)
+	case *types.VectorType:
+		elems := make([]constant.Constant, t.Len)
+		for i := range elems {
+			elems[i] = constant.NewFloat(t.ElemType.(*types.FloatType), v)
+		}
+		return constant.NewVector(t, elems...)
+	}
+	panic("floatConst of non-float type " + t.String())
+}
+
+// scalarOf returns the element type of a vector type, or t itself.
+func scalarOf(t types.Type) types.Type {
+	if v, ok := t.(*types.VectorType); ok {
+		return v.ElemType
+	}
+	return t
+}
+
+// typeSuffix is the overload suffix LLVM intrinsics use for t: f64, v4f32, ...
+func typeSuffix(t types.Type) string {
+	switch t := t.(type) {
+	case *types.FloatType:
+		switch t.Kind {
+		case types.FloatKindHalf:
+			return "f16"
+		case types.FloatKindFloat:
+			return "f32"
+		case types.FloatKindDouble:
+			return "f64"
+		case types.FloatKindX86_FP80:
+			return "f80"
+		case types.FloatKindFP128:
+			return "f128"
+		}
+	case *types.VectorType:
+		return "v" + strconv.FormatUint(t.Len, 10) + typeSuffix(t.ElemType)
+	case *types.IntType:
+		return "i" + strconv.FormatUint(t.BitSize, 10)
+	}
+	return t.String()
+}

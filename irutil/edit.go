@@ -1,0 +1,177 @@
+package irutil
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/metadata"
+	"github.com/llir/llvm/ir/value"
+)
+
+// StripCasts looks through pointer bitcasts and address-space casts, both
+// instructions and constant expressions, to the value underneath.
+func StripCasts(v value.Value) value.Value {
+	for {
+		switch x := v.(type) {
+		case *ir.InstBitCast:
+			v = x.From
+		case *ir.InstAddrSpaceCast:
+			v = x.From
+		case *constant.ExprBitCast:
+			v = x.From
+		case *constant.ExprAddrSpaceCast:
+			v = x.From
+		case *ir.Arg:
+			v = x.Value
+		default:
+			return v
+		}
+	}
+}
+
+// ReplaceAllUses replaces every use of old by new in the instructions and
+// terminators of f.
+func ReplaceAllUses(f *ir.Func, old, new value.Value) {
+	replace := func(ops []*value.Value) {
+		for _, op := range ops {
+			if *op == old {
+				*op = new
+			} else if a, ok := (*op).(*ir.Arg); ok && a.Value == old {
+				a.Value = new
+			}
+		}
+	}
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			if u, ok := inst.(interface{ Operands() []*value.Value }); ok {
+				replace(u.Operands())
+			}
+		}
+		if u, ok := b.Term.(interface{ Operands() []*value.Value }); ok {
+			replace(u.Operands())
+		}
+	}
+}
+
+// CloneInst returns a copy of inst whose operands are mapped through remap.
+// The copy keeps the original's name, flags and attributes, and drops its
+// metadata (debug locations belong to the original function).
+func CloneInst(inst ir.Instruction, remap func(value.Value) value.Value) (ir.Instruction, error) {
+	orig := reflect.ValueOf(inst)
+	if orig.Kind() != reflect.Ptr {
+		return nil, fmt.Errorf("cannot clone %T", inst)
+	}
+	cp := reflect.New(orig.Elem().Type())
+	cp.Elem().Set(orig.Elem())
+	out := cp.Interface().(ir.Instruction)
+	// Slices and shared sub-objects must not alias the original.
+	switch x := out.(type) {
+	case *ir.InstCall:
+		x.Args = cloneArgs(x.Args)
+	case *ir.InstPhi:
+		incs := make([]*ir.Incoming, len(x.Incs))
+		for i, in := range x.Incs {
+			c := *in
+			incs[i] = &c
+		}
+		x.Incs = incs
+	case *ir.InstGetElementPtr:
+		x.Indices = append([]value.Value(nil), x.Indices...)
+	}
+	if md := cp.Elem().FieldByName("Metadata"); md.IsValid() && md.CanSet() {
+		md.Set(reflect.Zero(md.Type()))
+	}
+	if u, ok := out.(interface{ Operands() []*value.Value }); ok {
+		for _, op := range u.Operands() {
+			if a, ok := (*op).(*ir.Arg); ok {
+				a.Value = remap(a.Value)
+			} else {
+				*op = remap(*op)
+			}
+		}
+	}
+	return out, nil
+}
+
+func cloneArgs(args []value.Value) []value.Value {
+	out := make([]value.Value, len(args))
+	for i, a := range args {
+		if x, ok := a.(*ir.Arg); ok {
+			c := *x
+			out[i] = &c
+		} else {
+			out[i] = a
+		}
+	}
+	return out
+}
+
+// DebugLoc returns "file:line:col" from an instruction's !dbg attachment,
+// or "" when it has none.
+func DebugLoc(inst interface{}) string {
+	var atts []*metadata.Attachment
+	if v := reflect.ValueOf(inst); v.Kind() == reflect.Ptr && !v.IsNil() {
+		if md := v.Elem().FieldByName("Metadata"); md.IsValid() {
+			if m, ok := md.Interface().(ir.Metadata); ok {
+				atts = m
+			}
+		}
+	}
+	for _, a := range atts {
+		if a.Name != "dbg" {
+			continue
+		}
+		loc, ok := a.Node.(*metadata.DILocation)
+		if !ok {
+			continue
+		}
+		file := scopeFile(loc.Scope)
+		if file == "" {
+			return ""
+		}
+		if loc.Column > 0 {
+			return fmt.Sprintf("%s:%d:%d", file, loc.Line, loc.Column)
+		}
+		return fmt.Sprintf("%s:%d", file, loc.Line)
+	}
+	return ""
+}
+
+// FuncLoc returns "file:line" of a function's DISubprogram, or "".
+func FuncLoc(f *ir.Func) string {
+	for _, a := range f.Metadata {
+		if sp, ok := a.Node.(*metadata.DISubprogram); ok && a.Name == "dbg" && sp.File != nil {
+			return fmt.Sprintf("%s:%d", sp.File.Filename, sp.Line)
+		}
+	}
+	return ""
+}
+
+func scopeFile(scope metadata.Field) string {
+	for i := 0; i < 32 && scope != nil; i++ {
+		switch s := scope.(type) {
+		case *metadata.DISubprogram:
+			if s.File != nil {
+				return s.File.Filename
+			}
+			scope = s.Scope
+		case *metadata.DILexicalBlock:
+			if s.File != nil {
+				return s.File.Filename
+			}
+			scope = s.Scope
+		case *metadata.DILexicalBlockFile:
+			if s.File != nil {
+				return s.File.Filename
+			}
+			scope = s.Scope
+		case *metadata.DIFile:
+			return s.Filename
+		default:
+			return ""
+		}
+	}
+	return ""
+}

@@ -1,0 +1,131 @@
+// Package irutil is gozyme's layer over llir: loading LLVM 14 modules with the
+// fixups llir needs, and the small IR surgery the AD engine relies on
+// (cloning, cast stripping, CFG facts, ID renumbering).
+package irutil
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/gozyme/gozyme/toolchains"
+	"github.com/llir/llvm/asm"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/types"
+)
+
+// LoadBitcode disassembles a bitcode file with llvm-dis-14 and parses it.
+func LoadBitcode(ctx context.Context, bcPath string) (*ir.Module, error) {
+	text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", bcPath)
+	if err != nil {
+		return nil, err
+	}
+	return ParseText(bcPath, text)
+}
+
+// ParseText parses LLVM 14 textual IR after applying the fixups llir v0.3.6
+// needs (see DESIGN.md), and repairs what llir gets wrong after parsing.
+func ParseText(name string, text []byte) (*ir.Module, error) {
+	fixed := FixupText(string(text))
+	m, err := asm.ParseString(name, fixed)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read IR: %v", name, err)
+	}
+	repairCmpXchg(m)
+	return m, nil
+}
+
+// returnAlign matches an `align N` return attribute: it stands between the
+// keyword that opens a definition, declaration or call and the callee.
+var returnAlign = regexp.MustCompile(`^(\s*(?:%[-\w.$]+ = )?(?:tail |musttail |notail )?(?:define|declare|call|invoke)\b[^@%(]*?) align \d+`)
+
+// FixupText rewrites constructs llir v0.3.6 cannot parse:
+//   - `align N` as a return attribute (C++ functions returning references);
+//   - the DISPFlagDeleted subprogram flag, which llir prints back empty.
+func FixupText(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, " align ") && (strings.HasPrefix(l, "define") || strings.HasPrefix(l, "declare") ||
+			strings.Contains(l, "call ") || strings.Contains(l, "invoke ")) {
+			for {
+				n := returnAlign.ReplaceAllString(l, "$1")
+				if n == l {
+					break
+				}
+				l = n
+			}
+			lines[i] = l
+		}
+		if strings.Contains(l, "DISPFlagDeleted") {
+			l = strings.ReplaceAll(l, "DISPFlagDeleted | ", "")
+			l = strings.ReplaceAll(l, " | DISPFlagDeleted", "")
+			l = strings.ReplaceAll(l, ", spFlags: DISPFlagDeleted", "")
+			lines[i] = l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// repairCmpXchg gives cmpxchg its LLVM result type {T, i1}; llir computes {T, i8}.
+func repairCmpXchg(m *ir.Module) {
+	for _, f := range m.Funcs {
+		for _, b := range f.Blocks {
+			for _, inst := range b.Insts {
+				if c, ok := inst.(*ir.InstCmpXchg); ok {
+					c.Typ = types.NewStruct(c.New.Type(), types.I1)
+				}
+			}
+		}
+	}
+}
+
+// WriteText renumbers unnamed values in every function definition and writes
+// the module as LLVM textual IR.
+func WriteText(m *ir.Module, path string) error {
+	for _, f := range m.Funcs {
+		if err := Renumber(f); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(m.String()), 0o644)
+}
+
+// Renumber resets the IDs of a function's unnamed parameters, blocks and
+// instructions and assigns them afresh in order, as LLVM requires after
+// values are inserted.
+func Renumber(f *ir.Func) error {
+	if len(f.Blocks) == 0 {
+		return nil
+	}
+	for _, p := range f.Params {
+		if p.IsUnnamed() {
+			p.SetID(0)
+		}
+	}
+	for _, b := range f.Blocks {
+		if b.IsUnnamed() {
+			b.SetID(0)
+		}
+		for _, inst := range b.Insts {
+			if n, ok := inst.(interface {
+				IsUnnamed() bool
+				SetID(int64)
+			}); ok && n.IsUnnamed() {
+				n.SetID(0)
+			}
+		}
+		if n, ok := b.Term.(interface {
+			IsUnnamed() bool
+			SetID(int64)
+		}); ok && n.IsUnnamed() {
+			n.SetID(0)
+		}
+	}
+	return f.AssignIDs()
+}

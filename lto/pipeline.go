@@ -1,0 +1,116 @@
+package lto
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/gozyme/gozyme/ad"
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/gozyme/gozyme/toolchains"
+)
+
+// RewriteJob is one module whose bitcode contains AD roots.
+type RewriteJob struct {
+	Bitcode  []byte   // the module's embedded bitcode (.llvmbc)
+	CC1Args  []string // the compile's cc1 arguments (.llvmcmd), may be nil
+	Origin   string   // where it came from, for messages: "dir/a.o" or "lib.a(a.o)"
+	OptLevel string   // "0".."3", "s", "z": the link's -O, else the compile's
+	TempDir  string   // per-link scratch directory
+	OutPath  string   // native object to write
+}
+
+// RewriteObject runs the link-time AD pipeline on one module: optimize at the
+// user's level (AD after optimization), differentiate every root, then
+// optimize the result again and generate a native object at job.OutPath.
+func RewriteObject(ctx context.Context, job RewriteJob) error {
+	dir, err := os.MkdirTemp(job.TempDir, "module-")
+	if err != nil {
+		return err
+	}
+	in := filepath.Join(dir, "input.bc")
+	if err := os.WriteFile(in, job.Bitcode, 0o644); err != nil {
+		return err
+	}
+	level := normalizeOptLevel(job.OptLevel)
+	pre := filepath.Join(dir, "optimized.bc")
+	if _, err := toolchains.Run(ctx, "opt", "-passes="+prePipeline(level), in, "-o", pre); err != nil {
+		return fmt.Errorf("%s: optimizing before AD: %w", job.Origin, err)
+	}
+	m, err := irutil.LoadBitcode(ctx, pre)
+	if err != nil {
+		return fmt.Errorf("%s: %w", job.Origin, err)
+	}
+	if _, err := ad.Differentiate(m); err != nil {
+		return err
+	}
+	post := filepath.Join(dir, "differentiated.ll")
+	if err := irutil.WriteText(m, post); err != nil {
+		return err
+	}
+	args := []string{"-c", "-O" + level, post, "-o", job.OutPath, "-Wno-override-module"}
+	args = append(args, codegenFlags(job.CC1Args)...)
+	if level == "0" {
+		// Promote the gradient's adjoint and cache slots to registers even
+		// at -O0: the derivative code is gozyme's, not the user's.
+		promoted := filepath.Join(dir, "promoted.bc")
+		if _, err := toolchains.Run(ctx, "opt", "-passes=mem2reg", post, "-o", promoted); err != nil {
+			return fmt.Errorf("%s: gozyme generated invalid IR (please report): %w", job.Origin, err)
+		}
+		args[2] = promoted
+	}
+	if _, err := toolchains.Run(ctx, "clang", args...); err != nil {
+		return fmt.Errorf("%s: compiling the differentiated module: %w", job.Origin, err)
+	}
+	return nil
+}
+
+func normalizeOptLevel(l string) string {
+	switch l {
+	case "", "0":
+		return "0"
+	case "1", "2", "3", "s", "z":
+		return l
+	case "fast":
+		return "3"
+	case "g":
+		return "1"
+	}
+	return "2"
+}
+
+// prePipeline is the optimization pipeline run before AD. -O0 code still
+// gets its locals promoted to SSA values, so AD sees values, not stack slots.
+func prePipeline(level string) string {
+	if level == "0" {
+		return "mem2reg"
+	}
+	return "default<O" + level + ">"
+}
+
+// codegenFlags carries the code-generation choices of the original compile
+// (relocation model, sections) from its cc1 arguments to the driver.
+func codegenFlags(cc1 []string) []string {
+	var out []string
+	model, pie := "", false
+	for i, a := range cc1 {
+		switch {
+		case a == "-mrelocation-model" && i+1 < len(cc1):
+			model = cc1[i+1]
+		case a == "-pic-is-pie":
+			pie = true
+		case a == "-ffunction-sections", a == "-fdata-sections":
+			out = append(out, a)
+		}
+	}
+	switch {
+	case model == "static":
+		out = append(out, "-fno-pic")
+	case model == "pic" && pie:
+		out = append(out, "-fPIE")
+	case model == "pic":
+		out = append(out, "-fPIC")
+	}
+	return out
+}
