@@ -216,6 +216,7 @@ func (r *reverseGen) forward() error {
 	for _, b := range r.cfg.RPO {
 		head, tail := r.fwdHead[b], r.fwdTail[b]
 		preds := r.cfg.Preds[b]
+		var phis, rest []ir.Instruction
 		for _, inst := range b.Insts {
 			if isDebugIntrinsic(inst) {
 				continue
@@ -225,9 +226,9 @@ func (r *reverseGen) forward() error {
 				return errorAt(r.f, inst, "%v", err)
 			}
 			if _, ok := c.(*ir.InstPhi); ok {
-				head.Insts = append(head.Insts, c)
+				phis = append(phis, c)
 			} else {
-				tail.Insts = append(tail.Insts, c)
+				rest = append(rest, c)
 			}
 			if v, ok := inst.(value.Value); ok {
 				r.vmap[v] = c.(value.Value)
@@ -240,10 +241,12 @@ func (r *reverseGen) forward() error {
 				incs[i] = ir.NewIncoming(constant.NewInt(types.I32, int64(i)), p) // remapped below
 			}
 			phi := ir.NewPhi(incs...)
-			head.Insts = append(head.Insts, phi)
+			phis = append(phis, phi)
 			r.predIdx[b] = phi
 			r.blockOf[phi] = b
 		}
+		head.Insts = append(head.Insts, phis...)
+		tail.Insts = append(tail.Insts, rest...)
 		if r.isHeader(b) {
 			lc := r.loops[r.cfg.LoopOf[b]]
 			i := head.NewLoad(types.I64, lc.counter)
