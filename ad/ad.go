@@ -18,7 +18,8 @@ import (
 type differ struct {
 	m        *ir.Module
 	inactive map[*ir.Func]bool
-	grads    map[string]*ir.Func // by generated name
+	grads    map[string]*ir.Func   // combined gradients, by generated name
+	splits   map[string]*splitGrad // augmented forward/reverse pairs, by name
 }
 
 // Differentiate replaces every Enzyme entry-point call in m by a call of a
@@ -29,7 +30,7 @@ func Differentiate(m *ir.Module) (int, error) {
 	if err != nil || len(roots) == 0 {
 		return 0, err
 	}
-	d := &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}}
+	d := &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{}}
 	for _, rt := range roots {
 		if err := d.lower(rt); err != nil {
 			return 0, err
@@ -276,7 +277,7 @@ func (d *differ) gradient(f *ir.Func, acts []Activity) (*ir.Func, error) {
 	if g, ok := d.grads[name]; ok {
 		return g, nil
 	}
-	r, err := newReverseGen(d.m, f, acts, d.passes, name)
+	r, err := newReverseGen(d, f, acts, carriesFloat(f.Sig.RetType), false, name)
 	if err != nil {
 		return nil, err
 	}

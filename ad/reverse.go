@@ -37,6 +37,8 @@ func (a Activity) String() string {
 //	rev(B) for every primal block B, with edge blocks toward its predecessors
 //	exit: collects the parameter adjoints, frees caches, returns
 type reverseGen struct {
+	d      *differ
+	split  bool // build an augmented forward and a reverse function
 	m      *ir.Module
 	f      *ir.Func // the primal
 	cfg    *irutil.CFG
@@ -55,9 +57,14 @@ type reverseGen struct {
 	adj                   map[value.Value]*ir.InstAlloca
 	slots                 map[value.Value]*ir.InstAlloca // non-loop caches, by forward value
 	loops                 map[*irutil.Loop]*loopCache
-	predIdx               map[*ir.Block]*ir.InstPhi // forward phi recording the predecessor taken
-	postDomRet            map[*ir.Block]bool        // blocks dominating every return
-	frees                 []*ir.InstAlloca          // buffer slots to free on exit
+	predIdx               map[*ir.Block]*ir.InstPhi   // forward phi recording the predecessor taken
+	postDomRet            map[*ir.Block]bool          // blocks dominating every return
+	frees                 []*ir.InstAlloca            // buffer slots to free on exit
+	outTypes              []types.Type                // types of the Out adjoints returned
+	tapes                 map[value.Value]value.Value // primal call -> forward tape of its callee
+	isCache               map[*ir.InstAlloca]bool     // slots the reverse reads from the forward (the tape)
+	retIdx                *ir.InstAlloca              // split mode: which return the forward took
+	rets                  []*ir.Block                 // primal blocks that return
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -76,29 +83,31 @@ type loopBuf struct {
 	elem types.Type
 }
 
-func newReverseGen(m *ir.Module, f *ir.Func, acts []Activity, passes func(*ir.InstCall) bool, name string) (*reverseGen, error) {
+// newReverseGen prepares the gradient of f for the given parameter
+// activities. In split mode the result is later cut into an augmented
+// forward function and a reverse function that share a tape (see split.go);
+// otherwise it is one combined function named name, added to the module.
+func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, split bool, name string) (*reverseGen, error) {
 	cfg, err := irutil.NewCFG(f)
 	if err != nil {
 		return nil, errorAt(f, nil, "%v", err)
 	}
-	r := &reverseGen{m: m, f: f, cfg: cfg, acts: acts, passes: passes,
+	r := &reverseGen{d: d, m: d.m, f: f, cfg: cfg, acts: acts, passes: d.passes, split: split,
 		fwdHead: map[*ir.Block]*ir.Block{}, fwdTail: map[*ir.Block]*ir.Block{}, rev: map[*ir.Block]*ir.Block{},
 		blockOf: map[value.Value]*ir.Block{}, vmap: map[value.Value]value.Value{}, adj: map[value.Value]*ir.InstAlloca{},
 		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{},
-		postDomRet: map[*ir.Block]bool{}}
+		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}}
 	activeParams := map[*ir.Param]bool{}
 	for i, p := range f.Params {
 		if acts[i] == Out {
 			activeParams[p] = true
 		}
 	}
-	retActive := carriesFloat(f.Sig.RetType)
-	r.act = analyzeActivity(f, activeParams, retActive, passes)
+	r.act = analyzeActivity(f, activeParams, retActive, d.passes)
 
 	// The generated signature: primal parameters (shadows after Dup ones),
 	// then the return seed; returns the adjoints of the Out parameters.
 	var params []*ir.Param
-	var outTypes []types.Type
 	for i, p := range f.Params {
 		name := p.Name()
 		if p.IsUnnamed() {
@@ -109,27 +118,34 @@ func newReverseGen(m *ir.Module, f *ir.Func, acts []Activity, passes func(*ir.In
 		r.vmap[p] = np
 		switch acts[i] {
 		case Out:
-			outTypes = append(outTypes, p.Typ)
+			r.outTypes = append(r.outTypes, p.Typ)
 		case Dup, DupNoNeed:
 			return nil, errorAt(f, nil, "pointer parameter %s: differentiation through memory is not supported yet", p.Ident())
 		}
 	}
 	if retActive {
-		d := ir.NewParam("dret", f.Sig.RetType)
-		params = append(params, d)
-		r.dret = d
+		dr := ir.NewParam("dret", f.Sig.RetType)
+		params = append(params, dr)
+		r.dret = dr
 	}
-	var ret types.Type = types.Void
-	switch len(outTypes) {
-	case 0:
-	case 1:
-		ret = outTypes[0]
-	default:
-		ret = types.NewStruct(outTypes...)
+	if split {
+		r.g = ir.NewFunc(name, outsType(r.outTypes), params...)
+	} else {
+		r.g = d.m.NewFunc(name, outsType(r.outTypes), params...)
+		r.g.Linkage = enum.LinkageInternal
 	}
-	r.g = m.NewFunc(name, ret, params...)
-	r.g.Linkage = enum.LinkageInternal
 	return r, nil
+}
+
+// outsType is the type a gradient returns for its Out adjoints.
+func outsType(outs []types.Type) types.Type {
+	switch len(outs) {
+	case 0:
+		return types.Void
+	case 1:
+		return outs[0]
+	}
+	return types.NewStruct(outs...)
 }
 
 // generate builds the whole gradient function.
@@ -166,8 +182,8 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 	r.exit = g.NewBlock("exit")
 	for _, l := range r.cfg.Loops {
 		lc := &loopCache{loop: l}
-		lc.counter = r.newSlot(types.I64, constant.NewInt(types.I64, 0))
-		lc.cap = r.newSlot(types.I64, constant.NewInt(types.I64, 0))
+		lc.counter = r.newCacheSlot(types.I64, constant.NewInt(types.I64, 0))
+		lc.cap = r.newCacheSlot(types.I64, constant.NewInt(types.I64, 0))
 		r.loops[l] = lc
 	}
 	if err := r.forward(); err != nil {
@@ -184,6 +200,15 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 	return g, nil
 }
 
+// reverseEntries returns, for split mode, the reverse blocks of the returns.
+func (r *reverseGen) reverseEntries() []*ir.Block {
+	out := make([]*ir.Block, len(r.rets))
+	for i, b := range r.rets {
+		out[i] = r.rev[b]
+	}
+	return out
+}
+
 func (r *reverseGen) isHeader(b *ir.Block) bool {
 	l := r.cfg.LoopOf[b]
 	return l != nil && l.Header == b
@@ -195,6 +220,14 @@ func (r *reverseGen) newSlot(t types.Type, init value.Value) *ir.InstAlloca {
 	if init != nil {
 		r.allocas.NewStore(init, a)
 	}
+	return a
+}
+
+// newCacheSlot is newSlot for state the forward sweep leaves for the reverse
+// sweep; in split mode these slots become the tape.
+func (r *reverseGen) newCacheSlot(t types.Type, init value.Value) *ir.InstAlloca {
+	a := r.newSlot(t, init)
+	r.isCache[a] = true
 	return a
 }
 
@@ -219,6 +252,14 @@ func (r *reverseGen) forward() error {
 		var phis, rest []ir.Instruction
 		for _, inst := range b.Insts {
 			if isDebugIntrinsic(inst) {
+				continue
+			}
+			if call, ok := inst.(*ir.InstCall); ok && r.callsDerivative(call) {
+				insts, err := r.augmentCall(b, call)
+				if err != nil {
+					return err
+				}
+				rest = append(rest, insts...)
 				continue
 			}
 			c, err := irutil.CloneInst(inst, func(v value.Value) value.Value { return v })
@@ -296,6 +337,12 @@ func (r *reverseGen) forwardTerm(b *ir.Block) error {
 	blk := func(v value.Value) *ir.Block { return r.fwdHead[v.(*ir.Block)] }
 	switch t := b.Term.(type) {
 	case *ir.TermRet:
+		if r.split {
+			// The augmented forward returns here (split.go finishes it);
+			// the reverse function seeds the return adjoint itself.
+			r.rets = append(r.rets, b)
+			return nil
+		}
 		if r.dret != nil && t.X != nil && r.act.active(t.X) {
 			r.accumulate(tail, t.X, r.dret)
 		}
@@ -366,12 +413,12 @@ func (r *reverseGen) lookup(blk *ir.Block, at *ir.Block, v value.Value) value.Va
 func (r *reverseGen) lookupForward(blk *ir.Block, at *ir.Block, fv value.Value, def *ir.Block) value.Value {
 	l := r.cfg.LoopOf[def]
 	if l == nil {
-		if r.postDomRet[def] {
+		if r.postDomRet[def] && !r.split {
 			return fv
 		}
 		s, ok := r.slots[fv]
 		if !ok {
-			s = r.newSlot(fv.Type(), nil)
+			s = r.newCacheSlot(fv.Type(), nil)
 			r.slots[fv] = s
 			r.storeInForward(def, fv, s)
 		}
@@ -399,7 +446,7 @@ func (r *reverseGen) loopBuffer(lc *loopCache, fv value.Value, def *ir.Block) *l
 			}
 		}
 	}
-	slot := r.newSlot(types.NewPointer(fv.Type()), constant.NewNull(types.NewPointer(fv.Type())))
+	slot := r.newCacheSlot(types.NewPointer(fv.Type()), constant.NewNull(types.NewPointer(fv.Type())))
 	r.slots[key] = slot
 	b := &loopBuf{slot: slot, elem: fv.Type()}
 	lc.bufs = append(lc.bufs, b)

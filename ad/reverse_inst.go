@@ -82,6 +82,9 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 			r.accumulateAggregate(blk, x.X, blk.NewInsertValue(d, zeroOf(x.Elem.Type()), x.Indices...))
 		}
 	case *ir.InstCall:
+		if r.callsDerivative(x) {
+			return blk, r.reverseCall(blk, at, x, d)
+		}
 		callee, _ := x.Callee.(*ir.Func)
 		if callee == nil {
 			return blk, errorAt(r.f, inst, "indirect call %s carries derivatives", describe(inst))

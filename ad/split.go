@@ -1,0 +1,248 @@
+package ad
+
+import (
+	"strings"
+
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// splitGrad is the reverse mode of a called function cut in two, as Enzyme
+// does for calls inside differentiated code: the augmented forward runs the
+// primal and returns its result with a tape (everything its reverse will
+// read, in one malloc'd struct); the reverse takes the arguments again, the
+// return adjoint and the tape, returns the Out adjoints and frees the tape.
+//
+//	aug(params...)                 -> {ret, i8* tape}   (i8* alone for void)
+//	rev(params..., [dret], i8* tape) -> Out adjoints
+type splitGrad struct {
+	aug, rev  *ir.Func
+	retActive bool
+}
+
+func splitName(prefix string, f *ir.Func, acts []Activity, retActive bool) string {
+	var sb strings.Builder
+	sb.WriteString(prefix)
+	sb.WriteString(f.Name())
+	sb.WriteByte('_')
+	for _, a := range acts {
+		sb.WriteByte("codn"[a])
+	}
+	if retActive {
+		sb.WriteString("_r")
+	}
+	return sb.String()
+}
+
+// splitGradient returns the augmented forward and reverse functions of f,
+// creating them on first use. Their shells are registered before their
+// bodies are generated, so recursion finds them.
+func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive bool) (*splitGrad, error) {
+	augName := splitName("__gozyme_aug_", f, acts, retActive)
+	if s, ok := d.splits[augName]; ok {
+		return s, nil
+	}
+	params := func() []*ir.Param {
+		ps := make([]*ir.Param, len(f.Params))
+		for i, p := range f.Params {
+			ps[i] = ir.NewParam("", p.Typ)
+		}
+		return ps
+	}
+	var augRet types.Type = types.I8Ptr
+	if !types.Equal(f.Sig.RetType, types.Void) {
+		augRet = types.NewStruct(f.Sig.RetType, types.I8Ptr)
+	}
+	aug := d.m.NewFunc(augName, augRet, params()...)
+	aug.Linkage = enum.LinkageInternal
+	revParams := params()
+	var outs []types.Type
+	for i, p := range f.Params {
+		if acts[i] == Out {
+			outs = append(outs, p.Typ)
+		}
+	}
+	if retActive {
+		revParams = append(revParams, ir.NewParam("dret", f.Sig.RetType))
+	}
+	revParams = append(revParams, ir.NewParam("tape", types.I8Ptr))
+	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive), outsType(outs), revParams...)
+	rev.Linkage = enum.LinkageInternal
+	s := &splitGrad{aug: aug, rev: rev, retActive: retActive}
+	d.splits[augName] = s
+
+	r, err := newReverseGen(d, f, acts, retActive, true, augName)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.generate(); err != nil {
+		return nil, err
+	}
+	r.cut(aug, rev)
+	return s, nil
+}
+
+// cut moves the blocks of the generated (combined-layout) function into the
+// augmented forward and reverse functions, turning every cache slot into a
+// field of the tape.
+func (r *reverseGen) cut(aug, rev *ir.Func) {
+	g := r.g
+	if len(r.rets) > 1 {
+		r.retIdx = r.newCacheSlot(types.I32, nil)
+	}
+	// The return seeds come first: they may create adjoint slots.
+	entries := r.reverseEntries()
+	seedBlocks := make([]*ir.Block, len(r.rets))
+	for i, b := range r.rets {
+		sb := ir.NewBlock("")
+		sb.Parent = rev
+		if ret := b.Term.(*ir.TermRet); r.dret != nil && ret.X != nil && r.act.active(ret.X) {
+			r.accumulate(sb, ret.X, r.dret)
+		}
+		sb.NewBr(entries[i])
+		seedBlocks[i] = sb
+	}
+	// Split the alloca block: cache slots (with their initial stores) go to
+	// the tape, adjoint slots to the reverse function.
+	var cacheSlots []*ir.InstAlloca
+	var adjInsts []ir.Instruction
+	inits := map[*ir.InstAlloca]value.Value{}
+	for _, inst := range r.allocas.Insts {
+		switch x := inst.(type) {
+		case *ir.InstAlloca:
+			if r.isCache[x] {
+				cacheSlots = append(cacheSlots, x)
+			} else {
+				adjInsts = append(adjInsts, x)
+			}
+		case *ir.InstStore:
+			if a, ok := x.Dst.(*ir.InstAlloca); ok && r.isCache[a] {
+				inits[a] = x.Src
+			} else {
+				adjInsts = append(adjInsts, x)
+			}
+		}
+	}
+	fwdSet := map[*ir.Block]bool{}
+	var walk func(b *ir.Block)
+	walk = func(b *ir.Block) {
+		if fwdSet[b] {
+			return
+		}
+		fwdSet[b] = true
+		for _, s := range irutil.Succs(b) {
+			walk(s)
+		}
+	}
+	walk(r.fwdHead[r.f.Blocks[0]])
+
+	fieldTypes := make([]types.Type, len(cacheSlots))
+	for i, a := range cacheSlots {
+		fieldTypes[i] = a.ElemType
+	}
+	tapeType := types.NewStruct(fieldTypes...)
+	hasTape := len(cacheSlots) > 0
+
+	// Augmented forward: allocate the tape, point every cache slot into it.
+	augEntry := ir.NewBlock("entry")
+	augEntry.Parent = aug
+	var raw value.Value = constant.NewNull(types.I8Ptr)
+	fieldsIn := func(blk *ir.Block, tape value.Value) map[value.Value]value.Value {
+		m := map[value.Value]value.Value{}
+		tp := blk.NewBitCast(tape, types.NewPointer(tapeType))
+		for i, a := range cacheSlots {
+			m[a] = blk.NewGetElementPtr(tapeType, tp, constant.NewInt(types.I32, 0), constant.NewInt(types.I32, int64(i)))
+		}
+		return m
+	}
+	var augFields map[value.Value]value.Value
+	if hasTape {
+		malloc := declare(r.m, "malloc", types.I8Ptr, types.I64)
+		raw = augEntry.NewCall(malloc, sizeOf(tapeType))
+		augFields = fieldsIn(augEntry, raw)
+		for _, a := range cacheSlots {
+			if init, ok := inits[a]; ok {
+				augEntry.NewStore(init, augFields[a])
+			}
+		}
+	}
+	augEntry.NewBr(r.fwdHead[r.f.Blocks[0]])
+	for i, b := range r.rets {
+		tail := r.fwdTail[b]
+		if r.retIdx != nil {
+			tail.NewStore(constant.NewInt(types.I32, int64(i)), r.retIdx)
+		}
+		ret := b.Term.(*ir.TermRet)
+		if ret.X == nil {
+			tail.NewRet(raw)
+			continue
+		}
+		agg := tail.NewInsertValue(constant.NewUndef(aug.Sig.RetType), r.mapValue(ret.X), 0)
+		tail.NewRet(tail.NewInsertValue(agg, raw, 1))
+	}
+	aug.Blocks = []*ir.Block{augEntry}
+	var revBlocks []*ir.Block
+	for _, b := range g.Blocks {
+		switch {
+		case b == r.allocas:
+		case fwdSet[b]:
+			aug.Blocks = append(aug.Blocks, b)
+		default:
+			revBlocks = append(revBlocks, b)
+		}
+	}
+	for _, b := range aug.Blocks {
+		b.Parent = aug
+	}
+	for a, gep := range augFields {
+		irutil.ReplaceAllUses(aug, a, gep)
+	}
+	for i, p := range g.Params[:len(r.f.Params)] {
+		irutil.ReplaceAllUses(aug, p, aug.Params[i])
+	}
+
+	// Reverse: fields of the tape, fresh adjoint slots, the return seed,
+	// then the reverse sweep; the exit frees the tape.
+	revEntry := ir.NewBlock("entry")
+	revEntry.Parent = rev
+	tapeParam := rev.Params[len(rev.Params)-1]
+	var revFields map[value.Value]value.Value
+	if hasTape {
+		revFields = fieldsIn(revEntry, tapeParam)
+	}
+	revEntry.Insts = append(revEntry.Insts, adjInsts...)
+	rev.Blocks = append([]*ir.Block{revEntry}, seedBlocks...)
+	switch {
+	case len(seedBlocks) == 1:
+		revEntry.NewBr(seedBlocks[0])
+	case len(seedBlocks) > 1:
+		which := revEntry.NewLoad(types.I32, r.retIdx)
+		cases := make([]*ir.Case, len(seedBlocks)-1)
+		for i := range cases {
+			cases[i] = ir.NewCase(constant.NewInt(types.I32, int64(i)), seedBlocks[i])
+		}
+		revEntry.NewSwitch(which, seedBlocks[len(seedBlocks)-1], cases...)
+	default:
+		revEntry.NewUnreachable() // the primal never returns
+	}
+	rev.Blocks = append(rev.Blocks, revBlocks...)
+	for _, b := range rev.Blocks {
+		b.Parent = rev
+	}
+	if hasTape {
+		r.exit.NewCall(r.libc("free"), tapeParam)
+	}
+	for a, gep := range revFields {
+		irutil.ReplaceAllUses(rev, a, gep)
+	}
+	for i, p := range g.Params[:len(r.f.Params)] {
+		irutil.ReplaceAllUses(rev, p, rev.Params[i])
+	}
+	if r.dret != nil {
+		irutil.ReplaceAllUses(rev, r.dret, rev.Params[len(r.f.Params)])
+	}
+}
