@@ -204,37 +204,51 @@ func (d *differ) convertResult(rt *root, call *ir.InstCall, gradRet types.Type, 
 		}
 		return nil, nil
 	}
-	switch wt := want.(type) {
-	case *types.VoidType:
+	if _, ok := want.(*types.VoidType); ok {
 		return nil, nil
-	case *types.StructType:
-		if len(wt.Fields) < len(outs) {
-			return nil, errorAt(rt.caller, rt.call, "the declared return type %s has %d fields for %d derivatives", want, len(wt.Fields), len(outs))
+	}
+	if len(outs) == 1 && !isAggregateOrVector(want) {
+		v, err := coerce(outs[0], want, pre)
+		if err != nil {
+			return nil, errorAt(rt.caller, rt.call, "the derivative: %v", err)
 		}
-		var agg value.Value = constant.NewZeroInitializer(wt)
-		for i, o := range outs {
-			v, err := coerce(o, wt.Fields[i], pre)
-			if err != nil {
-				return nil, errorAt(rt.caller, rt.call, "derivative %d: %v", i+1, err)
-			}
-			iv := ir.NewInsertValue(agg, v, uint64(i))
-			*pre = append(*pre, iv)
-			agg = iv
-		}
-		return agg, nil
-	default:
-		switch len(outs) {
-		case 0:
-			return constant.NewZeroInitializer(want), nil
-		case 1:
-			v, err := coerce(outs[0], want, pre)
-			if err != nil {
-				return nil, errorAt(rt.caller, rt.call, "the derivative: %v", err)
-			}
-			return v, nil
-		}
+		return v, nil
+	}
+	if len(outs) == 0 {
+		return constant.NewZeroInitializer(want), nil
+	}
+	if !isAggregateOrVector(want) {
 		return nil, errorAt(rt.caller, rt.call, "%d derivatives are returned but the entry point is declared to return %s; declare a struct return type", len(outs), want)
 	}
+	// The declared struct comes back as the ABI's coerced type (x86-64:
+	// {double, double}, <2 x float>, ...): lay the derivatives out as the C
+	// struct in memory and read that memory back as the declared type, as
+	// clang itself does for coerced returns.
+	outTypes := make([]types.Type, len(outs))
+	for i, o := range outs {
+		outTypes[i] = o.Type()
+	}
+	layout := types.NewStruct(outTypes...)
+	tmp := ir.NewAlloca(want)
+	entry := rt.caller.Blocks[0]
+	entry.Insts = append([]ir.Instruction{tmp}, entry.Insts...)
+	view := ir.NewBitCast(tmp, types.NewPointer(layout))
+	*pre = append(*pre, view)
+	for i, o := range outs {
+		gep := ir.NewGetElementPtr(layout, view, constant.NewInt(types.I32, 0), constant.NewInt(types.I32, int64(i)))
+		*pre = append(*pre, gep, ir.NewStore(o, gep))
+	}
+	ld := ir.NewLoad(want, tmp)
+	*pre = append(*pre, ld)
+	return ld, nil
+}
+
+func isAggregateOrVector(t types.Type) bool {
+	switch t.(type) {
+	case *types.StructType, *types.ArrayType, *types.VectorType:
+		return true
+	}
+	return false
 }
 
 // singleOut reports the one Out parameter when there is exactly one.

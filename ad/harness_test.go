@@ -18,16 +18,16 @@ var optLevels = []string{"0", "1", "2", "3"}
 // buildC compiles a C program the way gozyme's link-time pipeline does
 // (clang-14 to IR, the pre-AD pipeline, Differentiate, clang-14 to an
 // executable) and returns the executable's path.
-func buildC(t *testing.T, src, level string) string {
+func buildC(t *testing.T, src, level string, flags ...string) string {
 	t.Helper()
-	exe, err := tryBuildC(t, src, level)
+	exe, err := tryBuildC(t, src, level, flags...)
 	if err != nil {
 		t.Fatalf("-O%s: %v", level, err)
 	}
 	return exe
 }
 
-func tryBuildC(t *testing.T, src, level string) (string, error) {
+func tryBuildC(t *testing.T, src, level string, flags ...string) (string, error) {
 	t.Helper()
 	if _, err := toolchains.Tool("clang"); err != nil {
 		t.Skip(err)
@@ -39,7 +39,8 @@ func tryBuildC(t *testing.T, src, level string) (string, error) {
 		t.Fatal(err)
 	}
 	bc := filepath.Join(dir, "prog.bc")
-	if _, err := toolchains.Run(ctx, "clang", "-c", "-emit-llvm", "-g", "-O"+level, "-Xclang", "-disable-O0-optnone", c, "-o", bc); err != nil {
+	args := append([]string{"-c", "-emit-llvm", "-g", "-O" + level, "-Xclang", "-disable-O0-optnone", c, "-o", bc}, flags...)
+	if _, err := toolchains.Run(ctx, "clang", args...); err != nil {
 		t.Fatal(err)
 	}
 	pipeline := "default<O" + level + ">"

@@ -32,14 +32,25 @@ func StripCasts(v value.Value) value.Value {
 }
 
 // ReplaceAllUses replaces every use of old by new in the instructions and
-// terminators of f.
+// terminators of f, including uses wrapped as metadata (llvm.dbg.value).
 func ReplaceAllUses(f *ir.Func, old, new value.Value) {
 	replace := func(ops []*value.Value) {
 		for _, op := range ops {
-			if *op == old {
-				*op = new
-			} else if a, ok := (*op).(*ir.Arg); ok && a.Value == old {
-				a.Value = new
+			switch x := (*op).(type) {
+			case *ir.Arg:
+				if x.Value == old {
+					x.Value = new
+				} else if mv, ok := x.Value.(*metadata.Value); ok && mv.Value == old {
+					x.Value = &metadata.Value{Value: new}
+				}
+			case *metadata.Value:
+				if x.Value == old {
+					*op = &metadata.Value{Value: new}
+				}
+			default:
+				if *op == old {
+					*op = new
+				}
 			}
 		}
 	}
