@@ -29,18 +29,37 @@ func buildC(t *testing.T, src, level string, flags ...string) string {
 
 func tryBuildC(t *testing.T, src, level string, flags ...string) (string, error) {
 	t.Helper()
+	return tryBuild(t, "prog.c", src, level, flags...)
+}
+
+// buildCXX is buildC for C++ sources.
+func buildCXX(t *testing.T, src, level string) string {
+	t.Helper()
+	exe, err := tryBuild(t, "prog.cc", src, level)
+	if err != nil {
+		t.Fatalf("-O%s: %v", level, err)
+	}
+	return exe
+}
+
+func tryBuild(t *testing.T, file, src, level string, flags ...string) (string, error) {
+	t.Helper()
 	if _, err := toolchains.Tool("clang"); err != nil {
 		t.Skip(err)
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
-	c := filepath.Join(dir, "prog.c")
+	c := filepath.Join(dir, file)
+	driver, link := "clang", []string{"-lm"}
+	if strings.HasSuffix(file, ".cc") {
+		driver, link = "clang++", nil
+	}
 	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bc := filepath.Join(dir, "prog.bc")
 	args := append([]string{"-c", "-emit-llvm", "-g", "-O" + level, "-Xclang", "-disable-O0-optnone", c, "-o", bc}, flags...)
-	if _, err := toolchains.Run(ctx, "clang", args...); err != nil {
+	if _, err := toolchains.Run(ctx, driver, args...); err != nil {
 		t.Fatal(err)
 	}
 	pipeline := "default<O" + level + ">"
@@ -67,7 +86,7 @@ func tryBuildC(t *testing.T, src, level string, flags ...string) (string, error)
 		os.WriteFile(filepath.Join(keep, t.Name()[strings.LastIndex(t.Name(), "/")+1:]+"-O"+level+".ll"), data, 0o644)
 	}
 	exe := filepath.Join(dir, "prog")
-	if _, err := toolchains.Run(ctx, "clang", "-O"+level, "-Wno-override-module", ll, "-o", exe, "-lm"); err != nil {
+	if _, err := toolchains.Run(ctx, driver, append([]string{"-O" + level, "-Wno-override-module", ll, "-o", exe}, link...)...); err != nil {
 		t.Fatalf("compiling differentiated IR: %v", err)
 	}
 	return exe, nil
