@@ -58,6 +58,7 @@ type reverseGen struct {
 	slots                 map[value.Value]*ir.InstAlloca // non-loop caches, by forward value
 	loops                 map[*irutil.Loop]*loopCache
 	predIdx               map[*ir.Block]*ir.InstPhi   // forward phi recording the predecessor taken
+	entryCount            map[*ir.Block]*ir.InstLoad  // loop header -> iteration counter on entry
 	postDomRet            map[*ir.Block]bool          // blocks dominating every return
 	frees                 []*ir.InstAlloca            // buffer slots to free on exit
 	outTypes              []types.Type                // types of the Out adjoints returned
@@ -95,7 +96,7 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, split bool
 	r := &reverseGen{d: d, m: d.m, f: f, cfg: cfg, acts: acts, passes: d.passes, split: split,
 		fwdHead: map[*ir.Block]*ir.Block{}, fwdTail: map[*ir.Block]*ir.Block{}, rev: map[*ir.Block]*ir.Block{},
 		blockOf: map[value.Value]*ir.Block{}, vmap: map[value.Value]value.Value{}, adj: map[value.Value]*ir.InstAlloca{},
-		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{},
+		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{}, entryCount: map[*ir.Block]*ir.InstLoad{},
 		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}}
 	activeParams := map[*ir.Param]bool{}
 	for i, p := range f.Params {
@@ -275,7 +276,16 @@ func (r *reverseGen) forward() error {
 				r.vmap[v] = c.(value.Value)
 			}
 		}
-		if len(preds) > 1 {
+		if outside, _, ok := r.simpleHeader(b); ok {
+			// The reverse tells the first iteration from the others by
+			// the iteration counter: remember its value on loop entry.
+			lc := r.loops[r.cfg.LoopOf[b]]
+			c0 := ir.NewLoad(types.I64, lc.counter)
+			pt := r.fwdTail[outside]
+			pt.Insts = append(pt.Insts, c0)
+			r.entryCount[b] = c0
+			r.blockOf[c0] = outside
+		} else if len(preds) > 1 {
 			// Record which predecessor was taken, for the reverse sweep.
 			incs := make([]*ir.Incoming, len(preds))
 			for i, p := range preds {
@@ -530,6 +540,13 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		blk.NewBr(edges[0])
 		return nil
 	}
+	if c0, ok := r.entryCount[b]; ok {
+		outside, latch, _ := r.simpleHeader(b)
+		cur := blk.NewLoad(types.I64, r.loops[r.cfg.LoopOf[b]].counter)
+		first := blk.NewICmp(enum.IPredEQ, cur, r.lookupForward(blk, b, c0, outside))
+		blk.NewCondBr(first, edges[predIndex(preds, outside)], edges[predIndex(preds, latch)])
+		return nil
+	}
 	idx := r.lookupForward(blk, b, r.predIdx[b], b)
 	cases := make([]*ir.Case, len(preds)-1)
 	for k := range cases {
@@ -537,6 +554,37 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 	}
 	blk.NewSwitch(idx, edges[len(preds)-1], cases...)
 	return nil
+}
+
+// simpleHeader reports whether b heads a loop entered from exactly one block
+// outside it and continued from exactly one latch, returning both.
+func (r *reverseGen) simpleHeader(b *ir.Block) (outside, latch *ir.Block, ok bool) {
+	if !r.isHeader(b) {
+		return nil, nil, false
+	}
+	l := r.cfg.LoopOf[b]
+	preds := r.cfg.Preds[b]
+	if len(preds) != 2 || len(l.Latches) != 1 {
+		return nil, nil, false
+	}
+	for _, p := range preds {
+		if !l.Contains(p) {
+			outside = p
+		}
+	}
+	if outside == nil {
+		return nil, nil, false
+	}
+	return outside, l.Latches[0], true
+}
+
+func predIndex(preds []*ir.Block, b *ir.Block) int {
+	for i, p := range preds {
+		if p == b {
+			return i
+		}
+	}
+	panic("not a predecessor")
 }
 
 // finishExit fills the exit block: gather the Out adjoints, free the caches,
