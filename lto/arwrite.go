@@ -1,0 +1,204 @@
+package lto
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ReplaceMember returns the archive's members with member index replaced by
+// data (same name and header fields). Thin members must have been read.
+func (a *Archive) ReplaceMember(index int, data []byte) ([]*Member, error) {
+	if index < 0 || index >= len(a.Members) {
+		return nil, fmt.Errorf("%s: no member %d", a.Path, index)
+	}
+	out := make([]*Member, len(a.Members))
+	for i, m := range a.Members {
+		c := *m
+		c.File = ""
+		if i == index {
+			c.Data = data
+		}
+		if c.Data == nil && m.File != "" {
+			return nil, fmt.Errorf("%s: thin member not read", a.Origin(m))
+		}
+		out[i] = &c
+	}
+	return out, nil
+}
+
+// WriteArchiveFile writes members as a regular GNU archive at path (via a
+// temporary file renamed into place).
+func WriteArchiveFile(path string, members []*Member) error {
+	data, err := EncodeArchive(members)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".gozyme-ar-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// EncodeArchive encodes members as a GNU archive: a "/" symbol table with
+// 32-bit offsets listing each ELF member's defined global symbols, a "//"
+// table for names longer than 15 bytes or containing '/', then the members
+// in order. Header fields missing from a member are written as zeros, as
+// deterministic ar (D) does.
+func EncodeArchive(members []*Member) ([]byte, error) {
+	// Names and the long-name table.
+	var longNames bytes.Buffer
+	names := make([]string, len(members))
+	for i, m := range members {
+		if len(m.Name) <= 15 && !strings.Contains(m.Name, "/") && m.Name != "" {
+			names[i] = m.Name + "/"
+			continue
+		}
+		names[i] = fmt.Sprintf("/%d", longNames.Len())
+		longNames.WriteString(m.Name + "/\n")
+	}
+
+	// Symbols per member.
+	var symNames bytes.Buffer
+	var symMember []int
+	for i, m := range members {
+		for _, s := range definedSymbols(m.Data) {
+			symNames.WriteString(s)
+			symNames.WriteByte(0)
+			symMember = append(symMember, i)
+		}
+	}
+	if (4+4*len(symMember)+symNames.Len())%2 == 1 {
+		symNames.WriteByte(0) // GNU ar pads the index with a NUL, counted in its size
+	}
+	symSize := 4 + 4*len(symMember) + symNames.Len()
+
+	// Layout: member header offsets.
+	off := len(arMagic) + arHeaderLen + symSize
+	if longNames.Len() > 0 {
+		off += arHeaderLen + longNames.Len() + longNames.Len()%2
+	}
+	offsets := make([]int, len(members))
+	for i, m := range members {
+		offsets[i] = off
+		off += arHeaderLen + len(m.Data) + len(m.Data)%2
+	}
+	if off > 1<<32-1 {
+		return nil, fmt.Errorf("archive too large for a 32-bit symbol table (%d bytes)", off)
+	}
+
+	var b bytes.Buffer
+	b.Grow(off)
+	b.WriteString(arMagic)
+	symtab := make([]byte, 4+4*len(symMember))
+	binary.BigEndian.PutUint32(symtab, uint32(len(symMember)))
+	for i, mi := range symMember {
+		binary.BigEndian.PutUint32(symtab[4+4*i:], uint32(offsets[mi]))
+	}
+	symtab = append(symtab, symNames.Bytes()...)
+	writeMember(&b, "/", "0", "0", "0", "0", symtab)
+	if longNames.Len() > 0 {
+		writeMember(&b, "//", "", "", "", "", longNames.Bytes())
+	}
+	for i, m := range members {
+		writeMember(&b, names[i], or0(m.Date), or0(m.UID), or0(m.GID), orMode(m.Mode), m.Data)
+	}
+	return b.Bytes(), nil
+}
+
+// writeMember writes one header and its padded data.
+func writeMember(b *bytes.Buffer, name, date, uid, gid, mode string, data []byte) {
+	fmt.Fprintf(b, "%-16s%-12s%-6s%-6s%-8s%-10d`\n", name, date, uid, gid, mode, len(data))
+	b.Write(data)
+	if len(data)%2 == 1 {
+		b.WriteByte('\n')
+	}
+}
+
+func or0(s string) string {
+	if s == "" {
+		return "0"
+	}
+	return s
+}
+
+func orMode(s string) string {
+	if s == "" {
+		return "644"
+	}
+	return s
+}
+
+// definedSymbols lists the global and weak symbols an ELF object defines,
+// in symbol-table order, as ar puts them in the archive index. Non-ELF
+// data yields none.
+func definedSymbols(data []byte) []string {
+	syms, err := elfSymbols(data)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, s := range syms {
+		if s.defined {
+			out = append(out, s.name)
+		}
+	}
+	return out
+}
+
+// objSym is one non-local symbol of an object.
+type objSym struct {
+	name    string
+	defined bool // defined here (including common symbols)
+	weak    bool
+}
+
+// elfSymbols returns the non-local named symbols of an ELF object.
+func elfSymbols(data []byte) (syms []objSym, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			syms, err = nil, fmt.Errorf("corrupt ELF symbol table: %v", p)
+		}
+	}()
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	es, err := f.Symbols()
+	if err == elf.ErrNoSymbols {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range es {
+		bind := elf.ST_BIND(s.Info)
+		if s.Name == "" || (bind != elf.STB_GLOBAL && bind != elf.STB_WEAK && bind != stbGNUUnique) {
+			continue
+		}
+		syms = append(syms, objSym{
+			name:    s.Name,
+			defined: s.Section != elf.SHN_UNDEF,
+			weak:    bind == elf.STB_WEAK,
+		})
+	}
+	return syms, nil
+}
+
+// stbGNUUnique is STB_GNU_UNIQUE (STB_LOOS), which debug/elf does not name.
+const stbGNUUnique = elf.SymBind(10)

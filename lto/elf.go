@@ -1,0 +1,146 @@
+package lto
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Embedded is what a fat object carries besides its machine code.
+type Embedded struct {
+	Bitcode []byte   // contents of .llvmbc; nil when the object has none
+	CC1Args []string // .llvmcmd split at NULs; nil when absent
+}
+
+// ReadEmbedded reads the .llvmbc and .llvmcmd sections of the ELF object in r.
+// origin names the object in errors ("dir/a.o", "lib.a(a.o)"). An object
+// whose .llvmbc holds, or is split into, several modules is an error: such
+// bitcode comes from a relocatable link (ld -r) or a second --add-section.
+func ReadEmbedded(r io.ReaderAt, origin string) (Embedded, error) {
+	f, err := openELF(r, origin)
+	if err != nil {
+		return Embedded{}, err
+	}
+	bc, err := sectionData(f, origin, ".llvmbc")
+	if err != nil {
+		return Embedded{}, err
+	}
+	if bc != nil {
+		n, err := countModules(bc)
+		if err != nil {
+			return Embedded{}, fmt.Errorf("%s: corrupt .llvmbc section: %v", origin, err)
+		}
+		if n > 1 {
+			return Embedded{}, fmt.Errorf("%s: .llvmbc holds %d concatenated bitcode modules (from ld -r?); link the original objects instead", origin, n)
+		}
+	}
+	cmd, err := sectionData(f, origin, ".llvmcmd")
+	if err != nil {
+		return Embedded{}, err
+	}
+	return Embedded{Bitcode: bc, CC1Args: splitCmd(cmd)}, nil
+}
+
+// SectionBytes returns the contents of the section called name in the ELF
+// object in r, or nil when there is none. Several sections of that name are
+// an error.
+func SectionBytes(r io.ReaderAt, origin, name string) ([]byte, error) {
+	f, err := openELF(r, origin)
+	if err != nil {
+		return nil, err
+	}
+	return sectionData(f, origin, name)
+}
+
+// openELF parses an ELF header, turning parse errors and panics into errors
+// that name the object.
+func openELF(r io.ReaderAt, origin string) (f *elf.File, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			f, err = nil, fmt.Errorf("%s: corrupt ELF file: %v", origin, p)
+		}
+	}()
+	f, err = elf.NewFile(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a valid ELF object: %v", origin, err)
+	}
+	return f, nil
+}
+
+// sectionData reads the one section called name. elf.File.Section would
+// return only the first of several, so every section header is checked.
+func sectionData(f *elf.File, origin, name string) ([]byte, error) {
+	var found []*elf.Section
+	for _, s := range f.Sections {
+		if s.Name == name {
+			found = append(found, s)
+		}
+	}
+	switch {
+	case len(found) == 0:
+		return nil, nil
+	case len(found) > 1:
+		return nil, fmt.Errorf("%s: %d %s sections (concatenated modules); expected one", origin, len(found), name)
+	}
+	s := found[0]
+	if s.Type == elf.SHT_NOBITS {
+		return nil, fmt.Errorf("%s: section %s has no contents", origin, name)
+	}
+	data, err := s.Data()
+	if err != nil {
+		return nil, fmt.Errorf("%s: truncated or corrupt section %s: %v", origin, name, err)
+	}
+	if uint64(len(data)) != s.Size {
+		return nil, fmt.Errorf("%s: truncated section %s: %d of %d bytes", origin, name, len(data), s.Size)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, nil
+}
+
+// splitCmd splits .llvmcmd contents at NULs; a trailing NUL ends the last arg.
+func splitCmd(b []byte) []string {
+	if b == nil {
+		return nil
+	}
+	b = bytes.TrimSuffix(b, []byte{0})
+	if len(b) == 0 {
+		return []string{}
+	}
+	return strings.Split(string(b), "\x00")
+}
+
+// OptLevelFromCC1 returns the optimization level of a compile given its cc1
+// arguments: "0".."3", "s" or "z" from the last -O flag; "0" when none.
+func OptLevelFromCC1(args []string) string {
+	level := "0"
+	for _, a := range args {
+		if l, ok := optLevel(a); ok {
+			level = l
+		}
+	}
+	return level
+}
+
+// optLevel maps one -O flag as clang spells it to a level.
+func optLevel(a string) (string, bool) {
+	if !strings.HasPrefix(a, "-O") {
+		return "", false
+	}
+	switch v := a[2:]; v {
+	case "", "1", "g":
+		return "1", true
+	case "0", "2", "3", "s", "z":
+		return v, true
+	case "fast":
+		return "3", true
+	default:
+		if len(v) > 0 && strings.Trim(v, "0123456789") == "" {
+			return "3", true // clang treats -O4 and above as -O3
+		}
+		return "", false
+	}
+}

@@ -1,0 +1,143 @@
+package lto
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/gozyme/gozyme/toolchains"
+)
+
+// LinkMain runs gozyme-ld on its arguments (os.Args[1:]) and returns the
+// exit status. A link whose inputs hold no AD roots runs the real linker on
+// the original arguments; otherwise each module with roots is rewritten by
+// RewriteObject and the real linker runs with the rewritten objects (and
+// archive copies) in place of the originals.
+func LinkMain(args []string) int {
+	code, err := link(context.Background(), args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gozyme-ld: error: %v\n", err)
+		return 1
+	}
+	return code
+}
+
+// link does LinkMain's work; a non-nil error is gozyme's own failure.
+func link(ctx context.Context, args []string) (int, error) {
+	realLD, err := RealLinker()
+	if err != nil {
+		return 1, err
+	}
+	expanded, err := ExpandResponseFiles(args)
+	if err != nil {
+		return 1, err
+	}
+	line, err := ParseLinkArgs(expanded)
+	if err != nil || line.Relocatable() {
+		// The real linker reports malformed lines; ld -r output is an
+		// object whose roots are differentiated when it is linked.
+		return runLinker(realLD, args)
+	}
+	inputs, err := Resolve(line, ResolveOptions{RealLD: realLD, LLD: IsLLD(realLD)})
+	if err != nil {
+		return 1, err
+	}
+	roots, err := rootInputs(inputs)
+	if err != nil {
+		return 1, err
+	}
+	if len(roots) == 0 {
+		return runLinker(realLD, args)
+	}
+	code, err := linkRewritten(ctx, realLD, args, line, roots)
+	if err != nil {
+		removeOutput(line.Output)
+	}
+	return code, err
+}
+
+// rootInputs returns the inputs whose bitcode calls an Enzyme entry point.
+// Unreadable bitcode and objects calling one without embedded bitcode are
+// errors; other inputs are left to the real linker.
+func rootInputs(inputs []*Input) ([]*Input, error) {
+	var roots []*Input
+	for _, in := range inputs {
+		switch {
+		case in.Err != nil:
+			if HasADRoots(in.Data) {
+				return nil, in.Err
+			}
+		case in.Bitcode != nil:
+			if HasADRoots(in.Bitcode) {
+				roots = append(roots, in)
+			}
+		case callsEntryPoint(in.Data):
+			return nil, fmt.Errorf("%s: calls an Enzyme entry point but has no embedded bitcode; compile it with gozyme-cc", in.Origin)
+		}
+	}
+	return roots, nil
+}
+
+// callsEntryPoint reports whether an object references an Enzyme entry
+// point as an undefined symbol.
+func callsEntryPoint(data []byte) bool {
+	if !HasADRoots(data) {
+		return false
+	}
+	syms, _ := elfSymbols(data)
+	for _, s := range syms {
+		if !s.defined && HasADRoots([]byte(s.name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// RealLinker returns the linker gozyme-ld drives: $GOZYME_REAL_LD, else ld
+// on PATH, which must not be gozyme-ld itself.
+func RealLinker() (string, error) {
+	if p := os.Getenv("GOZYME_REAL_LD"); p != "" {
+		return exec.LookPath(p)
+	}
+	p, err := exec.LookPath("ld")
+	if err != nil {
+		return "", fmt.Errorf("cannot find the real linker: set GOZYME_REAL_LD (%v)", err)
+	}
+	if self, err := os.Executable(); err == nil && sameFile(self, p) {
+		return "", errors.New("ld on PATH is gozyme-ld itself: set GOZYME_REAL_LD to the real linker")
+	}
+	return p, nil
+}
+
+// IsLLD reports whether a linker path names LLVM's lld.
+func IsLLD(path string) bool {
+	return strings.Contains(filepath.Base(path), "lld")
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// runLinker runs the real linker with the caller's stdio; its failure is
+// passed through as an exit status, not reported again.
+func runLinker(path string, args []string) (int, error) {
+	err := toolchains.Interactive(path, args, nil)
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return 1, fmt.Errorf("running %s: %v", path, err)
+	}
+	return toolchains.ExitCode(err), nil
+}
+
+// removeOutput deletes a partial output after gozyme's own failure.
+func removeOutput(path string) {
+	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() {
+		os.Remove(path)
+	}
+}

@@ -1,0 +1,365 @@
+package lto
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Input is an object file or archive member that takes part in a link.
+type Input struct {
+	Item      int      // index in LinkLine.Items of the argument it came from
+	Path      string   // the object, or the archive holding the member
+	Archive   *Archive // the archive for a member; nil for an object
+	Member    *Member  // the member; nil for an object
+	Origin    string   // "dir/a.o" or "lib/libm.a(x.o)"
+	ViaScript bool     // named by a linker script, not by the argument itself
+	Data      []byte   // the object's bytes
+	Embedded           // its .llvmbc / .llvmcmd (nil when absent)
+	Err       error    // reading them failed
+}
+
+// ResolveOptions says which linker's behaviour to simulate.
+type ResolveOptions struct {
+	RealLD string // its default search directories are used (see DefaultSearchDirs)
+	LLD    bool   // lld's archive semantics: no groups needed, lazy symbols remembered
+}
+
+// resolver simulates the linker's symbol resolution to learn which
+// objects and archive members take part in a link.
+type resolver struct {
+	line    *LinkLine
+	opt     ResolveOptions
+	dirs    []string
+	defined map[string]bool
+	undef   map[string]bool      // strong references not yet defined
+	lazy    map[string]lazyRef   // lld: archive members offering a symbol
+	syms    map[*Member][]objSym // member symbol tables, read once
+	loaded  map[*Member]bool
+	origin  map[*Archive]argRef // the argument each archive came from
+	static  bool
+	whole   bool
+	group   []*Archive // archives of the open --start-group, nil outside
+	inGroup bool
+	inputs  []*Input
+	item    int
+	script  bool
+}
+
+type lazyRef struct {
+	a *Archive
+	m *Member
+}
+
+// argRef is where an input sits on the command line.
+type argRef struct {
+	item   int
+	script bool
+}
+
+type linkState struct{ static, whole bool }
+
+// Resolve returns the objects and archive members the linker will load
+// for line, in the order it loads them. Files it cannot find or read are
+// skipped: the real linker reports them.
+func Resolve(line *LinkLine, opt ResolveOptions) ([]*Input, error) {
+	r := &resolver{
+		line: line, opt: opt,
+		defined: map[string]bool{}, undef: map[string]bool{}, lazy: map[string]lazyRef{},
+		syms: map[*Member][]objSym{}, loaded: map[*Member]bool{}, origin: map[*Archive]argRef{},
+	}
+	r.dirs = append(r.dirs, line.LibDirs...)
+	if !line.NoStd && opt.RealLD != "" {
+		for _, d := range DefaultSearchDirs(opt.RealLD) {
+			r.dirs = append(r.dirs, line.sysrootPath(d))
+		}
+	}
+	for _, it := range line.Items {
+		switch it.Name {
+		case "u", "undefined", "require-defined", "e", "entry":
+			r.undef[it.Value] = true
+		}
+	}
+	var stack []linkState
+	for i, it := range line.Items {
+		r.item, r.script = i, false
+		switch it.Kind {
+		case KindInput:
+			r.addFile(it.Value)
+			continue
+		case KindLibrary:
+			if p := r.findLib(it.Value); p != "" {
+				r.addFile(p)
+			}
+			continue
+		}
+		switch it.Name {
+		case "whole-archive":
+			r.whole = true
+		case "no-whole-archive":
+			r.whole = false
+		case "Bstatic", "static", "dn", "non_shared":
+			r.static = true
+		case "Bdynamic", "dy", "call_shared":
+			r.static = false
+		case "push-state":
+			stack = append(stack, linkState{r.static, r.whole})
+		case "pop-state":
+			if n := len(stack); n > 0 {
+				r.static, r.whole = stack[n-1].static, stack[n-1].whole
+				stack = stack[:n-1]
+			}
+		case "start-group":
+			r.inGroup, r.group = true, nil
+		case "end-group":
+			r.endGroup()
+		}
+	}
+	return r.inputs, nil
+}
+
+// findLib searches for -l NAME (or -l :FILE) as ld does: each directory in
+// turn, the shared library before the archive unless linking statically.
+func (r *resolver) findLib(name string) string {
+	var cands []string
+	if strings.HasPrefix(name, ":") {
+		cands = []string{name[1:]}
+	} else {
+		if !r.static {
+			cands = append(cands, "lib"+name+".so")
+		}
+		cands = append(cands, "lib"+name+".a")
+	}
+	for _, d := range r.dirs {
+		for _, c := range cands {
+			p := filepath.Join(d, c)
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// addFile loads an input file by its kind: object, shared library, archive
+// or input script.
+func (r *resolver) addFile(path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	switch {
+	case bytes.HasPrefix(data, []byte(elf.ELFMAG)):
+		f, err := elf.NewFile(bytes.NewReader(data))
+		if err != nil {
+			r.addObject(path, data, nil, nil) // corrupt: record it, ld reports it
+			return
+		}
+		switch f.Type {
+		case elf.ET_REL:
+			r.addObject(path, data, nil, nil)
+		case elf.ET_DYN:
+			if syms, err := f.DynamicSymbols(); err == nil {
+				for _, s := range syms {
+					if s.Section != elf.SHN_UNDEF && elf.ST_BIND(s.Info) != elf.STB_LOCAL {
+						r.define(s.Name)
+					}
+				}
+			}
+		}
+	case IsArchive(data):
+		a, err := ParseArchive(data, path)
+		if err != nil {
+			return
+		}
+		if a.Thin {
+			if a, err = ReadArchive(path); err != nil {
+				return
+			}
+		}
+		r.addArchive(a)
+	default:
+		r.addScript(path, string(data))
+	}
+}
+
+// addScript follows the files a GNU ld input script names.
+func (r *resolver) addScript(path, text string) {
+	inputs, dirs, ok := parseInputScript(text)
+	if !ok {
+		return
+	}
+	for _, d := range dirs {
+		r.dirs = append(r.dirs, r.line.sysrootPath(d))
+	}
+	wasScript, wasGroup := r.script, r.inGroup
+	r.script = true
+	grouped := false
+	for _, in := range inputs {
+		if in.Group && !r.inGroup {
+			r.inGroup, r.group, grouped = true, nil, true
+		}
+		var p string
+		switch {
+		case strings.HasPrefix(in.Name, "-l"):
+			p = r.findLib(in.Name[2:])
+		case filepath.IsAbs(in.Name):
+			p = in.Name
+			if r.line.Sysroot != "" && strings.HasPrefix(path, r.line.Sysroot+"/") {
+				p = r.line.Sysroot + in.Name
+			}
+		default:
+			p = in.Name
+			if _, err := os.Stat(p); err != nil {
+				p = r.findLib(":" + in.Name)
+			}
+		}
+		if p != "" {
+			r.addFile(p)
+		}
+	}
+	if grouped && !wasGroup {
+		r.endGroup()
+	}
+	r.script = wasScript
+}
+
+// endGroup rescans the group's archives until none pulls another member.
+func (r *resolver) endGroup() {
+	if !r.opt.LLD {
+		for pulled := true; pulled; {
+			pulled = false
+			for _, a := range r.group {
+				if r.scanArchive(a) {
+					pulled = true
+				}
+			}
+		}
+	}
+	r.inGroup, r.group = false, nil
+}
+
+// addArchive loads the members the link needs (all with --whole-archive).
+func (r *resolver) addArchive(a *Archive) {
+	r.origin[a] = argRef{r.item, r.script}
+	if r.whole {
+		for _, m := range a.Members {
+			r.loadMember(a, m)
+		}
+		return
+	}
+	if r.opt.LLD {
+		for _, m := range a.Members {
+			for _, s := range r.memberSyms(m) {
+				if !s.defined || r.loaded[m] {
+					continue
+				}
+				switch {
+				case r.undef[s.name]:
+					r.loadMember(a, m)
+				case !r.defined[s.name]:
+					if _, ok := r.lazy[s.name]; !ok {
+						r.lazy[s.name] = lazyRef{a, m}
+					}
+				}
+			}
+		}
+		return
+	}
+	if r.inGroup {
+		r.group = append(r.group, a)
+	}
+	r.scanArchive(a)
+}
+
+// scanArchive loads, pass after pass, every member defining a symbol that
+// is still undefined, as ld.bfd does; it reports whether any was loaded.
+func (r *resolver) scanArchive(a *Archive) bool {
+	any := false
+	for pulled := true; pulled; {
+		pulled = false
+		for _, m := range a.Members {
+			if r.loaded[m] {
+				continue
+			}
+			for _, s := range r.memberSyms(m) {
+				if s.defined && r.undef[s.name] {
+					r.loadMember(a, m)
+					pulled, any = true, true
+					break
+				}
+			}
+		}
+	}
+	return any
+}
+
+func (r *resolver) memberSyms(m *Member) []objSym {
+	s, ok := r.syms[m]
+	if !ok {
+		s, _ = elfSymbols(m.Data)
+		r.syms[m] = s
+	}
+	return s
+}
+
+func (r *resolver) loadMember(a *Archive, m *Member) {
+	if r.loaded[m] {
+		return
+	}
+	r.loaded[m] = true
+	if !bytes.HasPrefix(m.Data, []byte(elf.ELFMAG)) {
+		return // not an object (a bitcode or text member): ld ignores or reports it
+	}
+	cur := argRef{r.item, r.script}
+	ref := r.origin[a]
+	r.item, r.script = ref.item, ref.script
+	r.addObject(a.Path, m.Data, a, m)
+	r.item, r.script = cur.item, cur.script
+}
+
+// addObject records an object's definitions and references and reads its
+// embedded bitcode.
+func (r *resolver) addObject(path string, data []byte, a *Archive, m *Member) {
+	in := &Input{Item: r.item, Path: path, Archive: a, Member: m, Origin: path, ViaScript: r.script, Data: data}
+	if a != nil {
+		in.Origin = a.Origin(m)
+	}
+	in.Embedded, in.Err = ReadEmbedded(bytes.NewReader(data), in.Origin)
+	r.inputs = append(r.inputs, in)
+
+	var syms []objSym
+	if m != nil {
+		syms = r.memberSyms(m)
+	} else {
+		syms, _ = elfSymbols(data)
+	}
+	for _, s := range syms {
+		if s.defined {
+			r.define(s.name)
+		}
+	}
+	for _, s := range syms {
+		if s.defined || s.weak || r.defined[s.name] {
+			continue
+		}
+		r.undef[s.name] = true
+		if l, ok := r.lazy[s.name]; ok && r.opt.LLD {
+			r.loadMember(l.a, l.m)
+		}
+	}
+}
+
+func (r *resolver) define(name string) {
+	r.defined[name] = true
+	delete(r.undef, name)
+	delete(r.lazy, name)
+}
+
+// String describes an input for messages and tests.
+func (in *Input) String() string {
+	return fmt.Sprintf("%s [arg %d]", in.Origin, in.Item)
+}

@@ -1,0 +1,18 @@
+package lto
+
+import "bytes"
+
+// ADEntryPoints are the Enzyme functions whose calls make a module an AD root.
+var ADEntryPoints = []string{"__enzyme_autodiff", "__enzyme_fwddiff", "__enzyme_augmentfwd", "__enzyme_reverse"}
+
+// HasADRoots reports whether bitcode names an Enzyme entry point. LLVM 14
+// bitcode keeps symbol names raw in its STRTAB, so a byte search finds them
+// (including suffixed variants such as __enzyme_autodiff_f).
+func HasADRoots(bitcode []byte) bool {
+	for _, name := range ADEntryPoints {
+		if bytes.Contains(bitcode, []byte(name)) {
+			return true
+		}
+	}
+	return false
+}
