@@ -1,23 +1,33 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
 
-// activity records which values of a function carry derivatives: those that
-// both depend on an active input ("varied") and influence an active output
-// ("useful"), each found as a fixed point over the function's data flow.
+// activity records which values of a function carry derivatives, found as
+// fixed points over its data flow and memory:
+//   - varied: float values that depend on an active input;
+//   - useful: float values that influence an active output (the return, or
+//     memory reachable from an active pointer);
+//   - shadowed: pointers that need a shadow, because the memory they point
+//     into holds (or receives) derivatives.
 type activity struct {
-	varied map[value.Value]bool
-	useful map[value.Value]bool
+	varied   map[value.Value]bool
+	useful   map[value.Value]bool
+	shadowed map[value.Value]bool
 }
 
-// active reports whether v carries a derivative.
+// active reports whether a float value carries a derivative.
 func (a *activity) active(v value.Value) bool {
 	v = unwrapArg(v)
 	return a.varied[v] && a.useful[v]
 }
+
+// hasShadow reports whether a pointer value has a shadow.
+func (a *activity) hasShadow(v value.Value) bool { return a.shadowed[unwrapArg(v)] }
 
 func unwrapArg(v value.Value) value.Value {
 	if x, ok := v.(*ir.Arg); ok {
@@ -27,8 +37,7 @@ func unwrapArg(v value.Value) value.Value {
 }
 
 // derivOperands returns the operands of inst through which derivatives flow
-// into its result (the data operands, not conditions or indices), given the
-// call oracle that says whether a callee passes derivatives at all.
+// into its (float) result: the data operands, not conditions or indices.
 func derivOperands(inst ir.Instruction, passes func(*ir.InstCall) bool) []value.Value {
 	switch x := inst.(type) {
 	case *ir.InstFAdd:
@@ -80,35 +89,158 @@ func derivOperands(inst ir.Instruction, passes func(*ir.InstCall) bool) []value.
 	return nil
 }
 
-// analyzeActivity computes activity for f given its active parameters and
-// whether its return value is active.
-func analyzeActivity(f *ir.Func, activeParams map[*ir.Param]bool, retActive bool, passes func(*ir.InstCall) bool) *activity {
-	a := &activity{varied: map[value.Value]bool{}, useful: map[value.Value]bool{}}
-	for p, on := range activeParams {
-		if on {
-			a.varied[p] = true
+// pointerOperands returns the pointer operands a pointer-valued instruction
+// is derived from (its shadow is derived the same way from theirs).
+func pointerOperands(inst ir.Instruction) []value.Value {
+	switch x := inst.(type) {
+	case *ir.InstGetElementPtr:
+		return []value.Value{x.Src}
+	case *ir.InstBitCast:
+		return []value.Value{x.From}
+	case *ir.InstAddrSpaceCast:
+		return []value.Value{x.From}
+	case *ir.InstSelect:
+		return []value.Value{x.ValueTrue, x.ValueFalse}
+	case *ir.InstPhi:
+		ops := make([]value.Value, len(x.Incs))
+		for i, in := range x.Incs {
+			ops[i] = in.X
+		}
+		return ops
+	}
+	return nil
+}
+
+// allocationBase follows a pointer back through GEPs, casts, phis and
+// selects to the allocations (allocas, malloc-like calls) it may point into.
+func allocationBases(v value.Value, seen map[value.Value]bool, out *[]value.Value) {
+	v = unwrapArg(v)
+	if seen[v] {
+		return
+	}
+	seen[v] = true
+	switch x := v.(type) {
+	case *ir.InstAlloca:
+		*out = append(*out, x)
+		return
+	case *ir.InstCall:
+		if isAllocation(x) {
+			*out = append(*out, x)
+		}
+		return
+	case ir.Instruction:
+		for _, p := range pointerOperands(x) {
+			allocationBases(p, seen, out)
 		}
 	}
-	// Forward: varied values.
+}
+
+// isAllocation reports calls that return fresh heap memory.
+func isAllocation(c *ir.InstCall) bool {
+	f, ok := irutil.StripCasts(c.Callee).(*ir.Func)
+	if !ok {
+		return false
+	}
+	switch f.Name() {
+	case "malloc", "calloc", "_Znwm", "_Znam", "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t", "aligned_alloc":
+		return true
+	}
+	return false
+}
+
+// analyzeActivity computes activity for f given its active parameters
+// (floats with Out, pointers with Dup) and whether its return is active.
+func analyzeActivity(f *ir.Func, acts []Activity, retActive bool, passes func(*ir.InstCall) bool) *activity {
+	a := &activity{varied: map[value.Value]bool{}, useful: map[value.Value]bool{}, shadowed: map[value.Value]bool{}}
+	for i, p := range f.Params {
+		switch acts[i] {
+		case Out:
+			a.varied[p] = true
+		case Dup, DupNoNeed:
+			a.shadowed[p] = true
+		}
+	}
+	markBases := func(ptr value.Value) bool {
+		var bases []value.Value
+		allocationBases(ptr, map[value.Value]bool{}, &bases)
+		changed := false
+		for _, b := range bases {
+			if !a.shadowed[b] {
+				a.shadowed[b] = true
+				changed = true
+			}
+		}
+		return changed
+	}
+	// Forward: varied values and shadowed pointers, together.
 	for changed := true; changed; {
 		changed = false
+		set := func(m map[value.Value]bool, v value.Value) {
+			if !m[v] {
+				m[v] = true
+				changed = true
+			}
+		}
 		for _, b := range f.Blocks {
 			for _, inst := range b.Insts {
+				switch x := inst.(type) {
+				case *ir.InstLoad:
+					if a.shadowed[unwrapArg(x.Src)] {
+						if carriesFloat(x.ElemType) {
+							set(a.varied, x)
+						}
+						if types.IsPointer(x.ElemType) {
+							set(a.shadowed, x)
+						}
+					}
+					continue
+				case *ir.InstStore:
+					if a.varied[unwrapArg(x.Src)] || a.shadowed[unwrapArg(x.Src)] {
+						if markBases(x.Dst) {
+							changed = true
+						}
+					}
+					continue
+				case *ir.InstCall:
+					if a.callTouchesActiveMemory(x, passes) {
+						for _, arg := range x.Args {
+							if types.IsPointer(arg.Type()) && markBases(arg) {
+								changed = true
+							}
+						}
+					}
+					if isMemTransfer(x) && len(x.Args) >= 2 && a.shadowed[unwrapArg(x.Args[1])] && markBases(x.Args[0]) {
+						changed = true
+					}
+				}
 				v, ok := inst.(value.Value)
-				if !ok || a.varied[v] || !carriesFloat(v.Type()) {
+				if !ok {
+					continue
+				}
+				if types.IsPointer(v.Type()) {
+					for _, p := range pointerOperands(inst) {
+						if a.shadowed[unwrapArg(p)] {
+							set(a.shadowed, v)
+							break
+						}
+					}
+					continue
+				}
+				if !carriesFloat(v.Type()) || a.varied[v] {
 					continue
 				}
 				for _, op := range derivOperands(inst, passes) {
-					if a.varied[op] {
-						a.varied[v] = true
-						changed = true
+					// A call may also read derivatives through a pointer.
+					if a.varied[op] || a.shadowed[op] {
+						set(a.varied, v)
 						break
 					}
 				}
 			}
 		}
 	}
-	// Backward: useful values.
+	// Backward: useful values: the return, anything stored into shadowed
+	// memory, and the data operands of useful values.
 	if retActive {
 		for _, b := range f.Blocks {
 			if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil {
@@ -118,22 +250,72 @@ func analyzeActivity(f *ir.Func, activeParams map[*ir.Param]bool, retActive bool
 	}
 	for changed := true; changed; {
 		changed = false
+		mark := func(v value.Value) {
+			v = unwrapArg(v)
+			if !a.useful[v] && carriesFloat(v.Type()) {
+				a.useful[v] = true
+				changed = true
+			}
+		}
 		for i := len(f.Blocks) - 1; i >= 0; i-- {
 			b := f.Blocks[i]
 			for j := len(b.Insts) - 1; j >= 0; j-- {
 				inst := b.Insts[j]
+				if st, ok := inst.(*ir.InstStore); ok {
+					if a.shadowed[unwrapArg(st.Dst)] {
+						mark(st.Src)
+					}
+					continue
+				}
+				if call, ok := inst.(*ir.InstCall); ok && a.callTouchesActiveMemory(call, passes) {
+					for _, arg := range call.Args {
+						mark(arg)
+					}
+				}
 				v, ok := inst.(value.Value)
 				if !ok || !a.useful[v] {
 					continue
 				}
 				for _, op := range derivOperands(inst, passes) {
-					if !a.useful[op] && carriesFloat(op.Type()) {
-						a.useful[op] = true
-						changed = true
-					}
+					mark(op)
 				}
 			}
 		}
 	}
 	return a
 }
+
+// callTouchesActiveMemory reports a call that may move derivatives through
+// memory: it passes derivatives and takes a shadowed pointer.
+func (a *activity) callTouchesActiveMemory(c *ir.InstCall, passes func(*ir.InstCall) bool) bool {
+	if !passes(c) || isMemTransfer(c) || isMemSet(c) {
+		return false
+	}
+	for _, arg := range c.Args {
+		if a.shadowed[unwrapArg(arg)] {
+			return true
+		}
+	}
+	return false
+}
+
+func calleeName(c *ir.InstCall) string {
+	if f, ok := irutil.StripCasts(c.Callee).(*ir.Func); ok {
+		return f.Name()
+	}
+	return ""
+}
+
+// isMemTransfer reports memcpy/memmove, intrinsic or libc.
+func isMemTransfer(c *ir.InstCall) bool {
+	n := calleeName(c)
+	return n == "memcpy" || n == "memmove" || hasPrefix(n, "llvm.memcpy.") || hasPrefix(n, "llvm.memmove.")
+}
+
+// isMemSet reports memset, intrinsic or libc.
+func isMemSet(c *ir.InstCall) bool {
+	n := calleeName(c)
+	return n == "memset" || hasPrefix(n, "llvm.memset.")
+}
+
+func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }

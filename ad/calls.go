@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
 
@@ -18,37 +19,64 @@ func (r *reverseGen) definedCallee(call *ir.InstCall) (*ir.Func, bool) {
 }
 
 // callsDerivative reports whether a primal call is differentiated through
-// its callee's body: its result carries a derivative.
+// its callee's body: its result carries a derivative, or it takes pointers
+// into memory that holds derivatives.
 func (r *reverseGen) callsDerivative(call *ir.InstCall) bool {
 	_, ok := r.definedCallee(call)
-	return ok && r.act.active(call)
+	return ok && (r.act.active(call) || r.act.callTouchesActiveMemory(call, r.passes))
 }
 
 // calleeActs is the activity of the callee's parameters at this call.
 func (r *reverseGen) calleeActs(call *ir.InstCall) []Activity {
 	acts := make([]Activity, len(call.Args))
 	for i, a := range call.Args {
-		if carriesFloat(a.Type()) && r.act.active(a) {
+		switch {
+		case carriesFloat(a.Type()) && r.act.active(a):
 			acts[i] = Out
+		case types.IsPointer(a.Type()) && r.act.hasShadow(a):
+			acts[i] = Dup
 		}
 	}
 	return acts
 }
 
-// augmentCall replaces, in the forward sweep, a call whose result carries a
-// derivative by a call of the callee's augmented forward, keeping its tape
-// for the reverse sweep. Operands are remapped with the rest of the block.
-func (r *reverseGen) augmentCall(b *ir.Block, call *ir.InstCall) ([]ir.Instruction, error) {
+// calleeSplit returns the augmented forward and reverse of a call's callee
+// for the call's activities.
+func (r *reverseGen) calleeSplit(call *ir.InstCall) (*splitGrad, []Activity, error) {
 	f, _ := r.definedCallee(call)
-	sg, err := r.d.splitGradient(f, r.calleeActs(call), true)
+	acts := r.calleeActs(call)
+	if types.IsPointer(f.Sig.RetType) && r.act.hasShadow(call) {
+		return nil, nil, errorAt(r.f, call, "calls returning pointers into memory with derivatives (%s) are not supported yet", describe(call))
+	}
+	sg, err := r.d.splitGradient(f, acts, r.act.active(call))
+	return sg, acts, err
+}
+
+// augmentCall replaces, in the forward sweep, a differentiated call by a
+// call of the callee's augmented forward, keeping its tape for the reverse
+// sweep. Primal operands are remapped with the rest of the block.
+func (r *reverseGen) augmentCall(b *ir.Block, call *ir.InstCall) ([]ir.Instruction, error) {
+	sg, acts, err := r.calleeSplit(call)
 	if err != nil {
 		return nil, err
 	}
-	args := make([]value.Value, len(call.Args))
+	var args []value.Value
 	for i, a := range call.Args {
-		args[i] = unwrapArg(a)
+		args = append(args, unwrapArg(a))
+		if acts[i] == Dup {
+			s, err := r.shadowOf(call, a)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, s)
+		}
 	}
 	aug := ir.NewCall(sg.aug, args...)
+	if types.Equal(call.Typ, types.Void) {
+		r.tapes[call] = aug
+		r.blockOf[aug] = b
+		return []ir.Instruction{aug}, nil
+	}
 	y := ir.NewExtractValue(aug, 0)
 	tape := ir.NewExtractValue(aug, 1)
 	r.vmap[call] = y
@@ -58,20 +86,29 @@ func (r *reverseGen) augmentCall(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 }
 
 // reverseCall emits the reverse of a differentiated call: the callee's
-// reverse function with the arguments, the result adjoint d and the tape,
-// whose Out adjoints flow into the arguments.
+// reverse function with the arguments (and shadows), the result adjoint d
+// (nil when the result is inactive) and the tape; its Out adjoints flow into
+// the arguments.
 func (r *reverseGen) reverseCall(blk *ir.Block, at *ir.Block, call *ir.InstCall, d value.Value) error {
-	f, _ := r.definedCallee(call)
-	acts := r.calleeActs(call)
-	sg, err := r.d.splitGradient(f, acts, true)
+	sg, acts, err := r.calleeSplit(call)
 	if err != nil {
 		return err
 	}
 	var args []value.Value
-	for _, a := range call.Args {
+	for i, a := range call.Args {
 		args = append(args, r.lookup(blk, at, a))
+		if acts[i] == Dup {
+			s, err := r.lookupShadow(blk, at, call, a)
+			if err != nil {
+				return err
+			}
+			args = append(args, s)
+		}
 	}
-	args = append(args, d, r.lookupForward(blk, at, r.tapes[call], at))
+	if sg.retActive {
+		args = append(args, d)
+	}
+	args = append(args, r.lookupForward(blk, at, r.tapes[call], at))
 	outs := blk.NewCall(sg.rev, args...)
 	var outIdx []int
 	for i, a := range acts {

@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
@@ -43,12 +44,8 @@ func errorAt(f *ir.Func, inst interface{}, format string, args ...interface{}) *
 func describe(inst interface{}) string {
 	if s, ok := inst.(interface{ LLString() string }); ok {
 		str := s.LLString()
-		if n, ok := inst.(interface{ Ident() string }); ok {
-			if _, isTerm := inst.(ir.Terminator); !isTerm {
-				if _, isStore := inst.(*ir.InstStore); !isStore {
-					str = n.Ident() + " = " + str
-				}
-			}
+		if i := strings.Index(str, ", !dbg"); i >= 0 {
+			str = str[:i]
 		}
 		if len(str) > 160 {
 			str = str[:157] + "..."

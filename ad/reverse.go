@@ -59,6 +59,7 @@ type reverseGen struct {
 	loops                 map[*irutil.Loop]*loopCache
 	predIdx               map[*ir.Block]*ir.InstPhi   // forward phi recording the predecessor taken
 	entryCount            map[*ir.Block]*ir.InstLoad  // loop header -> iteration counter on entry
+	shadow                map[value.Value]value.Value // primal pointer -> forward shadow
 	postDomRet            map[*ir.Block]bool          // blocks dominating every return
 	frees                 []*ir.InstAlloca            // buffer slots to free on exit
 	outTypes              []types.Type                // types of the Out adjoints returned
@@ -97,14 +98,9 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, split bool
 		fwdHead: map[*ir.Block]*ir.Block{}, fwdTail: map[*ir.Block]*ir.Block{}, rev: map[*ir.Block]*ir.Block{},
 		blockOf: map[value.Value]*ir.Block{}, vmap: map[value.Value]value.Value{}, adj: map[value.Value]*ir.InstAlloca{},
 		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{}, entryCount: map[*ir.Block]*ir.InstLoad{},
+		shadow:     map[value.Value]value.Value{},
 		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}}
-	activeParams := map[*ir.Param]bool{}
-	for i, p := range f.Params {
-		if acts[i] == Out {
-			activeParams[p] = true
-		}
-	}
-	r.act = analyzeActivity(f, activeParams, retActive, d.passes)
+	r.act = analyzeActivity(f, acts, retActive, d.passes)
 
 	// The generated signature: primal parameters (shadows after Dup ones),
 	// then the return seed; returns the adjoints of the Out parameters.
@@ -121,7 +117,16 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, split bool
 		case Out:
 			r.outTypes = append(r.outTypes, p.Typ)
 		case Dup, DupNoNeed:
-			return nil, errorAt(f, nil, "pointer parameter %s: differentiation through memory is not supported yet", p.Ident())
+			if !types.IsPointer(p.Typ) {
+				return nil, errorAt(f, nil, "parameter %s is duplicated (enzyme_dup) but is not a pointer", p.Ident())
+			}
+			shadowName := ""
+			if name != "" {
+				shadowName = name + ".shadow"
+			}
+			sp := ir.NewParam(shadowName, p.Typ)
+			params = append(params, sp)
+			r.shadow[p] = sp
 		}
 	}
 	if retActive {
@@ -275,6 +280,11 @@ func (r *reverseGen) forward() error {
 			if v, ok := inst.(value.Value); ok {
 				r.vmap[v] = c.(value.Value)
 			}
+			extra, err := r.forwardShadow(b, inst, c)
+			if err != nil {
+				return err
+			}
+			rest = append(rest, extra...)
 		}
 		if outside, _, ok := r.simpleHeader(b); ok {
 			// The reverse tells the first iteration from the others by
@@ -305,6 +315,9 @@ func (r *reverseGen) forward() error {
 			lc.fwdIdx = i
 			head.NewBr(tail) // replaced by the growth check when the loop caches values
 		}
+	}
+	if err := r.buildShadowPhis(); err != nil {
+		return err
 	}
 	// Remap operands now that every value has its clone. Phi predecessors
 	// become the blocks that end each predecessor (the forward tails).

@@ -2,6 +2,7 @@ package ad
 
 import (
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -11,6 +12,13 @@ import (
 func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instruction) (*ir.Block, error) {
 	if isDebugIntrinsic(inst) {
 		return blk, nil
+	}
+	if handled, err := r.reverseMemory(blk, at, inst); handled || err != nil {
+		return blk, err
+	}
+	if call, ok := inst.(*ir.InstCall); ok && r.callsDerivative(call) && !r.act.active(call) {
+		// Only memory carries this call's derivatives.
+		return blk, r.reverseCall(blk, at, call, nil)
 	}
 	v, isValue := inst.(value.Value)
 	if !isValue || !r.act.active(v) {
@@ -80,6 +88,26 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 		}
 		if r.act.active(x.X) {
 			r.accumulateAggregate(blk, x.X, blk.NewInsertValue(d, zeroOf(x.Elem.Type()), x.Indices...))
+		}
+	case *ir.InstExtractElement:
+		if r.act.active(x.X) {
+			idx := r.lookup(blk, at, x.Index)
+			s := r.adjSlot(unwrapArg(x.X))
+			old := blk.NewLoad(x.X.Type(), s)
+			lane := blk.NewExtractElement(old, idx)
+			blk.NewStore(blk.NewInsertElement(old, blk.NewFAdd(lane, d), idx), s)
+		}
+	case *ir.InstInsertElement:
+		idx := r.lookup(blk, at, x.Index)
+		if r.act.active(x.Elem) {
+			acc(x.Elem, blk.NewExtractElement(d, idx))
+		}
+		if r.act.active(x.X) {
+			acc(x.X, blk.NewInsertElement(d, zeroOf(x.Elem.Type()), idx))
+		}
+	case *ir.InstShuffleVector:
+		if err := r.reverseShuffle(blk, x, d); err != nil {
+			return blk, err
 		}
 	case *ir.InstCall:
 		if r.callsDerivative(x) {
@@ -170,6 +198,49 @@ func (r *reverseGen) checkInactive(inst ir.Instruction) error {
 		if r.act.active(x.Src) {
 			return errorAt(r.f, inst, "storing an active value to memory (%s) is not supported yet", describe(inst))
 		}
+	}
+	return nil
+}
+
+// reverseShuffle routes each lane of the result adjoint back to the input
+// lane the (constant) mask took it from.
+func (r *reverseGen) reverseShuffle(blk *ir.Block, x *ir.InstShuffleVector, d value.Value) error {
+	n := int64(x.X.Type().(*types.VectorType).Len)
+	out := int64(x.Typ.Len)
+	mask := make([]int64, out)
+	switch m := x.Mask.(type) {
+	case *constant.Vector:
+		for i, e := range m.Elems {
+			if c, ok := e.(*constant.Int); ok {
+				mask[i] = c.X.Int64()
+			} else {
+				mask[i] = -1
+			}
+		}
+	case *constant.ZeroInitializer:
+	case *constant.Undef, *constant.Poison:
+		return nil
+	default:
+		return errorAt(r.f, x, "shufflevector with a non-constant mask")
+	}
+	for _, src := range []struct {
+		v      value.Value
+		offset int64
+	}{{x.X, 0}, {x.Y, n}} {
+		if !r.act.active(src.v) {
+			continue
+		}
+		var delta value.Value = zeroOf(src.v.Type())
+		for i, m := range mask {
+			if m < src.offset || m >= src.offset+n {
+				continue
+			}
+			lane := constant.NewInt(types.I32, m-src.offset)
+			cur := blk.NewExtractElement(delta, lane)
+			add := blk.NewFAdd(cur, blk.NewExtractElement(d, constant.NewInt(types.I32, int64(i))))
+			delta = blk.NewInsertElement(delta, add, lane)
+		}
+		r.accumulate(blk, src.v, delta)
 	}
 	return nil
 }

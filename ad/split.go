@@ -47,9 +47,12 @@ func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive bool) (*sp
 		return s, nil
 	}
 	params := func() []*ir.Param {
-		ps := make([]*ir.Param, len(f.Params))
+		var ps []*ir.Param
 		for i, p := range f.Params {
-			ps[i] = ir.NewParam("", p.Typ)
+			ps = append(ps, ir.NewParam("", p.Typ))
+			if acts[i] == Dup || acts[i] == DupNoNeed {
+				ps = append(ps, ir.NewParam("", p.Typ))
+			}
 		}
 		return ps
 	}
@@ -201,7 +204,8 @@ func (r *reverseGen) cut(aug, rev *ir.Func) {
 	for a, gep := range augFields {
 		irutil.ReplaceAllUses(aug, a, gep)
 	}
-	for i, p := range g.Params[:len(r.f.Params)] {
+	nArgs := len(aug.Params) // primal parameters and their shadows
+	for i, p := range g.Params[:nArgs] {
 		irutil.ReplaceAllUses(aug, p, aug.Params[i])
 	}
 
@@ -239,10 +243,10 @@ func (r *reverseGen) cut(aug, rev *ir.Func) {
 	for a, gep := range revFields {
 		irutil.ReplaceAllUses(rev, a, gep)
 	}
-	for i, p := range g.Params[:len(r.f.Params)] {
+	for i, p := range g.Params[:nArgs] {
 		irutil.ReplaceAllUses(rev, p, rev.Params[i])
 	}
 	if r.dret != nil {
-		irutil.ReplaceAllUses(rev, r.dret, rev.Params[len(r.f.Params)])
+		irutil.ReplaceAllUses(rev, r.dret, rev.Params[nArgs])
 	}
 }

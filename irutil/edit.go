@@ -80,7 +80,7 @@ func CloneInst(inst ir.Instruction, remap func(value.Value) value.Value) (ir.Ins
 	// Slices and shared sub-objects must not alias the original.
 	switch x := out.(type) {
 	case *ir.InstCall:
-		x.Args = cloneArgs(x.Args)
+		x.Args = CloneArgs(x.Args)
 	case *ir.InstPhi:
 		incs := make([]*ir.Incoming, len(x.Incs))
 		for i, in := range x.Incs {
@@ -106,7 +106,9 @@ func CloneInst(inst ir.Instruction, remap func(value.Value) value.Value) (ir.Ins
 	return out, nil
 }
 
-func cloneArgs(args []value.Value) []value.Value {
+// CloneArgs copies call arguments, including the *ir.Arg wrappers that
+// carry parameter attributes, so remapping the copy leaves the original alone.
+func CloneArgs(args []value.Value) []value.Value {
 	out := make([]value.Value, len(args))
 	for i, a := range args {
 		if x, ok := a.(*ir.Arg); ok {

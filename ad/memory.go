@@ -1,0 +1,522 @@
+package ad
+
+import (
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Memory in reverse mode, as Enzyme does it: every pointer that can reach
+// derivatives has a shadow pointer into shadow memory of the same layout.
+// Loads of active floats add their adjoint into the shadow in reverse;
+// stores hand the shadow's accumulated adjoint to the stored value and clear
+// it; allocations get zeroed shadow allocations.
+
+// shadowOf returns the forward shadow of primal pointer v.
+func (r *reverseGen) shadowOf(inst interface{}, v value.Value) (value.Value, error) {
+	v = unwrapArg(v)
+	if s, ok := r.shadow[v]; ok {
+		return s, nil
+	}
+	switch v.(type) {
+	case *constant.Null, *constant.Undef, *constant.ZeroInitializer:
+		return v, nil
+	}
+	return nil, errorAt(r.f, inst, "pointer %s reaches memory holding derivatives but has no shadow (is it marked enzyme_const?)", v.Ident())
+}
+
+// forwardShadow emits, after the forward clone c of inst, the shadow of a
+// pointer-valued inst and the shadow side of memory operations.
+func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instruction) ([]ir.Instruction, error) {
+	var out []ir.Instruction
+	emit := func(s ir.Instruction) value.Value {
+		out = append(out, s)
+		return s.(value.Value)
+	}
+	if v, ok := inst.(value.Value); ok && r.act.hasShadow(v) {
+		var sv value.Value
+		switch x := inst.(type) {
+		case *ir.InstPhi:
+			return nil, nil // shadow phis are built once every shadow exists
+		case *ir.InstAlloca:
+			if r.split {
+				// The reverse runs in another function: heap, not stack.
+				sv = emit(r.callMallocZeroed(&out, x.ElemType, x.NElems))
+			} else {
+				a := ir.NewAlloca(x.ElemType)
+				a.NElems = x.NElems
+				r.allocas.Insts = append(r.allocas.Insts, a)
+				sv = a
+				out = append(out, r.zeroFill(&out, a, x.ElemType, x.NElems)...)
+			}
+		case *ir.InstCall:
+			if !isAllocation(x) {
+				return nil, errorAt(r.f, inst, "pointers returned by calls (%s) are not differentiated yet", describe(inst))
+			}
+			sc := ir.NewCall(x.Callee, irutil.CloneArgs(x.Args)...)
+			sc.Typ = x.Typ
+			sv = emit(sc)
+			if calleeName(x) != "calloc" {
+				out = append(out, r.memsetZero(sv, r.allocSize(x))...)
+			}
+		case *ir.InstGetElementPtr:
+			src, err := r.shadowOf(inst, x.Src)
+			if err != nil {
+				return nil, err
+			}
+			g := ir.NewGetElementPtr(x.ElemType, src, append([]value.Value(nil), x.Indices...)...)
+			g.InBounds = x.InBounds
+			g.Typ = x.Typ
+			sv = emit(g)
+		case *ir.InstBitCast:
+			src, err := r.shadowOf(inst, x.From)
+			if err != nil {
+				return nil, err
+			}
+			sv = emit(ir.NewBitCast(src, x.To))
+		case *ir.InstAddrSpaceCast:
+			src, err := r.shadowOf(inst, x.From)
+			if err != nil {
+				return nil, err
+			}
+			sv = emit(ir.NewAddrSpaceCast(src, x.To))
+		case *ir.InstSelect:
+			t, err := r.shadowOf(inst, x.ValueTrue)
+			if err != nil {
+				return nil, err
+			}
+			f, err := r.shadowOf(inst, x.ValueFalse)
+			if err != nil {
+				return nil, err
+			}
+			sv = emit(ir.NewSelect(x.Cond, t, f))
+		case *ir.InstLoad:
+			src, err := r.shadowOf(inst, x.Src)
+			if err != nil {
+				return nil, err
+			}
+			sv = emit(ir.NewLoad(x.ElemType, src))
+		default:
+			return nil, errorAt(r.f, inst, "cannot build the shadow of %s", describe(inst))
+		}
+		r.shadow[v] = sv
+		r.blockOf[sv] = b
+	}
+	switch x := inst.(type) {
+	case *ir.InstStore:
+		// A pointer stored into shadowed memory: its shadow goes into the
+		// shadow memory, so loads of it find the shadow again.
+		if r.act.hasShadow(x.Dst) && types.IsPointer(x.Src.Type()) {
+			dst, err := r.shadowOf(inst, x.Dst)
+			if err != nil {
+				return nil, err
+			}
+			src := unwrapArg(x.Src)
+			if r.act.hasShadow(src) {
+				if src, err = r.shadowOf(inst, src); err != nil {
+					return nil, err
+				}
+			}
+			out = append(out, ir.NewStore(src, dst))
+		}
+	case *ir.InstCall:
+		if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && containsPointer(pointee(x.Args[1])) {
+			// Copies of pointers copy their shadows too.
+			dst, err := r.shadowOf(inst, x.Args[0])
+			if err != nil {
+				return nil, err
+			}
+			src, err := r.shadowOf(inst, x.Args[1])
+			if err != nil {
+				return nil, err
+			}
+			sc := ir.NewCall(x.Callee, append([]value.Value{dst, src}, x.Args[2:]...)...)
+			out = append(out, sc)
+		}
+	}
+	return out, nil
+}
+
+// buildShadowPhis creates the shadow of every shadowed pointer phi.
+func (r *reverseGen) buildShadowPhis() error {
+	for _, b := range r.cfg.RPO {
+		head := r.fwdHead[b]
+		var phis []ir.Instruction
+		for _, inst := range b.Insts {
+			p, ok := inst.(*ir.InstPhi)
+			if !ok || !r.act.hasShadow(p) {
+				continue
+			}
+			incs := make([]*ir.Incoming, len(p.Incs))
+			for i, in := range p.Incs {
+				s, err := r.shadowOf(p, in.X)
+				if err != nil {
+					return err
+				}
+				incs[i] = ir.NewIncoming(s, in.Pred.(*ir.Block)) // predecessors are remapped with the block
+			}
+			sp := ir.NewPhi(incs...)
+			sp.Typ = p.Typ
+			phis = append(phis, sp)
+			r.shadow[p] = sp
+			r.blockOf[sp] = b
+		}
+		if len(phis) == 0 {
+			continue
+		}
+		n := 0
+		for n < len(head.Insts) {
+			if _, ok := head.Insts[n].(*ir.InstPhi); !ok {
+				break
+			}
+			n++
+		}
+		head.Insts = append(head.Insts[:n], append(phis, head.Insts[n:]...)...)
+	}
+	return nil
+}
+
+// lookupShadow is lookup for the shadow of a primal pointer.
+func (r *reverseGen) lookupShadow(blk *ir.Block, at *ir.Block, inst interface{}, p value.Value) (value.Value, error) {
+	p = unwrapArg(p)
+	s, err := r.shadowOf(inst, p)
+	if err != nil {
+		return nil, err
+	}
+	def, isInst := r.blockOf[p]
+	if !isInst {
+		return s, nil
+	}
+	return r.lookupForward(blk, at, s, def), nil
+}
+
+// reverseMemory emits the reverse of loads, stores, bulk memory operations,
+// allocations and deallocations. It reports whether inst was one of them.
+func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruction) (bool, error) {
+	switch x := inst.(type) {
+	case *ir.InstLoad:
+		if !r.act.active(x) {
+			return true, nil
+		}
+		s := r.adjSlot(x)
+		d := blk.NewLoad(x.ElemType, s)
+		blk.NewStore(zeroOf(x.ElemType), s)
+		sp, err := r.lookupShadow(blk, at, x, x.Src)
+		if err != nil {
+			return true, err
+		}
+		old := blk.NewLoad(x.ElemType, sp)
+		blk.NewStore(addAny(blk, old, d, x.ElemType), sp)
+		return true, nil
+	case *ir.InstStore:
+		if !r.act.hasShadow(x.Dst) || !carriesFloat(x.Src.Type()) {
+			return true, nil
+		}
+		t := x.Src.Type()
+		sp, err := r.lookupShadow(blk, at, x, x.Dst)
+		if err != nil {
+			return true, err
+		}
+		ds := blk.NewLoad(t, sp)
+		blk.NewStore(zeroOf(t), sp)
+		if r.act.active(x.Src) {
+			if isFloat(t) || isVectorOfFloat(t) {
+				r.accumulate(blk, x.Src, ds)
+			} else {
+				r.accumulateAggregate(blk, x.Src, ds)
+			}
+		}
+		return true, nil
+	case *ir.InstAlloca:
+		if !r.act.hasShadow(x) {
+			return true, nil
+		}
+		sp, err := r.lookupShadow(blk, at, x, x)
+		if err != nil {
+			return true, err
+		}
+		if r.split {
+			blk.NewCall(r.libc("free"), blk.NewBitCast(sp, types.I8Ptr))
+		} else {
+			// The next reversed execution of this alloca starts from zero.
+			blk.Insts = append(blk.Insts, r.zeroFillInsts(sp, x.ElemType, x.NElems)...)
+		}
+		return true, nil
+	case *ir.InstCall:
+		switch {
+		case isAllocation(x):
+			if !r.act.hasShadow(x) {
+				return true, nil
+			}
+			sp, err := r.lookupShadow(blk, at, x, x)
+			if err != nil {
+				return true, err
+			}
+			// The reverse of the allocation is the last use of its shadow.
+			blk.NewCall(r.libc("free"), blk.NewBitCast(sp, types.I8Ptr))
+			return true, nil
+		case isFree(x):
+			return true, nil
+		case isMemTransfer(x):
+			return true, r.reverseMemTransfer(blk, at, x)
+		case isMemSet(x):
+			if !r.act.hasShadow(x.Args[0]) {
+				return true, nil
+			}
+			sp, err := r.lookupShadow(blk, at, x, x.Args[0])
+			if err != nil {
+				return true, err
+			}
+			n := r.lookup(blk, at, x.Args[2])
+			blk.NewCall(declare(r.m, "llvm.memset.p0i8."+typeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
+				blk.NewBitCast(sp, types.I8Ptr), constant.NewInt(types.I8, 0), n, constant.False)
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// reverseMemTransfer: the adjoints of the copied floats move from the
+// destination's shadow back into the source's shadow, and the destination's
+// shadow is cleared (its old values were overwritten).
+func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstCall) error {
+	if !r.act.hasShadow(x.Args[0]) {
+		return nil
+	}
+	elem := floatElement(pointee(x.Args[1]))
+	if elem == nil {
+		elem = floatElement(pointee(x.Args[0]))
+	}
+	dst, err := r.lookupShadow(blk, at, x, x.Args[0])
+	if err != nil {
+		return err
+	}
+	n := r.lookup(blk, at, x.Args[2])
+	if elem == nil {
+		if containsFloatBytes(pointee(x.Args[1])) {
+			return errorAt(r.f, x, "cannot tell which bytes of %s hold floating point", describe(x))
+		}
+		return nil
+	}
+	var src value.Value = constant.NewNull(types.I8Ptr)
+	if r.act.hasShadow(x.Args[1]) {
+		if src, err = r.lookupShadow(blk, at, x, x.Args[1]); err != nil {
+			return err
+		}
+	}
+	nn := value.Value(n)
+	if !types.Equal(n.Type(), types.I64) {
+		nn = blk.NewZExt(n, types.I64)
+	}
+	blk.NewCall(r.memcpyAdjoint(elem), blk.NewBitCast(dst, types.I8Ptr), blk.NewBitCast(src, types.I8Ptr), nn)
+	return nil
+}
+
+// memcpyAdjoint returns (creating once per module) the helper that, for n
+// bytes of elements of type t, adds dst' into src' (when src' is not null)
+// and clears dst'.
+func (r *reverseGen) memcpyAdjoint(t *types.FloatType) *ir.Func {
+	name := "__gozyme_memcpy_adjoint_" + typeSuffix(t)
+	for _, f := range r.m.Funcs {
+		if f.Name() == name {
+			return f
+		}
+	}
+	dst, src, n := ir.NewParam("dst", types.I8Ptr), ir.NewParam("src", types.I8Ptr), ir.NewParam("n", types.I64)
+	f := r.m.NewFunc(name, types.Void, dst, src, n)
+	f.Linkage = enum.LinkageInternal
+	entry, loop, body, done := f.NewBlock("entry"), f.NewBlock("loop"), f.NewBlock("body"), f.NewBlock("done")
+	pt := types.NewPointer(t)
+	d := entry.NewBitCast(dst, pt)
+	s := entry.NewBitCast(src, pt)
+	count := entry.NewUDiv(n, sizeOf(t))
+	hasSrc := entry.NewICmp(enum.IPredNE, src, constant.NewNull(types.I8Ptr))
+	entry.NewBr(loop)
+	i := loop.NewPhi(ir.NewIncoming(constant.NewInt(types.I64, 0), entry))
+	more := loop.NewICmp(enum.IPredULT, i, count)
+	loop.NewCondBr(more, body, done)
+	dp := body.NewGetElementPtr(t, d, i)
+	dv := body.NewLoad(t, dp)
+	body.NewStore(constant.NewFloat(t, 0), dp)
+	sp := body.NewGetElementPtr(t, s, i)
+	sv := body.NewSelect(hasSrc, sp, d) // with no source shadow, add into the cleared slot: a no-op
+	old := body.NewLoad(t, sv)
+	sum := body.NewFAdd(old, dv)
+	keep := body.NewSelect(hasSrc, sum, constant.NewFloat(t, 0))
+	body.NewStore(keep, sv)
+	next := body.NewAdd(i, constant.NewInt(types.I64, 1))
+	i.Incs = append(i.Incs, ir.NewIncoming(next, body))
+	body.NewBr(loop)
+	done.NewRet(nil)
+	return f
+}
+
+// callMallocZeroed emits malloc(sizeof(t) * count) + memset 0, returning the
+// typed pointer; instructions go to out.
+func (r *reverseGen) callMallocZeroed(out *[]ir.Instruction, t types.Type, count value.Value) ir.Instruction {
+	size := value.Value(sizeOf(t))
+	if count != nil {
+		c := count
+		if !types.Equal(c.Type(), types.I64) {
+			z := ir.NewZExt(c, types.I64)
+			*out = append(*out, z)
+			c = z
+		}
+		m := ir.NewMul(c, size)
+		*out = append(*out, m)
+		size = m
+	}
+	raw := ir.NewCall(declare(r.m, "malloc", types.I8Ptr, types.I64), size)
+	*out = append(*out, raw)
+	*out = append(*out, r.memsetZero(raw, size)...)
+	return ir.NewBitCast(raw, types.NewPointer(t))
+}
+
+// zeroFill returns instructions that zero count elements of type t at p.
+func (r *reverseGen) zeroFill(_ *[]ir.Instruction, p value.Value, t types.Type, count value.Value) []ir.Instruction {
+	return r.zeroFillInsts(p, t, count)
+}
+
+func (r *reverseGen) zeroFillInsts(p value.Value, t types.Type, count value.Value) []ir.Instruction {
+	var out []ir.Instruction
+	size := value.Value(sizeOf(t))
+	if count != nil {
+		c := count
+		if !types.Equal(c.Type(), types.I64) {
+			z := ir.NewZExt(c, types.I64)
+			out = append(out, z)
+			c = z
+		}
+		m := ir.NewMul(c, size)
+		out = append(out, m)
+		size = m
+	}
+	cast := ir.NewBitCast(p, types.I8Ptr)
+	out = append(out, cast)
+	return append(out, r.memsetZero(cast, size)...)
+}
+
+// memsetZero returns a call zeroing size bytes at p.
+func (r *reverseGen) memsetZero(p value.Value, size value.Value) []ir.Instruction {
+	var out []ir.Instruction
+	if !types.Equal(p.Type(), types.I8Ptr) {
+		c := ir.NewBitCast(p, types.I8Ptr)
+		out = append(out, c)
+		p = c
+	}
+	if !types.Equal(size.Type(), types.I64) {
+		z := ir.NewZExt(size, types.I64)
+		out = append(out, z)
+		size = z
+	}
+	ms := declare(r.m, "llvm.memset.p0i8.i64", types.Void, types.I8Ptr, types.I8, types.I64, types.I1)
+	return append(out, ir.NewCall(ms, p, constant.NewInt(types.I8, 0), size, constant.False))
+}
+
+// allocSize is the byte size an allocation call asked for.
+func (r *reverseGen) allocSize(c *ir.InstCall) value.Value {
+	switch calleeName(c) {
+	case "aligned_alloc":
+		return unwrapArg(c.Args[1])
+	}
+	return unwrapArg(c.Args[0])
+}
+
+func isFree(c *ir.InstCall) bool {
+	switch calleeName(c) {
+	case "free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm", "_ZdlPvSt11align_val_t", "_ZdaPvSt11align_val_t", "_ZdlPvmSt11align_val_t":
+		return true
+	}
+	return false
+}
+
+func isVectorOfFloat(t types.Type) bool {
+	v, ok := t.(*types.VectorType)
+	return ok && isFloat(v.ElemType)
+}
+
+// addAny adds two values of a float, vector or aggregate type.
+func addAny(blk *ir.Block, x, y value.Value, t types.Type) value.Value {
+	if isFloat(t) || isVectorOfFloat(t) {
+		return blk.NewFAdd(x, y)
+	}
+	return addAggregate(blk, x, y, t, nil)
+}
+
+// pointee is the element type a (possibly cast) pointer was derived from:
+// typed pointers carry the type analysis gozyme needs for bulk memory.
+func pointee(v value.Value) types.Type {
+	v = unwrapArg(v)
+	for {
+		var from value.Value
+		switch x := v.(type) {
+		case *ir.InstBitCast:
+			from = x.From
+		case *constant.ExprBitCast:
+			from = x.From
+		}
+		if from == nil {
+			break
+		}
+		if pt, ok := from.Type().(*types.PointerType); ok && !types.Equal(pt.ElemType, types.I8) {
+			return pt.ElemType
+		}
+		v = from
+	}
+	if pt, ok := v.Type().(*types.PointerType); ok {
+		return pt.ElemType
+	}
+	return nil
+}
+
+// floatElement returns the float type a memory region is made of, when it
+// is made of one float type only (arrays, vectors and structs of it).
+func floatElement(t types.Type) *types.FloatType {
+	switch t := t.(type) {
+	case *types.FloatType:
+		return t
+	case *types.ArrayType:
+		return floatElement(t.ElemType)
+	case *types.VectorType:
+		return floatElement(t.ElemType)
+	case *types.StructType:
+		var e *types.FloatType
+		for _, f := range t.Fields {
+			fe := floatElement(f)
+			if fe == nil || (e != nil && !types.Equal(fe, e)) {
+				return nil
+			}
+			e = fe
+		}
+		return e
+	}
+	return nil
+}
+
+func containsPointer(t types.Type) bool {
+	switch t := t.(type) {
+	case *types.PointerType:
+		return true
+	case *types.ArrayType:
+		return containsPointer(t.ElemType)
+	case *types.StructType:
+		for _, f := range t.Fields {
+			if containsPointer(f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// containsFloatBytes reports whether a region of type t (nil: unknown)
+// may hold floating point.
+func containsFloatBytes(t types.Type) bool {
+	if t == nil || types.Equal(t, types.I8) {
+		return true
+	}
+	return carriesFloat(t)
+}
