@@ -102,3 +102,20 @@ func run(t *testing.T, exe string) string {
 	}
 	return string(out)
 }
+
+// runLeakChecked runs a test program under valgrind's memcheck and fails on
+// invalid accesses or leaked memory (gradient caches, tapes and shadow
+// allocations must all be freed).
+func runLeakChecked(t *testing.T, exe string) string {
+	t.Helper()
+	vg, err := exec.LookPath("valgrind")
+	if err != nil {
+		t.Skip("valgrind is not installed")
+	}
+	out, err := exec.Command(vg, "--quiet", "--leak-check=full", "--errors-for-leak-kinds=definite,indirect,possible",
+		"--error-exitcode=99", exe).CombinedOutput()
+	if err != nil {
+		t.Fatalf("valgrind %s: %v\n%s", exe, err, out)
+	}
+	return string(out)
+}

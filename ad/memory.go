@@ -40,7 +40,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 		var sv value.Value
 		switch x := inst.(type) {
 		case *ir.InstPhi:
-			return nil, nil // shadow phis are built once every shadow exists
+			return nil, nil // declared up front (declareShadowPhis)
 		case *ir.InstAlloca:
 			if r.split {
 				// The reverse runs in another function: heap, not stack.
@@ -140,41 +140,39 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 	return out, nil
 }
 
-// buildShadowPhis creates the shadow of every shadowed pointer phi.
-func (r *reverseGen) buildShadowPhis() error {
+// declareShadowPhis creates, before the forward sweep is built, an empty
+// shadow for every shadowed pointer phi: other shadows may refer to them.
+func (r *reverseGen) declareShadowPhis() {
 	for _, b := range r.cfg.RPO {
-		head := r.fwdHead[b]
-		var phis []ir.Instruction
+		for _, inst := range b.Insts {
+			if p, ok := inst.(*ir.InstPhi); ok && r.act.hasShadow(p) {
+				sp := &ir.InstPhi{Typ: p.Typ}
+				r.shadow[p] = sp
+				r.blockOf[sp] = b
+			}
+		}
+	}
+}
+
+// fillShadowPhis gives every shadow phi the shadows of its phi's incomings,
+// once all shadows exist (phis feed each other around loops).
+func (r *reverseGen) fillShadowPhis() error {
+	for _, b := range r.cfg.RPO {
 		for _, inst := range b.Insts {
 			p, ok := inst.(*ir.InstPhi)
 			if !ok || !r.act.hasShadow(p) {
 				continue
 			}
-			incs := make([]*ir.Incoming, len(p.Incs))
-			for i, in := range p.Incs {
+			sp := r.shadow[p].(*ir.InstPhi)
+			for _, in := range p.Incs {
 				s, err := r.shadowOf(p, in.X)
 				if err != nil {
 					return err
 				}
-				incs[i] = ir.NewIncoming(s, in.Pred.(*ir.Block)) // predecessors are remapped with the block
+				// Predecessors are remapped with the rest of the block.
+				sp.Incs = append(sp.Incs, ir.NewIncoming(s, in.Pred.(*ir.Block)))
 			}
-			sp := ir.NewPhi(incs...)
-			sp.Typ = p.Typ
-			phis = append(phis, sp)
-			r.shadow[p] = sp
-			r.blockOf[sp] = b
 		}
-		if len(phis) == 0 {
-			continue
-		}
-		n := 0
-		for n < len(head.Insts) {
-			if _, ok := head.Insts[n].(*ir.InstPhi); !ok {
-				break
-			}
-			n++
-		}
-		head.Insts = append(head.Insts[:n], append(phis, head.Insts[n:]...)...)
 	}
 	return nil
 }

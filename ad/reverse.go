@@ -252,6 +252,7 @@ func (r *reverseGen) mapValue(v value.Value) value.Value {
 
 // forward clones the primal blocks into the forward sweep.
 func (r *reverseGen) forward() error {
+	r.declareShadowPhis()
 	for _, b := range r.cfg.RPO {
 		head, tail := r.fwdHead[b], r.fwdTail[b]
 		preds := r.cfg.Preds[b]
@@ -274,6 +275,9 @@ func (r *reverseGen) forward() error {
 			}
 			if _, ok := c.(*ir.InstPhi); ok {
 				phis = append(phis, c)
+				if sp, ok := r.shadow[inst.(value.Value)]; ok {
+					phis = append(phis, sp.(ir.Instruction))
+				}
 			} else {
 				rest = append(rest, c)
 			}
@@ -316,7 +320,7 @@ func (r *reverseGen) forward() error {
 			head.NewBr(tail) // replaced by the growth check when the loop caches values
 		}
 	}
-	if err := r.buildShadowPhis(); err != nil {
+	if err := r.fillShadowPhis(); err != nil {
 		return err
 	}
 	// Remap operands now that every value has its clone. Phi predecessors
