@@ -111,8 +111,9 @@ func pointerOperands(inst ir.Instruction) []value.Value {
 	return nil
 }
 
-// allocationBase follows a pointer back through GEPs, casts, phis and
-// selects to the allocations (allocas, malloc-like calls) it may point into.
+// allocationBases follows a pointer back through GEPs, casts, phis and
+// selects to the allocations (allocas, calls returning pointers) it may
+// point into.
 func allocationBases(v value.Value, seen map[value.Value]bool, out *[]value.Value) {
 	v = unwrapArg(v)
 	if seen[v] {
@@ -124,9 +125,9 @@ func allocationBases(v value.Value, seen map[value.Value]bool, out *[]value.Valu
 		*out = append(*out, x)
 		return
 	case *ir.InstCall:
-		if isAllocation(x) {
-			*out = append(*out, x)
-		}
+		// Fresh allocations, and pointers returned by other calls: either
+		// way the call's result is where its shadow has to come from.
+		*out = append(*out, x)
 		return
 	case ir.Instruction:
 		for _, p := range pointerOperands(x) {
@@ -150,7 +151,10 @@ func isAllocation(c *ir.InstCall) bool {
 
 // analyzeActivity computes activity for f given its active parameters
 // (floats with Out, pointers with Dup) and whether its return is active.
-func analyzeActivity(f *ir.Func, acts []Activity, retActive bool, passes func(*ir.InstCall) bool) *activity {
+//
+// retShadow asks for a shadow of the returned pointer (the caller stores
+// derivatives through it).
+func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func(*ir.InstCall) bool) *activity {
 	a := &activity{varied: map[value.Value]bool{}, useful: map[value.Value]bool{}, shadowed: map[value.Value]bool{}}
 	for i, p := range f.Params {
 		switch acts[i] {
@@ -160,17 +164,35 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive bool, passes func(*i
 			a.shadowed[p] = true
 		}
 	}
-	markBases := func(ptr value.Value) bool {
+	var markBases func(ptr value.Value) bool
+	markBases = func(ptr value.Value) bool {
 		var bases []value.Value
 		allocationBases(ptr, map[value.Value]bool{}, &bases)
 		changed := false
 		for _, b := range bases {
-			if !a.shadowed[b] {
-				a.shadowed[b] = true
-				changed = true
+			if a.shadowed[b] {
+				continue
+			}
+			a.shadowed[b] = true
+			changed = true
+			// A pointer returned by a call (not a fresh allocation) may
+			// point into the memory of its pointer arguments.
+			if c, ok := b.(*ir.InstCall); ok && !isAllocation(c) {
+				for _, arg := range c.Args {
+					if types.IsPointer(arg.Type()) {
+						markBases(arg)
+					}
+				}
 			}
 		}
 		return changed
+	}
+	if retShadow {
+		for _, b := range f.Blocks {
+			if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil {
+				markBases(r.X)
+			}
+		}
 	}
 	// Forward: varied values and shadowed pointers, together.
 	for changed := true; changed; {
@@ -216,6 +238,16 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive bool, passes func(*i
 				v, ok := inst.(value.Value)
 				if !ok {
 					continue
+				}
+				if call, ok := inst.(*ir.InstCall); ok && types.IsPointer(v.Type()) && passes(call) {
+					// A pointer returned from a call that was given shadowed
+					// pointers may point into their memory.
+					for _, arg := range call.Args {
+						if a.shadowed[unwrapArg(arg)] {
+							set(a.shadowed, v)
+							break
+						}
+					}
 				}
 				if types.IsPointer(v.Type()) {
 					for _, p := range pointerOperands(inst) {

@@ -20,6 +20,25 @@ type differ struct {
 	inactive map[*ir.Func]bool
 	grads    map[string]*ir.Func   // combined gradients, by generated name
 	splits   map[string]*splitGrad // augmented forward/reverse pairs, by name
+	prep     map[*ir.Func]*ir.Func // functions as AD sees them (see prepared)
+}
+
+// prepared returns f as the AD engine differentiates it: f itself, or, when
+// f has invokes, a copy without exception edges (derivatives are for runs
+// that do not throw).
+func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
+	if p, ok := d.prep[f]; ok {
+		return p, nil
+	}
+	p := f
+	if irutil.HasInvoke(f) {
+		var err error
+		if p, err = irutil.CloneWithoutUnwind(f); err != nil {
+			return nil, errorAt(f, nil, "%v", err)
+		}
+	}
+	d.prep[f] = p
+	return p, nil
 }
 
 // Differentiate replaces every Enzyme entry-point call in m by a call of a
@@ -30,7 +49,7 @@ func Differentiate(m *ir.Module) (int, error) {
 	if err != nil || len(roots) == 0 {
 		return 0, err
 	}
-	d := &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{}}
+	d := &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{}, prep: map[*ir.Func]*ir.Func{}}
 	for _, rt := range roots {
 		if err := d.lower(rt); err != nil {
 			return 0, err
@@ -291,7 +310,11 @@ func (d *differ) gradient(f *ir.Func, acts []Activity) (*ir.Func, error) {
 	if g, ok := d.grads[name]; ok {
 		return g, nil
 	}
-	r, err := newReverseGen(d, f, acts, carriesFloat(f.Sig.RetType), false, name)
+	pf, err := d.prepared(f)
+	if err != nil {
+		return nil, err
+	}
+	r, err := newReverseGen(d, pf, acts, carriesFloat(f.Sig.RetType), false, false, name)
 	if err != nil {
 		return nil, err
 	}

@@ -44,8 +44,8 @@ func parseIR(t *testing.T, src string) *ir.Module {
 func TestLoopInvariantNotCachedPerIteration(t *testing.T) {
 	m := parseIR(t, loopInvariantIR)
 	f := m.Funcs[0]
-	d := &differ{m: m, inactive: map[*ir.Func]bool{}, grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{}}
-	r, err := newReverseGen(d, f, []Activity{Out, Const}, true, false, "grad_f")
+	d := &differ{m: m, inactive: map[*ir.Func]bool{}, grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{}, prep: map[*ir.Func]*ir.Func{}}
+	r, err := newReverseGen(d, f, []Activity{Out, Const}, true, false, false, "grad_f")
 	if err != nil {
 		t.Fatal(err)
 	}

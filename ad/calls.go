@@ -23,7 +23,8 @@ func (r *reverseGen) definedCallee(call *ir.InstCall) (*ir.Func, bool) {
 // into memory that holds derivatives.
 func (r *reverseGen) callsDerivative(call *ir.InstCall) bool {
 	_, ok := r.definedCallee(call)
-	return ok && (r.act.active(call) || r.act.callTouchesActiveMemory(call, r.passes))
+	return ok && (r.act.active(call) || r.act.callTouchesActiveMemory(call, r.passes) ||
+		(types.IsPointer(call.Typ) && r.act.hasShadow(call)))
 }
 
 // calleeActs is the activity of the callee's parameters at this call.
@@ -45,10 +46,8 @@ func (r *reverseGen) calleeActs(call *ir.InstCall) []Activity {
 func (r *reverseGen) calleeSplit(call *ir.InstCall) (*splitGrad, []Activity, error) {
 	f, _ := r.definedCallee(call)
 	acts := r.calleeActs(call)
-	if types.IsPointer(f.Sig.RetType) && r.act.hasShadow(call) {
-		return nil, nil, errorAt(r.f, call, "calls returning pointers into memory with derivatives (%s) are not supported yet", describe(call))
-	}
-	sg, err := r.d.splitGradient(f, acts, r.act.active(call))
+	retShadow := types.IsPointer(f.Sig.RetType) && r.act.hasShadow(call)
+	sg, err := r.d.splitGradient(f, acts, r.act.active(call), retShadow)
 	return sg, acts, err
 }
 
@@ -78,11 +77,20 @@ func (r *reverseGen) augmentCall(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 		return []ir.Instruction{aug}, nil
 	}
 	y := ir.NewExtractValue(aug, 0)
-	tape := ir.NewExtractValue(aug, 1)
+	insts := []ir.Instruction{aug, y}
+	tapeField := uint64(1)
+	if sg.retShadow {
+		s := ir.NewExtractValue(aug, 1)
+		insts = append(insts, s)
+		r.shadow[call] = s
+		r.blockOf[s] = b
+		tapeField = 2
+	}
+	tape := ir.NewExtractValue(aug, tapeField)
 	r.vmap[call] = y
 	r.tapes[call] = tape
 	r.blockOf[tape] = b
-	return []ir.Instruction{aug, y, tape}, nil
+	return append(insts, tape), nil
 }
 
 // reverseCall emits the reverse of a differentiated call: the callee's

@@ -48,6 +48,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			} else {
 				a := ir.NewAlloca(x.ElemType)
 				a.NElems = x.NElems
+				a.Align = x.Align
 				r.allocas.Insts = append(r.allocas.Insts, a)
 				sv = a
 				out = append(out, r.zeroFill(&out, a, x.ElemType, x.NElems)...)
@@ -98,7 +99,9 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			if err != nil {
 				return nil, err
 			}
-			sv = emit(ir.NewLoad(x.ElemType, src))
+			ld := ir.NewLoad(x.ElemType, src)
+			ld.Align = x.Align
+			sv = emit(ld)
 		default:
 			return nil, errorAt(r.f, inst, "cannot build the shadow of %s", describe(inst))
 		}
@@ -120,7 +123,9 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 					return nil, err
 				}
 			}
-			out = append(out, ir.NewStore(src, dst))
+			st := ir.NewStore(src, dst)
+			st.Align = x.Align
+			out = append(out, st)
 		}
 	case *ir.InstCall:
 		if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && containsPointer(pointee(x.Args[1])) {
@@ -207,7 +212,9 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			return true, err
 		}
 		old := blk.NewLoad(x.ElemType, sp)
-		blk.NewStore(addAny(blk, old, d, x.ElemType), sp)
+		old.Align = x.Align // the shadow has the primal's layout and alignment
+		st := blk.NewStore(addAny(blk, old, d, x.ElemType), sp)
+		st.Align = x.Align
 		return true, nil
 	case *ir.InstStore:
 		if !r.act.hasShadow(x.Dst) || !carriesFloat(x.Src.Type()) {
@@ -219,7 +226,8 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			return true, err
 		}
 		ds := blk.NewLoad(t, sp)
-		blk.NewStore(zeroOf(t), sp)
+		ds.Align = x.Align
+		blk.NewStore(zeroOf(t), sp).Align = x.Align
 		if r.act.active(x.Src) {
 			if isFloat(t) || isVectorOfFloat(t) {
 				r.accumulate(blk, x.Src, ds)
@@ -253,8 +261,20 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			if err != nil {
 				return true, err
 			}
-			// The reverse of the allocation is the last use of its shadow.
-			blk.NewCall(r.libc("free"), blk.NewBitCast(sp, types.I8Ptr))
+			// The reverse of the allocation is the last use of its shadow,
+			// which was allocated the same way: release it the same way.
+			raw := blk.NewBitCast(sp, types.I8Ptr)
+			switch name := calleeName(x); name {
+			case "_Znwm", "_Znam":
+				del := map[string]string{"_Znwm": "_ZdlPv", "_Znam": "_ZdaPv"}[name]
+				blk.NewCall(declare(r.m, del, types.Void, types.I8Ptr), raw)
+			case "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t":
+				del := map[string]string{"_ZnwmSt11align_val_t": "_ZdlPvSt11align_val_t", "_ZnamSt11align_val_t": "_ZdaPvSt11align_val_t"}[name]
+				align := r.lookup(blk, at, x.Args[1])
+				blk.NewCall(declare(r.m, del, types.Void, types.I8Ptr, align.Type()), raw, align)
+			default:
+				blk.NewCall(r.libc("free"), raw)
+			}
 			return true, nil
 		case isFree(x):
 			return true, nil

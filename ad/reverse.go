@@ -67,6 +67,7 @@ type reverseGen struct {
 	isCache               map[*ir.InstAlloca]bool     // slots the reverse reads from the forward (the tape)
 	retIdx                *ir.InstAlloca              // split mode: which return the forward took
 	rets                  []*ir.Block                 // primal blocks that return
+	retShadow             bool                        // split mode: the forward also returns the shadow of its result
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -89,7 +90,7 @@ type loopBuf struct {
 // activities. In split mode the result is later cut into an augmented
 // forward function and a reverse function that share a tape (see split.go);
 // otherwise it is one combined function named name, added to the module.
-func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, split bool, name string) (*reverseGen, error) {
+func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow, split bool, name string) (*reverseGen, error) {
 	cfg, err := irutil.NewCFG(f)
 	if err != nil {
 		return nil, errorAt(f, nil, "%v", err)
@@ -100,7 +101,8 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, split bool
 		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{}, entryCount: map[*ir.Block]*ir.InstLoad{},
 		shadow:     map[value.Value]value.Value{},
 		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}}
-	r.act = analyzeActivity(f, acts, retActive, d.passes)
+	r.act = analyzeActivity(f, acts, retActive, retShadow, d.passes)
+	r.retShadow = retShadow
 
 	// The generated signature: primal parameters (shadows after Dup ones),
 	// then the return seed; returns the adjoints of the Out parameters.

@@ -22,9 +22,10 @@ import (
 type splitGrad struct {
 	aug, rev  *ir.Func
 	retActive bool
+	retShadow bool // aug returns {ret, shadow of ret, tape}
 }
 
-func splitName(prefix string, f *ir.Func, acts []Activity, retActive bool) string {
+func splitName(prefix string, f *ir.Func, acts []Activity, retActive, retShadow bool) string {
 	var sb strings.Builder
 	sb.WriteString(prefix)
 	sb.WriteString(f.Name())
@@ -35,14 +36,17 @@ func splitName(prefix string, f *ir.Func, acts []Activity, retActive bool) strin
 	if retActive {
 		sb.WriteString("_r")
 	}
+	if retShadow {
+		sb.WriteString("_s")
+	}
 	return sb.String()
 }
 
 // splitGradient returns the augmented forward and reverse functions of f,
 // creating them on first use. Their shells are registered before their
 // bodies are generated, so recursion finds them.
-func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive bool) (*splitGrad, error) {
-	augName := splitName("__gozyme_aug_", f, acts, retActive)
+func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive, retShadow bool) (*splitGrad, error) {
+	augName := splitName("__gozyme_aug_", f, acts, retActive, retShadow)
 	if s, ok := d.splits[augName]; ok {
 		return s, nil
 	}
@@ -57,7 +61,10 @@ func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive bool) (*sp
 		return ps
 	}
 	var augRet types.Type = types.I8Ptr
-	if !types.Equal(f.Sig.RetType, types.Void) {
+	switch {
+	case retShadow:
+		augRet = types.NewStruct(f.Sig.RetType, f.Sig.RetType, types.I8Ptr)
+	case !types.Equal(f.Sig.RetType, types.Void):
 		augRet = types.NewStruct(f.Sig.RetType, types.I8Ptr)
 	}
 	aug := d.m.NewFunc(augName, augRet, params()...)
@@ -73,26 +80,32 @@ func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive bool) (*sp
 		revParams = append(revParams, ir.NewParam("dret", f.Sig.RetType))
 	}
 	revParams = append(revParams, ir.NewParam("tape", types.I8Ptr))
-	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive), outsType(outs), revParams...)
+	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive, retShadow), outsType(outs), revParams...)
 	rev.Linkage = enum.LinkageInternal
-	s := &splitGrad{aug: aug, rev: rev, retActive: retActive}
+	s := &splitGrad{aug: aug, rev: rev, retActive: retActive, retShadow: retShadow}
 	d.splits[augName] = s
 
-	r, err := newReverseGen(d, f, acts, retActive, true, augName)
+	pf, err := d.prepared(f)
+	if err != nil {
+		return nil, err
+	}
+	r, err := newReverseGen(d, pf, acts, retActive, retShadow, true, augName)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := r.generate(); err != nil {
 		return nil, err
 	}
-	r.cut(aug, rev)
+	if err := r.cut(aug, rev); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
 // cut moves the blocks of the generated (combined-layout) function into the
 // augmented forward and reverse functions, turning every cache slot into a
 // field of the tape.
-func (r *reverseGen) cut(aug, rev *ir.Func) {
+func (r *reverseGen) cut(aug, rev *ir.Func) error {
 	g := r.g
 	if len(r.rets) > 1 {
 		r.retIdx = r.newCacheSlot(types.I32, nil)
@@ -185,7 +198,16 @@ func (r *reverseGen) cut(aug, rev *ir.Func) {
 			continue
 		}
 		agg := tail.NewInsertValue(constant.NewUndef(aug.Sig.RetType), r.mapValue(ret.X), 0)
-		tail.NewRet(tail.NewInsertValue(agg, raw, 1))
+		tapeField := uint64(1)
+		if r.retShadow {
+			sv, err := r.shadowOf(ret, ret.X)
+			if err != nil {
+				return err
+			}
+			agg = tail.NewInsertValue(agg, sv, 1)
+			tapeField = 2
+		}
+		tail.NewRet(tail.NewInsertValue(agg, raw, tapeField))
 	}
 	aug.Blocks = []*ir.Block{augEntry}
 	var revBlocks []*ir.Block
@@ -249,4 +271,5 @@ func (r *reverseGen) cut(aug, rev *ir.Func) {
 	if r.dret != nil {
 		irutil.ReplaceAllUses(rev, r.dret, rev.Params[nArgs])
 	}
+	return nil
 }

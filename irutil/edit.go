@@ -70,6 +70,18 @@ func ReplaceAllUses(f *ir.Func, old, new value.Value) {
 // The copy keeps the original's name, flags and attributes, and drops its
 // metadata (debug locations belong to the original function).
 func CloneInst(inst ir.Instruction, remap func(value.Value) value.Value) (ir.Instruction, error) {
+	out, err := cloneKeepMetadata(inst, remap)
+	if err != nil {
+		return nil, err
+	}
+	if md := reflect.ValueOf(out).Elem().FieldByName("Metadata"); md.IsValid() && md.CanSet() {
+		md.Set(reflect.Zero(md.Type()))
+	}
+	return out, nil
+}
+
+// cloneKeepMetadata is CloneInst keeping the instruction's metadata.
+func cloneKeepMetadata(inst ir.Instruction, remap func(value.Value) value.Value) (ir.Instruction, error) {
 	orig := reflect.ValueOf(inst)
 	if orig.Kind() != reflect.Ptr {
 		return nil, fmt.Errorf("cannot clone %T", inst)
@@ -91,18 +103,7 @@ func CloneInst(inst ir.Instruction, remap func(value.Value) value.Value) (ir.Ins
 	case *ir.InstGetElementPtr:
 		x.Indices = append([]value.Value(nil), x.Indices...)
 	}
-	if md := cp.Elem().FieldByName("Metadata"); md.IsValid() && md.CanSet() {
-		md.Set(reflect.Zero(md.Type()))
-	}
-	if u, ok := out.(interface{ Operands() []*value.Value }); ok {
-		for _, op := range u.Operands() {
-			if a, ok := (*op).(*ir.Arg); ok {
-				a.Value = remap(a.Value)
-			} else {
-				*op = remap(*op)
-			}
-		}
-	}
+	remapOperands(out, remap)
 	return out, nil
 }
 

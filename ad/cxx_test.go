@@ -1,0 +1,87 @@
+package ad
+
+import "testing"
+
+const cxxPrelude = `
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+#include <array>
+#include <algorithm>
+extern int enzyme_dup, enzyme_const, enzyme_out;
+void __enzyme_autodiff(void *, ...);
+static int failures;
+static void check(const char *what, double got, double want, double tol = 1e-6) {
+	double err = std::fabs(got - want) / std::fmax(1.0, std::fabs(want));
+	if (!(err <= tol)) { std::printf("FAIL %s: got %.17g want %.17g\n", what, got, want); failures++; }
+}
+template <class F> static void fdcheck(const char *name, F f, double *x, int n, const double *grad) {
+	for (int i = 0; i < n; i++) {
+		double save = x[i], h = 1e-6 * std::fmax(1, std::fabs(save));
+		x[i] = save + h; double fp = f(x, n);
+		x[i] = save - h; double fm = f(x, n);
+		x[i] = save;
+		char what[64]; std::snprintf(what, sizeof what, "%s[%d]", name, i);
+		check(what, grad[i], (fp - fm) / (2 * h));
+	}
+}
+`
+
+func TestCXX(t *testing.T) {
+	src := cxxPrelude + `
+/* A chain of springs held in a std::vector that grows, is copied and iterated. */
+struct Spring { double k, rest; };
+__attribute__((noinline)) double chain(double *x, int n) {
+	std::vector<double> pos;
+	for (int i = 0; i < n; i++) pos.push_back(x[i]);
+	std::vector<Spring> springs;
+	for (int i = 0; i + 1 < n; i++) springs.push_back(Spring{1.0 + 0.1 * i, 0.5});
+	std::vector<double> copy = pos;
+	double e = 0;
+	for (size_t i = 0; i < springs.size(); i++) {
+		double d = copy[i + 1] - copy[i] - springs[i].rest;
+		e += 0.5 * springs[i].k * d * d;
+	}
+	return e;
+}
+
+/* Classes, templates, std::array and a lambda. */
+template <class T, size_t N> struct Poly {
+	std::array<T, N> c;
+	T operator()(T x) const { T s = 0; for (size_t i = N; i-- > 0;) s = s * x + c[i]; return s; }
+};
+__attribute__((noinline)) double fit(double *x, int n) {
+	Poly<double, 3> p{{x[0], x[1], x[2]}};
+	auto sq = [](double v) { return v * v; };
+	double s = 0;
+	for (int i = 3; i < n; i++) s += sq(p(0.1 * i) - x[i]);
+	std::array<double, 4> a{};
+	for (int i = 0; i < 4; i++) a[i] = std::sin(x[i]);
+	return s + *std::max_element(a.begin(), a.end());
+}
+
+int main() {
+	const int N = 7;
+	double x[N];
+	for (int i = 0; i < N; i++) x[i] = 0.2 + 0.31 * i - 0.02 * i * i;
+	{
+		double dx[N] = {0}, xc[N];
+		std::memcpy(xc, x, sizeof x);
+		__enzyme_autodiff((void *)chain, enzyme_dup, xc, dx, enzyme_const, N);
+		fdcheck("chain", chain, x, N, dx);
+	}
+	{
+		double dx[N] = {0}, xc[N];
+		std::memcpy(xc, x, sizeof x);
+		__enzyme_autodiff((void *)fit, enzyme_dup, xc, dx, enzyme_const, N);
+		fdcheck("fit", fit, x, N, dx);
+	}
+	return failures != 0;
+}
+`
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildCXX(t, src, o)) })
+	}
+	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildCXX(t, src, "2")) })
+}
