@@ -224,6 +224,9 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 					}
 					continue
 				case *ir.InstCall:
+					if isMaskedStore(x) && a.varied[unwrapArg(x.Args[0])] && markBases(x.Args[1]) {
+						changed = true
+					}
 					if a.callTouchesActiveMemory(x, passes) {
 						for _, arg := range x.Args {
 							if types.IsPointer(arg.Type()) && markBases(arg) {

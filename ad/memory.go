@@ -252,6 +252,9 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		}
 		return true, nil
 	case *ir.InstCall:
+		if handled, err := r.reverseMasked(blk, at, x); handled {
+			return true, err
+		}
 		switch {
 		case isAllocation(x):
 			if !r.act.hasShadow(x) {

@@ -205,7 +205,28 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 	r.finishExit()
 	r.finishLoops()
 	r.allocas.NewBr(r.fwdHead[f.Blocks[0]])
+	setMinimalAlignment(g)
 	return g, nil
+}
+
+// setMinimalAlignment gives every load and store gozyme generated (those
+// without an explicit alignment) align 8: caches live in malloc'd buffers and
+// tapes, which do not have the natural alignment of 32-byte vectors.
+func setMinimalAlignment(g *ir.Func) {
+	for _, b := range g.Blocks {
+		for _, inst := range b.Insts {
+			switch x := inst.(type) {
+			case *ir.InstLoad:
+				if x.Align == 0 {
+					x.Align = 8
+				}
+			case *ir.InstStore:
+				if x.Align == 0 {
+					x.Align = 8
+				}
+			}
+		}
+	}
 }
 
 // reverseEntries returns, for split mode, the reverse blocks of the returns.

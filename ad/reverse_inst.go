@@ -113,6 +113,9 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 		if r.callsDerivative(x) {
 			return blk, r.reverseCall(blk, at, x, d)
 		}
+		if r.reverseReduction(blk, at, x, d) {
+			break
+		}
 		callee, _ := x.Callee.(*ir.Func)
 		if callee == nil {
 			return blk, errorAt(r.f, inst, "indirect call %s carries derivatives", describe(inst))

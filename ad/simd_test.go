@@ -1,0 +1,63 @@
+package ad
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestSIMD(t *testing.T) {
+	src := memoryPrelude + `
+__attribute__((noinline)) double dotv(double *x, int n) {
+	double s = 0;
+	for (int i = 0; i < n; i++) s += x[i] * x[n - 1 - i];
+	return s;
+}
+__attribute__((noinline)) double maxv(double *x, int n) {
+	double m = -1e300;
+	for (int i = 0; i < n; i++) m = x[i] * x[i] > m ? x[i] * x[i] : m;
+	return m;
+}
+__attribute__((noinline)) double prodv(double *x, int n) {
+	double p = 1;
+	for (int i = 0; i < n; i++) p *= 1 + 0.1 * x[i];
+	return p;
+}
+__attribute__((noinline)) void scale(double *out, const double *x, int n) {
+	for (int i = 0; i < n; i++) if (x[i] > 0.5) out[i] = x[i] * x[i] * 3; 
+}
+static double scale_sum(double *x, int n) {
+	double out[64] = {0};
+	scale(out, x, n);
+	double s = 0;
+	for (int i = 0; i < n; i++) s += out[i] * (i + 1);
+	return s;
+}
+int main(void) {
+	enum { N = 37 };
+	double x[N];
+	for (int i = 0; i < N; i++) x[i] = 0.1 + 0.05 * i - 0.003 * i * i;
+#define GRADCHECK(f) do { \
+		double xc[N], dx[N] = {0}; \
+		memcpy(xc, x, sizeof x); \
+		__enzyme_autodiff((void *)f, enzyme_dup, xc, dx, enzyme_const, N); \
+		fdcheck(#f, f, x, N, dx); \
+	} while (0)
+	GRADCHECK(dotv);
+	GRADCHECK(maxv);
+	GRADCHECK(prodv);
+	GRADCHECK(scale_sum);
+	return failures != 0;
+}
+`
+	variants := [][]string{{"-ffast-math"}}
+	if cpu, err := os.ReadFile("/proc/cpuinfo"); err == nil && strings.Contains(string(cpu), " avx2") {
+		variants = append(variants, []string{"-ffast-math", "-mavx2"})
+	}
+	for _, flags := range variants {
+		t.Run(strings.Join(flags, ""), func(t *testing.T) {
+			exe := buildC(t, src, "3", flags...)
+			run(t, exe)
+		})
+	}
+}
