@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/llir/llvm v0.3.6
+	github.com/mattn/go-shellwords v1.0.12
 	golang.org/x/sync v0.10.0
 )
 

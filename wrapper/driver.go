@@ -1,0 +1,101 @@
+// Package wrapper is the compiler driver behind gozyme-cc and gozyme-c++:
+// it runs clang-14 (clang++-14) exactly as the user asked, except that
+// every object file it makes is a fat object (the module's pre-optimization
+// bitcode embedded in SHF_EXCLUDE sections) and every link goes through
+// gozyme-ld.
+package wrapper
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"github.com/mattn/go-shellwords"
+
+	"github.com/gozyme/gozyme/toolchains"
+)
+
+// Languages Main accepts: the driver it wraps.
+const (
+	LangC   = "c"   // gozyme-cc wraps clang-14
+	LangCXX = "c++" // gozyme-c++ wraps clang++-14
+)
+
+// driver is one wrapper invocation.
+type driver struct {
+	prog  string // gozyme-cc or gozyme-c++, for error messages
+	clang string // path of clang-14 or clang++-14
+}
+
+// Main runs the wrapper for lang (LangC or LangCXX) on args (os.Args[1:])
+// and returns the exit status: clang's own, or 1 after an error of the
+// wrapper's, reported as "gozyme-cc: error: ...".
+func Main(lang string, args []string) int {
+	d := &driver{prog: "gozyme-cc"}
+	tool := "clang"
+	switch lang {
+	case LangC:
+	case LangCXX:
+		d.prog, tool = "gozyme-c++", "clang++"
+	default:
+		return d.fail(fmt.Errorf("unknown language %q (want %q or %q)", lang, LangC, LangCXX))
+	}
+	path, err := toolchains.Tool(tool)
+	if err != nil {
+		return d.fail(err)
+	}
+	d.clang = path
+	extra, err := shellwords.Parse(os.Getenv("GOZYME_FLAGS"))
+	if err != nil {
+		return d.fail(fmt.Errorf("GOZYME_FLAGS: %v", err))
+	}
+	// GOZYME_FLAGS go to every compiler invocation, so they take part in
+	// classification too (GOZYME_FLAGS=-O2 changes the -O level).
+	orig := append(append([]string(nil), args...), extra...)
+	expanded := ExpandResponseFiles(orig)
+	cmd := Classify(expanded)
+	var code int
+	switch cmd.Mode {
+	case Compile:
+		code, err = d.compile(orig, expanded, cmd)
+	case CompileAndLink:
+		code, err = d.compileAndLink(expanded, cmd)
+	case Link:
+		code, err = d.link(orig, cmd)
+	default:
+		err = d.exec(orig)
+	}
+	if err != nil {
+		return d.fail(err)
+	}
+	return code
+}
+
+// fail reports one of the wrapper's own errors the way a compiler does.
+func (d *driver) fail(err error) int {
+	fmt.Fprintf(os.Stderr, "%s: error: %v\n", d.prog, err)
+	return 1
+}
+
+// exec replaces the wrapper by clang with args, so that everything clang
+// prints, reads and exits with is exactly its own.
+func (d *driver) exec(args []string) error {
+	argv := append([]string{d.clang}, args...)
+	toolchains.LogCommand(argv)
+	err := syscall.Exec(d.clang, argv, os.Environ())
+	return fmt.Errorf("running %s: %v", d.clang, err)
+}
+
+// run runs clang with args and the caller's stdio. A clang failure is
+// returned as its exit status (clang has reported it); a failure to run
+// clang at all is an error.
+func (d *driver) run(args []string, env []string) (int, error) {
+	err := toolchains.Interactive(d.clang, args, env)
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return 1, fmt.Errorf("running %s: %v", d.clang, err)
+	}
+	return toolchains.ExitCode(err), nil
+}

@@ -1,0 +1,121 @@
+package wrapper
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// link runs a link command line with gozyme-ld as clang's linker. The
+// linker clang would have used goes to gozyme-ld in GOZYME_REAL_LD, the
+// line's last -O level in GOZYME_OPT_LEVEL.
+func (d *driver) link(args []string, cmd *Command) (int, error) {
+	ld, err := gozymeLD()
+	if err != nil {
+		return 1, err
+	}
+	real, err := d.realLinker(cmd)
+	if err != nil {
+		return 1, err
+	}
+	env := append(os.Environ(), "GOZYME_REAL_LD="+real)
+	if cmd.OptGiven {
+		env = append(env, "GOZYME_OPT_LEVEL="+cmd.OptLevel)
+	}
+	args = append(append([]string(nil), args...), "--ld-path="+ld)
+	return d.run(args, env)
+}
+
+// gozymeLD finds gozyme-ld beside the running executable (symlinks
+// resolved), else on PATH.
+func gozymeLD() (string, error) {
+	self, err := os.Executable()
+	if err == nil {
+		if r, err := filepath.EvalSymlinks(self); err == nil {
+			self = r
+		}
+		p := filepath.Join(filepath.Dir(self), "gozyme-ld")
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("gozyme-ld")
+	if err != nil {
+		return "", fmt.Errorf("cannot find gozyme-ld beside %s or on PATH", self)
+	}
+	return p, nil
+}
+
+// realLinker returns the linker clang itself would run for cmd: the last
+// --ld-path, else the one -fuse-ld names, else the default ld, looked up
+// the way clang does (its program paths, -B, --gcc-toolchain, target).
+func (d *driver) realLinker(cmd *Command) (string, error) {
+	var ldPath, fuseLD, fuseArg string
+	var lookup []string // options that change where clang finds programs
+	for _, it := range cmd.Items {
+		if it.Kind != Flag {
+			continue
+		}
+		a := it.Args[0]
+		switch {
+		case strings.HasPrefix(a, "--ld-path="):
+			ldPath = a[len("--ld-path="):]
+		case strings.HasPrefix(a, "-fuse-ld="):
+			fuseLD, fuseArg = a[len("-fuse-ld="):], a
+		case a == "-fuse-ld":
+			fuseLD, fuseArg = "", a
+		case strings.HasPrefix(a, "-B"), strings.HasPrefix(a, "--prefix"),
+			strings.HasPrefix(a, "--gcc-toolchain="), a == "-gcc-toolchain",
+			a == "-target", strings.HasPrefix(a, "--target="),
+			strings.HasPrefix(a, "--sysroot"):
+			lookup = append(lookup, it.Args...)
+		}
+	}
+	if ldPath != "" {
+		if strings.ContainsRune(ldPath, '/') {
+			return ldPath, nil
+		}
+		if p, ok := d.programPath(lookup, ldPath); ok {
+			return p, nil
+		}
+		return "", fmt.Errorf("cannot find the linker given by --ld-path=%s", ldPath)
+	}
+	name := "ld"
+	if fuseLD != "" && fuseLD != "ld" {
+		if filepath.IsAbs(fuseLD) {
+			return fuseLD, nil
+		}
+		name = "ld." + fuseLD
+	}
+	if p, ok := d.programPath(lookup, name); ok {
+		return p, nil
+	}
+	if name == "ld" {
+		return "/usr/bin/ld", nil
+	}
+	return "", errors.New("invalid linker name in argument '" + fuseArg + "'")
+}
+
+// programPath asks clang where it finds the program name
+// (-print-prog-name), and checks that the answer is executable.
+func (d *driver) programPath(lookup []string, name string) (string, bool) {
+	args := append(append([]string(nil), lookup...), "-print-prog-name="+name)
+	out, err := exec.Command(d.clang, args...).Output()
+	if err != nil {
+		return "", false
+	}
+	p := strings.TrimSpace(string(out))
+	if p == "" {
+		return "", false
+	}
+	if found, err := exec.LookPath(p); err == nil {
+		if abs, err := filepath.Abs(found); err == nil {
+			return abs, true
+		}
+		return found, true
+	}
+	return "", false
+}
