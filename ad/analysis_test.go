@@ -99,3 +99,70 @@ func findValue(f *ir.Func, name string) value.Value {
 	}
 	panic("no value %" + name)
 }
+
+// In a loop that only reads memory, nothing is cached per iteration: the
+// index is recomputed from the iteration counter and x[i] is loaded again.
+// Once the loop also writes x, the loaded values must be cached.
+const readOnlyLoopIR = `
+define double @sumsq(double* %x, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %s = phi double [ 0.0, %entry ], [ %s.next, %loop ]
+  %p = getelementptr inbounds double, double* %x, i64 %i
+  %v = load double, double* %p, align 8
+  %sq = fmul double %v, %v
+  %s.next = fadd double %s, %sq
+  %i.next = add nuw nsw i64 %i, 1
+  %c = icmp ult i64 %i.next, %n
+  br i1 %c, label %loop, label %exit
+exit:
+  ret double %s.next
+}
+
+define double @square_in_place(double* %x, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %s = phi double [ 0.0, %entry ], [ %s.next, %loop ]
+  %p = getelementptr inbounds double, double* %x, i64 %i
+  %v = load double, double* %p, align 8
+  %sq = fmul double %v, %v
+  store double %sq, double* %p, align 8
+  %s.next = fadd double %s, %sq
+  %i.next = add nuw nsw i64 %i, 1
+  %c = icmp ult i64 %i.next, %n
+  br i1 %c, label %loop, label %exit
+exit:
+  ret double %s.next
+}
+`
+
+func loopCaches(t *testing.T, m *ir.Module, f *ir.Func, acts []Activity) []string {
+	t.Helper()
+	d := &differ{m: m, inactive: map[*ir.Func]bool{}, grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{}, prep: map[*ir.Func]*ir.Func{}}
+	r, err := newReverseGen(d, f, acts, true, false, false, "grad_"+f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.generate(); err != nil {
+		t.Fatal(err)
+	}
+	var cached []string
+	for _, b := range r.loops[r.cfg.Loops[0]].bufs {
+		cached = append(cached, b.elem.String())
+	}
+	return cached
+}
+
+func TestRecomputeInsteadOfCache(t *testing.T) {
+	m := parseIR(t, readOnlyLoopIR)
+	if c := loopCaches(t, m, m.Funcs[0], []Activity{Dup, Const}); len(c) != 0 {
+		t.Errorf("read-only loop caches %v per iteration, want nothing", c)
+	}
+	if c := loopCaches(t, m, m.Funcs[1], []Activity{Dup, Const}); len(c) != 1 || c[0] != "double" {
+		t.Errorf("in-place loop caches %v per iteration, want exactly the loaded double", c)
+	}
+}

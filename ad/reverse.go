@@ -68,6 +68,8 @@ type reverseGen struct {
 	retIdx                *ir.InstAlloca              // split mode: which return the forward took
 	rets                  []*ir.Block                 // primal blocks that return
 	retShadow             bool                        // split mode: the forward also returns the shadow of its result
+	primalOf              map[value.Value]value.Value // forward clone -> primal value
+	memWriters            []memWriter                 // what in the primal may write memory (remat.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -97,7 +99,7 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 	}
 	r := &reverseGen{d: d, m: d.m, f: f, cfg: cfg, acts: acts, passes: d.passes, split: split,
 		fwdHead: map[*ir.Block]*ir.Block{}, fwdTail: map[*ir.Block]*ir.Block{}, rev: map[*ir.Block]*ir.Block{},
-		blockOf: map[value.Value]*ir.Block{}, vmap: map[value.Value]value.Value{}, adj: map[value.Value]*ir.InstAlloca{},
+		blockOf: map[value.Value]*ir.Block{}, vmap: map[value.Value]value.Value{}, primalOf: map[value.Value]value.Value{}, adj: map[value.Value]*ir.InstAlloca{},
 		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{}, entryCount: map[*ir.Block]*ir.InstLoad{},
 		shadow:     map[value.Value]value.Value{},
 		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}}
@@ -306,6 +308,8 @@ func (r *reverseGen) forward() error {
 			}
 			if v, ok := inst.(value.Value); ok {
 				r.vmap[v] = c.(value.Value)
+				r.blockOf[c.(value.Value)] = b
+				r.primalOf[c.(value.Value)] = v
 			}
 			extra, err := r.forwardShadow(b, inst, c)
 			if err != nil {
@@ -461,11 +465,20 @@ func (r *reverseGen) lookup(blk *ir.Block, at *ir.Block, v value.Value) value.Va
 
 // lookupForward is lookup for a forward value fv defined in primal block def.
 func (r *reverseGen) lookupForward(blk *ir.Block, at *ir.Block, fv value.Value, def *ir.Block) value.Value {
+	return r.lookupAt(blk, at, fv, def, 0)
+}
+
+// lookupAt is lookupForward at a recomputation depth: reuse the forward
+// value where it dominates, else recompute it (remat.go), else cache it.
+func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *ir.Block, depth int) value.Value {
 	l := r.cfg.LoopOf[def]
+	if l == nil && r.postDomRet[def] && !r.split {
+		return fv
+	}
+	if v, ok := r.rematerialize(blk, at, fv, depth); ok {
+		return v
+	}
 	if l == nil {
-		if r.postDomRet[def] && !r.split {
-			return fv
-		}
 		s, ok := r.slots[fv]
 		if !ok {
 			s = r.newCacheSlot(fv.Type(), nil)

@@ -134,15 +134,24 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 // applyPartials accumulates d·∂f/∂arg_i into every active argument.
 func (r *reverseGen) applyPartials(b *builder, at *ir.Block, rule *mathRule, args []value.Value, result value.Value, d value.Value) {
 	looked := make([]value.Value, len(args))
-	for i, a := range args {
-		looked[i] = r.lookup(b.b, at, a)
+	operand := func(i int) value.Value {
+		if looked[i] == nil {
+			looked[i] = r.lookup(b.b, at, args[i])
+		}
+		return looked[i]
 	}
-	res := r.lookup(b.b, at, result)
+	var res value.Value
+	resultOf := func() value.Value {
+		if res == nil {
+			res = r.lookup(b.b, at, result)
+		}
+		return res
+	}
 	for i, a := range args {
 		if i >= len(rule.partials) || rule.partials[i] == nil || !r.act.active(a) {
 			continue
 		}
-		p := rule.partials[i](b, looked, res)
+		p := rule.partials[i](b, operand, resultOf)
 		r.accumulate(b.b, a, b.fmul(d, p))
 	}
 }

@@ -9,8 +9,17 @@ import (
 	"github.com/llir/llvm/ir/value"
 )
 
-// partial builds ∂f/∂x_i at the point args (result r = f(args)).
-type partial func(b *builder, args []value.Value, r value.Value) value.Value
+// partial builds ∂f/∂x_i at the point a (result res = f(a)). The operands
+// and the result are fetched lazily: a rule pays only for the values it uses
+// (each may cost a cache in the forward sweep).
+type partial func(b *builder, a operands, res result) value.Value
+
+// operands returns operand i of the differentiated call, as the reverse
+// sweep sees it.
+type operands func(i int) value.Value
+
+// result returns the call's result, as the reverse sweep sees it.
+type result func() value.Value
 
 // mathRule is the derivative rule of one math function or intrinsic: one
 // partial per argument, nil for arguments that carry no derivative (the
@@ -23,71 +32,71 @@ type mathRule struct {
 func unary(p partial) *mathRule { return &mathRule{partials: []partial{p}} }
 
 var (
-	zeroPartial partial = func(b *builder, a []value.Value, r value.Value) value.Value { return b.konst(a[0], 0) }
-	onePartial  partial = func(b *builder, a []value.Value, r value.Value) value.Value { return b.konst(a[0], 1) }
+	zeroPartial partial = func(b *builder, a operands, res result) value.Value { return b.konst(a(0), 0) }
+	onePartial  partial = func(b *builder, a operands, res result) value.Value { return b.konst(a(0), 1) }
 )
 
 // mathRules is the derivative table, keyed by the base name shared by the
 // C function (sin, sinf, sinl) and the LLVM intrinsic (llvm.sin.f64).
 var mathRules = map[string]*mathRule{
-	"sqrt": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
-		return b.fdiv(b.konst(r, 0.5), r)
+	"sqrt": unary(func(b *builder, a operands, res result) value.Value {
+		return b.fdiv(b.konst(res(), 0.5), res())
 	}),
-	"cbrt": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
-		return b.fdiv(r, b.fmul(b.konst(a[0], 3), a[0]))
+	"cbrt": unary(func(b *builder, a operands, res result) value.Value {
+		return b.fdiv(res(), b.fmul(b.konst(a(0), 3), a(0)))
 	}),
-	"exp":   unary(func(b *builder, a []value.Value, r value.Value) value.Value { return r }),
-	"exp2":  unary(func(b *builder, a []value.Value, r value.Value) value.Value { return b.fmul(r, b.konst(r, math.Ln2)) }),
-	"expm1": unary(func(b *builder, a []value.Value, r value.Value) value.Value { return b.fadd(r, b.konst(r, 1)) }),
-	"log":   unary(func(b *builder, a []value.Value, r value.Value) value.Value { return b.fdiv(b.konst(a[0], 1), a[0]) }),
-	"log2": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
-		return b.fdiv(b.konst(a[0], 1), b.fmul(a[0], b.konst(a[0], math.Ln2)))
+	"exp":   unary(func(b *builder, a operands, res result) value.Value { return res() }),
+	"exp2":  unary(func(b *builder, a operands, res result) value.Value { return b.fmul(res(), b.konst(res(), math.Ln2)) }),
+	"expm1": unary(func(b *builder, a operands, res result) value.Value { return b.fadd(res(), b.konst(res(), 1)) }),
+	"log":   unary(func(b *builder, a operands, res result) value.Value { return b.fdiv(b.konst(a(0), 1), a(0)) }),
+	"log2": unary(func(b *builder, a operands, res result) value.Value {
+		return b.fdiv(b.konst(a(0), 1), b.fmul(a(0), b.konst(a(0), math.Ln2)))
 	}),
-	"log10": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
-		return b.fdiv(b.konst(a[0], 1), b.fmul(a[0], b.konst(a[0], math.Ln10)))
+	"log10": unary(func(b *builder, a operands, res result) value.Value {
+		return b.fdiv(b.konst(a(0), 1), b.fmul(a(0), b.konst(a(0), math.Ln10)))
 	}),
-	"log1p": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
-		return b.fdiv(b.konst(a[0], 1), b.fadd(a[0], b.konst(a[0], 1)))
+	"log1p": unary(func(b *builder, a operands, res result) value.Value {
+		return b.fdiv(b.konst(a(0), 1), b.fadd(a(0), b.konst(a(0), 1)))
 	}),
-	"sin": unary(func(b *builder, a []value.Value, r value.Value) value.Value { return b.intrinsic("cos", a[0]) }),
-	"cos": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
-		return b.fneg(b.intrinsic("sin", a[0]))
+	"sin": unary(func(b *builder, a operands, res result) value.Value { return b.intrinsic("cos", a(0)) }),
+	"cos": unary(func(b *builder, a operands, res result) value.Value {
+		return b.fneg(b.intrinsic("sin", a(0)))
 	}),
-	"tan": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
-		return b.fadd(b.konst(r, 1), b.fmul(r, r))
+	"tan": unary(func(b *builder, a operands, res result) value.Value {
+		return b.fadd(b.konst(res(), 1), b.fmul(res(), res()))
 	}),
-	"asin": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
-		return b.fdiv(b.konst(a[0], 1), oneMinusSquareRoot(b, a[0]))
+	"asin": unary(func(b *builder, a operands, res result) value.Value {
+		return b.fdiv(b.konst(a(0), 1), oneMinusSquareRoot(b, a(0)))
 	}),
-	"acos": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
-		return b.fdiv(b.konst(a[0], -1), oneMinusSquareRoot(b, a[0]))
+	"acos": unary(func(b *builder, a operands, res result) value.Value {
+		return b.fdiv(b.konst(a(0), -1), oneMinusSquareRoot(b, a(0)))
 	}),
-	"atan": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
-		return b.fdiv(b.konst(a[0], 1), b.fadd(b.konst(a[0], 1), b.fmul(a[0], a[0])))
+	"atan": unary(func(b *builder, a operands, res result) value.Value {
+		return b.fdiv(b.konst(a(0), 1), b.fadd(b.konst(a(0), 1), b.fmul(a(0), a(0))))
 	}),
 	"atan2": {partials: []partial{
-		func(b *builder, a []value.Value, r value.Value) value.Value { // ∂/∂y = x/(x²+y²)
-			return b.fdiv(a[1], sumOfSquares(b, a[0], a[1]))
+		func(b *builder, a operands, res result) value.Value { // ∂/∂y = x/(x²+y²)
+			return b.fdiv(a(1), sumOfSquares(b, a(0), a(1)))
 		},
-		func(b *builder, a []value.Value, r value.Value) value.Value { // ∂/∂x = -y/(x²+y²)
-			return b.fdiv(b.fneg(a[0]), sumOfSquares(b, a[0], a[1]))
+		func(b *builder, a operands, res result) value.Value { // ∂/∂x = -y/(x²+y²)
+			return b.fdiv(b.fneg(a(0)), sumOfSquares(b, a(0), a(1)))
 		},
 	}},
-	"sinh": unary(func(b *builder, a []value.Value, r value.Value) value.Value { return b.libm("cosh", a[0]) }),
-	"cosh": unary(func(b *builder, a []value.Value, r value.Value) value.Value { return b.libm("sinh", a[0]) }),
-	"tanh": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
-		return b.fsub(b.konst(r, 1), b.fmul(r, r))
+	"sinh": unary(func(b *builder, a operands, res result) value.Value { return b.libm("cosh", a(0)) }),
+	"cosh": unary(func(b *builder, a operands, res result) value.Value { return b.libm("sinh", a(0)) }),
+	"tanh": unary(func(b *builder, a operands, res result) value.Value {
+		return b.fsub(b.konst(res(), 1), b.fmul(res(), res()))
 	}),
-	"fabs": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
+	"fabs": unary(func(b *builder, a operands, res result) value.Value {
 		// sign(x), with 0 at 0 (the subgradient PyTorch and Enzyme use).
-		x := a[0]
+		x := a(0)
 		pos := b.sel(b.fcmp(enum.FPredOGT, x, b.konst(x, 0)), b.konst(x, 1), b.konst(x, 0))
 		return b.sel(b.fcmp(enum.FPredOLT, x, b.konst(x, 0)), b.konst(x, -1), pos)
 	}),
 	"copysign": {partials: []partial{
-		func(b *builder, a []value.Value, r value.Value) value.Value {
+		func(b *builder, a operands, res result) value.Value {
 			// +1 where x and y agree in sign, -1 where copysign flips x.
-			return b.fmul(b.intrinsic("copysign", b.konst(a[0], 1), a[0]), b.intrinsic("copysign", b.konst(a[0], 1), a[1]))
+			return b.fmul(b.intrinsic("copysign", b.konst(a(0), 1), a(0)), b.intrinsic("copysign", b.konst(a(0), 1), a(1)))
 		},
 		zeroPartial,
 	}},
@@ -98,29 +107,29 @@ var mathRules = map[string]*mathRule{
 	"fma":     fmaRule,
 	"fmuladd": fmaRule,
 	"hypot": {partials: []partial{
-		func(b *builder, a []value.Value, r value.Value) value.Value { return b.fdiv(a[0], r) },
-		func(b *builder, a []value.Value, r value.Value) value.Value { return b.fdiv(a[1], r) },
+		func(b *builder, a operands, res result) value.Value { return b.fdiv(a(0), res()) },
+		func(b *builder, a operands, res result) value.Value { return b.fdiv(a(1), res()) },
 	}},
-	"erf": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
-		return b.fmul(b.konst(a[0], 2/math.Sqrt(math.Pi)), b.intrinsic("exp", b.fneg(b.fmul(a[0], a[0]))))
+	"erf": unary(func(b *builder, a operands, res result) value.Value {
+		return b.fmul(b.konst(a(0), 2/math.Sqrt(math.Pi)), b.intrinsic("exp", b.fneg(b.fmul(a(0), a(0)))))
 	}),
-	"erfc": unary(func(b *builder, a []value.Value, r value.Value) value.Value {
-		return b.fmul(b.konst(a[0], -2/math.Sqrt(math.Pi)), b.intrinsic("exp", b.fneg(b.fmul(a[0], a[0]))))
+	"erfc": unary(func(b *builder, a operands, res result) value.Value {
+		return b.fmul(b.konst(a(0), -2/math.Sqrt(math.Pi)), b.intrinsic("exp", b.fneg(b.fmul(a(0), a(0)))))
 	}),
 	"pow": {partials: []partial{
-		func(b *builder, a []value.Value, r value.Value) value.Value { // y·x^(y-1)
-			return b.fmul(a[1], b.intrinsic("pow", a[0], b.fsub(a[1], b.konst(a[1], 1))))
+		func(b *builder, a operands, res result) value.Value { // y·x^(y-1)
+			return b.fmul(a(1), b.intrinsic("pow", a(0), b.fsub(a(1), b.konst(a(1), 1))))
 		},
-		func(b *builder, a []value.Value, r value.Value) value.Value { // x^y·log x
-			return b.fmul(r, b.intrinsic("log", a[0]))
+		func(b *builder, a operands, res result) value.Value { // x^y·log x
+			return b.fmul(res(), b.intrinsic("log", a(0)))
 		},
 	}},
 	"powi": {partials: []partial{
-		func(b *builder, a []value.Value, r value.Value) value.Value { // n·x^(n-1)
-			n := a[1]
+		func(b *builder, a operands, res result) value.Value { // n·x^(n-1)
+			n := a(1)
 			nm1 := b.b.NewSub(n, constIntLike(n, 1))
-			f := b.b.NewSIToFP(n, scalarOf(a[0].Type()))
-			return b.fmul(splatLike(b, f, a[0]), powi(b, a[0], nm1))
+			f := b.b.NewSIToFP(n, scalarOf(a(0).Type()))
+			return b.fmul(splatLike(b, f, a(0)), powi(b, a(0), nm1))
 		},
 		nil,
 	}},
@@ -132,37 +141,37 @@ var mathRules = map[string]*mathRule{
 }
 
 var fmaRule = &mathRule{partials: []partial{
-	func(b *builder, a []value.Value, r value.Value) value.Value { return a[1] },
-	func(b *builder, a []value.Value, r value.Value) value.Value { return a[0] },
+	func(b *builder, a operands, res result) value.Value { return a(1) },
+	func(b *builder, a operands, res result) value.Value { return a(0) },
 	onePartial,
 }}
 
 // fmodRule: fmod(x, y) = x - y·trunc(x/y).
 var fmodRule = &mathRule{partials: []partial{
 	onePartial,
-	func(b *builder, a []value.Value, r value.Value) value.Value {
-		return b.fneg(b.intrinsic("trunc", b.fdiv(a[0], a[1])))
+	func(b *builder, a operands, res result) value.Value {
+		return b.fneg(b.intrinsic("trunc", b.fdiv(a(0), a(1))))
 	},
 }}
 
 // minMax's partials pick the argument that was returned; NaN arguments are
 // ignored as fmin/fmax ignore them.
 func minMax(isMin bool) *mathRule {
-	pickX := func(b *builder, a []value.Value) value.Value {
+	pickX := func(b *builder, a operands) value.Value {
 		pred := enum.FPredOLE
 		if !isMin {
 			pred = enum.FPredOGE
 		}
-		cmp := b.fcmp(pred, a[0], a[1])
-		yNaN := b.fcmp(enum.FPredUNO, a[1], a[1])
+		cmp := b.fcmp(pred, a(0), a(1))
+		yNaN := b.fcmp(enum.FPredUNO, a(1), a(1))
 		return b.b.NewOr(cmp, yNaN)
 	}
 	return &mathRule{partials: []partial{
-		func(b *builder, a []value.Value, r value.Value) value.Value {
-			return b.sel(pickX(b, a), b.konst(a[0], 1), b.konst(a[0], 0))
+		func(b *builder, a operands, res result) value.Value {
+			return b.sel(pickX(b, a), b.konst(a(0), 1), b.konst(a(0), 0))
 		},
-		func(b *builder, a []value.Value, r value.Value) value.Value {
-			return b.sel(pickX(b, a), b.konst(a[0], 0), b.konst(a[0], 1))
+		func(b *builder, a operands, res result) value.Value {
+			return b.sel(pickX(b, a), b.konst(a(0), 0), b.konst(a(0), 1))
 		},
 	}}
 }

@@ -1,0 +1,333 @@
+package ad
+
+import (
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Recomputation: a value the reverse sweep needs is rebuilt there, instead
+// of cached per iteration, when that is cheap and valid: address arithmetic
+// and integer operations on values the reverse has anyway, induction
+// variables (from the iteration counter), and loads of memory that nothing
+// in the function overwrites.
+
+const rematDepth = 8
+
+// rematerialize tries to rebuild forward value fv in reverse block blk.
+func (r *reverseGen) rematerialize(blk, at *ir.Block, fv value.Value, depth int) (value.Value, bool) {
+	if depth > rematDepth {
+		return nil, false
+	}
+	inst, ok := fv.(ir.Instruction)
+	if !ok {
+		return nil, false
+	}
+	switch x := inst.(type) {
+	case *ir.InstGetElementPtr, *ir.InstBitCast, *ir.InstAddrSpaceCast, *ir.InstSExt, *ir.InstZExt, *ir.InstTrunc,
+		*ir.InstAdd, *ir.InstSub, *ir.InstMul, *ir.InstShl, *ir.InstLShr, *ir.InstAShr, *ir.InstAnd, *ir.InstOr, *ir.InstXor:
+	case *ir.InstLoad:
+		if !r.loadRecomputable(x) {
+			return nil, false
+		}
+	case *ir.InstPhi:
+		return r.inductionValue(blk, at, x, depth)
+	default:
+		return nil, false
+	}
+	failed := false
+	c, err := irutil.CloneInst(inst, func(op value.Value) value.Value {
+		if failed {
+			return op
+		}
+		v, ok := r.operandInReverse(blk, at, op, depth+1)
+		if !ok {
+			failed = true
+			return op
+		}
+		return v
+	})
+	if err != nil || failed {
+		return nil, false
+	}
+	if n, ok := c.(interface{ SetName(string) }); ok {
+		n.SetName("")
+	}
+	blk.Insts = append(blk.Insts, c)
+	return c.(value.Value), true
+}
+
+// operandInReverse makes a forward operand available in the reverse block:
+// constants and parameters as they are, other values through lookupAt.
+func (r *reverseGen) operandInReverse(blk, at *ir.Block, op value.Value, depth int) (value.Value, bool) {
+	def, ok := r.blockOf[op]
+	if !ok {
+		if _, isInst := op.(ir.Instruction); isInst {
+			return nil, false // not a value gozyme knows the origin of
+		}
+		return op, true
+	}
+	return r.lookupAt(blk, at, op, def, depth), true
+}
+
+// inductionValue rebuilds a canonical induction variable of a simple loop,
+// phi [start, outside], [phi + step, latch], as start + step·k where k is
+// the iteration number: the counter minus its value on loop entry.
+func (r *reverseGen) inductionValue(blk, at *ir.Block, phi *ir.InstPhi, depth int) (value.Value, bool) {
+	def := r.blockOf[phi]
+	if def == nil || !r.isHeader(def) || len(phi.Incs) != 2 {
+		return nil, false
+	}
+	it, ok := phi.Typ.(*types.IntType)
+	if !ok {
+		return nil, false
+	}
+	c0, ok := r.entryCount[def]
+	if !ok {
+		return nil, false
+	}
+	outside, latch, _ := r.simpleHeader(def)
+	var start, next value.Value
+	for _, in := range phi.Incs {
+		switch in.Pred {
+		case r.fwdTail[outside]:
+			start = in.X
+		case r.fwdTail[latch]:
+			next = in.X
+		}
+	}
+	add, ok := next.(*ir.InstAdd)
+	if !ok || start == nil {
+		return nil, false
+	}
+	var step value.Value
+	switch {
+	case add.X == phi:
+		step = add.Y
+	case add.Y == phi:
+		step = add.X
+	default:
+		return nil, false
+	}
+	if _, isConst := step.(*constant.Int); !isConst {
+		return nil, false
+	}
+	s, ok := r.operandInReverse(blk, at, start, depth+1)
+	if !ok {
+		return nil, false
+	}
+	l := r.cfg.LoopOf[def]
+	cur := value.Value(blk.NewLoad(types.I64, r.loops[l].counter))
+	if !l.Contains(at) {
+		cur = blk.NewSub(cur, constant.NewInt(types.I64, 1))
+	}
+	k := value.Value(blk.NewSub(cur, r.lookupAt(blk, at, c0, outside, depth+1)))
+	if it.BitSize < 64 {
+		k = blk.NewTrunc(k, it)
+	} else if it.BitSize > 64 {
+		k = blk.NewZExt(k, it)
+	}
+	return blk.NewAdd(s, blk.NewMul(k, step)), true
+}
+
+// loadRecomputable reports whether a forward load may be executed again in
+// the reverse sweep: the gradient is one function (forward and reverse run
+// back to back) and nothing in it may write the memory loaded from.
+func (r *reverseGen) loadRecomputable(fwdLoad *ir.InstLoad) bool {
+	if r.split || fwdLoad.Volatile {
+		return false
+	}
+	p, ok := r.primalOf[fwdLoad].(*ir.InstLoad)
+	if !ok {
+		return false
+	}
+	objs, known := underlyingObjects(p.Src)
+	if !known {
+		return false
+	}
+	for _, w := range r.writers() {
+		if w.all {
+			return false
+		}
+		for _, a := range objs {
+			for _, b := range w.objs {
+				if mayAlias(a, b) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// memWriter is one instruction of the primal that may write memory: into
+// the given objects, or anywhere (all).
+type memWriter struct {
+	objs []value.Value
+	all  bool
+}
+
+// writers lists (once) what in the primal may write memory.
+func (r *reverseGen) writers() []memWriter {
+	if r.memWriters != nil {
+		return r.memWriters
+	}
+	ws := []memWriter{}
+	add := func(ptr value.Value) {
+		objs, known := underlyingObjects(ptr)
+		ws = append(ws, memWriter{objs: objs, all: !known})
+	}
+	for _, b := range r.f.Blocks {
+		for _, inst := range b.Insts {
+			switch x := inst.(type) {
+			case *ir.InstStore:
+				add(x.Dst)
+			case *ir.InstAtomicRMW:
+				add(x.Dst)
+			case *ir.InstCmpXchg:
+				add(x.Ptr)
+			case *ir.InstCall:
+				switch {
+				case isMemTransfer(x), isMemSet(x), isMaskedStore(x) && len(x.Args) > 1:
+					if isMaskedStore(x) {
+						add(x.Args[1])
+					} else {
+						add(x.Args[0])
+					}
+				case isFree(x):
+					add(x.Args[0]) // freed memory cannot be read again
+				case r.callWritesNoMemory(x):
+				default:
+					ws = append(ws, memWriter{all: true})
+				}
+			}
+		}
+	}
+	r.memWriters = ws
+	return ws
+}
+
+// callWritesNoMemory: calls that leave the program's memory alone (math
+// functions, which at most set errno; bookkeeping intrinsics; functions
+// declared readnone or readonly; allocations, which only create memory).
+func (r *reverseGen) callWritesNoMemory(c *ir.InstCall) bool {
+	if isAllocation(c) {
+		return true
+	}
+	f, ok := irutil.StripCasts(c.Callee).(*ir.Func)
+	if !ok {
+		return false
+	}
+	name := f.Name()
+	if rule, _ := lookupMathRule(name, c.Typ); rule != nil {
+		return true
+	}
+	for _, p := range []string{"llvm.dbg.", "llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias", "llvm.vector.reduce.", "llvm.masked.load."} {
+		if hasPrefix(name, p) {
+			return true
+		}
+	}
+	return hasFuncAttr(f.FuncAttrs, enum.FuncAttrReadNone, enum.FuncAttrReadOnly) ||
+		hasFuncAttr(c.FuncAttrs, enum.FuncAttrReadNone, enum.FuncAttrReadOnly)
+}
+
+// hasFuncAttr looks for any of want among function attributes, including
+// those of attribute groups (#0).
+func hasFuncAttr(attrs []ir.FuncAttribute, want ...enum.FuncAttr) bool {
+	for _, a := range attrs {
+		switch x := a.(type) {
+		case enum.FuncAttr:
+			for _, w := range want {
+				if x == w {
+					return true
+				}
+			}
+		case *ir.AttrGroupDef:
+			if hasFuncAttr(x.FuncAttrs, want...) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// underlyingObjects returns the objects a pointer may point into: allocas,
+// fresh allocations, parameters, globals. known is false when some path
+// leads elsewhere (a pointer loaded from memory, an integer cast, ...).
+func underlyingObjects(v value.Value) (objs []value.Value, known bool) {
+	known = true
+	seen := map[value.Value]bool{}
+	var walk func(v value.Value)
+	walk = func(v value.Value) {
+		v = unwrapArg(v)
+		if seen[v] || !known {
+			return
+		}
+		seen[v] = true
+		switch x := v.(type) {
+		case *ir.InstAlloca, *ir.Param, *ir.Global:
+			objs = append(objs, v)
+		case *ir.InstCall:
+			if isAllocation(x) {
+				objs = append(objs, v)
+			} else {
+				known = false
+			}
+		case *ir.InstGetElementPtr:
+			walk(x.Src)
+		case *constant.ExprGetElementPtr:
+			walk(x.Src)
+		case *ir.InstBitCast:
+			walk(x.From)
+		case *constant.ExprBitCast:
+			walk(x.From)
+		case *ir.InstAddrSpaceCast:
+			walk(x.From)
+		case *ir.InstSelect:
+			walk(x.ValueTrue)
+			walk(x.ValueFalse)
+		case *ir.InstPhi:
+			for _, in := range x.Incs {
+				walk(in.X)
+			}
+		default:
+			known = false
+		}
+	}
+	walk(v)
+	return objs, known
+}
+
+// mayAlias reports whether two underlying objects may overlap.
+func mayAlias(a, b value.Value) bool {
+	if a == b {
+		return true
+	}
+	pa, aIsParam := a.(*ir.Param)
+	pb, bIsParam := b.(*ir.Param)
+	_, aIsGlobal := a.(*ir.Global)
+	_, bIsGlobal := b.(*ir.Global)
+	switch {
+	case aIsParam && bIsParam:
+		return !hasNoAlias(pa) && !hasNoAlias(pb)
+	case aIsParam && bIsGlobal:
+		return !hasNoAlias(pa)
+	case bIsParam && aIsGlobal:
+		return !hasNoAlias(pb)
+	}
+	// Distinct allocas, fresh allocations and globals do not overlap, nor
+	// do they overlap a parameter (memory the caller passed in).
+	return false
+}
+
+func hasNoAlias(p *ir.Param) bool {
+	for _, a := range p.Attrs {
+		if a == ir.ParamAttribute(enum.ParamAttrNoAlias) {
+			return true
+		}
+	}
+	return false
+}
