@@ -1,0 +1,76 @@
+# gozyme: build, test and demo.
+#   make deps   install clang-14, llvm-14, lld-14, cmake, gcc with apt-get (only what is missing)
+#   make build  bin/gozyme-cc, bin/gozyme-c++, bin/gozyme-ld
+#   make test   deps + build + gofmt check + go vet + go test ./... (end-to-end tests included) + fuzz
+#   make demo   deps + build + compile and run examples/relu3
+#   make bench  deps + build + the benchmark kernels (bench/results/summary.md)
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+# Go lives in /usr/local/go on the build machines; its tools in $(HOME)/go/bin.
+export PATH := /usr/local/go/bin:$(HOME)/go/bin:$(PATH)
+
+GO       ?= go
+BIN      := bin
+FUZZTIME ?= 10s
+# The end-to-end tests (SQLite through cgo) take a few minutes on 2 cores;
+# the default per-binary limit of 10 minutes is too tight on a slow machine.
+TESTTIMEOUT ?= 40m
+
+# Command each tool is checked with, and the Debian package that provides it.
+DEPS := clang-14:clang-14 clang++-14:clang-14 opt-14:llvm-14 llc-14:llvm-14 \
+        llvm-dis-14:llvm-14 llvm-as-14:llvm-14 llvm-link-14:llvm-14 llvm-ar-14:llvm-14 \
+        ld.lld-14:lld-14 cmake:cmake gcc:gcc
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build test fmt-check vet gotest fuzz demo bench clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for dep in $(DEPS); do \
+	  tool=$${dep%%:*}; pkg=$${dep##*:}; \
+	  if ! command -v "$$tool" >/dev/null 2>&1; then \
+	    case " $$missing " in *" $$pkg "*) ;; *) missing="$$missing $$pkg";; esac; \
+	  fi; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing$$missing"; \
+	  $(SUDO) apt-get update; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	else \
+	  echo "make deps: clang-14, llvm-14, lld-14, cmake and gcc are installed"; \
+	fi
+
+build:
+	mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+fmt-check:
+	@out=$$(find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -print0 | xargs -0 gofmt -l); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+gotest:
+	$(GO) test -timeout $(TESTTIMEOUT) ./...
+
+fuzz:
+	$(GO) test -run='^$$' -fuzz=FuzzClassify -fuzztime=$(FUZZTIME) ./wrapper
+
+test: deps build fmt-check vet gotest fuzz
+
+demo: deps build
+	mkdir -p build/demo
+	$(BIN)/gozyme-cc -O2 examples/relu3/relu3.c -o build/demo/relu3 -lm
+	./build/demo/relu3
+
+bench: deps build
+	$(GO) run ./bench -root . -out bench/results
+
+clean:
+	rm -rf $(BIN) build

@@ -1,0 +1,75 @@
+/* Shared harness of gozyme's benchmark kernels: timing (repeat until a batch
+ * takes 0.5 s, minimum over 5 batches) and heap accounting (peak bytes in use,
+ * through the linker's --wrap of malloc, calloc, realloc and free). */
+#ifndef GOZYME_BENCH_H
+#define GOZYME_BENCH_H
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+extern int enzyme_dup, enzyme_const, enzyme_out, enzyme_dupnoneed;
+
+static size_t bench_in_use, bench_peak;
+void *__real_malloc(size_t), *__real_calloc(size_t, size_t), *__real_realloc(void *, size_t);
+void __real_free(void *);
+static void bench_count(void *p, long sign) {
+	if (!p) return;
+	bench_in_use += sign * (long)malloc_usable_size(p);
+	if (bench_in_use > bench_peak) bench_peak = bench_in_use;
+}
+void *__wrap_malloc(size_t n) { void *p = __real_malloc(n); bench_count(p, 1); return p; }
+void *__wrap_calloc(size_t n, size_t m) { void *p = __real_calloc(n, m); bench_count(p, 1); return p; }
+void *__wrap_realloc(void *q, size_t n) {
+	if (q) bench_count(q, -1);
+	void *p = __real_realloc(q, n);
+	bench_count(p ? p : q, 1);
+	return p;
+}
+void __wrap_free(void *p) { bench_count(p, -1); __real_free(p); }
+
+static double bench_now(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* bench_time returns the minimum seconds per call of fn(arg) over 5 batches,
+ * each repeated until it lasts at least 0.5 s. */
+static double bench_time(void (*fn)(void *), void *arg) {
+	long reps = 1;
+	for (;;) {
+		double t0 = bench_now();
+		for (long i = 0; i < reps; i++) fn(arg);
+		if (bench_now() - t0 >= 0.5) break;
+		reps *= 2;
+	}
+	double best = 1e300;
+	for (int b = 0; b < 5; b++) {
+		double t0 = bench_now();
+		for (long i = 0; i < reps; i++) fn(arg);
+		double t = (bench_now() - t0) / reps;
+		if (t < best) best = t;
+	}
+	return best;
+}
+
+/* bench_peak_bytes runs fn(arg) once and returns the peak heap bytes it had
+ * in use beyond what was in use before. */
+static size_t bench_peak_bytes(void (*fn)(void *), void *arg) {
+	size_t base = bench_in_use;
+	bench_peak = base;
+	fn(arg);
+	return bench_peak - base;
+}
+
+/* One result line, parsed by bench/main.go. */
+static void bench_report(const char *name, double primal, double grad, size_t primal_bytes, size_t grad_bytes) {
+	printf("BENCH %s %.9g %.9g %zu %zu\n", name, primal, grad, primal_bytes, grad_bytes);
+	fflush(stdout);
+}
+
+/* Keeps results alive so the optimizer cannot drop the timed work. */
+static volatile double bench_sink;
+#endif

@@ -1,0 +1,151 @@
+// Command bench builds gozyme's benchmark kernels with bin/gozyme-cc, runs
+// them on one core, and reports gradient time over primal time (J/F) and the
+// heap bytes the gradient holds at its peak (caches, tapes, shadows).
+//
+//	go run ./bench            (make bench)
+//
+// Each kernel in bench/kernels checks its gradient against a central finite
+// difference before timing it, and prints lines
+// "BENCH name primal_s gradient_s primal_bytes gradient_bytes".
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+type result struct {
+	kernel, name           string
+	primal, grad           float64
+	primalBytes, gradBytes int64
+}
+
+func main() {
+	root := flag.String("root", ".", "repository root (holds bin/ and bench/)")
+	out := flag.String("out", "bench/results", "directory for the report")
+	flag.Parse()
+	if err := run(*root, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(root, outDir string) error {
+	cc, err := filepath.Abs(filepath.Join(root, "bin", "gozyme-cc"))
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(cc); err != nil {
+		return fmt.Errorf("%s not built (make build)", cc)
+	}
+	kernels, err := filepath.Glob(filepath.Join(root, "bench", "kernels", "*.c"))
+	if err != nil {
+		return err
+	}
+	sort.Strings(kernels)
+	tmp, err := os.MkdirTemp("", "gozyme-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	var results []result
+	for _, k := range kernels {
+		name := strings.TrimSuffix(filepath.Base(k), ".c")
+		exe := filepath.Join(tmp, name)
+		build := exec.Command(cc, "-O2", "-I", filepath.Dir(k), k, "-o", exe, "-lm",
+			"-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free")
+		if msg, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("building %s: %v\n%s", k, err, msg)
+		}
+		rs, err := runKernel(name, exe)
+		if err != nil {
+			return err
+		}
+		results = append(results, rs...)
+	}
+	report := format(results)
+	fmt.Print(report)
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(outDir, "summary.md"), []byte(report), 0o644)
+}
+
+// runKernel runs one kernel pinned to one core when taskset is available.
+func runKernel(kernel, exe string) ([]result, error) {
+	cmd := exec.Command(exe)
+	if ts, err := exec.LookPath("taskset"); err == nil {
+		cmd = exec.Command(ts, "-c", "0", exe)
+	}
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("running %s: %v\n%s", kernel, err, stdout.String())
+	}
+	var out []result
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 6 || f[0] != "BENCH" {
+			continue
+		}
+		r := result{kernel: kernel, name: f[1]}
+		var errs []error
+		parseF := func(s string) float64 { v, err := strconv.ParseFloat(s, 64); errs = append(errs, err); return v }
+		parseI := func(s string) int64 { v, err := strconv.ParseInt(s, 10, 64); errs = append(errs, err); return v }
+		r.primal, r.grad = parseF(f[2]), parseF(f[3])
+		r.primalBytes, r.gradBytes = parseI(f[4]), parseI(f[5])
+		for _, err := range errs {
+			if err != nil {
+				return nil, fmt.Errorf("%s: bad line %q: %v", kernel, sc.Text(), err)
+			}
+		}
+		out = append(out, r)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s printed no results", kernel)
+	}
+	return out, nil
+}
+
+func format(rs []result) string {
+	var b strings.Builder
+	b.WriteString("| kernel | workload | primal | gradient | J/F | gradient heap peak |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|\n")
+	for _, r := range rs {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2fx | %s |\n", r.kernel, r.name,
+			seconds(r.primal), seconds(r.grad), r.grad/r.primal, bytesize(r.gradBytes-r.primalBytes))
+	}
+	return b.String()
+}
+
+func seconds(s float64) string {
+	switch {
+	case s < 1e-6:
+		return fmt.Sprintf("%.0f ns", s*1e9)
+	case s < 1e-3:
+		return fmt.Sprintf("%.1f µs", s*1e6)
+	case s < 1:
+		return fmt.Sprintf("%.2f ms", s*1e3)
+	}
+	return fmt.Sprintf("%.2f s", s)
+}
+
+func bytesize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
