@@ -11,9 +11,10 @@ import (
 // Error is a construct gozyme cannot differentiate. Its message reads like a
 // compiler diagnostic: "file:line:col: cannot differentiate 'f': reason".
 type Error struct {
-	Loc  string // source location from !dbg, or ""
-	Func string // the function being differentiated
-	Msg  string
+	Loc    string // source location from !dbg, or ""
+	Func   string // the function being differentiated
+	Msg    string
+	Callee string // the function without a body or rule that stopped AD, if that was it
 }
 
 func (e *Error) Error() string {

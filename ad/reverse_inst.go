@@ -122,7 +122,9 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 		}
 		rule, _ := lookupMathRule(callee.Name(), v.Type())
 		if rule == nil {
-			return blk, errorAt(r.f, inst, "no derivative for call to '%s' (%s)", callee.Name(), describe(inst))
+			err := errorAt(r.f, inst, "no derivative for call to '%s' (%s)", callee.Name(), describe(inst))
+			err.Callee = callee.Name()
+			return blk, err
 		}
 		r.applyPartials(b, at, rule, x.Args, x, d)
 	default:

@@ -53,7 +53,7 @@ func link(ctx context.Context, args []string) (int, error) {
 	if len(roots) == 0 {
 		return runLinker(realLD, args)
 	}
-	code, err := linkRewritten(ctx, realLD, args, line, roots)
+	code, err := linkRewritten(ctx, realLD, args, line, inputs, roots)
 	if err != nil {
 		removeOutput(line.Output)
 	}

@@ -11,8 +11,16 @@ import (
 	"github.com/gozyme/gozyme/toolchains"
 )
 
-// RewriteJob is one module whose bitcode contains AD roots.
+// Module is the embedded bitcode of one input.
+type Module struct {
+	Bitcode []byte
+	Origin  string
+}
+
+// RewriteJob is one module whose bitcode contains AD roots, with the
+// modules of the link it needs (merged into it before optimization).
 type RewriteJob struct {
+	Extra    []Module // other modules to merge in, in link order
 	Bitcode  []byte   // the module's embedded bitcode (.llvmbc)
 	CC1Args  []string // the compile's cc1 arguments (.llvmcmd), may be nil
 	Origin   string   // where it came from, for messages: "dir/a.o" or "lib.a(a.o)"
@@ -32,6 +40,23 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 	in := filepath.Join(dir, "input.bc")
 	if err := os.WriteFile(in, job.Bitcode, 0o644); err != nil {
 		return err
+	}
+	if len(job.Extra) > 0 {
+		// Whole program: link the modules the root needs into it, with
+		// llvm-link's linker semantics (static functions renamed, weak and
+		// linkonce definitions merged, constructors appended).
+		args := []string{"-o", filepath.Join(dir, "merged.bc"), in}
+		for i, m := range job.Extra {
+			p := filepath.Join(dir, fmt.Sprintf("extra%03d.bc", i))
+			if err := os.WriteFile(p, m.Bitcode, 0o644); err != nil {
+				return err
+			}
+			args = append(args, p)
+		}
+		if _, err := toolchains.Run(ctx, "llvm-link", args...); err != nil {
+			return fmt.Errorf("%s: merging with the modules it uses: %w", job.Origin, err)
+		}
+		in = args[1]
 	}
 	level := normalizeOptLevel(job.OptLevel)
 	pre := filepath.Join(dir, "optimized.bc")

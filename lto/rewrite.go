@@ -2,6 +2,7 @@ package lto
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,23 +10,26 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gozyme/gozyme/ad"
 	"golang.org/x/sync/errgroup"
 )
 
-// linkRewritten rewrites every root module, substitutes the results into
-// the command line and runs the real linker, all in one temporary directory.
-func linkRewritten(ctx context.Context, realLD string, args []string, line *LinkLine, roots []*Input) (int, error) {
+// linkRewritten rewrites every group of root modules (see group.go),
+// substitutes the results into the command line and runs the real linker,
+// all in one temporary directory.
+func linkRewritten(ctx context.Context, realLD string, args []string, line *LinkLine, inputs, roots []*Input) (int, error) {
 	tmp, cleanup, err := linkTempDir()
 	if err != nil {
 		return 1, err
 	}
 	defer cleanup()
 
-	outs, err := rewriteAll(ctx, roots, tmp)
+	groups := groupRoots(inputs, roots)
+	outs, err := rewriteAll(ctx, groups, tmp)
 	if err != nil {
-		return 1, err
+		return 1, explainMissingBody(err, inputs)
 	}
-	subst, err := substitutions(roots, outs, line, tmp)
+	subst, err := substitutions(groups, outs, line, tmp)
 	if err != nil {
 		return 1, err
 	}
@@ -63,15 +67,16 @@ func linkTempDir() (string, func(), error) {
 	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
-// rewriteAll runs RewriteObject on every root, in parallel (GOZYME_JOBS or
+// rewriteAll runs RewriteObject on every group, in parallel (GOZYME_JOBS or
 // GOMAXPROCS at a time). It returns the native object written for each;
 // of several failures the first in link order is reported.
-func rewriteAll(ctx context.Context, roots []*Input, tmp string) ([]string, error) {
-	outs := make([]string, len(roots))
-	errs := make([]error, len(roots))
+func rewriteAll(ctx context.Context, groups []*rewriteGroup, tmp string) ([]string, error) {
+	outs := make([]string, len(groups))
+	errs := make([]error, len(groups))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(jobLimit())
-	for i, in := range roots {
+	for i, grp := range groups {
+		in := grp.anchor
 		outs[i] = filepath.Join(tmp, tempName(in)+".o")
 		job := RewriteJob{
 			Bitcode:  in.Bitcode,
@@ -80,6 +85,11 @@ func rewriteAll(ctx context.Context, roots []*Input, tmp string) ([]string, erro
 			OptLevel: optLevelFor(in),
 			TempDir:  tmp,
 			OutPath:  outs[i],
+		}
+		for _, m := range grp.members {
+			if m != in {
+				job.Extra = append(job.Extra, Module{Bitcode: m.Bitcode, Origin: m.Origin})
+			}
 		}
 		g.Go(func() error {
 			err := rewriteObject(gctx, job)
@@ -95,7 +105,7 @@ func rewriteAll(ctx context.Context, roots []*Input, tmp string) ([]string, erro
 	}
 	for i, err := range errs {
 		if err != nil {
-			return nil, withOrigin(roots[i].Origin, err)
+			return nil, withOrigin(groups[i].anchor.Origin, err)
 		}
 	}
 	return nil, werr
@@ -140,41 +150,68 @@ func jobLimit() int {
 }
 
 // substitutions maps argument indices (LinkLine.Items) to the file that
-// replaces them: the rewritten object, or a copy of the archive with its
-// rewritten members replaced.
-func substitutions(roots []*Input, outs []string, line *LinkLine, tmp string) (map[int]string, error) {
+// replaces them: the merged, rewritten object for a group's anchor, "" (the
+// argument is dropped) for an object merged into another, or a copy of an
+// archive with its anchors replaced and its merged members removed.
+func substitutions(groups []*rewriteGroup, outs []string, line *LinkLine, tmp string) (map[int]string, error) {
 	subst := map[int]string{}
-	archives := map[int][]int{} // item -> indices into roots
+	type memberEdit struct {
+		in  *Input
+		out string // "" to remove the member
+	}
+	archives := map[int][]memberEdit{}
 	var order []int
-	for i, in := range roots {
-		if in.ViaScript {
-			return nil, fmt.Errorf("%s: named by linker script %s; pass it on the command line to differentiate it", in.Origin, line.Items[in.Item].Value)
+	for i, g := range groups {
+		for _, in := range g.members {
+			if in.ViaScript {
+				return nil, fmt.Errorf("%s: named by linker script %s; pass it on the command line to differentiate it", in.Origin, line.Items[in.Item].Value)
+			}
+			out := ""
+			if in == g.anchor {
+				out = outs[i]
+			}
+			if in.Member == nil {
+				subst[in.Item] = out
+				continue
+			}
+			if _, ok := archives[in.Item]; !ok {
+				order = append(order, in.Item)
+			}
+			archives[in.Item] = append(archives[in.Item], memberEdit{in, out})
 		}
-		if in.Member == nil {
-			subst[in.Item] = outs[i]
-			continue
-		}
-		if _, ok := archives[in.Item]; !ok {
-			order = append(order, in.Item)
-		}
-		archives[in.Item] = append(archives[in.Item], i)
 	}
 	for _, item := range order {
-		a := roots[archives[item][0]].Archive
-		cp := &Archive{Path: a.Path, Members: a.Members}
-		for _, i := range archives[item] {
-			data, err := os.ReadFile(outs[i])
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", roots[i].Origin, err)
+		edits := archives[item]
+		a := edits[0].in.Archive
+		replace := map[int][]byte{}
+		remove := map[int]bool{}
+		for _, e := range edits {
+			if e.out == "" {
+				remove[e.in.Member.Index] = true
+				continue
 			}
-			members, err := cp.ReplaceMember(roots[i].Member.Index, data)
+			data, err := os.ReadFile(e.out)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", e.in.Origin, err)
+			}
+			replace[e.in.Member.Index] = data
+		}
+		cp := &Archive{Path: a.Path, Members: a.Members}
+		for idx, data := range replace {
+			members, err := cp.ReplaceMember(idx, data)
 			if err != nil {
 				return nil, err
 			}
 			cp.Members = members
 		}
+		var kept []*Member
+		for _, m := range cp.Members {
+			if !remove[m.Index] {
+				kept = append(kept, m)
+			}
+		}
 		path := filepath.Join(tmp, fmt.Sprintf("arg%03d-%s", item, filepath.Base(a.Path)))
-		if err := WriteArchiveFile(path, cp.Members); err != nil {
+		if err := WriteArchiveFile(path, kept); err != nil {
 			return nil, fmt.Errorf("%s: writing archive copy: %v", a.Path, err)
 		}
 		subst[item] = path
@@ -187,7 +224,9 @@ func substituteArgs(line *LinkLine, subst map[int]string) []string {
 	var out []string
 	for i, it := range line.Items {
 		if p, ok := subst[i]; ok {
-			out = append(out, p)
+			if p != "" {
+				out = append(out, p)
+			}
 			continue
 		}
 		out = append(out, line.Args[it.Index:it.Index+it.Words]...)
@@ -202,4 +241,25 @@ func usesResponseFile(args []string) bool {
 		}
 	}
 	return false
+}
+
+// explainMissingBody adds to an AD error about a function without a body
+// where that function comes from: an input without bitcode, or none.
+func explainMissingBody(err error, inputs []*Input) error {
+	var adErr *ad.Error
+	if !errors.As(err, &adErr) || adErr.Callee == "" {
+		return err
+	}
+	for _, in := range inputs {
+		if in.Bitcode != nil {
+			continue
+		}
+		syms, _ := elfSymbols(in.Data)
+		for _, s := range syms {
+			if s.defined && s.name == adErr.Callee {
+				return fmt.Errorf("%w; '%s' is defined in %s, which has no embedded bitcode (compile it with gozyme-cc, or give it a custom derivative)", err, adErr.Callee, in.Origin)
+			}
+		}
+	}
+	return fmt.Errorf("%w; no object of this link defines '%s' with bitcode (it comes from a shared library or is not defined)", err, adErr.Callee)
 }

@@ -1,0 +1,8 @@
+#include <math.h>
+#include "model.h"
+
+double mag(const double *x, int n) {
+	double s = 0;
+	for (int i = 0; i < n; i++) s += x[i] * x[i];
+	return sqrt(s);
+}
