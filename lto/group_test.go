@@ -13,10 +13,10 @@ import (
 func TestGroupRoots(t *testing.T) {
 	dir := t.TempDir()
 	objs := map[string]string{
-		"a.o": fatCompile(t, dir, "a.o", `double __enzyme_autodiff(void*, ...); double ha(double); double fa(double x){return ha(x)*x;} double ga(double x){return __enzyme_autodiff((void*)fa, x);}`),
-		"ha.o": fatCompile(t, dir, "ha.o", `double hh(double); double ha(double x){return hh(x)+1;}`),
-		"hh.o": fatCompile(t, dir, "hh.o", `double hh(double x){return x*x;}`),
-		"b.o": fatCompile(t, dir, "b.o", `double __enzyme_autodiff(void*, ...); static double fb(double x){return x*x*x;} double gb(double x){return __enzyme_autodiff((void*)fb, x);}`),
+		"a.o":     fatCompile(t, dir, "a.o", `double __enzyme_autodiff(void*, ...); double ha(double); double fa(double x){return ha(x)*x;} double ga(double x){return __enzyme_autodiff((void*)fa, x);}`),
+		"ha.o":    fatCompile(t, dir, "ha.o", `double hh(double); double ha(double x){return hh(x)+1;}`),
+		"hh.o":    fatCompile(t, dir, "hh.o", `double hh(double x){return x*x;}`),
+		"b.o":     fatCompile(t, dir, "b.o", `double __enzyme_autodiff(void*, ...); static double fb(double x){return x*x*x;} double gb(double x){return __enzyme_autodiff((void*)fb, x);}`),
 		"plain.o": plainCompile(t, dir, "plain.o", `double hb(double x){return x;}`),
 	}
 	var inputs []*Input
