@@ -72,6 +72,11 @@ func run(root, outDir string) error {
 		results = append(results, rs...)
 	}
 	report := format(results)
+	linkReport, err := linkBench(root, tmp)
+	if err != nil {
+		return err
+	}
+	report += linkReport
 	fmt.Print(report)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gozyme/gozyme/toolchains"
 )
@@ -18,7 +19,13 @@ import (
 // RewriteObject and the real linker runs with the rewritten objects (and
 // archive copies) in place of the originals.
 func LinkMain(args []string) int {
-	code, err := link(context.Background(), args)
+	ctx := context.Background()
+	if timesWanted() {
+		var st *stageTimes
+		ctx, st = withStageTimes(ctx)
+		defer func(start time.Time) { st.report(os.Stderr, time.Since(start)) }(time.Now())
+	}
+	code, err := link(ctx, args)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gozyme-ld: error: %v\n", err)
 		return 1
@@ -42,16 +49,38 @@ func link(ctx context.Context, args []string) (int, error) {
 		// object whose roots are differentiated when it is linked.
 		return runLinker(realLD, args)
 	}
-	inputs, err := Resolve(line, ResolveOptions{RealLD: realLD, LLD: IsLLD(realLD)})
-	if err != nil {
-		return 1, err
+	var mayHaveRoots bool
+	timeStage(ctx, "scan", func() error { mayHaveRoots = quickScan(line, realLD); return nil })
+	if !mayHaveRoots {
+		// No input mentions an Enzyme entry point: the plain link.
+		var code int
+		err := timeStage(ctx, "native link", func() error {
+			var err error
+			code, err = runLinker(realLD, args)
+			return err
+		})
+		return code, err
 	}
-	roots, err := rootInputs(inputs)
+	var inputs, roots []*Input
+	err = timeStage(ctx, "gather", func() error {
+		var err error
+		if inputs, err = Resolve(line, ResolveOptions{RealLD: realLD, LLD: IsLLD(realLD)}); err != nil {
+			return err
+		}
+		roots, err = rootInputs(inputs)
+		return err
+	})
 	if err != nil {
 		return 1, err
 	}
 	if len(roots) == 0 {
-		return runLinker(realLD, args)
+		var code int
+		err := timeStage(ctx, "native link", func() error {
+			var err error
+			code, err = runLinker(realLD, args)
+			return err
+		})
+		return code, err
 	}
 	code, err := linkRewritten(ctx, realLD, args, line, inputs, roots)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/gozyme/gozyme/ad"
 	"github.com/gozyme/gozyme/irutil"
@@ -53,25 +54,38 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 			}
 			args = append(args, p)
 		}
-		if _, err := toolchains.Run(ctx, "llvm-link", args...); err != nil {
-			return fmt.Errorf("%s: merging with the modules it uses: %w", job.Origin, err)
+		if err := timeStage(ctx, "merge", func() error { _, err := toolchains.Run(ctx, "llvm-link", args...); return err }); err != nil {
+			// Name the inputs, not gozyme's temporary files.
+			msg := err.Error()
+			for i, m := range job.Extra {
+				msg = strings.ReplaceAll(msg, args[3+i], m.Origin)
+			}
+			msg = strings.ReplaceAll(msg, in, job.Origin)
+			return fmt.Errorf("%s: merging with the modules it uses: %s", job.Origin, msg)
 		}
 		in = args[1]
 	}
 	level := normalizeOptLevel(job.OptLevel)
 	pre := filepath.Join(dir, "optimized.bc")
-	if _, err := toolchains.Run(ctx, "opt", "-passes="+prePipeline(level), in, "-o", pre); err != nil {
+	err = timeStage(ctx, "optimize", func() error {
+		_, err := toolchains.Run(ctx, "opt", "-passes="+prePipeline(level), in, "-o", pre)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("%s: optimizing before AD: %w", job.Origin, err)
 	}
-	m, err := irutil.LoadBitcode(ctx, pre)
-	if err != nil {
-		return fmt.Errorf("%s: %w", job.Origin, err)
-	}
-	if _, err := ad.Differentiate(m); err != nil {
-		return err
-	}
 	post := filepath.Join(dir, "differentiated.ll")
-	if err := irutil.WriteText(m, post); err != nil {
+	err = timeStage(ctx, "differentiate", func() error {
+		m, err := irutil.LoadBitcode(ctx, pre)
+		if err != nil {
+			return fmt.Errorf("%s: %w", job.Origin, err)
+		}
+		if _, err := ad.Differentiate(m); err != nil {
+			return err
+		}
+		return irutil.WriteText(m, post)
+	})
+	if err != nil {
 		return err
 	}
 	args := []string{"-c", "-O" + level, post, "-o", job.OutPath, "-Wno-override-module"}
@@ -85,7 +99,8 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 		}
 		args[2] = promoted
 	}
-	if _, err := toolchains.Run(ctx, "clang", args...); err != nil {
+	err = timeStage(ctx, "codegen", func() error { _, err := toolchains.Run(ctx, "clang", args...); return err })
+	if err != nil {
 		return fmt.Errorf("%s: compiling the differentiated module: %w", job.Origin, err)
 	}
 	return nil

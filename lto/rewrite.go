@@ -24,7 +24,8 @@ func linkRewritten(ctx context.Context, realLD string, args []string, line *Link
 	}
 	defer cleanup()
 
-	groups := groupRoots(inputs, roots)
+	var groups []*rewriteGroup
+	timeStage(ctx, "gather", func() error { groups = groupRoots(inputs, roots); return nil })
 	outs, err := rewriteAll(ctx, groups, tmp)
 	if err != nil {
 		return 1, explainMissingBody(err, inputs)
@@ -46,7 +47,13 @@ func linkRewritten(ctx context.Context, realLD string, args []string, line *Link
 		}
 		newArgs = []string{"@" + rsp}
 	}
-	return runLinker(realLD, newArgs)
+	var code int
+	err = timeStage(ctx, "native link", func() error {
+		var err error
+		code, err = runLinker(realLD, newArgs)
+		return err
+	})
+	return code, err
 }
 
 // linkTempDir makes the per-link scratch directory: under

@@ -1,6 +1,8 @@
 package wrapper
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -100,14 +102,19 @@ func (d *driver) realLinker(cmd *Command) (string, error) {
 }
 
 // programPath asks clang where it finds the program name
-// (-print-prog-name), and checks that the answer is executable.
+// (-print-prog-name), and checks that the answer is executable. Answers
+// are cached (see cachedProgName): asking clang costs as much as a link.
 func (d *driver) programPath(lookup []string, name string) (string, bool) {
 	args := append(append([]string(nil), lookup...), "-print-prog-name="+name)
-	out, err := exec.Command(d.clang, args...).Output()
-	if err != nil {
-		return "", false
+	p, ok := cachedProgName(d.clang, args)
+	if !ok {
+		out, err := exec.Command(d.clang, args...).Output()
+		if err != nil {
+			return "", false
+		}
+		p = strings.TrimSpace(string(out))
+		storeProgName(d.clang, args, p)
 	}
-	p := strings.TrimSpace(string(out))
 	if p == "" {
 		return "", false
 	}
@@ -118,4 +125,53 @@ func (d *driver) programPath(lookup []string, name string) (string, bool) {
 		return found, true
 	}
 	return "", false
+}
+
+// progNameCache is the file caching clang's answer to args: it is keyed by
+// the clang binary (path, size, modification time) and the arguments, so a
+// new clang or other options ask again. "" when there is no cache dir.
+func progNameCache(clang string, args []string) string {
+	st, err := os.Stat(clang)
+	if err != nil {
+		return ""
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%d", clang, st.Size(), st.ModTime().UnixNano())
+	for _, a := range args {
+		fmt.Fprintf(h, "\x00%s", a)
+	}
+	return filepath.Join(dir, "gozyme", "progname-"+hex.EncodeToString(h.Sum(nil))[:32])
+}
+
+func cachedProgName(clang string, args []string) (string, bool) {
+	f := progNameCache(clang, args)
+	if f == "" {
+		return "", false
+	}
+	data, err := os.ReadFile(f)
+	if err != nil {
+		return "", false
+	}
+	return string(data), true
+}
+
+// storeProgName records an answer, atomically (temp file + rename);
+// failing to cache is harmless.
+func storeProgName(clang string, args []string, answer string) {
+	f := progNameCache(clang, args)
+	if f == "" || os.MkdirAll(filepath.Dir(f), 0o755) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(f), ".progname-")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.WriteString(answer)
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), f) != nil {
+		os.Remove(tmp.Name())
+	}
 }

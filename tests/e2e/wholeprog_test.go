@@ -25,7 +25,8 @@ func TestWholeProgram(t *testing.T) {
 	for _, prog := range []struct {
 		path, prefix string
 		lines        int
-	}{{"app/app", "loss ", 6}, {"app/app", "norm ", 6}, {"app/multi", "multi ", 6}, {"cxx/cxx", "cxx ", 6}} {
+	}{{"app/app", "loss ", 6}, {"app/app", "norm ", 6}, {"app/app", "loss_dw0 ", 1}, {"app/app", "lib_grad ", 1},
+		{"app/multi", "multi ", 6}, {"cxx/cxx", "cxx ", 6}} {
 		out := run(t, dir, env, filepath.Join(dir, prog.path))
 		if !strings.Contains(out, "failures 0\n") {
 			t.Errorf("%s:\n%s", prog.path, out)

@@ -34,6 +34,13 @@ int main(void) {
 		printf("norm %d %.17g %.17g\n", i, din[i], want);
 		if (fabs(din[i] - want) > 1e-12 * fmax(1, fabs(want))) failures++;
 	}
+	/* Roots in two objects (this one and loss/loss.o) and an archive member. */
+	double dw0 = loss_dw0(w, N);
+	printf("loss_dw0 %.17g %.17g\n", dw0, dw[0]);
+	if (fabs(dw0 - dw[0]) > 1e-12 * fmax(1, fabs(dw[0]))) failures++;
+	double lg = lib_grad(0.7), want = 1.7 * exp(0.7);
+	printf("lib_grad %.17g %.17g\n", lg, want);
+	if (fabs(lg - want) > 1e-12 * want) failures++;
 	printf("failures %d\n", failures);
 	return failures != 0;
 }

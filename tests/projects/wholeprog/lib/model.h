@@ -5,5 +5,6 @@ double model(const double *w, const double *x, int n);
 double mag(const double *x, int n);
 void norm(double *out, const double *in, int n);
 double loss(const double *w, int n);
-double loss_norm(const double *in, int n);
+double loss_dw0(const double *w, int n);
+double lib_grad(double x);
 #endif

@@ -1,0 +1,170 @@
+package lto
+
+import (
+	"bytes"
+	"debug/elf"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// enzymeMark is in every object (symbol names) and every bitcode module
+// that calls an Enzyme entry point.
+var enzymeMark = []byte("__enzyme_")
+
+// quickScan reports whether any input of the link may hold an AD root: the
+// bytes of an object, archive or input script it names mention
+// "__enzyme_". It reads files but parses no ELF, so a link without Enzyme
+// calls costs little more than the plain link. Shared libraries cannot hold
+// roots and are skipped.
+func quickScan(line *LinkLine, realLD string) bool {
+	s := &scanner{line: line, realLD: realLD, seen: map[string]bool{}}
+	for _, it := range line.Items {
+		switch it.Kind {
+		case KindInput:
+			if s.file(it.Value) {
+				return true
+			}
+		case KindLibrary:
+			if p := s.findLib(it.Value); p != "" && s.file(p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+type scanner struct {
+	line    *LinkLine
+	realLD  string
+	dirs    []string // -L directories, then ld's defaults once needed
+	withStd bool
+	seen    map[string]bool
+}
+
+// file reports whether path mentions an Enzyme entry point, following
+// input scripts to the files they name.
+func (s *scanner) file(path string) bool {
+	if s.seen[path] {
+		return false
+	}
+	s.seen[path] = true
+	f, err := os.Open(path)
+	if err != nil {
+		return false // the real linker reports it
+	}
+	defer f.Close()
+	head := make([]byte, 64)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	isELF := bytes.HasPrefix(head, []byte(elf.ELFMAG))
+	if isELF && n > 17 && elf.Type(head[16]) == elf.ET_DYN {
+		return false
+	}
+	data, release, err := mapFile(f)
+	if err != nil {
+		return false
+	}
+	defer release()
+	if isELF || IsArchive(head) {
+		return bytes.Contains(data, enzymeMark)
+	}
+	inputs, dirs, ok := parseInputScript(string(data))
+	if !ok {
+		return false
+	}
+	for _, d := range dirs {
+		s.dirs = append(s.dirs, s.line.sysrootPath(d))
+	}
+	for _, in := range inputs {
+		p := in.Name
+		if name, isLib := strings.CutPrefix(p, "-l"); isLib {
+			p = s.findLib(name)
+		} else if !filepath.IsAbs(p) {
+			if _, err := os.Stat(p); err != nil {
+				p = s.findLib(":" + p)
+			}
+		} else {
+			p = s.line.sysrootPath(p)
+		}
+		if p != "" && s.file(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// findLib finds the file -l NAME loads: in the first directory holding
+// libNAME.so or libNAME.a, the .so in dynamic links (a shared library, which
+// file skips, or an input script, which it follows), else the archive.
+func (s *scanner) findLib(name string) string {
+	want, shared := "lib"+name+".a", "lib"+name+".so"
+	if rest, exact := strings.CutPrefix(name, ":"); exact {
+		want, shared = rest, ""
+	}
+	if s.static() {
+		shared = ""
+	}
+	look := func(dirs []string) (string, bool) {
+		for _, d := range dirs {
+			if shared != "" {
+				if p := filepath.Join(d, shared); isFile(p) {
+					return p, true
+				}
+			}
+			if p := filepath.Join(d, want); isFile(p) {
+				return p, true
+			}
+		}
+		return "", false
+	}
+	if s.dirs == nil {
+		s.dirs = append([]string{}, s.line.LibDirs...)
+	}
+	if p, found := look(s.dirs); found {
+		return p
+	}
+	if !s.withStd && !s.line.NoStd {
+		s.withStd = true
+		std := DefaultSearchDirs(s.realLD)
+		s.dirs = append(s.dirs, std...)
+		p, _ := look(std)
+		return p
+	}
+	return ""
+}
+
+// static reports a link that may prefer archives over shared libraries.
+func (s *scanner) static() bool {
+	for _, it := range s.line.Items {
+		switch it.Name {
+		case "static", "Bstatic", "dn", "non_shared":
+			return true
+		}
+	}
+	return false
+}
+
+// mapFile maps a file read-only (falling back to reading it), so scanning
+// large archives copies nothing.
+func mapFile(f *os.File) ([]byte, func(), error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.Size() == 0 {
+		return nil, func() {}, nil
+	}
+	if data, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED); err == nil {
+		return data, func() { syscall.Munmap(data) }, nil
+	}
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, st.Size()))
+	return data, func() {}, err
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}

@@ -1,0 +1,43 @@
+package lto
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// quickScan finds an Enzyme call in an object, in an archive reached by -l
+// (directly or through an input script) and ignores shared libraries; a
+// link without one is reported as such.
+func TestQuickScan(t *testing.T) {
+	dir := t.TempDir()
+	ar := needTool(t, "llvm-ar-14")
+	plain := fatCompile(t, dir, "plain.o", `int main(void){return 0;}`)
+	root := fatCompile(t, dir, "root.o", `double __enzyme_autodiff(void*, ...); double f(double x){return x*x;} double g(double x){return __enzyme_autodiff((void*)f, x);}`)
+	lib := filepath.Join(dir, "lib")
+	os.MkdirAll(lib, 0o755)
+	run(t, dir, ar, "rcs", filepath.Join(lib, "libroot.a"), root)
+	run(t, dir, ar, "rcs", filepath.Join(lib, "libplain.a"), plain)
+	writeFile(t, lib, "libviascript.so", "/* GNU ld script */\nGROUP ( -lroot )\n")
+
+	cases := []struct {
+		name string
+		args []string
+		want bool
+	}{
+		{"plain objects", []string{plain, "-o", "a.out"}, false},
+		{"root object", []string{plain, root, "-o", "a.out"}, true},
+		{"root in -l archive", []string{plain, "-L" + lib, "-lroot", "-o", "a.out"}, true},
+		{"plain -l archive", []string{plain, "-L" + lib, "-lplain", "-o", "a.out"}, false},
+		{"archive through a script", []string{plain, "-L" + lib, "-lviascript", "-o", "a.out"}, true},
+	}
+	for _, c := range cases {
+		line, err := ParseLinkArgs(c.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := quickScan(line, "ld"); got != c.want {
+			t.Errorf("%s: quickScan = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
