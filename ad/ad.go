@@ -21,6 +21,7 @@ type differ struct {
 	grads    map[string]*ir.Func   // combined gradients, by generated name
 	splits   map[string]*splitGrad // augmented forward/reverse pairs, by name
 	prep     map[*ir.Func]*ir.Func // functions as AD sees them (see prepared)
+	custom   map[*ir.Func]*Custom  // user-supplied derivatives
 }
 
 // prepared returns f as the AD engine differentiates it: f itself, or, when
@@ -44,12 +45,13 @@ func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 // Differentiate replaces every Enzyme entry-point call in m by a call of a
 // synthesized derivative. It returns how many calls it replaced. On error the
 // module may be partly rewritten and must be discarded.
-func Differentiate(m *ir.Module) (int, error) {
+func Differentiate(m *ir.Module, opts Options) (int, error) {
 	roots, err := findRoots(m)
 	if err != nil || len(roots) == 0 {
 		return 0, err
 	}
-	d := &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{}, prep: map[*ir.Func]*ir.Func{}}
+	d := &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
+		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom}
 	for _, rt := range roots {
 		if err := d.lower(rt); err != nil {
 			return 0, err

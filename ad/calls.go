@@ -15,6 +15,9 @@ func (r *reverseGen) definedCallee(call *ir.InstCall) (*ir.Func, bool) {
 	if !ok || len(f.Blocks) == 0 || r.d.inactive[f] || strings.HasPrefix(f.Name(), "llvm.") {
 		return nil, false
 	}
+	if _, custom := r.customRule(call); custom {
+		return nil, false
+	}
 	return f, true
 }
 

@@ -74,7 +74,7 @@ func tryBuild(t *testing.T, file, src, level string, flags ...string) (string, e
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Differentiate(m); err != nil {
+	if _, err := Differentiate(m, Options{}); err != nil {
 		return "", err
 	}
 	ll := filepath.Join(dir, "ad.ll")

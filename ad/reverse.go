@@ -316,6 +316,15 @@ func (r *reverseGen) forward() error {
 				return err
 			}
 			rest = append(rest, extra...)
+			if call, ok := inst.(*ir.InstCall); ok {
+				if rule, ok := r.customRule(call); ok && r.customCallActive(call) {
+					aug, err := r.augmentCustom(b, call, rule)
+					if err != nil {
+						return err
+					}
+					rest = append(rest, aug...)
+				}
+			}
 		}
 		if outside, _, ok := r.simpleHeader(b); ok {
 			// The reverse tells the first iteration from the others by

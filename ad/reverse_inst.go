@@ -16,6 +16,17 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 	if handled, err := r.reverseMemory(blk, at, inst); handled || err != nil {
 		return blk, err
 	}
+	if call, ok := inst.(*ir.InstCall); ok {
+		if rule, ok := r.customRule(call); ok && r.customCallActive(call) {
+			var d value.Value
+			if r.act.active(call) {
+				s := r.adjSlot(call)
+				d = blk.NewLoad(call.Typ, s)
+				blk.NewStore(zeroOf(call.Typ), s)
+			}
+			return blk, r.reverseCustom(blk, at, call, rule, d)
+		}
+	}
 	if call, ok := inst.(*ir.InstCall); ok && r.callsDerivative(call) && !r.act.active(call) {
 		// Only memory carries this call's derivatives.
 		return blk, r.reverseCall(blk, at, call, nil)

@@ -1,6 +1,7 @@
 package lto
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -8,8 +9,10 @@ import (
 	"strings"
 
 	"github.com/gozyme/gozyme/ad"
+	"github.com/gozyme/gozyme/custom"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/gozyme/gozyme/toolchains"
+	"github.com/llir/llvm/ir"
 )
 
 // Module is the embedded bitcode of one input.
@@ -67,8 +70,20 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 	}
 	level := normalizeOptLevel(job.OptLevel)
 	pre := filepath.Join(dir, "optimized.bc")
+	optArgs := []string{"-passes=" + prePipeline(level), in, "-o", pre}
+	if mentionsCustomRules(job) {
+		// Functions with custom derivatives must stay calls: their calls
+		// take the rule instead of being differentiated.
+		text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", in)
+		if err != nil {
+			return fmt.Errorf("%s: %w", job.Origin, err)
+		}
+		for _, name := range custom.NamesInText(string(text)) {
+			optArgs = append(optArgs, "-force-attribute="+name+":noinline")
+		}
+	}
 	err = timeStage(ctx, "optimize", func() error {
-		_, err := toolchains.Run(ctx, "opt", "-passes="+prePipeline(level), in, "-o", pre)
+		_, err := toolchains.Run(ctx, "opt", optArgs...)
 		return err
 	})
 	if err != nil {
@@ -80,7 +95,15 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", job.Origin, err)
 		}
-		if _, err := ad.Differentiate(m); err != nil {
+		rules, err := custom.Find(m)
+		if err != nil {
+			return fmt.Errorf("%s: %w", job.Origin, err)
+		}
+		opts := ad.Options{Custom: map[*ir.Func]*ad.Custom{}}
+		for f, r := range rules {
+			opts.Custom[f] = &ad.Custom{Augment: r.Augment, Gradient: r.Gradient, Forward: r.Forward}
+		}
+		if _, err := ad.Differentiate(m, opts); err != nil {
 			return err
 		}
 		return irutil.WriteText(m, post)
@@ -153,4 +176,21 @@ func codegenFlags(cc1 []string) []string {
 		out = append(out, "-fPIC")
 	}
 	return out
+}
+
+// mentionsCustomRules reports whether any module of the job may register a
+// custom derivative (a registration global or an enzyme(...) attribute).
+func mentionsCustomRules(job RewriteJob) bool {
+	has := func(bc []byte) bool {
+		return bytes.Contains(bc, []byte("__enzyme_register_")) || bytes.Contains(bc, []byte(custom.AnnotationPrefix))
+	}
+	if has(job.Bitcode) {
+		return true
+	}
+	for _, m := range job.Extra {
+		if has(m.Bitcode) {
+			return true
+		}
+	}
+	return false
 }

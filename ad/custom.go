@@ -1,0 +1,169 @@
+package ad
+
+import (
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Custom is a user-supplied derivative of one function (package custom
+// finds and checks them). A function with one is never differentiated
+// itself: its calls run the primal and Augment in the forward sweep and
+// Gradient in the reverse sweep.
+type Custom struct {
+	Augment  *ir.Func // may be nil
+	Gradient *ir.Func
+	Forward  *ir.Func
+}
+
+// Options configure Differentiate.
+type Options struct {
+	Custom map[*ir.Func]*Custom
+}
+
+// customRule returns the reverse-mode rule of a call's callee, if any.
+func (r *reverseGen) customRule(call *ir.InstCall) (*Custom, bool) {
+	f, ok := call.Callee.(*ir.Func)
+	if !ok {
+		return nil, false
+	}
+	c, ok := r.d.custom[f]
+	return c, ok && c.Gradient != nil
+}
+
+// customArgs returns a call's arguments, each pointer followed by its shadow
+// (a null pointer when it has none), as the rules take them; look maps each.
+func (r *reverseGen) customArgs(call *ir.InstCall, look func(value.Value) value.Value, shadow func(value.Value) (value.Value, error)) ([]value.Value, error) {
+	var args []value.Value
+	for _, a := range call.Args {
+		a = unwrapArg(a)
+		args = append(args, look(a))
+		if types.IsPointer(a.Type()) {
+			if !r.act.hasShadow(a) {
+				args = append(args, constant.NewNull(a.Type().(*types.PointerType)))
+				continue
+			}
+			s, err := shadow(a)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, s)
+		}
+	}
+	return args, nil
+}
+
+// augmentCustom emits, after the forward clone of a call with a custom rule,
+// the call of its augmented forward, keeping the tape it returns.
+func (r *reverseGen) augmentCustom(b *ir.Block, call *ir.InstCall, c *Custom) ([]ir.Instruction, error) {
+	if c.Augment == nil {
+		return nil, nil
+	}
+	args, err := r.customArgs(call, func(v value.Value) value.Value { return v },
+		func(v value.Value) (value.Value, error) { return r.shadowOf(call, v) })
+	if err != nil {
+		return nil, err
+	}
+	aug := ir.NewCall(c.Augment, args...)
+	if !types.Equal(c.Augment.Sig.RetType, types.Void) {
+		r.tapes[call] = aug
+		r.blockOf[aug] = b
+	}
+	return []ir.Instruction{aug}, nil
+}
+
+// reverseCustom emits the call of the gradient rule: the arguments (with
+// shadows), the result's adjoint d when the function returns a float, the
+// tape; the returned adjoints of the float parameters flow into the
+// arguments that are active.
+func (r *reverseGen) reverseCustom(blk, at *ir.Block, call *ir.InstCall, c *Custom, d value.Value) error {
+	args, err := r.customArgs(call, func(v value.Value) value.Value { return r.lookup(blk, at, v) },
+		func(v value.Value) (value.Value, error) { return r.lookupShadow(blk, at, call, v) })
+	if err != nil {
+		return err
+	}
+	if isFloat(call.Typ) {
+		if d == nil {
+			d = zeroOf(call.Typ)
+		}
+		args = append(args, d)
+	}
+	if tape, ok := r.tapes[call]; ok {
+		args = append(args, r.lookupForward(blk, at, tape, at))
+	}
+	g := c.Gradient
+	var sret *ir.InstAlloca
+	if hasSRetParam(g) {
+		// Several adjoints returned in memory: give it a slot.
+		sret = ir.NewAlloca(g.Params[0].Typ.(*types.PointerType).ElemType)
+		r.allocas.Insts = append(r.allocas.Insts, sret)
+		args = append([]value.Value{sret}, args...)
+	}
+	res := blk.NewCall(g, args...)
+	var floatArgs []value.Value
+	for _, a := range call.Args {
+		if isFloat(a.Type()) {
+			floatArgs = append(floatArgs, unwrapArg(a))
+		}
+	}
+	if len(floatArgs) == 0 {
+		return nil
+	}
+	adjoint := func(i int) value.Value {
+		switch {
+		case sret != nil:
+			return loadField(blk, sret, floatArgs, i)
+		case len(floatArgs) == 1:
+			return res
+		}
+		if _, ok := res.Typ.(*types.StructType); ok {
+			if st := res.Typ.(*types.StructType); len(st.Fields) == len(floatArgs) {
+				return blk.NewExtractValue(res, uint64(i))
+			}
+		}
+		// An ABI-coerced struct (x86-64: <2 x float>, {<2 x float>, float}):
+		// reinterpret through memory as the C struct.
+		tmp := ir.NewAlloca(res.Typ)
+		r.allocas.Insts = append(r.allocas.Insts, tmp)
+		blk.NewStore(res, tmp)
+		return loadField(blk, tmp, floatArgs, i)
+	}
+	for i, a := range floatArgs {
+		if r.act.active(a) {
+			r.accumulate(blk, a, adjoint(i))
+		}
+	}
+	return nil
+}
+
+// loadField reads adjoint i of a C struct of the float parameters' types
+// laid out at p.
+func loadField(blk *ir.Block, p value.Value, floats []value.Value, i int) value.Value {
+	fields := make([]types.Type, len(floats))
+	for k, f := range floats {
+		fields[k] = f.Type()
+	}
+	st := types.NewStruct(fields...)
+	view := blk.NewBitCast(p, types.NewPointer(st))
+	gep := blk.NewGetElementPtr(st, view, constant.NewInt(types.I32, 0), constant.NewInt(types.I32, int64(i)))
+	return blk.NewLoad(fields[i], gep)
+}
+
+func hasSRetParam(f *ir.Func) bool {
+	if len(f.Params) == 0 {
+		return false
+	}
+	for _, a := range f.Params[0].Attrs {
+		if _, ok := a.(ir.SRet); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// customCallActive reports whether a call with a custom rule carries
+// derivatives: its result is active or it touches shadowed memory.
+func (r *reverseGen) customCallActive(call *ir.InstCall) bool {
+	return r.act.active(call) || r.act.callTouchesActiveMemory(call, r.passes)
+}

@@ -1,0 +1,391 @@
+// Package custom finds and checks user-supplied derivatives: Enzyme's
+// registration globals
+//
+//	void *__enzyme_register_gradient_NAME[3]   = {f, aug, rev};
+//	void *__enzyme_register_derivative_NAME[2] = {f, fwd};
+//
+// and the enzyme("augment"|"gradient"|"forward", rule) attribute, which
+// gozyme-cc turns into clang's annotate attribute (llvm.global.annotations).
+package custom
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/types"
+)
+
+// AttributeMacro is the -D definition gozyme-cc compiles with: the
+// attribute becomes an annotation the link step reads, and the function
+// stays out of line so its calls can take the rule.
+const AttributeMacro = `enzyme(kind, fn)=annotate("enzyme:" kind, fn), noinline`
+
+// AnnotationPrefix starts the annotation strings of the attribute.
+const AnnotationPrefix = "enzyme:"
+
+// Rule is the custom derivative of one function.
+type Rule struct {
+	Func     *ir.Func
+	Augment  *ir.Func // may be nil: the reverse needs no tape
+	Gradient *ir.Func // reverse rule
+	Forward  *ir.Func // forward-mode rule
+	// Where each part was registered, for messages.
+	AugmentFrom, GradientFrom, ForwardFrom string
+}
+
+// Find reads every custom derivative registered in m.
+func Find(m *ir.Module) (map[*ir.Func]*Rule, error) {
+	rules := map[*ir.Func]*Rule{}
+	get := func(f *ir.Func) *Rule {
+		r := rules[f]
+		if r == nil {
+			r = &Rule{Func: f}
+			rules[f] = r
+		}
+		return r
+	}
+	for _, g := range m.Globals {
+		name := g.Name()
+		switch {
+		case strings.HasPrefix(name, "__enzyme_register_gradient"):
+			fs, err := funcList(g, 3)
+			if err != nil {
+				return nil, err
+			}
+			r := get(fs[0])
+			from := "@" + name
+			if err := set(&r.Augment, &r.AugmentFrom, fs[1], from, fs[0], "augmented forward"); err != nil {
+				return nil, err
+			}
+			if err := set(&r.Gradient, &r.GradientFrom, fs[2], from, fs[0], "gradient"); err != nil {
+				return nil, err
+			}
+		case strings.HasPrefix(name, "__enzyme_register_derivative"):
+			fs, err := funcList(g, 2)
+			if err != nil {
+				return nil, err
+			}
+			r := get(fs[0])
+			if err := set(&r.Forward, &r.ForwardFrom, fs[1], "@"+name, fs[0], "forward derivative"); err != nil {
+				return nil, err
+			}
+		case name == "llvm.global.annotations":
+			if err := readAnnotations(g, get); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, r := range rules {
+		if err := Check(r); err != nil {
+			return nil, err
+		}
+	}
+	return rules, nil
+}
+
+// set records one part of a rule; a different function for the same part
+// is an error naming both registrations.
+func set(slot **ir.Func, from *string, f *ir.Func, where string, of *ir.Func, what string) error {
+	if f == nil {
+		return nil
+	}
+	if *slot != nil && *slot != f {
+		return fmt.Errorf("two different %s rules for '%s': '%s' (%s) and '%s' (%s)", what, of.Name(), (*slot).Name(), *from, f.Name(), where)
+	}
+	*slot, *from = f, where
+	return nil
+}
+
+// funcList reads a registration global: an array of n function pointers
+// (null where a part is not given).
+func funcList(g *ir.Global, n int) ([]*ir.Func, error) {
+	arr, ok := g.Init.(*constant.Array)
+	if !ok || len(arr.Elems) != n {
+		return nil, fmt.Errorf("@%s must be an array of %d function pointers", g.Name(), n)
+	}
+	out := make([]*ir.Func, n)
+	for i, e := range arr.Elems {
+		if _, isNull := e.(*constant.Null); isNull && i > 0 {
+			continue
+		}
+		f, ok := irutil.StripCasts(e).(*ir.Func)
+		if !ok {
+			return nil, fmt.Errorf("@%s: element %d is not a function", g.Name(), i)
+		}
+		out[i] = f
+	}
+	return out, nil
+}
+
+// readAnnotations reads enzyme(...) attributes from llvm.global.annotations:
+// entries {annotated value, string, file, line, args}.
+func readAnnotations(g *ir.Global, get func(*ir.Func) *Rule) error {
+	arr, ok := g.Init.(*constant.Array)
+	if !ok {
+		return nil
+	}
+	for _, e := range arr.Elems {
+		st, ok := e.(*constant.Struct)
+		if !ok || len(st.Fields) < 5 {
+			continue
+		}
+		text := cString(st.Fields[1])
+		kind, ok := strings.CutPrefix(text, AnnotationPrefix)
+		if !ok {
+			continue
+		}
+		f, ok := irutil.StripCasts(st.Fields[0]).(*ir.Func)
+		if !ok {
+			continue
+		}
+		where := fmt.Sprintf("%s:%d", cString(st.Fields[2]), intValue(st.Fields[3]))
+		rule := annotationArg(st.Fields[4])
+		if rule == nil {
+			return fmt.Errorf("%s: enzyme(\"%s\", ...) on '%s' does not name a function", where, kind, f.Name())
+		}
+		r := get(f)
+		var err error
+		switch kind {
+		case "augment":
+			err = set(&r.Augment, &r.AugmentFrom, rule, where, f, "augmented forward")
+		case "gradient":
+			err = set(&r.Gradient, &r.GradientFrom, rule, where, f, "gradient")
+		case "forward":
+			err = set(&r.Forward, &r.ForwardFrom, rule, where, f, "forward derivative")
+		default:
+			err = fmt.Errorf("%s: unknown enzyme(\"%s\", ...) on '%s' (want augment, gradient or forward)", where, kind, f.Name())
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cString returns the text of a pointer to a constant C string.
+func cString(c constant.Constant) string {
+	var g *ir.Global
+	switch x := c.(type) {
+	case *constant.ExprGetElementPtr:
+		g, _ = x.Src.(*ir.Global)
+	case *constant.ExprBitCast:
+		g, _ = x.From.(*ir.Global)
+	case *ir.Global:
+		g = x
+	}
+	if g == nil {
+		return ""
+	}
+	if ca, ok := g.Init.(*constant.CharArray); ok {
+		return strings.TrimRight(string(ca.X), "\x00")
+	}
+	return ""
+}
+
+func intValue(c constant.Constant) int64 {
+	if i, ok := c.(*constant.Int); ok {
+		return i.X.Int64()
+	}
+	return 0
+}
+
+// annotationArg returns the function given as the annotation's argument:
+// a pointer to a private struct whose first field is it.
+func annotationArg(c constant.Constant) *ir.Func {
+	g, ok := irutil.StripCasts(c).(*ir.Global)
+	if !ok || g.Init == nil {
+		return nil
+	}
+	st, ok := g.Init.(*constant.Struct)
+	if !ok || len(st.Fields) == 0 {
+		return nil
+	}
+	f, _ := irutil.StripCasts(st.Fields[0]).(*ir.Func)
+	return f
+}
+
+// Check verifies that a rule's functions fit f's signature, per the Enzyme
+// ABI: every pointer parameter of f is followed by its shadow; aug returns
+// the tape (a pointer) or nothing; rev takes f's parameters, the return's
+// adjoint when f returns a float, and the tape when aug returns one, and
+// returns the adjoints of f's float parameters (one value, or a struct of
+// them); fwd takes every float or pointer parameter followed by its tangent
+// and returns the tangent of f's result.
+func Check(r *Rule) error {
+	f := r.Func
+	if r.Augment != nil && r.Gradient == nil {
+		return fmt.Errorf("'%s' has an augmented forward '%s' (%s) but no gradient", f.Name(), r.Augment.Name(), r.AugmentFrom)
+	}
+	shadowed := withShadows(f, func(t types.Type) bool { return types.IsPointer(t) })
+	if a := r.Augment; a != nil {
+		if err := paramsFit(f, a, r.AugmentFrom, shadowed); err != nil {
+			return err
+		}
+		if rt := a.Sig.RetType; !types.Equal(rt, types.Void) && !types.IsPointer(rt) {
+			return mismatch(f, a, r.AugmentFrom, "returns %s; an augmented forward returns its tape as a pointer, or nothing", rt)
+		}
+	}
+	if g := r.Gradient; g != nil {
+		want := append([]types.Type(nil), shadowed...)
+		if isFloat(f.Sig.RetType) {
+			want = append(want, f.Sig.RetType)
+		}
+		if r.Augment != nil && !types.Equal(r.Augment.Sig.RetType, types.Void) {
+			want = append(want, r.Augment.Sig.RetType)
+		}
+		params := paramTypes(g)
+		sret := hasSRet(g)
+		if sret {
+			params = params[1:]
+		}
+		if err := typesFit(f, g, r.GradientFrom, params, want); err != nil {
+			return err
+		}
+		var floats []types.Type
+		for _, p := range f.Params {
+			if isFloat(p.Typ) {
+				floats = append(floats, p.Typ)
+			}
+		}
+		if !sret && !returnFits(g.Sig.RetType, floats) {
+			return mismatch(f, g, r.GradientFrom, "returns %s; it must return the adjoints of the %d floating-point parameters of '%s' (%s)", g.Sig.RetType, len(floats), f.Name(), typeList(floats))
+		}
+	}
+	if fw := r.Forward; fw != nil {
+		tangents := withShadows(f, func(t types.Type) bool { return types.IsPointer(t) || isFloat(t) })
+		if err := paramsFit(f, fw, r.ForwardFrom, tangents); err != nil {
+			return err
+		}
+		if !types.Equal(fw.Sig.RetType, f.Sig.RetType) {
+			return mismatch(f, fw, r.ForwardFrom, "returns %s; a forward derivative returns the tangent of the result (%s)", fw.Sig.RetType, f.Sig.RetType)
+		}
+	}
+	return nil
+}
+
+// withShadows lists f's parameter types, each one for which dup holds
+// followed by a second of the same type.
+func withShadows(f *ir.Func, dup func(types.Type) bool) []types.Type {
+	var out []types.Type
+	for _, p := range f.Params {
+		out = append(out, p.Typ)
+		if dup(p.Typ) {
+			out = append(out, p.Typ)
+		}
+	}
+	return out
+}
+
+func paramsFit(f, rule *ir.Func, from string, want []types.Type) error {
+	return typesFit(f, rule, from, paramTypes(rule), want)
+}
+
+func typesFit(f, rule *ir.Func, from string, got, want []types.Type) error {
+	if len(got) != len(want) {
+		return mismatch(f, rule, from, "takes %d parameters (%s); it must take %d (%s)", len(got), typeList(got), len(want), typeList(want))
+	}
+	for i := range got {
+		if !types.Equal(got[i], want[i]) && !(types.IsPointer(got[i]) && types.IsPointer(want[i])) {
+			return mismatch(f, rule, from, "parameter %d is %s; it must be %s", i+1, got[i], want[i])
+		}
+	}
+	return nil
+}
+
+// returnFits accepts the adjoints returned as one value, a struct of them
+// (or the x86-64 coercions clang uses for small structs).
+func returnFits(rt types.Type, floats []types.Type) bool {
+	switch len(floats) {
+	case 0:
+		return types.Equal(rt, types.Void)
+	case 1:
+		return types.Equal(rt, floats[0])
+	}
+	switch rt.(type) {
+	case *types.StructType, *types.VectorType:
+		return true
+	}
+	return false
+}
+
+func mismatch(f, rule *ir.Func, from, format string, args ...interface{}) error {
+	return fmt.Errorf("custom derivative '%s' of '%s' (%s) does not fit: %s", rule.Name(), f.Name(), from, fmt.Sprintf(format, args...))
+}
+
+func paramTypes(f *ir.Func) []types.Type {
+	out := make([]types.Type, len(f.Params))
+	for i, p := range f.Params {
+		out[i] = p.Typ
+	}
+	return out
+}
+
+func hasSRet(f *ir.Func) bool {
+	if len(f.Params) == 0 {
+		return false
+	}
+	for _, a := range f.Params[0].Attrs {
+		if _, ok := a.(ir.SRet); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func typeList(ts []types.Type) string {
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = t.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+func isFloat(t types.Type) bool {
+	_, ok := t.(*types.FloatType)
+	return ok
+}
+
+// registered matches, in textual IR, the function a registration global
+// names first, and annotation entries with the function they annotate.
+var (
+	registered = regexp.MustCompile(`(?m)^@__enzyme_register_(?:gradient|derivative)\S* = .*?\[i8\* (?:bitcast \([^@]*)?@([-\w.$]+|"[^"]+")`)
+	annotated  = regexp.MustCompile(`\{ i8\* (?:bitcast \([^@]*)?@([-\w.$]+|"[^"]+")[^{}]*?@(\.str[.\d]*)`)
+	strGlobal  = regexp.MustCompile(`(?m)^@(\.str[.\d]*) = .*c"([^"]*)"`)
+)
+
+// NamesInText returns the functions with custom derivatives in a module's
+// textual IR, sorted: the pre-AD optimizer must not inline them (their calls
+// take the rule).
+func NamesInText(text string) []string {
+	set := map[string]bool{}
+	for _, m := range registered.FindAllStringSubmatch(text, -1) {
+		set[strings.Trim(m[1], `"`)] = true
+	}
+	if strings.Contains(text, "@llvm.global.annotations") {
+		strs := map[string]string{}
+		for _, m := range strGlobal.FindAllStringSubmatch(text, -1) {
+			strs[m[1]] = m[2]
+		}
+		for _, line := range strings.Split(text, "\n") {
+			if !strings.HasPrefix(line, "@llvm.global.annotations") {
+				continue
+			}
+			for _, m := range annotated.FindAllStringSubmatch(line, -1) {
+				if strings.HasPrefix(strs[m[2]], AnnotationPrefix) {
+					set[strings.Trim(m[1], `"`)] = true
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

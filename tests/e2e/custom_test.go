@@ -1,0 +1,58 @@
+package e2e
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCustomDerivatives builds tests/projects/custom: a straight-through
+// estimator given by the enzyme("gradient") attribute in a header, its rule
+// in a static library; a pointer rule with a tape in Enzyme's registration
+// form, called in a loop; a rule for a function compiled by gcc (no
+// bitcode), called in recursion. The program checks each derivative and how
+// often each rule ran; this test checks its output.
+func TestCustomDerivatives(t *testing.T) {
+	setup(t)
+	dir := copyProject(t, "custom")
+	env := toolEnv("CC=gozyme-cc")
+	_, stderr, err := runErr(dir, env, "make")
+	if err != nil {
+		t.Fatalf("make: %v\n%s", err, stderr)
+	}
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("the build warned (the enzyme attribute must compile silently):\n%s", stderr)
+	}
+	out := run(t, dir, env, filepath.Join(dir, "app", "app"))
+	for _, want := range []string{"ste_calls 5 5", "sumcubes_aug_calls 3 3", "sumcubes_rev_calls 3 3", "ext_cube_rev_calls 3 3", "failures 0"} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count("\n"+out, "\nste "); n != 5 {
+		t.Errorf("want 5 ste lines:\n%s", out)
+	}
+}
+
+// TestCustomDerivativeErrors: a rule that does not fit its function, and two
+// rules for one function, stop the link naming them.
+func TestCustomDerivativeErrors(t *testing.T) {
+	setup(t)
+	dir := copyProject(t, "custom")
+	env := toolEnv("CC=gozyme-cc")
+	for target, wants := range map[string][]string{
+		"bad/mismatch":  {"custom derivative 'f_rev' of 'f'", "does not fit", "must take 2"},
+		"bad/duplicate": {"two different gradient rules for 'f'", "'rev_a'", "'rev_b'"},
+	} {
+		_, stderr, err := runErr(dir, env, "make", target)
+		if err == nil {
+			t.Errorf("make %s succeeded; want a link error", target)
+			continue
+		}
+		for _, w := range wants {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("make %s: error lacks %q:\n%s", target, w, stderr)
+			}
+		}
+	}
+}
