@@ -133,6 +133,8 @@ func (rt *root) parseArgs() error {
 			}
 		} else {
 			switch {
+			case (isFloat(p.Typ) || carriesFloat(p.Typ)) && rt.mode == Forward:
+				act = Dup // value, then tangent
 			case isFloat(p.Typ) || carriesFloat(p.Typ):
 				act = Out
 			case types.IsPointer(p.Typ):
@@ -149,6 +151,9 @@ func (rt *root) parseArgs() error {
 			}
 			a.shadow = unwrapArg(rest[j])
 			j++
+		}
+		if act == Out && rt.mode == Forward {
+			return errorAt(rt.caller, rt.call, "parameter %d of '%s' is enzyme_out, which forward mode has no use for (pass a tangent with enzyme_dup)", i+1, f.Name())
 		}
 		if act == Out && !carriesFloat(p.Typ) {
 			return errorAt(rt.caller, rt.call, "parameter %d of '%s' is enzyme_out but has type %s, not floating point", i+1, f.Name(), p.Typ)

@@ -22,6 +22,7 @@ type differ struct {
 	splits   map[string]*splitGrad // augmented forward/reverse pairs, by name
 	prep     map[*ir.Func]*ir.Func // functions as AD sees them (see prepared)
 	custom   map[*ir.Func]*Custom  // user-supplied derivatives
+	fwds     map[string]*forwardGen // forward-mode derivatives, by name
 }
 
 // prepared returns f as the AD engine differentiates it: f itself, or, when
@@ -51,7 +52,7 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 		return 0, err
 	}
 	d := &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
-		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom}
+		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, fwds: map[string]*forwardGen{}}
 	for _, rt := range roots {
 		if err := d.lower(rt); err != nil {
 			return 0, err
@@ -109,7 +110,7 @@ func (d *differ) lower(rt *root) error {
 	switch rt.mode {
 	case Reverse:
 	case Forward:
-		return errorAt(rt.caller, rt.call, "forward mode (__enzyme_fwddiff) is not supported yet")
+		return d.lowerForward(rt)
 	default:
 		return errorAt(rt.caller, rt.call, "split reverse mode (__enzyme_augmentfwd/__enzyme_reverse) is not supported yet")
 	}
@@ -328,4 +329,80 @@ func (d *differ) gradient(f *ir.Func, acts []Activity) (*ir.Func, error) {
 	}
 	d.grads[name] = g
 	return g, nil
+}
+
+// lowerForward replaces an __enzyme_fwddiff call by a call of the forward
+// derivative, returning the tangent of the result.
+func (d *differ) lowerForward(rt *root) error {
+	if err := rt.parseArgs(); err != nil {
+		return err
+	}
+	acts := make([]Activity, len(rt.args))
+	for i, a := range rt.args {
+		acts[i] = a.act
+	}
+	fgs := make([]*forwardGen, len(rt.fns))
+	for i, f := range rt.fns {
+		fg, err := d.forward(f, acts)
+		if err != nil {
+			return err
+		}
+		fgs[i] = fg
+	}
+	var pre []ir.Instruction
+	callee := value.Value(fgs[0].g)
+	for i := 1; i < len(fgs); i++ {
+		fnPtr, err := coerce(rt.fnVal, rt.fns[i].Type(), &pre)
+		if err != nil {
+			return errorAt(rt.caller, rt.call, "%v", err)
+		}
+		eq := icmpEq(fnPtr, rt.fns[i])
+		sel := ir.NewSelect(eq, fgs[i].g, callee)
+		pre = append(pre, eq, sel)
+		callee = sel
+	}
+	f := rt.fns[0]
+	var args []value.Value
+	for i, p := range f.Params {
+		a := rt.args[i]
+		v, err := coerce(a.val, p.Typ, &pre)
+		if err != nil {
+			return errorAt(rt.caller, rt.call, "argument %d of '%s': %v", i+1, f.Name(), err)
+		}
+		args = append(args, v)
+		if a.shadow != nil {
+			s, err := coerce(a.shadow, p.Typ, &pre)
+			if err != nil {
+				return errorAt(rt.caller, rt.call, "tangent of argument %d of '%s': %v", i+1, f.Name(), err)
+			}
+			args = append(args, s)
+		}
+	}
+	call := ir.NewCall(callee, args...)
+	pre = append(pre, call)
+	var result value.Value
+	if _, ok := fgs[0].ret.(*types.StructType); ok && !types.Equal(rt.call.Typ, types.Void) {
+		dt := ir.NewExtractValue(call, 1)
+		pre = append(pre, dt)
+		v, err := coerce(dt, rt.call.Typ, &pre)
+		if err != nil {
+			return errorAt(rt.caller, rt.call, "the tangent: %v", err)
+		}
+		result = v
+	} else if !types.Equal(rt.call.Typ, types.Void) {
+		result = constant.NewZeroInitializer(rt.call.Typ)
+	}
+	var insts []ir.Instruction
+	for _, inst := range rt.block.Insts {
+		if inst == rt.call {
+			insts = append(insts, pre...)
+			continue
+		}
+		insts = append(insts, inst)
+	}
+	rt.block.Insts = insts
+	if result != nil {
+		irutil.ReplaceAllUses(rt.caller, rt.call, result)
+	}
+	return nil
 }

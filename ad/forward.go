@@ -1,0 +1,645 @@
+package ad
+
+import (
+	"strings"
+
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Forward mode: one pass over a copy of the function that computes, next to
+// every active value, its tangent; the shadow of a pointer points at the
+// tangents of the memory it points at. Nothing is cached: the tangent rules
+// use values the same pass has just computed. Derivative rules come from
+// the same table as reverse mode (tangent = Σ ∂f/∂x_i · dx_i).
+//
+// The generated function takes every Dup parameter followed by its tangent
+// (or shadow) and returns {result, tangent of result} (the result alone when
+// it carries no tangent, nothing for void).
+type forwardGen struct {
+	d    *differ
+	m    *ir.Module
+	f    *ir.Func
+	acts []Activity
+	act  *activity
+	g    *ir.Func
+	vmap map[value.Value]value.Value // primal -> clone
+	tan  map[value.Value]value.Value // primal -> tangent (floats) or shadow (pointers)
+	blk  map[*ir.Block]*ir.Block
+	ret  types.Type // what g returns
+}
+
+// forwardName is the generated forward function's name.
+func forwardName(f *ir.Func, acts []Activity) string {
+	var sb strings.Builder
+	sb.WriteString("__gozyme_fwd_")
+	sb.WriteString(f.Name())
+	sb.WriteByte('_')
+	for _, a := range acts {
+		sb.WriteByte("codn"[a])
+	}
+	return sb.String()
+}
+
+// forward returns the forward-mode derivative of f for the activities,
+// generating it on first use (its shell is registered first: recursion).
+func (d *differ) forward(f *ir.Func, acts []Activity) (*forwardGen, error) {
+	name := forwardName(f, acts)
+	if fg, ok := d.fwds[name]; ok {
+		return fg, nil
+	}
+	pf, err := d.prepared(f)
+	if err != nil {
+		return nil, err
+	}
+	fg := &forwardGen{d: d, m: d.m, f: pf, acts: acts, vmap: map[value.Value]value.Value{},
+		tan: map[value.Value]value.Value{}, blk: map[*ir.Block]*ir.Block{}}
+	fg.act = analyzeActivity(pf, forwardSeeds(pf, acts), carriesFloat(pf.Sig.RetType) || types.IsPointer(pf.Sig.RetType), types.IsPointer(pf.Sig.RetType), d.passes)
+	var params []*ir.Param
+	for i, p := range pf.Params {
+		np := ir.NewParam("", p.Typ)
+		params = append(params, np)
+		fg.vmap[p] = np
+		if acts[i] == Dup || acts[i] == DupNoNeed {
+			tp := ir.NewParam("", p.Typ)
+			params = append(params, tp)
+			fg.tan[p] = tp
+		}
+	}
+	rt := pf.Sig.RetType
+	switch {
+	case carriesFloat(rt) || types.IsPointer(rt):
+		fg.ret = types.NewStruct(rt, rt)
+	default:
+		fg.ret = rt
+	}
+	fg.g = d.m.NewFunc(name, fg.ret, params...)
+	fg.g.Linkage = enum.LinkageInternal
+	d.fwds[name] = fg
+	if err := fg.generate(); err != nil {
+		return nil, err
+	}
+	return fg, nil
+}
+
+// forwardSeeds maps forward-mode activities onto the activity analysis:
+// a duplicated float is a varied input, a duplicated pointer is shadowed.
+func forwardSeeds(f *ir.Func, acts []Activity) []Activity {
+	out := make([]Activity, len(acts))
+	for i, p := range f.Params {
+		if (acts[i] == Dup || acts[i] == DupNoNeed) && carriesFloat(p.Typ) {
+			out[i] = Out
+		} else {
+			out[i] = acts[i]
+		}
+	}
+	return out
+}
+
+func (fg *forwardGen) generate() error {
+	f := fg.f
+	cfg, err := irutil.NewCFG(f)
+	if err != nil {
+		return errorAt(f, nil, "%v", err)
+	}
+	for _, b := range cfg.RPO {
+		nb := fg.g.NewBlock("")
+		fg.blk[b] = nb
+		fg.vmap[b] = nb
+	}
+	// Tangent phis first: tangents of later values flow into them.
+	for _, b := range cfg.RPO {
+		for _, inst := range b.Insts {
+			if p, ok := inst.(*ir.InstPhi); ok && fg.needsTangent(p) {
+				fg.tan[p] = &ir.InstPhi{Typ: p.Typ}
+			}
+		}
+	}
+	for _, b := range cfg.RPO {
+		nb := fg.blk[b]
+		var phis, rest []ir.Instruction
+		for _, inst := range b.Insts {
+			if isDebugIntrinsic(inst) {
+				continue
+			}
+			if p, ok := inst.(*ir.InstPhi); ok {
+				c, _ := irutil.CloneInst(p, func(v value.Value) value.Value { return v })
+				fg.vmap[p] = c.(value.Value)
+				phis = append(phis, c)
+				if tp, ok := fg.tan[p]; ok {
+					phis = append(phis, tp.(ir.Instruction))
+				}
+				continue
+			}
+			insts, err := fg.instruction(inst)
+			if err != nil {
+				return err
+			}
+			rest = append(rest, insts...)
+		}
+		nb.Insts = append(phis, rest...)
+	}
+	// Operands of clones refer to primal values until now; phis get their
+	// incomings (and tangent incomings) here.
+	for _, b := range cfg.RPO {
+		nb := fg.blk[b]
+		for _, inst := range nb.Insts {
+			if p, ok := inst.(*ir.InstPhi); ok {
+				for _, in := range p.Incs {
+					in.X = fg.mapValue(in.X)
+					in.Pred = fg.blk[in.Pred.(*ir.Block)]
+				}
+				continue
+			}
+			remapOperands(inst, fg.mapValue)
+		}
+		for _, inst := range b.Insts {
+			p, ok := inst.(*ir.InstPhi)
+			if !ok {
+				continue
+			}
+			tp, ok := fg.tan[p].(*ir.InstPhi)
+			if !ok {
+				continue
+			}
+			for _, in := range p.Incs {
+				t, err := fg.tangentOf(p, in.X)
+				if err != nil {
+					return err
+				}
+				tp.Incs = append(tp.Incs, ir.NewIncoming(t, fg.blk[in.Pred.(*ir.Block)]))
+			}
+		}
+		if err := fg.terminator(b); err != nil {
+			return err
+		}
+	}
+	setMinimalAlignment(fg.g)
+	return nil
+}
+
+func remapOperands(inst ir.Instruction, remap func(value.Value) value.Value) {
+	if u, ok := inst.(interface{ Operands() []*value.Value }); ok {
+		for _, op := range u.Operands() {
+			if a, ok := (*op).(*ir.Arg); ok {
+				a.Value = remap(a.Value)
+			} else {
+				*op = remap(*op)
+			}
+		}
+	}
+}
+
+func (fg *forwardGen) mapValue(v value.Value) value.Value {
+	if x, ok := fg.vmap[v]; ok {
+		return x
+	}
+	return v
+}
+
+// needsTangent: active floats, and pointers with shadows.
+func (fg *forwardGen) needsTangent(v value.Value) bool {
+	if types.IsPointer(v.Type()) {
+		return fg.act.hasShadow(v)
+	}
+	return carriesFloat(v.Type()) && fg.act.varied[unwrapArg(v)]
+}
+
+// tangentOf returns the tangent (or shadow) of a primal operand: zero for
+// constants and values that carry none.
+func (fg *forwardGen) tangentOf(at interface{}, v value.Value) (value.Value, error) {
+	v = unwrapArg(v)
+	if t, ok := fg.tan[v]; ok {
+		return t, nil
+	}
+	if types.IsPointer(v.Type()) {
+		switch v.(type) {
+		case *constant.Null, *constant.Undef:
+			return v, nil
+		}
+		if fg.act.hasShadow(v) {
+			return nil, errorAt(fg.f, at, "pointer %s has no shadow in forward mode", v.Ident())
+		}
+		return constant.NewNull(v.Type().(*types.PointerType)), nil
+	}
+	if !carriesFloat(v.Type()) {
+		return nil, errorAt(fg.f, at, "value %s of type %s has no tangent", v.Ident(), v.Type())
+	}
+	return zeroOf(v.Type()), nil
+}
+
+// instruction clones a primal instruction and emits its tangent. Operands
+// of the returned instructions are still primal values (remapped later),
+// except tangents, which are already forward values.
+func (fg *forwardGen) instruction(inst ir.Instruction) ([]ir.Instruction, error) {
+	if call, ok := inst.(*ir.InstCall); ok {
+		if insts, handled, err := fg.call(call); handled {
+			return insts, err
+		}
+	}
+	c, err := irutil.CloneInst(inst, func(v value.Value) value.Value { return v })
+	if err != nil {
+		return nil, errorAt(fg.f, inst, "%v", err)
+	}
+	out := []ir.Instruction{c}
+	v, isValue := inst.(value.Value)
+	if isValue {
+		fg.vmap[v] = c.(value.Value)
+	}
+	// Emission into a scratch block, whose instructions follow the clone.
+	scratch := &ir.Block{}
+	b := &builder{m: fg.m, b: scratch}
+	mv := func(x value.Value) value.Value { return fg.mapValue(unwrapArg(x)) }
+	tg := func(x value.Value) (value.Value, error) { return fg.tangentOf(inst, x) }
+	var t value.Value
+	switch x := inst.(type) {
+	case *ir.InstStore:
+		if !fg.act.hasShadow(x.Dst) {
+			break
+		}
+		dst, err := tg(x.Dst)
+		if err != nil {
+			return nil, err
+		}
+		var src value.Value
+		switch {
+		case types.IsPointer(x.Src.Type()) || carriesFloat(x.Src.Type()):
+			if src, err = tg(x.Src); err != nil {
+				return nil, err
+			}
+		default:
+			src = nil // integers: the shadow keeps no tangent of them
+		}
+		if src != nil {
+			st := scratch.NewStore(src, dst)
+			st.Align = x.Align
+		}
+	case *ir.InstCall:
+		if err := fg.memoryCall(scratch, x); err != nil {
+			return nil, err
+		}
+	}
+	if isValue && fg.needsTangent(v) {
+		var err error
+		if t, err = fg.tangentRule(b, inst, mv, tg); err != nil {
+			return nil, err
+		}
+		fg.tan[v] = t
+	}
+	return append(out, scratch.Insts...), nil
+}
+
+// tangentRule emits the tangent of one value-producing instruction.
+func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, error) {
+	blk := b.b
+	tans := func(vs ...value.Value) ([]value.Value, error) {
+		out := make([]value.Value, len(vs))
+		for i, v := range vs {
+			t, err := tg(v)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = t
+		}
+		return out, nil
+	}
+	switch x := inst.(type) {
+	case *ir.InstFAdd:
+		t, err := tans(x.X, x.Y)
+		if err != nil {
+			return nil, err
+		}
+		return blk.NewFAdd(t[0], t[1]), nil
+	case *ir.InstFSub:
+		t, err := tans(x.X, x.Y)
+		if err != nil {
+			return nil, err
+		}
+		return blk.NewFSub(t[0], t[1]), nil
+	case *ir.InstFMul:
+		t, err := tans(x.X, x.Y)
+		if err != nil {
+			return nil, err
+		}
+		return blk.NewFAdd(blk.NewFMul(t[0], mv(x.Y)), blk.NewFMul(mv(x.X), t[1])), nil
+	case *ir.InstFDiv: // (dx - (x/y)·dy) / y
+		t, err := tans(x.X, x.Y)
+		if err != nil {
+			return nil, err
+		}
+		return blk.NewFDiv(blk.NewFSub(t[0], blk.NewFMul(mv(x), t[1])), mv(x.Y)), nil
+	case *ir.InstFRem:
+		return fg.partialsTangent(b, inst, fmodRule, []value.Value{x.X, x.Y}, x, mv, tg)
+	case *ir.InstFNeg:
+		t, err := tg(x.X)
+		if err != nil {
+			return nil, err
+		}
+		return blk.NewFNeg(t), nil
+	case *ir.InstFPExt:
+		t, err := tg(x.From)
+		if err != nil {
+			return nil, err
+		}
+		return blk.NewFPExt(t, x.To), nil
+	case *ir.InstFPTrunc:
+		t, err := tg(x.From)
+		if err != nil {
+			return nil, err
+		}
+		return blk.NewFPTrunc(t, x.To), nil
+	case *ir.InstFreeze:
+		return tg(x.X)
+	case *ir.InstSelect:
+		t, err := tans(x.ValueTrue, x.ValueFalse)
+		if err != nil {
+			return nil, err
+		}
+		return blk.NewSelect(mv(x.Cond), t[0], t[1]), nil
+	case *ir.InstExtractValue:
+		t, err := tg(x.X)
+		if err != nil {
+			return nil, err
+		}
+		return blk.NewExtractValue(t, x.Indices...), nil
+	case *ir.InstInsertValue:
+		t, err := tans(x.X, x.Elem)
+		if err != nil {
+			return nil, err
+		}
+		return blk.NewInsertValue(t[0], t[1], x.Indices...), nil
+	case *ir.InstExtractElement:
+		t, err := tg(x.X)
+		if err != nil {
+			return nil, err
+		}
+		return blk.NewExtractElement(t, mv(x.Index)), nil
+	case *ir.InstInsertElement:
+		t, err := tans(x.X, x.Elem)
+		if err != nil {
+			return nil, err
+		}
+		return blk.NewInsertElement(t[0], t[1], mv(x.Index)), nil
+	case *ir.InstShuffleVector:
+		t, err := tans(x.X, x.Y)
+		if err != nil {
+			return nil, err
+		}
+		return blk.NewShuffleVector(t[0], t[1], x.Mask), nil
+	case *ir.InstLoad:
+		sp, err := tg(x.Src)
+		if err != nil {
+			return nil, err
+		}
+		ld := blk.NewLoad(x.ElemType, sp)
+		ld.Align = x.Align
+		return ld, nil
+	case *ir.InstGetElementPtr:
+		src, err := tg(x.Src)
+		if err != nil {
+			return nil, err
+		}
+		g := blk.NewGetElementPtr(x.ElemType, src, append([]value.Value(nil), x.Indices...)...)
+		g.InBounds = x.InBounds
+		g.Typ = x.Typ
+		return g, nil
+	case *ir.InstBitCast:
+		src, err := tg(x.From)
+		if err != nil {
+			return nil, err
+		}
+		return blk.NewBitCast(src, x.To), nil
+	case *ir.InstAddrSpaceCast:
+		src, err := tg(x.From)
+		if err != nil {
+			return nil, err
+		}
+		return blk.NewAddrSpaceCast(src, x.To), nil
+	case *ir.InstAlloca:
+		a := ir.NewAlloca(x.ElemType)
+		a.NElems, a.Align = x.NElems, x.Align
+		blk.Insts = append(blk.Insts, a)
+		if x.NElems == nil {
+			blk.NewStore(zeroOf(x.ElemType), a)
+		} else {
+			return nil, errorAt(fg.f, inst, "variable-length arrays are not supported in forward mode yet")
+		}
+		return a, nil
+	case *ir.InstCall:
+		if isAllocation(x) {
+			sc := blk.NewCall(x.Callee, irutil.CloneArgs(x.Args)...)
+			sc.Typ = x.Typ
+			var size value.Value = unwrapArg(x.Args[0])
+			if calleeName(x) == "aligned_alloc" {
+				size = unwrapArg(x.Args[1])
+			}
+			if calleeName(x) != "calloc" {
+				rg := &reverseGen{m: fg.m}
+				blk.Insts = append(blk.Insts, rg.memsetZero(sc, size)...)
+			}
+			return sc, nil
+		}
+		if strings.HasPrefix(calleeName(x), "llvm.vector.reduce.fadd.") {
+			t, err := tans(x.Args[0], x.Args[1])
+			if err != nil {
+				return nil, err
+			}
+			return blk.NewCall(x.Callee, t[0], t[1]), nil
+		}
+		callee, _ := x.Callee.(*ir.Func)
+		if callee == nil {
+			return nil, errorAt(fg.f, inst, "indirect call %s carries derivatives", describe(inst))
+		}
+		rule, _ := lookupMathRule(callee.Name(), x.Typ)
+		if rule == nil {
+			err := errorAt(fg.f, inst, "no derivative for call to '%s' (%s)", callee.Name(), describe(inst))
+			err.Callee = callee.Name()
+			return nil, err
+		}
+		return fg.partialsTangent(b, inst, rule, x.Args, x, mv, tg)
+	case *ir.InstPhi:
+		return fg.tan[x], nil
+	}
+	return nil, errorAt(fg.f, inst, "no forward-mode rule for %s", describe(inst))
+}
+
+// partialsTangent is Σ ∂f/∂x_i · dx_i over the arguments with tangents.
+func (fg *forwardGen) partialsTangent(b *builder, inst ir.Instruction, rule *mathRule, args []value.Value, result value.Value, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, error) {
+	operand := func(i int) value.Value { return mv(args[i]) }
+	res := func() value.Value { return mv(result) }
+	var sum value.Value
+	for i, a := range args {
+		a = unwrapArg(a)
+		if i >= len(rule.partials) || rule.partials[i] == nil || !carriesFloat(a.Type()) || !fg.act.varied[a] {
+			continue
+		}
+		t, err := tg(a)
+		if err != nil {
+			return nil, err
+		}
+		term := b.fmul(rule.partials[i](b, operand, res), t)
+		if sum == nil {
+			sum = term
+		} else {
+			sum = b.fadd(sum, term)
+		}
+	}
+	if sum == nil {
+		return zeroOf(result.Type()), nil
+	}
+	return sum, nil
+}
+
+// memoryCall mirrors bulk memory operations and frees on shadows.
+func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
+	switch {
+	case isMemTransfer(x) && fg.act.hasShadow(x.Args[0]):
+		dst, err := fg.tangentOf(x, x.Args[0])
+		if err != nil {
+			return err
+		}
+		if fg.act.hasShadow(x.Args[1]) {
+			src, err := fg.tangentOf(x, x.Args[1])
+			if err != nil {
+				return err
+			}
+			blk.NewCall(x.Callee, append([]value.Value{dst, src}, x.Args[2:]...)...)
+			return nil
+		}
+		n := unwrapArg(x.Args[2])
+		blk.NewCall(declare(fg.m, "llvm.memset.p0i8."+typeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
+			blk.NewBitCast(dst, types.I8Ptr), constant.NewInt(types.I8, 0), n, constant.False)
+	case isMemSet(x) && fg.act.hasShadow(x.Args[0]):
+		dst, err := fg.tangentOf(x, x.Args[0])
+		if err != nil {
+			return err
+		}
+		n := unwrapArg(x.Args[2])
+		blk.NewCall(declare(fg.m, "llvm.memset.p0i8."+typeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
+			blk.NewBitCast(dst, types.I8Ptr), constant.NewInt(types.I8, 0), n, constant.False)
+	case isFree(x) && fg.act.hasShadow(x.Args[0]):
+		sp, err := fg.tangentOf(x, x.Args[0])
+		if err != nil {
+			return err
+		}
+		blk.NewCall(x.Callee, append([]value.Value{sp}, x.Args[1:]...)...)
+	}
+	return nil
+}
+
+// call handles calls to defined functions (their forward derivative) and to
+// functions with a custom forward rule.
+func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
+	f, ok := call.Callee.(*ir.Func)
+	if !ok || fg.d.inactive[f] || strings.HasPrefix(f.Name(), "llvm.") {
+		return nil, false, nil
+	}
+	active := fg.needsTangent(call) || fg.act.callTouchesActiveMemory(call, fg.d.passes)
+	if !active {
+		return nil, false, nil
+	}
+	acts := make([]Activity, len(call.Args))
+	var args []value.Value
+	for i, a := range call.Args {
+		a = unwrapArg(a)
+		args = append(args, a)
+		if fg.needsTangent(a) || (carriesFloat(a.Type()) && fg.act.varied[a]) {
+			acts[i] = Dup
+			t, err := fg.tangentOf(call, a)
+			if err != nil {
+				return nil, true, err
+			}
+			args = append(args, t)
+		}
+	}
+	if c, ok := fg.d.custom[f]; ok {
+		if c.Forward == nil {
+			return nil, true, errorAt(fg.f, call, "'%s' has a custom gradient but no forward derivative (enzyme(\"forward\", ...))", f.Name())
+		}
+		// The rule takes every float or pointer parameter with its tangent.
+		var full []value.Value
+		for _, a := range call.Args {
+			a = unwrapArg(a)
+			full = append(full, a)
+			if carriesFloat(a.Type()) || types.IsPointer(a.Type()) {
+				t, err := fg.tangentOf(call, a)
+				if err != nil {
+					return nil, true, err
+				}
+				full = append(full, t)
+			}
+		}
+		clone, _ := irutil.CloneInst(call, func(v value.Value) value.Value { return v })
+		fg.vmap[call] = clone.(value.Value)
+		tc := ir.NewCall(c.Forward, full...)
+		if fg.needsTangent(call) {
+			fg.tan[call] = tc
+		}
+		return []ir.Instruction{clone, tc}, true, nil
+	}
+	if len(f.Blocks) == 0 {
+		return nil, false, nil // an unknown function: the tangent rule reports it
+	}
+	callee, err := fg.d.forward(f, acts)
+	if err != nil {
+		return nil, true, err
+	}
+	fc := ir.NewCall(callee.g, args...)
+	switch callee.ret.(type) {
+	case *types.StructType:
+		y := ir.NewExtractValue(fc, 0)
+		dy := ir.NewExtractValue(fc, 1)
+		fg.vmap[call] = y
+		if fg.needsTangent(call) {
+			fg.tan[call] = dy
+		}
+		return []ir.Instruction{fc, y, dy}, true, nil
+	default:
+		fg.vmap[call] = fc
+		return []ir.Instruction{fc}, true, nil
+	}
+}
+
+// terminator clones a terminator; a return returns the result with its
+// tangent.
+func (fg *forwardGen) terminator(b *ir.Block) error {
+	nb := fg.blk[b]
+	blk := func(v value.Value) *ir.Block { return fg.blk[v.(*ir.Block)] }
+	switch t := b.Term.(type) {
+	case *ir.TermRet:
+		if t.X == nil {
+			nb.NewRet(nil)
+			return nil
+		}
+		st, ok := fg.ret.(*types.StructType)
+		if !ok {
+			nb.NewRet(fg.mapValue(t.X))
+			return nil
+		}
+		dt, err := fg.tangentOf(t, t.X)
+		if err != nil {
+			return err
+		}
+		agg := nb.NewInsertValue(constant.NewUndef(st), fg.mapValue(t.X), 0)
+		nb.NewRet(nb.NewInsertValue(agg, dt, 1))
+	case *ir.TermBr:
+		nb.NewBr(blk(t.Target))
+	case *ir.TermCondBr:
+		nb.NewCondBr(fg.mapValue(t.Cond), blk(t.TargetTrue), blk(t.TargetFalse))
+	case *ir.TermSwitch:
+		cases := make([]*ir.Case, len(t.Cases))
+		for i, c := range t.Cases {
+			cases[i] = ir.NewCase(c.X.(constant.Constant), blk(c.Target))
+		}
+		nb.NewSwitch(fg.mapValue(t.X), blk(t.TargetDefault), cases...)
+	case *ir.TermUnreachable:
+		nb.NewUnreachable()
+	default:
+		return errorAt(fg.f, t, "terminator %s is not supported", describe(t))
+	}
+	return nil
+}

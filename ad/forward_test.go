@@ -1,0 +1,70 @@
+package ad
+
+import "testing"
+
+func TestForwardMode(t *testing.T) {
+	src := memoryPrelude + `
+double __enzyme_fwddiff(void *, ...);
+
+__attribute__((noinline)) double scalar(double x, double y) { return sin(x) * y + exp(x * y) / (1 + x * x) + pow(y, 2.5); }
+
+/* Control flow, loops and calls. */
+__attribute__((noinline)) double helper(double v) { return v > 0 ? sqrt(v) : -v * v; }
+__attribute__((noinline)) double looped(double x, int n) {
+	double s = 0;
+	for (int i = 0; i < n; i++) s += helper(x - 0.2 * i) * cos(s);
+	return s;
+}
+__attribute__((noinline)) double rec(double x, int n) { return n == 0 ? x : sin(rec(x, n - 1)) + x; }
+
+/* Arrays: a Jacobian-vector product through memory and the heap. */
+__attribute__((noinline)) void map(double *out, const double *in, int n) {
+	double *tmp = malloc(n * sizeof *tmp);
+	for (int i = 0; i < n; i++) tmp[i] = in[i] * in[(i + 1) % n];
+	for (int i = 0; i < n; i++) out[i] = tanh(tmp[i]) + tmp[(i + 2) % n];
+	free(tmp);
+}
+
+/* A polynomial with coefficient tangents. */
+__attribute__((noinline)) double poly(const double *c, int n, double x) {
+	double s = 0;
+	for (int i = n - 1; i >= 0; i--) s = s * x + c[i];
+	return s;
+}
+
+int main(void) {
+	double x = 0.7, y = 1.3, h = 1e-6;
+	/* Directional derivative along (dx, dy) = (0.3, -1.1). */
+	double dir = __enzyme_fwddiff((void *)scalar, x, 0.3, y, -1.1);
+	double fd = (scalar(x + 0.3 * h, y - 1.1 * h) - scalar(x - 0.3 * h, y + 1.1 * h)) / (2 * h);
+	check("scalar", dir, fd, 1e-6);
+	int ns[] = {0, 1, 6};
+	for (int k = 0; k < 3; k++) {
+		int n = ns[k];
+		check("looped", __enzyme_fwddiff((void *)looped, x, 1.0, enzyme_const, n), (looped(x + h, n) - looped(x - h, n)) / (2 * h), 1e-6);
+		check("rec", __enzyme_fwddiff((void *)rec, x, 1.0, enzyme_const, n), (rec(x + h, n) - rec(x - h, n)) / (2 * h), 1e-6);
+	}
+	enum { N = 7 };
+	double in[N], v[N], out[N], dout[N], p[N], m[N];
+	for (int i = 0; i < N; i++) { in[i] = 0.2 + 0.1 * i; v[i] = 0.5 - 0.13 * i; }
+	__enzyme_fwddiff((void *)map, enzyme_dup, out, dout, enzyme_dup, in, v, enzyme_const, N);
+	for (int i = 0; i < N; i++) { p[i] = in[i] + h * v[i]; m[i] = in[i] - h * v[i]; }
+	double fp[N], fm[N];
+	map(fp, p, N);
+	map(fm, m, N);
+	for (int i = 0; i < N; i++) check("jvp", dout[i], (fp[i] - fm[i]) / (2 * h), 1e-6);
+	/* d/dt poly(c + t dc, x + t dx) */
+	double c[4] = {1, -2, 0.5, 0.25}, dc[4] = {0.1, 0.2, -0.3, 0.4};
+	double t = __enzyme_fwddiff((void *)poly, enzyme_dup, c, dc, enzyme_const, 4, x, 0.5);
+	double want = 0;
+	for (int i = 0; i < 4; i++) want += dc[i] * pow(x, i);
+	want += 0.5 * (-2 + 2 * 0.5 * x + 3 * 0.25 * x * x);
+	check("poly", t, want, 1e-12);
+	return failures != 0;
+}
+`
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
+}
