@@ -18,10 +18,10 @@ import (
 type differ struct {
 	m        *ir.Module
 	inactive map[*ir.Func]bool
-	grads    map[string]*ir.Func   // combined gradients, by generated name
-	splits   map[string]*splitGrad // augmented forward/reverse pairs, by name
-	prep     map[*ir.Func]*ir.Func // functions as AD sees them (see prepared)
-	custom   map[*ir.Func]*Custom  // user-supplied derivatives
+	grads    map[string]*ir.Func    // combined gradients, by generated name
+	splits   map[string]*splitGrad  // augmented forward/reverse pairs, by name
+	prep     map[*ir.Func]*ir.Func  // functions as AD sees them (see prepared)
+	custom   map[*ir.Func]*Custom   // user-supplied derivatives
 	fwds     map[string]*forwardGen // forward-mode derivatives, by name
 }
 
