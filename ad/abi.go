@@ -69,6 +69,9 @@ type root struct {
 	fns    []*ir.Func  // candidates it may point to
 	sret   value.Value // where a struct result goes, when returned in memory
 	args   []rootArg
+	// __enzyme_reverse: the arguments after the parameters' (adjoint of
+	// the return, tape).
+	trailing []value.Value
 }
 
 // findRoots returns every entry-point call of the module, in module order.
@@ -159,6 +162,23 @@ func (rt *root) parseArgs() error {
 			return errorAt(rt.caller, rt.call, "parameter %d of '%s' is enzyme_out but has type %s, not floating point", i+1, f.Name(), p.Typ)
 		}
 		rt.args = append(rt.args, a)
+	}
+	if rt.mode == ReverseOnly {
+		// The reverse half takes, after the parameters, the return's
+		// adjoint (when the function returns a float) and the tape.
+		rt.trailing = rest[j:]
+		want := 1
+		if carriesFloat(f.Sig.RetType) {
+			want = 2
+		}
+		if len(rt.trailing) != want {
+			return errorAt(rt.caller, rt.call, "__enzyme_reverse of '%s' takes its arguments, then %s; %d extra arguments given", f.Name(),
+				map[int]string{1: "the tape", 2: "the return's adjoint and the tape"}[want], len(rt.trailing))
+		}
+		for i := range rt.trailing {
+			rt.trailing[i] = unwrapArg(rt.trailing[i])
+		}
+		return nil
 	}
 	if j != len(rest) {
 		return errorAt(rt.caller, rt.call, "too many arguments for '%s': %d given for %d parameters", f.Name(), len(rest), len(f.Params))

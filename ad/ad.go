@@ -112,7 +112,7 @@ func (d *differ) lower(rt *root) error {
 	case Forward:
 		return d.lowerForward(rt)
 	default:
-		return errorAt(rt.caller, rt.call, "split reverse mode (__enzyme_augmentfwd/__enzyme_reverse) is not supported yet")
+		return d.lowerSplit(rt)
 	}
 	if err := rt.parseArgs(); err != nil {
 		return err
