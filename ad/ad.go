@@ -144,21 +144,9 @@ func (d *differ) lower(rt *root) error {
 		callee = sel
 	}
 	f := rt.fns[0]
-	var args []value.Value
-	for i, p := range f.Params {
-		a := rt.args[i]
-		v, err := coerce(a.val, p.Typ, &pre)
-		if err != nil {
-			return errorAt(rt.caller, rt.call, "argument %d of '%s': %v", i+1, f.Name(), err)
-		}
-		args = append(args, v)
-		if a.shadow != nil {
-			s, err := coerce(a.shadow, p.Typ, &pre)
-			if err != nil {
-				return errorAt(rt.caller, rt.call, "shadow of argument %d of '%s': %v", i+1, f.Name(), err)
-			}
-			args = append(args, s)
-		}
+	args, err := rt.callArgs(f, &pre)
+	if err != nil {
+		return err
 	}
 	if carriesFloat(f.Sig.RetType) {
 		args = append(args, floatConst(f.Sig.RetType, 1))
@@ -170,18 +158,7 @@ func (d *differ) lower(rt *root) error {
 		return err
 	}
 	// Splice the new instructions in place of the entry-point call.
-	var insts []ir.Instruction
-	for _, inst := range rt.block.Insts {
-		if inst == rt.call {
-			insts = append(insts, pre...)
-			continue
-		}
-		insts = append(insts, inst)
-	}
-	rt.block.Insts = insts
-	if result != nil {
-		irutil.ReplaceAllUses(rt.caller, rt.call, result)
-	}
+	rt.replaceCall(pre, result)
 	return nil
 }
 
@@ -362,21 +339,9 @@ func (d *differ) lowerForward(rt *root) error {
 		callee = sel
 	}
 	f := rt.fns[0]
-	var args []value.Value
-	for i, p := range f.Params {
-		a := rt.args[i]
-		v, err := coerce(a.val, p.Typ, &pre)
-		if err != nil {
-			return errorAt(rt.caller, rt.call, "argument %d of '%s': %v", i+1, f.Name(), err)
-		}
-		args = append(args, v)
-		if a.shadow != nil {
-			s, err := coerce(a.shadow, p.Typ, &pre)
-			if err != nil {
-				return errorAt(rt.caller, rt.call, "tangent of argument %d of '%s': %v", i+1, f.Name(), err)
-			}
-			args = append(args, s)
-		}
+	args, err := rt.callArgs(f, &pre)
+	if err != nil {
+		return err
 	}
 	call := ir.NewCall(callee, args...)
 	pre = append(pre, call)
@@ -392,6 +357,35 @@ func (d *differ) lowerForward(rt *root) error {
 	} else if !types.Equal(rt.call.Typ, types.Void) {
 		result = constant.NewZeroInitializer(rt.call.Typ)
 	}
+	rt.replaceCall(pre, result)
+	return nil
+}
+
+// callArgs converts the root's arguments to f's parameter types, each
+// shadow (or tangent) after its value, appending the conversions to pre.
+func (rt *root) callArgs(f *ir.Func, pre *[]ir.Instruction) ([]value.Value, error) {
+	var args []value.Value
+	for i, p := range f.Params {
+		a := rt.args[i]
+		v, err := coerce(a.val, p.Typ, pre)
+		if err != nil {
+			return nil, errorAt(rt.caller, rt.call, "argument %d of '%s': %v", i+1, f.Name(), err)
+		}
+		args = append(args, v)
+		if a.shadow != nil {
+			s, err := coerce(a.shadow, p.Typ, pre)
+			if err != nil {
+				return nil, errorAt(rt.caller, rt.call, "shadow of argument %d of '%s': %v", i+1, f.Name(), err)
+			}
+			args = append(args, s)
+		}
+	}
+	return args, nil
+}
+
+// replaceCall splices pre in place of the entry-point call; result, when
+// not nil, takes over the call's uses.
+func (rt *root) replaceCall(pre []ir.Instruction, result value.Value) {
 	var insts []ir.Instruction
 	for _, inst := range rt.block.Insts {
 		if inst == rt.call {
@@ -404,5 +398,4 @@ func (d *differ) lowerForward(rt *root) error {
 	if result != nil {
 		irutil.ReplaceAllUses(rt.caller, rt.call, result)
 	}
-	return nil
 }

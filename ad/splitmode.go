@@ -1,7 +1,6 @@
 package ad
 
 import (
-	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -30,21 +29,9 @@ func (d *differ) lowerSplit(rt *root) error {
 		return err
 	}
 	var pre []ir.Instruction
-	var args []value.Value
-	for i, p := range f.Params {
-		a := rt.args[i]
-		v, err := coerce(a.val, p.Typ, &pre)
-		if err != nil {
-			return errorAt(rt.caller, rt.call, "argument %d of '%s': %v", i+1, f.Name(), err)
-		}
-		args = append(args, v)
-		if a.shadow != nil {
-			s, err := coerce(a.shadow, p.Typ, &pre)
-			if err != nil {
-				return errorAt(rt.caller, rt.call, "shadow of argument %d of '%s': %v", i+1, f.Name(), err)
-			}
-			args = append(args, s)
-		}
+	args, err := rt.callArgs(f, &pre)
+	if err != nil {
+		return err
 	}
 	var result value.Value
 	switch rt.mode {
@@ -80,17 +67,6 @@ func (d *differ) lowerSplit(rt *root) error {
 			return err
 		}
 	}
-	var insts []ir.Instruction
-	for _, inst := range rt.block.Insts {
-		if inst == rt.call {
-			insts = append(insts, pre...)
-			continue
-		}
-		insts = append(insts, inst)
-	}
-	rt.block.Insts = insts
-	if result != nil {
-		irutil.ReplaceAllUses(rt.caller, rt.call, result)
-	}
+	rt.replaceCall(pre, result)
 	return nil
 }
