@@ -155,7 +155,7 @@ func (fg *forwardGen) generate() error {
 				}
 				continue
 			}
-			remapOperands(inst, fg.mapValue)
+			irutil.RemapOperands(inst, fg.mapValue)
 		}
 		for _, inst := range b.Insts {
 			p, ok := inst.(*ir.InstPhi)
@@ -180,18 +180,6 @@ func (fg *forwardGen) generate() error {
 	}
 	setMinimalAlignment(fg.g)
 	return nil
-}
-
-func remapOperands(inst ir.Instruction, remap func(value.Value) value.Value) {
-	if u, ok := inst.(interface{ Operands() []*value.Value }); ok {
-		for _, op := range u.Operands() {
-			if a, ok := (*op).(*ir.Arg); ok {
-				a.Value = remap(a.Value)
-			} else {
-				*op = remap(*op)
-			}
-		}
-	}
 }
 
 func (fg *forwardGen) mapValue(v value.Value) value.Value {
@@ -626,20 +614,10 @@ func (fg *forwardGen) terminator(b *ir.Block) error {
 		}
 		agg := nb.NewInsertValue(constant.NewUndef(st), fg.mapValue(t.X), 0)
 		nb.NewRet(nb.NewInsertValue(agg, dt, 1))
-	case *ir.TermBr:
-		nb.NewBr(blk(t.Target))
-	case *ir.TermCondBr:
-		nb.NewCondBr(fg.mapValue(t.Cond), blk(t.TargetTrue), blk(t.TargetFalse))
-	case *ir.TermSwitch:
-		cases := make([]*ir.Case, len(t.Cases))
-		for i, c := range t.Cases {
-			cases[i] = ir.NewCase(c.X.(constant.Constant), blk(c.Target))
-		}
-		nb.NewSwitch(fg.mapValue(t.X), blk(t.TargetDefault), cases...)
-	case *ir.TermUnreachable:
-		nb.NewUnreachable()
 	default:
-		return errorAt(fg.f, t, "terminator %s is not supported", describe(t))
+		if !cloneBranch(nb, b.Term, blk, fg.mapValue) {
+			return errorAt(fg.f, t, "terminator %s is not supported", describe(t))
+		}
 	}
 	return nil
 }

@@ -410,22 +410,35 @@ func (r *reverseGen) forwardTerm(b *ir.Block) error {
 			r.accumulate(tail, t.X, r.dret)
 		}
 		tail.NewBr(r.rev[b])
+	default:
+		if !cloneBranch(tail, b.Term, blk, r.mapValue) {
+			return errorAt(r.f, t, "terminator %s is not supported", describe(t))
+		}
+	}
+	return nil
+}
+
+// cloneBranch gives nb a copy of a branching terminator (br, switch,
+// unreachable) with targets mapped by block and operands by value; it
+// reports false for other terminators.
+func cloneBranch(nb *ir.Block, term ir.Terminator, block func(value.Value) *ir.Block, val func(value.Value) value.Value) bool {
+	switch t := term.(type) {
 	case *ir.TermBr:
-		tail.NewBr(blk(t.Target))
+		nb.NewBr(block(t.Target))
 	case *ir.TermCondBr:
-		tail.NewCondBr(r.mapValue(t.Cond), blk(t.TargetTrue), blk(t.TargetFalse))
+		nb.NewCondBr(val(t.Cond), block(t.TargetTrue), block(t.TargetFalse))
 	case *ir.TermSwitch:
 		cases := make([]*ir.Case, len(t.Cases))
 		for i, c := range t.Cases {
-			cases[i] = ir.NewCase(c.X.(constant.Constant), blk(c.Target))
+			cases[i] = ir.NewCase(c.X.(constant.Constant), block(c.Target))
 		}
-		tail.NewSwitch(r.mapValue(t.X), blk(t.TargetDefault), cases...)
+		nb.NewSwitch(val(t.X), block(t.TargetDefault), cases...)
 	case *ir.TermUnreachable:
-		tail.NewUnreachable()
+		nb.NewUnreachable()
 	default:
-		return errorAt(r.f, t, "terminator %s is not supported", describe(t))
+		return false
 	}
-	return nil
+	return true
 }
 
 func isDebugIntrinsic(inst ir.Instruction) bool {

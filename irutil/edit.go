@@ -103,7 +103,7 @@ func cloneKeepMetadata(inst ir.Instruction, remap func(value.Value) value.Value)
 	case *ir.InstGetElementPtr:
 		x.Indices = append([]value.Value(nil), x.Indices...)
 	}
-	remapOperands(out, remap)
+	RemapOperands(out, remap)
 	return out, nil
 }
 

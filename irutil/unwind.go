@@ -127,9 +127,9 @@ func CloneWithoutUnwind(f *ir.Func) (*ir.Func, error) {
 	}
 	for _, nb := range g.Blocks {
 		for _, inst := range nb.Insts {
-			remapOperands(inst, remap)
+			RemapOperands(inst, remap)
 		}
-		remapOperands(nb.Term, remap)
+		RemapOperands(nb.Term, remap)
 		// Terminators built with NewBr etc. cache their successors.
 		switch t := nb.Term.(type) {
 		case *ir.TermBr:
@@ -147,7 +147,9 @@ func CloneWithoutUnwind(f *ir.Func) (*ir.Func, error) {
 	return g, nil
 }
 
-func remapOperands(x interface{}, remap func(value.Value) value.Value) {
+// RemapOperands maps every operand of an instruction or terminator through
+// remap (looking inside *ir.Arg wrappers).
+func RemapOperands(x interface{}, remap func(value.Value) value.Value) {
 	u, ok := x.(interface{ Operands() []*value.Value })
 	if !ok {
 		return
