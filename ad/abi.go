@@ -230,11 +230,7 @@ func resolveFuncs(v value.Value, seen map[value.Value]bool) ([]*ir.Func, error) 
 	case *ir.InstSelect:
 		return resolveAll(seen, x.ValueTrue, x.ValueFalse)
 	case *ir.InstPhi:
-		vals := make([]value.Value, len(x.Incs))
-		for i, in := range x.Incs {
-			vals[i] = in.X
-		}
-		return resolveAll(seen, vals...)
+		return resolveAll(seen, incomingValues(x)...)
 	}
 	return nil, fmt.Errorf("cannot resolve %s to a known function", v.Ident())
 }

@@ -61,11 +61,7 @@ func derivOperands(inst ir.Instruction, passes func(*ir.InstCall) bool) []value.
 	case *ir.InstSelect:
 		return []value.Value{x.ValueTrue, x.ValueFalse}
 	case *ir.InstPhi:
-		ops := make([]value.Value, len(x.Incs))
-		for i, in := range x.Incs {
-			ops[i] = in.X
-		}
-		return ops
+		return incomingValues(x)
 	case *ir.InstExtractValue:
 		return []value.Value{x.X}
 	case *ir.InstInsertValue:
@@ -102,11 +98,7 @@ func pointerOperands(inst ir.Instruction) []value.Value {
 	case *ir.InstSelect:
 		return []value.Value{x.ValueTrue, x.ValueFalse}
 	case *ir.InstPhi:
-		ops := make([]value.Value, len(x.Incs))
-		for i, in := range x.Incs {
-			ops[i] = in.X
-		}
-		return ops
+		return incomingValues(x)
 	}
 	return nil
 }
@@ -354,3 +346,12 @@ func isMemSet(c *ir.InstCall) bool {
 }
 
 func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
+
+// incomingValues lists a phi's incoming values.
+func incomingValues(p *ir.InstPhi) []value.Value {
+	ops := make([]value.Value, len(p.Incs))
+	for i, in := range p.Incs {
+		ops[i] = in.X
+	}
+	return ops
+}

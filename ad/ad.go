@@ -51,8 +51,7 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 	if err != nil || len(roots) == 0 {
 		return 0, err
 	}
-	d := &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
-		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, fwds: map[string]*forwardGen{}}
+	d := newDiffer(m, opts)
 	for _, rt := range roots {
 		if err := d.lower(rt); err != nil {
 			return 0, err
@@ -117,10 +116,7 @@ func (d *differ) lower(rt *root) error {
 	if err := rt.parseArgs(); err != nil {
 		return err
 	}
-	acts := make([]Activity, len(rt.args))
-	for i, a := range rt.args {
-		acts[i] = a.act
-	}
+	acts := rt.activities()
 	grads := make([]*ir.Func, len(rt.fns))
 	for i, f := range rt.fns {
 		g, err := d.gradient(f, acts)
@@ -131,17 +127,9 @@ func (d *differ) lower(rt *root) error {
 	}
 
 	var pre []ir.Instruction
-	callee := value.Value(grads[0])
-	for i := 1; i < len(grads); i++ {
-		// Dispatch on the function pointer the caller passed.
-		fnPtr, err := coerce(rt.fnVal, rt.fns[i].Type(), &pre)
-		if err != nil {
-			return errorAt(rt.caller, rt.call, "%v", err)
-		}
-		eq := icmpEq(fnPtr, rt.fns[i])
-		sel := ir.NewSelect(eq, grads[i], callee)
-		pre = append(pre, eq, sel)
-		callee = sel
+	callee, err := rt.dispatch(grads, &pre)
+	if err != nil {
+		return err
 	}
 	f := rt.fns[0]
 	args, err := rt.callArgs(f, &pre)
@@ -314,10 +302,7 @@ func (d *differ) lowerForward(rt *root) error {
 	if err := rt.parseArgs(); err != nil {
 		return err
 	}
-	acts := make([]Activity, len(rt.args))
-	for i, a := range rt.args {
-		acts[i] = a.act
-	}
+	acts := rt.activities()
 	fgs := make([]*forwardGen, len(rt.fns))
 	for i, f := range rt.fns {
 		fg, err := d.forward(f, acts)
@@ -326,17 +311,14 @@ func (d *differ) lowerForward(rt *root) error {
 		}
 		fgs[i] = fg
 	}
+	impls := make([]*ir.Func, len(fgs))
+	for i, fg := range fgs {
+		impls[i] = fg.g
+	}
 	var pre []ir.Instruction
-	callee := value.Value(fgs[0].g)
-	for i := 1; i < len(fgs); i++ {
-		fnPtr, err := coerce(rt.fnVal, rt.fns[i].Type(), &pre)
-		if err != nil {
-			return errorAt(rt.caller, rt.call, "%v", err)
-		}
-		eq := icmpEq(fnPtr, rt.fns[i])
-		sel := ir.NewSelect(eq, fgs[i].g, callee)
-		pre = append(pre, eq, sel)
-		callee = sel
+	callee, err := rt.dispatch(impls, &pre)
+	if err != nil {
+		return err
 	}
 	f := rt.fns[0]
 	args, err := rt.callArgs(f, &pre)
@@ -398,4 +380,37 @@ func (rt *root) replaceCall(pre []ir.Instruction, result value.Value) {
 	if result != nil {
 		irutil.ReplaceAllUses(rt.caller, rt.call, result)
 	}
+}
+
+// newDiffer prepares the differentiation of m.
+func newDiffer(m *ir.Module, opts Options) *differ {
+	return &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
+		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, fwds: map[string]*forwardGen{}}
+}
+
+// activities lists the activity of each parameter at the call.
+func (rt *root) activities() []Activity {
+	acts := make([]Activity, len(rt.args))
+	for i, a := range rt.args {
+		acts[i] = a.act
+	}
+	return acts
+}
+
+// dispatch returns the function to call for the root: impls[i] implements
+// rt.fns[i]; with several candidates, a select on the function pointer the
+// caller passed picks among them at run time.
+func (rt *root) dispatch(impls []*ir.Func, pre *[]ir.Instruction) (value.Value, error) {
+	callee := value.Value(impls[0])
+	for i := 1; i < len(impls); i++ {
+		fnPtr, err := coerce(rt.fnVal, rt.fns[i].Type(), pre)
+		if err != nil {
+			return nil, errorAt(rt.caller, rt.call, "%v", err)
+		}
+		eq := icmpEq(fnPtr, rt.fns[i])
+		sel := ir.NewSelect(eq, impls[i], callee)
+		*pre = append(*pre, eq, sel)
+		callee = sel
+	}
+	return callee, nil
 }

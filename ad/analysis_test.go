@@ -44,7 +44,7 @@ func parseIR(t *testing.T, src string) *ir.Module {
 func TestLoopInvariantNotCachedPerIteration(t *testing.T) {
 	m := parseIR(t, loopInvariantIR)
 	f := m.Funcs[0]
-	d := &differ{m: m, inactive: map[*ir.Func]bool{}, grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{}, prep: map[*ir.Func]*ir.Func{}}
+	d := newDiffer(m, Options{})
 	r, err := newReverseGen(d, f, []Activity{Out, Const}, true, false, false, "grad_f")
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +142,7 @@ exit:
 
 func loopCaches(t *testing.T, m *ir.Module, f *ir.Func, acts []Activity) []string {
 	t.Helper()
-	d := &differ{m: m, inactive: map[*ir.Func]bool{}, grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{}, prep: map[*ir.Func]*ir.Func{}}
+	d := newDiffer(m, Options{})
 	r, err := newReverseGen(d, f, acts, true, false, false, "grad_"+f.Name())
 	if err != nil {
 		t.Fatal(err)

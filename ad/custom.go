@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
@@ -94,7 +95,7 @@ func (r *reverseGen) reverseCustom(blk, at *ir.Block, call *ir.InstCall, c *Cust
 	}
 	g := c.Gradient
 	var sret *ir.InstAlloca
-	if hasSRetParam(g) {
+	if irutil.HasSRetParam(g) {
 		// Several adjoints returned in memory: give it a slot.
 		sret = ir.NewAlloca(g.Params[0].Typ.(*types.PointerType).ElemType)
 		r.allocas.Insts = append(r.allocas.Insts, sret)
@@ -148,18 +149,6 @@ func loadField(blk *ir.Block, p value.Value, floats []value.Value, i int) value.
 	view := blk.NewBitCast(p, types.NewPointer(st))
 	gep := blk.NewGetElementPtr(st, view, constant.NewInt(types.I32, 0), constant.NewInt(types.I32, int64(i)))
 	return blk.NewLoad(fields[i], gep)
-}
-
-func hasSRetParam(f *ir.Func) bool {
-	if len(f.Params) == 0 {
-		return false
-	}
-	for _, a := range f.Params[0].Attrs {
-		if _, ok := a.(ir.SRet); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // customCallActive reports whether a call with a custom rule carries

@@ -19,6 +19,13 @@ static void fdcheck(const char *name, double (*f)(double *, int), double *x, int
 		check(what, grad[i], (fp - fm) / (2 * h), 1e-6);
 	}
 }
+/* GRADCHECK(f): the gradient of f at the caller's x[N], by enzyme_dup, against fdcheck. */
+#define GRADCHECK(f) do { \
+		double xc[N], dx[N] = {0}; \
+		memcpy(xc, x, sizeof x); \
+		__enzyme_autodiff((void *)f, enzyme_dup, xc, dx, enzyme_const, N); \
+		fdcheck(#f, f, x, N, dx); \
+	} while (0)
 `
 
 func TestMemory(t *testing.T) {
@@ -82,12 +89,6 @@ int main(void) {
 	enum { N = 9 };
 	double x[N], dx[N];
 	for (int i = 0; i < N; i++) x[i] = 0.3 + 0.17 * i - 0.05 * i * i;
-#define GRADCHECK(f) do { \
-		double xc[N], dx[N] = {0}; \
-		memcpy(xc, x, sizeof x); \
-		__enzyme_autodiff((void *)f, enzyme_dup, xc, dx, enzyme_const, N); \
-		fdcheck(#f, f, x, N, dx); \
-	} while (0)
 	GRADCHECK(dot);
 	GRADCHECK(inplace_copy);
 	GRADCHECK(heapy);

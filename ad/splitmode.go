@@ -20,10 +20,7 @@ func (d *differ) lowerSplit(rt *root) error {
 		return errorAt(rt.caller, rt.call, "split mode needs one known function, not a choice made at run time")
 	}
 	f := rt.fns[0]
-	acts := make([]Activity, len(rt.args))
-	for i, a := range rt.args {
-		acts[i] = a.act
-	}
+	acts := rt.activities()
 	sg, err := d.splitGradient(f, acts, carriesFloat(f.Sig.RetType), false)
 	if err != nil {
 		return err

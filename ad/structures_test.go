@@ -111,12 +111,6 @@ int main(void) {
 }
 `
 	grad := `
-#define GRADCHECK(f) do { \
-		double xc[N], dx[N] = {0}; \
-		memcpy(xc, x, sizeof x); \
-		__enzyme_autodiff((void *)f, enzyme_dup, xc, dx, enzyme_const, N); \
-		fdcheck(#f, f, x, N, dx); \
-	} while (0)
 #define GRADCHECK_ALL GRADCHECK(energy_flat); GRADCHECK(list_sum);
 `
 	for _, o := range optLevels {

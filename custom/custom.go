@@ -239,7 +239,7 @@ func Check(r *Rule) error {
 			want = append(want, r.Augment.Sig.RetType)
 		}
 		params := paramTypes(g)
-		sret := hasSRet(g)
+		sret := irutil.HasSRetParam(g)
 		if sret {
 			params = params[1:]
 		}
@@ -323,18 +323,6 @@ func paramTypes(f *ir.Func) []types.Type {
 		out[i] = p.Typ
 	}
 	return out
-}
-
-func hasSRet(f *ir.Func) bool {
-	if len(f.Params) == 0 {
-		return false
-	}
-	for _, a := range f.Params[0].Attrs {
-		if _, ok := a.(ir.SRet); ok {
-			return true
-		}
-	}
-	return false
 }
 
 func typeList(ts []types.Type) string {

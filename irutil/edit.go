@@ -189,3 +189,17 @@ func scopeFile(scope metadata.Field) string {
 	}
 	return ""
 }
+
+// HasSRetParam reports whether f returns a struct through memory: its first
+// parameter carries the sret attribute.
+func HasSRetParam(f *ir.Func) bool {
+	if len(f.Params) == 0 {
+		return false
+	}
+	for _, a := range f.Params[0].Attrs {
+		if _, ok := a.(ir.SRet); ok {
+			return true
+		}
+	}
+	return false
+}
