@@ -696,13 +696,15 @@ func (r *reverseGen) finishExit() {
 
 // finishLoops adds the buffer growth check to the forward header of every
 // loop that caches values: when the iteration index reaches the capacity,
-// double it (at least 8) and realloc every buffer of the loop.
+// double it (at least 8, at least what the trip counts reserve, see
+// tripcount.go) and realloc every buffer of the loop.
 func (r *reverseGen) finishLoops() {
 	for _, l := range r.cfg.Loops {
 		lc := r.loops[l]
 		if len(lc.bufs) == 0 {
 			continue
 		}
+		need := r.reservation(l)
 		head, tail := r.fwdHead[l.Header], r.fwdTail[l.Header]
 		grow := r.g.NewBlock("")
 		capv := head.NewLoad(types.I64, lc.cap)
@@ -711,7 +713,12 @@ func (r *reverseGen) finishLoops() {
 		head.NewCondBr(full, grow, tail)
 		doubled := grow.NewShl(capv, constant.NewInt(types.I64, 1))
 		small := grow.NewICmp(enum.IPredULT, doubled, constant.NewInt(types.I64, 8))
-		ncap := grow.NewSelect(small, constant.NewInt(types.I64, 8), doubled)
+		var ncap value.Value = grow.NewSelect(small, constant.NewInt(types.I64, 8), doubled)
+		if need != nil {
+			// Grow to what the trip counts say the loop nest needs.
+			more := grow.NewICmp(enum.IPredUGT, need, ncap)
+			ncap = grow.NewSelect(more, need, ncap)
+		}
 		grow.NewStore(ncap, lc.cap)
 		for _, b := range lc.bufs {
 			old := grow.NewLoad(b.slot.ElemType, b.slot)

@@ -1,0 +1,306 @@
+package ad
+
+import (
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Trip counts: a loop whose exit compares an induction variable with a
+// loop-invariant bound has a header count computable on loop entry. The
+// forward sweep uses it (as Enzyme uses SCEV) to size the loop's cache
+// buffers once, for the whole loop nest where the inner counts are
+// invariant in the outer loops, instead of growing them iteration by
+// iteration. The count is only a reservation: the growth check in the
+// header stays, so a wrong estimate costs memory or time, never results.
+
+// tripCount describes the number of header executions of one loop entry:
+// x_k = start + offset + k·step is compared with bound at the exit, the
+// loop continuing while x_k pred bound.
+type tripCount struct {
+	phi    *ir.InstPhi // the induction variable
+	start  value.Value // its value on entry (primal)
+	bound  value.Value // loop-invariant (primal)
+	step   int64
+	offset int64
+	pred   enum.IPred // continue predicate, IV on the left
+}
+
+// reserveLimit is the largest reservation, in elements, made from a trip
+// count; beyond it the buffers grow as the loop runs.
+const reserveLimit = 1 << 28
+
+// analyzeTripCount finds the trip count of loop l, if every exit of l tests
+// the same induction variable against the same invariant bound.
+func (r *reverseGen) analyzeTripCount(l *irutil.Loop) (*tripCount, bool) {
+	outside, latch, ok := r.simpleHeader(l.Header)
+	if !ok {
+		return nil, false
+	}
+	var tc *tripCount
+	for _, b := range r.f.Blocks {
+		if !l.Contains(b) {
+			continue
+		}
+		exits := false
+		for _, s := range irutil.Succs(b) {
+			if !l.Contains(s) {
+				exits = true
+			}
+		}
+		if !exits {
+			continue
+		}
+		br, ok := b.Term.(*ir.TermCondBr)
+		if !ok {
+			return nil, false
+		}
+		cmp, ok := br.Cond.(*ir.InstICmp)
+		if !ok {
+			return nil, false
+		}
+		pred := cmp.Pred
+		if !l.Contains(br.TargetTrue.(*ir.Block)) {
+			pred = inversePred(pred)
+		}
+		if l.Contains(br.TargetTrue.(*ir.Block)) == l.Contains(br.TargetFalse.(*ir.Block)) {
+			return nil, false
+		}
+		x, bound := cmp.X, cmp.Y
+		if r.definedIn(l, x) {
+			if r.definedIn(l, bound) {
+				return nil, false
+			}
+		} else {
+			x, bound = bound, x
+			pred = swapPred(pred)
+			if r.definedIn(l, bound) {
+				return nil, false
+			}
+		}
+		phi, offset, ok := r.inductionOf(l, x)
+		if !ok {
+			return nil, false
+		}
+		step, start, ok := r.inductionStep(phi, outside, latch)
+		if !ok {
+			return nil, false
+		}
+		cur := &tripCount{phi: phi, start: start, bound: bound, step: step, offset: offset, pred: pred}
+		if tc != nil && !tc.same(cur) {
+			return nil, false
+		}
+		tc = cur
+	}
+	if tc == nil {
+		return nil, false
+	}
+	switch {
+	case tc.step > 0:
+		switch tc.pred {
+		case enum.IPredSLT, enum.IPredULT, enum.IPredSLE, enum.IPredULE, enum.IPredNE:
+			return tc, true
+		}
+	case tc.step < 0:
+		switch tc.pred {
+		case enum.IPredSGT, enum.IPredUGT, enum.IPredSGE, enum.IPredUGE, enum.IPredNE:
+			return tc, true
+		}
+	}
+	return nil, false
+}
+
+// same reports whether two exits test the same condition.
+func (tc *tripCount) same(o *tripCount) bool {
+	sameValue := func(a, b value.Value) bool {
+		if a == b {
+			return true
+		}
+		_, ca := a.(constant.Constant)
+		_, cb := b.(constant.Constant)
+		return ca && cb && a.Type().Equal(b.Type()) && a.Ident() == b.Ident()
+	}
+	return tc.phi == o.phi && tc.step == o.step && tc.offset == o.offset && tc.pred == o.pred &&
+		sameValue(tc.start, o.start) && sameValue(tc.bound, o.bound)
+}
+
+// definedIn reports whether primal value v is an instruction of loop l.
+func (r *reverseGen) definedIn(l *irutil.Loop, v value.Value) bool {
+	b, ok := r.blockOf[v]
+	return ok && l.Contains(b)
+}
+
+// inductionOf recognizes x as a header phi of l, or such a phi plus a
+// constant.
+func (r *reverseGen) inductionOf(l *irutil.Loop, x value.Value) (*ir.InstPhi, int64, bool) {
+	isHeaderPhi := func(v value.Value) (*ir.InstPhi, bool) {
+		p, ok := v.(*ir.InstPhi)
+		return p, ok && r.blockOf[p] == l.Header
+	}
+	if p, ok := isHeaderPhi(x); ok {
+		return p, 0, true
+	}
+	if add, ok := x.(*ir.InstAdd); ok {
+		if p, c, ok := phiPlusConst(add); ok {
+			if hp, ok := isHeaderPhi(p); ok {
+				return hp, c, true
+			}
+		}
+	}
+	return nil, 0, false
+}
+
+// inductionStep returns the constant step and the start value of header phi
+// p: its latch value is p + step, directly or through a phi of such sums.
+func (r *reverseGen) inductionStep(p *ir.InstPhi, outside, latch *ir.Block) (int64, value.Value, bool) {
+	var start, next value.Value
+	for _, in := range p.Incs {
+		switch in.Pred {
+		case outside:
+			start = in.X
+		case latch:
+			next = in.X
+		}
+	}
+	if start == nil || next == nil {
+		return 0, nil, false
+	}
+	sums := []value.Value{next}
+	if q, ok := next.(*ir.InstPhi); ok {
+		sums = sums[:0]
+		for _, in := range q.Incs {
+			sums = append(sums, in.X)
+		}
+	}
+	var step int64
+	for i, s := range sums {
+		add, ok := s.(*ir.InstAdd)
+		if !ok {
+			return 0, nil, false
+		}
+		base, c, ok := phiPlusConst(add)
+		if !ok || base != p || (i > 0 && c != step) {
+			return 0, nil, false
+		}
+		step = c
+	}
+	return step, start, step != 0
+}
+
+// phiPlusConst splits add into a non-constant operand and a constant.
+func phiPlusConst(add *ir.InstAdd) (value.Value, int64, bool) {
+	if c, ok := add.Y.(*constant.Int); ok && c.X.IsInt64() {
+		return add.X, c.X.Int64(), true
+	}
+	if c, ok := add.X.(*constant.Int); ok && c.X.IsInt64() {
+		return add.Y, c.X.Int64(), true
+	}
+	return nil, 0, false
+}
+
+func inversePred(p enum.IPred) enum.IPred {
+	return map[enum.IPred]enum.IPred{
+		enum.IPredEQ: enum.IPredNE, enum.IPredNE: enum.IPredEQ,
+		enum.IPredSLT: enum.IPredSGE, enum.IPredSGE: enum.IPredSLT, enum.IPredSGT: enum.IPredSLE, enum.IPredSLE: enum.IPredSGT,
+		enum.IPredULT: enum.IPredUGE, enum.IPredUGE: enum.IPredULT, enum.IPredUGT: enum.IPredULE, enum.IPredULE: enum.IPredUGT,
+	}[p]
+}
+
+func swapPred(p enum.IPred) enum.IPred {
+	return map[enum.IPred]enum.IPred{
+		enum.IPredEQ: enum.IPredEQ, enum.IPredNE: enum.IPredNE,
+		enum.IPredSLT: enum.IPredSGT, enum.IPredSGT: enum.IPredSLT, enum.IPredSLE: enum.IPredSGE, enum.IPredSGE: enum.IPredSLE,
+		enum.IPredULT: enum.IPredUGT, enum.IPredUGT: enum.IPredULT, enum.IPredULE: enum.IPredUGE, enum.IPredUGE: enum.IPredULE,
+	}[p]
+}
+
+// emitHeaderCount emits into blk the number of header executions of one
+// entry of the loop: 1 + the number of k for which x_k pred bound holds,
+// clamped to [1, reserveLimit+1].
+func (r *reverseGen) emitHeaderCount(blk *ir.Block, tc *tripCount) value.Value {
+	signed := tc.pred != enum.IPredULT && tc.pred != enum.IPredULE && tc.pred != enum.IPredUGT && tc.pred != enum.IPredUGE
+	ext := func(v value.Value) value.Value {
+		v = r.mapValue(v)
+		it, ok := v.Type().(*types.IntType)
+		switch {
+		case !ok || it.BitSize == 64:
+			return v
+		case it.BitSize > 64:
+			return blk.NewTrunc(v, types.I64)
+		case signed && it.BitSize > 1:
+			return blk.NewSExt(v, types.I64)
+		}
+		return blk.NewZExt(v, types.I64)
+	}
+	i64 := func(n int64) *constant.Int { return constant.NewInt(types.I64, n) }
+	first := blk.NewAdd(ext(tc.start), i64(tc.offset)) // x_0
+	bound := ext(tc.bound)
+	// dist: how far x_0 is from the bound, in the direction of the step.
+	var dist value.Value
+	step := tc.step
+	if step > 0 {
+		dist = blk.NewSub(bound, first)
+	} else {
+		dist = blk.NewSub(first, bound)
+		step = -step
+	}
+	var k value.Value
+	switch tc.pred {
+	case enum.IPredSLE, enum.IPredULE, enum.IPredSGE, enum.IPredUGE: // floor(dist/step) + 1
+		k = blk.NewAdd(blk.NewSDiv(dist, i64(step)), i64(1))
+	case enum.IPredNE:
+		k = blk.NewSDiv(dist, i64(step))
+	default: // ceil(dist/step)
+		k = blk.NewSDiv(blk.NewAdd(dist, i64(step-1)), i64(step))
+	}
+	neg := blk.NewICmp(enum.IPredSLT, dist, i64(0))
+	k = blk.NewSelect(neg, i64(0), k)
+	big := blk.NewICmp(enum.IPredSGT, k, i64(reserveLimit))
+	k = blk.NewSelect(big, i64(reserveLimit), k)
+	return blk.NewAdd(k, i64(1))
+}
+
+// reservation emits, on entry to the outermost loop around l whose nest
+// has trip counts known there, the capacity l's buffers need for that whole
+// execution: the current counter plus the product of the header counts.
+// It returns nil when l's own trip count is unknown.
+func (r *reverseGen) reservation(l *irutil.Loop) value.Value {
+	var chain []*tripCount
+	top := l
+	for cur := l; cur != nil; cur = cur.Parent {
+		tc, ok := r.analyzeTripCount(cur)
+		if !ok {
+			break
+		}
+		invariant := true
+		for _, t := range append(chain, tc) {
+			if r.definedIn(cur, t.start) || r.definedIn(cur, t.bound) {
+				invariant = false
+			}
+		}
+		if !invariant {
+			break
+		}
+		chain = append(chain, tc)
+		top = cur
+	}
+	if len(chain) == 0 {
+		return nil
+	}
+	outside, _, _ := r.simpleHeader(top.Header)
+	blk := r.fwdTail[outside]
+	limit := constant.NewInt(types.I64, reserveLimit)
+	var n value.Value = constant.NewInt(types.I64, 1)
+	for _, tc := range chain {
+		n = blk.NewMul(n, r.emitHeaderCount(blk, tc))
+		big := blk.NewICmp(enum.IPredUGT, n, limit)
+		n = blk.NewSelect(big, constant.NewInt(types.I64, reserveLimit+1), n)
+	}
+	c := blk.NewLoad(types.I64, r.loops[l].counter)
+	need := blk.NewAdd(c, n)
+	tooBig := blk.NewICmp(enum.IPredUGT, n, limit)
+	return blk.NewSelect(tooBig, constant.NewInt(types.I64, 0), need)
+}
