@@ -282,18 +282,14 @@ func (d *differ) gradient(f *ir.Func, acts []Activity) (*ir.Func, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := newReverseGen(d, pf, acts, carriesFloat(f.Sig.RetType), false, false, name)
+	r, err := d.generateReverse(func() (*reverseGen, error) {
+		return newReverseGen(d, pf, acts, carriesFloat(f.Sig.RetType), false, false, name)
+	})
 	if err != nil {
 		return nil, err
 	}
-	g, err := r.generate()
-	if err != nil {
-		// Drop the half-built function.
-		d.m.Funcs = d.m.Funcs[:len(d.m.Funcs)-1]
-		return nil, err
-	}
-	d.grads[name] = g
-	return g, nil
+	d.grads[name] = r.g
+	return r.g, nil
 }
 
 // lowerForward replaces an __enzyme_fwddiff call by a call of the forward

@@ -15,7 +15,7 @@ import (
 // variables (from the iteration counter), and loads of memory that nothing
 // in the function overwrites.
 
-const rematDepth = 8
+const rematDepth = 16
 
 // rematerialize tries to rebuild forward value fv in reverse block blk.
 func (r *reverseGen) rematerialize(blk, at *ir.Block, fv value.Value, depth int) (value.Value, bool) {
@@ -31,12 +31,20 @@ func (r *reverseGen) rematerialize(blk, at *ir.Block, fv value.Value, depth int)
 		*ir.InstAdd, *ir.InstSub, *ir.InstMul, *ir.InstShl, *ir.InstLShr, *ir.InstAShr, *ir.InstAnd, *ir.InstOr, *ir.InstXor:
 	case *ir.InstLoad:
 		if !r.loadRecomputable(x) {
-			return nil, false
+			// The same value as an earlier load of the same address?
+			p, _ := r.primalOf[x].(*ir.InstLoad)
+			if _, recompute := r.planned(fv); !recompute || p == nil || r.earlierLoad(p) == nil {
+				return nil, false
+			}
+			e := r.earlierLoad(p)
+			return r.lookupAt(blk, at, r.mapValue(e), r.blockOf[e], depth+1), true
 		}
 	case *ir.InstPhi:
 		return r.inductionValue(blk, at, x, depth)
 	default:
-		return nil, false
+		if _, recompute := r.planned(fv); !recompute || !pureOp(inst) {
+			return nil, false
+		}
 	}
 	failed := false
 	c, err := irutil.CloneInst(inst, func(op value.Value) value.Value {

@@ -70,6 +70,11 @@ type reverseGen struct {
 	retShadow             bool                        // split mode: the forward also returns the shadow of its result
 	primalOf              map[value.Value]value.Value // forward clone -> primal value
 	memWriters            []memWriter                 // what in the primal may write memory (remat.go)
+	requested             map[value.Value]bool        // dry run: primal values the reverse reads (mincut.go)
+	exitRequested         map[exitUse]bool            // dry run: the same, read after their loop
+	plan                  *cachePlan                  // what to cache and what to recompute (mincut.go)
+	order                 map[value.Value]int         // primal instructions in block order
+	exitCopies            map[exitUse]value.Value     // copies of loop values made after the loop
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -497,8 +502,22 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 	if l == nil && r.postDomRet[def] && !r.split {
 		return fv
 	}
-	if v, ok := r.rematerialize(blk, at, fv, depth); ok {
-		return v
+	exit := l != nil && !l.Contains(at)
+	if depth == 0 {
+		r.recordRequest(fv, at, exit)
+	}
+	if exit && r.plannedExit(fv, at) {
+		// Read after the loop: only the last iteration's value matters;
+		// cache it where it is read, not once per iteration.
+		return r.lookupAt(blk, at, r.exitCopy(fv, at), at, depth)
+	}
+	if cached, _ := r.planned(fv); !cached {
+		if v, ok := r.rematerialize(blk, at, fv, depth); ok {
+			return v
+		}
+	}
+	if exit {
+		return r.lookupAt(blk, at, r.exitCopy(fv, at), at, depth)
 	}
 	if l == nil {
 		s, ok := r.slots[fv]
@@ -518,6 +537,31 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 	}
 	base := blk.NewLoad(types.NewPointer(fv.Type()), buf.slot)
 	return blk.NewLoad(fv.Type(), blk.NewGetElementPtr(fv.Type(), base, idx))
+}
+
+// exitUse is a forward value defined in a loop, read in primal block at
+// after the loop.
+type exitUse struct {
+	v  value.Value
+	at *ir.Block
+}
+
+// exitCopy returns a copy of forward value fv (defined in a loop) made at
+// the end of the forward copy of primal block at, outside that loop.
+func (r *reverseGen) exitCopy(fv value.Value, at *ir.Block) value.Value {
+	key := exitUse{fv, at}
+	if c, ok := r.exitCopies[key]; ok {
+		return c
+	}
+	c := ir.NewSelect(constant.True, fv, fv)
+	tail := r.fwdTail[at]
+	tail.Insts = append(tail.Insts, c)
+	r.blockOf[c] = at
+	if r.exitCopies == nil {
+		r.exitCopies = map[exitUse]value.Value{}
+	}
+	r.exitCopies[key] = c
+	return c
 }
 
 // loopBuffer returns the per-iteration buffer caching fv, creating it and the

@@ -6,7 +6,9 @@
 //
 // Each kernel in bench/kernels checks its gradient against a central finite
 // difference before timing it, and prints lines
-// "BENCH name primal_s gradient_s primal_bytes gradient_bytes".
+// "BENCH name primal_s gradient_s primal_bytes gradient_bytes [overwritten_bytes]";
+// the last field, where present, marks a kernel whose gradient heap is its
+// tape (the bytes it caches), compared with the bytes the primal overwrites.
 package main
 
 import (
@@ -26,6 +28,7 @@ type result struct {
 	kernel, name           string
 	primal, grad           float64
 	primalBytes, gradBytes int64
+	overwritten            int64 // -1: not a tape kernel
 }
 
 func main() {
@@ -100,15 +103,18 @@ func runKernel(kernel, exe string) ([]result, error) {
 	sc := bufio.NewScanner(&stdout)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		if len(f) != 6 || f[0] != "BENCH" {
+		if (len(f) != 6 && len(f) != 7) || f[0] != "BENCH" {
 			continue
 		}
-		r := result{kernel: kernel, name: f[1]}
+		r := result{kernel: kernel, name: f[1], overwritten: -1}
 		var errs []error
 		parseF := func(s string) float64 { v, err := strconv.ParseFloat(s, 64); errs = append(errs, err); return v }
 		parseI := func(s string) int64 { v, err := strconv.ParseInt(s, 10, 64); errs = append(errs, err); return v }
 		r.primal, r.grad = parseF(f[2]), parseF(f[3])
 		r.primalBytes, r.gradBytes = parseI(f[4]), parseI(f[5])
+		if len(f) == 7 {
+			r.overwritten = parseI(f[6])
+		}
 		for _, err := range errs {
 			if err != nil {
 				return nil, fmt.Errorf("%s: bad line %q: %v", kernel, sc.Text(), err)
@@ -124,11 +130,15 @@ func runKernel(kernel, exe string) ([]result, error) {
 
 func format(rs []result) string {
 	var b strings.Builder
-	b.WriteString("| kernel | workload | primal | gradient | J/F | gradient heap peak |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|\n")
+	b.WriteString("| kernel | workload | primal | gradient | J/F | gradient heap peak | tape | overwritten by the primal |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rs {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2fx | %s |\n", r.kernel, r.name,
-			seconds(r.primal), seconds(r.grad), r.grad/r.primal, bytesize(r.gradBytes-r.primalBytes))
+		tape, over := "", ""
+		if r.overwritten >= 0 {
+			tape, over = bytesize(r.gradBytes), bytesize(r.overwritten)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2fx | %s | %s | %s |\n", r.kernel, r.name,
+			seconds(r.primal), seconds(r.grad), r.grad/r.primal, bytesize(r.gradBytes-r.primalBytes), tape, over)
 	}
 	return b.String()
 }

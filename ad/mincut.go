@@ -1,0 +1,405 @@
+package ad
+
+import (
+	"sort"
+
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Choosing what to cache (Enzyme's min-cut caching): a first, dry
+// generation of the gradient records which forward values the reverse
+// sweep reads. Those values, the values that must be cached if needed (loads
+// of memory the function overwrites, calls, phis) and the pure operations
+// between them form a graph; a minimum vertex cut weighted by bytes between
+// the must-cache values and the needed ones is the cheapest set to cache,
+// and every other needed value is recomputed from it in the reverse sweep.
+// The real generation then follows that plan.
+
+// cachePlan is the outcome: primal values to cache, and pure values to
+// recompute rather than cache.
+type cachePlan struct {
+	cache, recompute map[value.Value]bool
+	exitCache        map[exitUse]bool // loop values cached after their loop
+}
+
+// loopWeight scales the bytes of a cache by its loop depth: a value cached
+// in a loop is stored once per iteration.
+const loopWeight = 8
+
+// generateReverse builds the gradient r makes, planning its caches with a
+// dry run first when the function has loops (where caches grow with the
+// iteration count).
+func (d *differ) generateReverse(build func() (*reverseGen, error)) (*reverseGen, error) {
+	dry, err := build()
+	if err != nil {
+		return nil, err
+	}
+	if len(dry.cfg.Loops) == 0 {
+		return dry, dry.generateOrDrop()
+	}
+	dry.requested, dry.exitRequested = map[value.Value]bool{}, map[exitUse]bool{}
+	_, err = dry.generate()
+	d.dropFunc(dry.g)
+	if err != nil {
+		return nil, err
+	}
+	r, err := build()
+	if err != nil {
+		return nil, err
+	}
+	r.plan = dry.planCaches()
+	return r, r.generateOrDrop()
+}
+
+// generateOrDrop is generate, removing the half-built function on failure.
+func (r *reverseGen) generateOrDrop() error {
+	if _, err := r.generate(); err != nil {
+		r.d.dropFunc(r.g)
+		return err
+	}
+	return nil
+}
+
+// dropFunc removes a function from the module.
+func (d *differ) dropFunc(g *ir.Func) {
+	for i, f := range d.m.Funcs {
+		if f == g {
+			d.m.Funcs = append(d.m.Funcs[:i], d.m.Funcs[i+1:]...)
+			return
+		}
+	}
+}
+
+// recordRequest notes, in a dry run, that the reverse of primal block at
+// reads forward value fv; exit: fv is defined in a loop not containing at.
+func (r *reverseGen) recordRequest(fv value.Value, at *ir.Block, exit bool) {
+	if r.requested == nil {
+		return
+	}
+	p, ok := r.primalOf[fv]
+	switch {
+	case !ok:
+	case exit:
+		r.exitRequested[exitUse{p, at}] = true
+	default:
+		r.requested[p] = true
+	}
+}
+
+// planned reports whether the plan says to cache the forward value fv
+// (cached) or to recompute it (recompute).
+func (r *reverseGen) planned(fv value.Value) (cached, recompute bool) {
+	if r.plan == nil {
+		return false, false
+	}
+	p, ok := r.primalOf[fv]
+	if !ok {
+		return false, false
+	}
+	return r.plan.cache[p], r.plan.recompute[p]
+}
+
+// plannedExit reports whether forward value fv, read in block at after
+// its loop, is cached there (the default without a plan) rather than
+// recomputed from other values.
+func (r *reverseGen) plannedExit(fv value.Value, at *ir.Block) bool {
+	if r.plan == nil {
+		return false
+	}
+	p, ok := r.primalOf[fv]
+	return ok && r.plan.exitCache[exitUse{p, at}]
+}
+
+// pureOp reports whether inst computes its result from its operands alone,
+// cheaply: float arithmetic, comparisons, selects, vector element moves,
+// conversions, and a few intrinsics that compile to an instruction or two.
+func pureOp(inst ir.Instruction) bool {
+	switch x := inst.(type) {
+	case *ir.InstFAdd, *ir.InstFSub, *ir.InstFMul, *ir.InstFDiv, *ir.InstFNeg, *ir.InstFCmp, *ir.InstICmp,
+		*ir.InstSelect, *ir.InstExtractElement, *ir.InstInsertElement, *ir.InstShuffleVector,
+		*ir.InstFPExt, *ir.InstFPTrunc, *ir.InstSIToFP, *ir.InstUIToFP, *ir.InstExtractValue:
+		return true
+	case *ir.InstCall:
+		f, ok := x.Callee.(*ir.Func)
+		if !ok {
+			return false
+		}
+		for _, p := range []string{"llvm.sqrt.", "llvm.fmuladd.", "llvm.fma.", "llvm.fabs.", "llvm.copysign.", "llvm.minnum.", "llvm.maxnum."} {
+			if hasPrefix(f.Name(), p) {
+				return true
+			}
+		}
+		// libm functions gozyme has rules for: pure but for errno.
+		rule, _ := lookupMathRule(f.Name(), x.Typ)
+		return rule != nil
+	}
+	return false
+}
+
+// earlierLoad returns a load of the same address earlier in the same primal
+// block with nothing in between that may write memory: the same value.
+func (r *reverseGen) earlierLoad(l *ir.InstLoad) *ir.InstLoad {
+	b := r.blockOf[l]
+	if b == nil || l.Volatile {
+		return nil
+	}
+	i := len(b.Insts) - 1
+	for i >= 0 && b.Insts[i] != l {
+		i--
+	}
+	for i--; i >= 0; i-- {
+		switch x := b.Insts[i].(type) {
+		case *ir.InstLoad:
+			if x.Src == l.Src && x.ElemType.Equal(l.ElemType) && !x.Volatile {
+				return x
+			}
+		case *ir.InstStore, *ir.InstAtomicRMW, *ir.InstCmpXchg, *ir.InstFence:
+			return nil
+		case *ir.InstCall:
+			if !r.callWritesNoMemory(x) {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// planCaches computes the plan from a dry run's requests.
+func (r *reverseGen) planCaches() *cachePlan {
+	type node struct{ in, out int }
+	nodes := map[value.Value]node{}
+	var order []value.Value
+	const source, sink = 0, 1
+	n := 2
+	capacity := map[[2]int]int64{}
+	adj := map[int][]int{}
+	edge := func(a, b int, c int64) {
+		if _, ok := capacity[[2]int{a, b}]; !ok {
+			adj[a] = append(adj[a], b)
+			adj[b] = append(adj[b], a)
+		}
+		capacity[[2]int{a, b}] += c
+	}
+	const inf = int64(1) << 50
+	recomputable := map[value.Value]bool{}
+	var visit func(v value.Value) (node, bool)
+	visit = func(v value.Value) (node, bool) {
+		v = unwrapArg(v)
+		if nd, ok := nodes[v]; ok {
+			return nd, true
+		}
+		def, ok := r.blockOf[v]
+		inst, isInst := v.(ir.Instruction)
+		if !ok || !isInst || (r.cfg.LoopOf[def] == nil && r.postDomRet[def] && !r.split) {
+			return node{}, false // available without caching
+		}
+		if p, ok := v.(*ir.InstPhi); ok && r.isHeader(def) {
+			if _, isInt := p.Typ.(*types.IntType); isInt {
+				return node{}, false // an induction variable, or a small cache
+			}
+		}
+		nd := node{n, n + 1}
+		n += 2
+		nodes[v] = nd
+		order = append(order, v)
+		edge(nd.in, nd.out, r.cacheWeight(v, def))
+		if r.recomputableKind(inst) {
+			recomputable[v] = true
+			ops := operandsOf(inst)
+			if l, ok := inst.(*ir.InstLoad); ok && r.earlierLoad(l) != nil {
+				ops = []value.Value{r.earlierLoad(l)}
+			}
+			for _, op := range ops {
+				if ond, ok := visit(op); ok {
+					edge(ond.out, nd.in, inf)
+				}
+			}
+		} else {
+			edge(source, nd.in, inf)
+		}
+		return nd, true
+	}
+	var reqs []value.Value
+	for v := range r.requested {
+		reqs = append(reqs, v)
+	}
+	sort.Slice(reqs, func(i, j int) bool { return r.valueOrder(reqs[i]) < r.valueOrder(reqs[j]) })
+	for _, v := range reqs {
+		if nd, ok := visit(v); ok {
+			edge(nd.out, sink, inf)
+		}
+	}
+	// A value read after its loop: cache a copy there, or recompute it.
+	var exits []exitUse
+	for e := range r.exitRequested {
+		exits = append(exits, e)
+	}
+	sort.Slice(exits, func(i, j int) bool {
+		a, b := exits[i], exits[j]
+		if a.v != b.v {
+			return r.valueOrder(a.v) < r.valueOrder(b.v)
+		}
+		return r.cfg.Index[a.at] < r.cfg.Index[b.at]
+	})
+	exitNodes := map[exitUse]node{}
+	for _, e := range exits {
+		vn, ok := visit(e.v)
+		if !ok {
+			continue
+		}
+		nd := node{n, n + 1}
+		n += 2
+		exitNodes[e] = nd
+		edge(nd.in, nd.out, r.cacheWeight(e.v, e.at))
+		edge(vn.out, nd.in, inf)
+		edge(nd.out, sink, inf)
+	}
+	// Edmonds-Karp: augment along shortest residual paths.
+	flow := map[[2]int]int64{}
+	residual := func(a, b int) int64 { return capacity[[2]int{a, b}] - flow[[2]int{a, b}] + flow[[2]int{b, a}] }
+	for {
+		prev := map[int]int{source: source}
+		queue := []int{source}
+		for len(queue) > 0 {
+			a := queue[0]
+			queue = queue[1:]
+			for _, b := range adj[a] {
+				if _, seen := prev[b]; !seen && residual(a, b) > 0 {
+					prev[b] = a
+					queue = append(queue, b)
+				}
+			}
+		}
+		if _, ok := prev[sink]; !ok {
+			break
+		}
+		push := inf
+		for b := sink; b != source; b = prev[b] {
+			if c := residual(prev[b], b); c < push {
+				push = c
+			}
+		}
+		if push >= inf {
+			break // an uncuttable path: keep the current behaviour
+		}
+		for b := sink; b != source; b = prev[b] {
+			a := prev[b]
+			back := flow[[2]int{b, a}]
+			if back >= push {
+				flow[[2]int{b, a}] -= push
+			} else {
+				flow[[2]int{b, a}] = 0
+				flow[[2]int{a, b}] += push - back
+			}
+		}
+	}
+	reach := map[int]bool{source: true}
+	queue := []int{source}
+	for len(queue) > 0 {
+		a := queue[0]
+		queue = queue[1:]
+		for _, b := range adj[a] {
+			if !reach[b] && residual(a, b) > 0 {
+				reach[b] = true
+				queue = append(queue, b)
+			}
+		}
+	}
+	plan := &cachePlan{cache: map[value.Value]bool{}, recompute: map[value.Value]bool{}, exitCache: map[exitUse]bool{}}
+	for e, nd := range exitNodes {
+		if reach[nd.in] && !reach[nd.out] {
+			plan.exitCache[e] = true
+		}
+	}
+	for _, v := range order {
+		nd := nodes[v]
+		switch {
+		case reach[nd.in] && !reach[nd.out]:
+			plan.cache[v] = true
+		case recomputable[v]:
+			plan.recompute[v] = true
+		}
+	}
+	return plan
+}
+
+// cacheWeight is the cost of caching primal value v in primal block at.
+func (r *reverseGen) cacheWeight(v value.Value, at *ir.Block) int64 {
+	w := typeBytes(v.Type())
+	for l := r.cfg.LoopOf[at]; l != nil; l = l.Parent {
+		w *= loopWeight
+	}
+	return w
+}
+
+// recomputableKind reports whether the reverse sweep can rebuild primal
+// instruction inst from its operands (rematerialize's kinds and pure ops).
+func (r *reverseGen) recomputableKind(inst ir.Instruction) bool {
+	switch x := inst.(type) {
+	case *ir.InstGetElementPtr, *ir.InstBitCast, *ir.InstAddrSpaceCast, *ir.InstSExt, *ir.InstZExt, *ir.InstTrunc,
+		*ir.InstAdd, *ir.InstSub, *ir.InstMul, *ir.InstShl, *ir.InstLShr, *ir.InstAShr, *ir.InstAnd, *ir.InstOr, *ir.InstXor:
+		return true
+	case *ir.InstLoad:
+		fl, ok := r.vmap[x].(*ir.InstLoad)
+		return ok && (r.loadRecomputable(fl) || r.earlierLoad(x) != nil)
+	}
+	return pureOp(inst)
+}
+
+// operandsOf lists the value operands of a primal instruction.
+func operandsOf(inst ir.Instruction) []value.Value {
+	var out []value.Value
+	if u, ok := inst.(interface{ Operands() []*value.Value }); ok {
+		for _, op := range u.Operands() {
+			out = append(out, *op)
+		}
+	}
+	return out
+}
+
+// valueOrder numbers primal instructions in block order, for determinism.
+func (r *reverseGen) valueOrder(v value.Value) int {
+	if r.order == nil {
+		r.order = map[value.Value]int{}
+		for _, b := range r.f.Blocks {
+			for _, inst := range b.Insts {
+				if x, ok := inst.(value.Value); ok {
+					r.order[x] = len(r.order)
+				}
+			}
+		}
+	}
+	return r.order[v]
+}
+
+// typeBytes is the size in bytes of a value of type t, as the cache stores
+// it (an estimate: no padding).
+func typeBytes(t types.Type) int64 {
+	switch x := t.(type) {
+	case *types.IntType:
+		return int64(x.BitSize+7) / 8
+	case *types.FloatType:
+		switch x.Kind {
+		case types.FloatKindHalf:
+			return 2
+		case types.FloatKindFloat:
+			return 4
+		case types.FloatKindDouble:
+			return 8
+		}
+		return 16
+	case *types.VectorType:
+		return int64(x.Len) * typeBytes(x.ElemType)
+	case *types.ArrayType:
+		return int64(x.Len) * typeBytes(x.ElemType)
+	case *types.StructType:
+		var s int64
+		for _, f := range x.Fields {
+			s += typeBytes(f)
+		}
+		return s
+	}
+	return 8
+}

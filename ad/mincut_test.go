@@ -1,0 +1,91 @@
+package ad
+
+import "testing"
+
+// A pairwise loop nest over memory the outer loop overwrites: the inner
+// loop reads x[j] and x[i] (both overwritten later) and computes
+// d/sqrt(d*d + 0.01). Planned caching keeps one double per inner iteration
+// (the difference d, cheaper than the two loads), recomputes the sqrt chain
+// from it, and caches the inner accumulator once per outer iteration (it is
+// only read after the inner loop).
+const pairwiseIR = `
+define void @pairs(double* %x, i64 %n) {
+entry:
+  br label %outer
+outer:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %latch ]
+  %xi.p = getelementptr inbounds double, double* %x, i64 %i
+  br label %inner
+inner:
+  %j = phi i64 [ 0, %outer ], [ %j.next, %inner ]
+  %acc = phi double [ 0.0, %outer ], [ %acc.next, %inner ]
+  %xj.p = getelementptr inbounds double, double* %x, i64 %j
+  %xj = load double, double* %xj.p, align 8
+  %xi = load double, double* %xi.p, align 8
+  %d = fsub double %xj, %xi
+  %d2 = fmul double %d, %d
+  %r2 = fadd double %d2, 0.01
+  %s = call double @llvm.sqrt.f64(double %r2)
+  %f = fdiv double %d, %s
+  %acc.next = fadd double %acc, %f
+  %j.next = add nuw i64 %j, 1
+  %cj = icmp ult i64 %j.next, %n
+  br i1 %cj, label %inner, label %latch
+latch:
+  %old = load double, double* %xi.p, align 8
+  %new = fmul double %old, %acc.next
+  store double %new, double* %xi.p, align 8
+  %i.next = add nuw i64 %i, 1
+  %ci = icmp ult i64 %i.next, %n
+  br i1 %ci, label %outer, label %exit
+exit:
+  ret void
+}
+declare double @llvm.sqrt.f64(double)
+`
+
+func TestPlannedCaches(t *testing.T) {
+	m := parseIR(t, pairwiseIR)
+	f := m.Funcs[0]
+	d := newDiffer(m, Options{})
+	r, err := d.generateReverse(func() (*reverseGen, error) {
+		return newReverseGen(d, f, []Activity{Dup, Const}, false, false, false, "grad_pairs")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bufs := func(header string) (elems []string) {
+		for _, l := range r.cfg.Loops {
+			if l.Header.Ident() == "%"+header {
+				for _, b := range r.loops[l].bufs {
+					elems = append(elems, b.elem.String())
+				}
+			}
+		}
+		return elems
+	}
+	if got := bufs("inner"); len(got) != 1 || got[0] != "double" {
+		t.Errorf("inner loop caches %v per iteration, want one double (%%d)", got)
+	}
+	doubles := 0
+	for _, e := range bufs("outer") {
+		if e == "double" {
+			doubles++
+		}
+	}
+	if doubles != 2 {
+		t.Errorf("outer loop caches %v per iteration, want two doubles (%%old and the accumulator)", bufs("outer"))
+	}
+	if !r.plan.cache[findValue(f, "d")] || !r.plan.recompute[findValue(f, "s")] {
+		t.Errorf("plan: cache %v, recompute %v", r.plan.cache, r.plan.recompute)
+	}
+	grads := 0
+	for _, g := range m.Funcs {
+		if g.Name() == "grad_pairs" {
+			grads++
+		}
+	}
+	if grads != 1 {
+		t.Errorf("%d functions grad_pairs: the dry run's must be dropped", grads)
+	}
+}
