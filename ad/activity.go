@@ -234,6 +234,9 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 				if !ok {
 					continue
 				}
+				if call, ok := inst.(*ir.InstCall); ok && isRealloc(call) && a.shadowed[unwrapArg(call.Args[0])] {
+					set(a.shadowed, v) // the old contents move to the new block
+				}
 				if call, ok := inst.(*ir.InstCall); ok && types.IsPointer(v.Type()) && passes(call) {
 					// A pointer returned from a call that was given shadowed
 					// pointers may point into their memory.

@@ -54,13 +54,25 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 				out = append(out, r.zeroFill(&out, a, x.ElemType, x.NElems)...)
 			}
 		case *ir.InstCall:
+			if isRealloc(x) {
+				s, err := r.reallocShadow(b, x, &out)
+				if err != nil {
+					return nil, err
+				}
+				sv = s
+				break
+			}
 			if !isAllocation(x) {
 				return nil, errorAt(r.f, inst, "pointers returned by calls (%s) are not differentiated yet", describe(inst))
 			}
 			sc := ir.NewCall(x.Callee, irutil.CloneArgs(x.Args)...)
 			sc.Typ = x.Typ
 			sv = emit(sc)
-			if calleeName(x) != "calloc" {
+			switch {
+			case isCAllocation(x):
+				// Zeroed over its usable size: realloc may copy all of it.
+				out = append(out, r.memsetZero(sv, r.usableSize(&out, sv))...)
+			case calleeName(x) != "calloc":
 				out = append(out, r.memsetZero(sv, r.allocSize(x))...)
 			}
 		case *ir.InstGetElementPtr:
@@ -256,6 +268,8 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			return true, err
 		}
 		switch {
+		case isRealloc(x):
+			return true, r.reverseRealloc(blk, at, x)
 		case isAllocation(x):
 			if !r.act.hasShadow(x) {
 				return true, nil

@@ -57,24 +57,25 @@ type reverseGen struct {
 	adj                   map[value.Value]*ir.InstAlloca
 	slots                 map[value.Value]*ir.InstAlloca // non-loop caches, by forward value
 	loops                 map[*irutil.Loop]*loopCache
-	predIdx               map[*ir.Block]*ir.InstPhi   // forward phi recording the predecessor taken
-	entryCount            map[*ir.Block]*ir.InstLoad  // loop header -> iteration counter on entry
-	shadow                map[value.Value]value.Value // primal pointer -> forward shadow
-	postDomRet            map[*ir.Block]bool          // blocks dominating every return
-	frees                 []*ir.InstAlloca            // buffer slots to free on exit
-	outTypes              []types.Type                // types of the Out adjoints returned
-	tapes                 map[value.Value]value.Value // primal call -> forward tape of its callee
-	isCache               map[*ir.InstAlloca]bool     // slots the reverse reads from the forward (the tape)
-	retIdx                *ir.InstAlloca              // split mode: which return the forward took
-	rets                  []*ir.Block                 // primal blocks that return
-	retShadow             bool                        // split mode: the forward also returns the shadow of its result
-	primalOf              map[value.Value]value.Value // forward clone -> primal value
-	memWriters            []memWriter                 // what in the primal may write memory (remat.go)
-	requested             map[value.Value]bool        // dry run: primal values the reverse reads (mincut.go)
-	exitRequested         map[exitUse]bool            // dry run: the same, read after their loop
-	plan                  *cachePlan                  // what to cache and what to recompute (mincut.go)
-	order                 map[value.Value]int         // primal instructions in block order
-	exitCopies            map[exitUse]value.Value     // copies of loop values made after the loop
+	predIdx               map[*ir.Block]*ir.InstPhi    // forward phi recording the predecessor taken
+	entryCount            map[*ir.Block]*ir.InstLoad   // loop header -> iteration counter on entry
+	shadow                map[value.Value]value.Value  // primal pointer -> forward shadow
+	postDomRet            map[*ir.Block]bool           // blocks dominating every return
+	frees                 []*ir.InstAlloca             // buffer slots to free on exit
+	outTypes              []types.Type                 // types of the Out adjoints returned
+	tapes                 map[value.Value]value.Value  // primal call -> forward tape of its callee
+	isCache               map[*ir.InstAlloca]bool      // slots the reverse reads from the forward (the tape)
+	retIdx                *ir.InstAlloca               // split mode: which return the forward took
+	rets                  []*ir.Block                  // primal blocks that return
+	retShadow             bool                         // split mode: the forward also returns the shadow of its result
+	primalOf              map[value.Value]value.Value  // forward clone -> primal value
+	memWriters            []memWriter                  // what in the primal may write memory (remat.go)
+	requested             map[value.Value]bool         // dry run: primal values the reverse reads (mincut.go)
+	exitRequested         map[exitUse]bool             // dry run: the same, read after their loop
+	plan                  *cachePlan                   // what to cache and what to recompute (mincut.go)
+	order                 map[value.Value]int          // primal instructions in block order
+	exitCopies            map[exitUse]value.Value      // copies of loop values made after the loop
+	reallocCopied         map[*ir.InstCall]value.Value // realloc -> forward count of shadow bytes copied (realloc.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter

@@ -1,0 +1,167 @@
+package ad
+
+import (
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// realloc of memory with a shadow, as Enzyme treats it: a fresh block plus
+// a copy of the old contents plus a free of the old block. The forward
+// sweep gives the new block a fresh zeroed shadow and copies the old
+// shadow into it; the old shadow stays alive, since the reverse sweep
+// still adds adjoints into it (it is freed by the reverse of its own
+// allocation). The reverse of the realloc hands the adjoints of the copied
+// floats back to the old shadow and frees the new one.
+//
+// The number of bytes copied is min(n, malloc_usable_size(old shadow)):
+// shadows of C allocations are zeroed over their whole usable size, so the
+// bytes past the old block's requested size are zeros.
+
+func isRealloc(c *ir.InstCall) bool { return calleeName(c) == "realloc" }
+
+// isCAllocation reports allocations whose memory realloc may resize.
+func isCAllocation(c *ir.InstCall) bool {
+	switch calleeName(c) {
+	case "malloc", "calloc", "aligned_alloc", "realloc":
+		return true
+	}
+	return false
+}
+
+// usableSize emits malloc_usable_size(p) (0 for a null p).
+func (r *reverseGen) usableSize(out *[]ir.Instruction, p value.Value) value.Value {
+	if !types.Equal(p.Type(), types.I8Ptr) {
+		c := ir.NewBitCast(p, types.I8Ptr)
+		*out = append(*out, c)
+		p = c
+	}
+	c := ir.NewCall(declare(r.m, "malloc_usable_size", types.I64, types.I8Ptr), p)
+	*out = append(*out, c)
+	return c
+}
+
+// reallocShadow emits the forward shadow of q = realloc(p, n).
+func (r *reverseGen) reallocShadow(b *ir.Block, x *ir.InstCall, out *[]ir.Instruction) (value.Value, error) {
+	var sp value.Value = constant.NewNull(types.I8Ptr)
+	if r.act.hasShadow(x.Args[0]) {
+		s, err := r.shadowOf(x, x.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		sp = s
+	}
+	n := unwrapArg(x.Args[1])
+	if !types.Equal(n.Type(), types.I64) {
+		z := ir.NewZExt(n, types.I64)
+		*out = append(*out, z)
+		n = z
+	}
+	sq := ir.NewCall(declare(r.m, "malloc", types.I8Ptr, types.I64), n)
+	*out = append(*out, sq)
+	*out = append(*out, r.memsetZero(sq, r.usableSize(out, sq))...)
+	old := r.usableSize(out, sp)
+	less := ir.NewICmp(enum.IPredULT, old, n)
+	m := ir.NewSelect(less, old, n)
+	*out = append(*out, less, m)
+	if !types.Equal(sp.Type(), types.I8Ptr) {
+		c := ir.NewBitCast(sp, types.I8Ptr)
+		*out = append(*out, c)
+		sp = c
+	}
+	cp := declare(r.m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, types.I8Ptr, types.I8Ptr, types.I64, types.I1)
+	*out = append(*out, ir.NewCall(cp, sq, sp, m, constant.False))
+	r.blockOf[m] = b
+	if r.reallocCopied == nil {
+		r.reallocCopied = map[*ir.InstCall]value.Value{}
+	}
+	r.reallocCopied[x] = m
+	if !types.Equal(sq.Type(), x.Typ) {
+		c := ir.NewBitCast(sq, x.Typ)
+		*out = append(*out, c)
+		return c, nil
+	}
+	return sq, nil
+}
+
+// reverseRealloc emits the reverse of q = realloc(p, n): the adjoints of
+// the copied floats go back to p's shadow, and q's shadow is freed.
+func (r *reverseGen) reverseRealloc(blk, at *ir.Block, x *ir.InstCall) error {
+	if !r.act.hasShadow(x) {
+		return nil
+	}
+	sq, err := r.lookupShadow(blk, at, x, x)
+	if err != nil {
+		return err
+	}
+	elem, err := r.reallocElement(x)
+	if err != nil {
+		return err
+	}
+	if elem != nil {
+		var sp value.Value = constant.NewNull(types.I8Ptr)
+		if r.act.hasShadow(x.Args[0]) {
+			if sp, err = r.lookupShadow(blk, at, x, x.Args[0]); err != nil {
+				return err
+			}
+		}
+		m := r.lookupForward(blk, at, r.reallocCopied[x], at)
+		blk.NewCall(r.memcpyAdjoint(elem), blk.NewBitCast(sq, types.I8Ptr), blk.NewBitCast(sp, types.I8Ptr), m)
+	}
+	blk.NewCall(r.libc("free"), blk.NewBitCast(sq, types.I8Ptr))
+	return nil
+}
+
+// reallocElement finds the float type the realloc'd memory holds from the
+// typed pointers it is used as: the pointers connected to the call through
+// casts, phis, selects and other reallocs. nil: no floats.
+func (r *reverseGen) reallocElement(x *ir.InstCall) (*types.FloatType, error) {
+	set := map[value.Value]bool{x: true}
+	operands := func(inst ir.Instruction) []value.Value {
+		switch y := inst.(type) {
+		case *ir.InstBitCast:
+			return []value.Value{y.From}
+		case *ir.InstPhi:
+			return incomingValues(y)
+		case *ir.InstSelect:
+			return []value.Value{y.ValueTrue, y.ValueFalse}
+		case *ir.InstCall:
+			if isRealloc(y) {
+				return []value.Value{unwrapArg(y.Args[0])}
+			}
+		}
+		return nil
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, b := range r.f.Blocks {
+			for _, inst := range b.Insts {
+				v, ok := inst.(value.Value)
+				if !ok {
+					continue
+				}
+				for _, op := range operands(inst) {
+					if set[v] != set[op] {
+						set[v], set[op] = true, true
+						changed = true
+					}
+				}
+			}
+		}
+	}
+	var elem *types.FloatType
+	for v := range set {
+		pt, ok := v.Type().(*types.PointerType)
+		if !ok || types.Equal(pt.ElemType, types.I8) || !carriesFloat(pt.ElemType) {
+			continue
+		}
+		e := floatElement(pt.ElemType)
+		if e == nil || (elem != nil && !types.Equal(e, elem)) {
+			return nil, errorAt(r.f, x, "cannot tell which bytes of %s hold floating point", describe(x))
+		}
+		elem = e
+	}
+	return elem, nil
+}
