@@ -140,7 +140,22 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			out = append(out, st)
 		}
 	case *ir.InstCall:
-		if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && containsPointer(pointee(x.Args[1])) {
+		if t := copyLayout(x); isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && t != nil && mixedLayout(t) && containsPointer(t) {
+			// Pointers mixed with floats: copy the shadow pointers only.
+			dst, err := r.shadowOf(inst, x.Args[0])
+			if err != nil {
+				return nil, err
+			}
+			src, err := r.shadowOf(inst, x.Args[1])
+			if err != nil {
+				return nil, err
+			}
+			h, err := r.layoutCopyHelper(t, false)
+			if err != nil {
+				return nil, errorAt(r.f, inst, "cannot copy the shadow of %s: %v", describe(inst), err)
+			}
+			out = append(out, r.callLayoutHelper(h, dst, src, x.Args[2])...)
+		} else if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && containsPointer(pointee(x.Args[1])) {
 			// Copies of pointers copy their shadows too.
 			dst, err := r.shadowOf(inst, x.Args[0])
 			if err != nil {
@@ -330,6 +345,23 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 		return err
 	}
 	n := r.lookup(blk, at, x.Args[2])
+	if t := copyLayout(x); elem == nil && t != nil && mixedLayout(t) {
+		if !carriesFloat(t) {
+			return nil
+		}
+		h, err := r.layoutCopyHelper(t, true)
+		if err != nil {
+			return errorAt(r.f, x, "cannot differentiate %s: %v", describe(x), err)
+		}
+		var src value.Value = constant.NewNull(types.I8Ptr)
+		if r.act.hasShadow(x.Args[1]) {
+			if src, err = r.lookupShadow(blk, at, x, x.Args[1]); err != nil {
+				return err
+			}
+		}
+		blk.Insts = append(blk.Insts, r.callLayoutHelper(h, dst, src, n)...)
+		return nil
+	}
 	if elem == nil {
 		if containsFloatBytes(pointee(x.Args[1])) {
 			return errorAt(r.f, x, "cannot tell which bytes of %s hold floating point", describe(x))
@@ -348,6 +380,27 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 	}
 	blk.NewCall(r.memcpyAdjoint(elem), blk.NewBitCast(dst, types.I8Ptr), blk.NewBitCast(src, types.I8Ptr), nn)
 	return nil
+}
+
+// callLayoutHelper calls a layoutCopyHelper on two pointers and a byte count.
+func (r *reverseGen) callLayoutHelper(h *ir.Func, dst, src, n value.Value) []ir.Instruction {
+	var out []ir.Instruction
+	cast := func(p value.Value) value.Value {
+		if types.Equal(p.Type(), types.I8Ptr) {
+			return p
+		}
+		c := ir.NewBitCast(p, types.I8Ptr)
+		out = append(out, c)
+		return c
+	}
+	d, s := cast(dst), cast(src)
+	n = unwrapArg(n)
+	if !types.Equal(n.Type(), types.I64) {
+		z := ir.NewZExt(n, types.I64)
+		out = append(out, z)
+		n = z
+	}
+	return append(out, ir.NewCall(h, d, s, n))
 }
 
 // memcpyAdjoint returns (creating once per module) the helper that, for n

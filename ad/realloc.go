@@ -96,11 +96,11 @@ func (r *reverseGen) reverseRealloc(blk, at *ir.Block, x *ir.InstCall) error {
 	if err != nil {
 		return err
 	}
-	elem, err := r.reallocElement(x)
+	elem, mixed, err := r.reallocElement(x)
 	if err != nil {
 		return err
 	}
-	if elem != nil {
+	if elem != nil || mixed != nil {
 		var sp value.Value = constant.NewNull(types.I8Ptr)
 		if r.act.hasShadow(x.Args[0]) {
 			if sp, err = r.lookupShadow(blk, at, x, x.Args[0]); err != nil {
@@ -108,16 +108,28 @@ func (r *reverseGen) reverseRealloc(blk, at *ir.Block, x *ir.InstCall) error {
 			}
 		}
 		m := r.lookupForward(blk, at, r.reallocCopied[x], at)
-		blk.NewCall(r.memcpyAdjoint(elem), blk.NewBitCast(sq, types.I8Ptr), blk.NewBitCast(sp, types.I8Ptr), m)
+		if elem != nil {
+			blk.NewCall(r.memcpyAdjoint(elem), blk.NewBitCast(sq, types.I8Ptr), blk.NewBitCast(sp, types.I8Ptr), m)
+		} else {
+			h, err := r.layoutCopyHelper(mixed, true)
+			if err != nil {
+				return errorAt(r.f, x, "cannot differentiate %s: %v", describe(x), err)
+			}
+			// Whole elements only: the old block held whole elements.
+			sz := blk.NewUDiv(m, sizeOf(mixed))
+			blk.Insts = append(blk.Insts, r.callLayoutHelper(h, sq, sp, blk.NewMul(sz, sizeOf(mixed)))...)
+		}
 	}
 	blk.NewCall(r.libc("free"), blk.NewBitCast(sq, types.I8Ptr))
 	return nil
 }
 
-// reallocElement finds the float type the realloc'd memory holds from the
-// typed pointers it is used as: the pointers connected to the call through
-// casts, phis, selects and other reallocs. nil: no floats.
-func (r *reverseGen) reallocElement(x *ir.InstCall) (*types.FloatType, error) {
+// reallocElement finds what the realloc'd memory holds from the typed
+// pointers it is used as (the pointers connected to the call through casts,
+// phis, selects and other reallocs): elements of one float type (elem), or
+// of one aggregate type mixing floats with other data (mixed), or neither
+// (no floats).
+func (r *reverseGen) reallocElement(x *ir.InstCall) (elem *types.FloatType, mixed types.Type, err error) {
 	set := map[value.Value]bool{x: true}
 	operands := func(inst ir.Instruction) []value.Value {
 		switch y := inst.(type) {
@@ -151,17 +163,24 @@ func (r *reverseGen) reallocElement(x *ir.InstCall) (*types.FloatType, error) {
 			}
 		}
 	}
-	var elem *types.FloatType
+	unclear := errorAt(r.f, x, "cannot tell which bytes of %s hold floating point", describe(x))
 	for v := range set {
 		pt, ok := v.Type().(*types.PointerType)
 		if !ok || types.Equal(pt.ElemType, types.I8) || !carriesFloat(pt.ElemType) {
 			continue
 		}
 		e := floatElement(pt.ElemType)
-		if e == nil || (elem != nil && !types.Equal(e, elem)) {
-			return nil, errorAt(r.f, x, "cannot tell which bytes of %s hold floating point", describe(x))
+		switch {
+		case e == nil && mixedLayout(pt.ElemType) && (mixed == nil || types.Equal(mixed, pt.ElemType)):
+			mixed = pt.ElemType
+		case e == nil || (elem != nil && !types.Equal(e, elem)):
+			return nil, nil, unclear
+		default:
+			elem = e
 		}
-		elem = e
 	}
-	return elem, nil
+	if elem != nil && mixed != nil {
+		return nil, nil, unclear
+	}
+	return elem, mixed, nil
 }

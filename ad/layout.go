@@ -1,0 +1,148 @@
+package ad
+
+import (
+	"fmt"
+	"hash/fnv"
+
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Bulk copies of memory that mixes floats, integers and pointers (structs
+// such as {double *p; double w; int n;} and arrays of them): the typed
+// pointers of the copy say what each byte holds, field by field (offsets
+// come from getelementptr, so no data layout is needed). Float fields get
+// adjoint accumulation in the reverse sweep; pointer fields copy their
+// shadow pointer in the forward sweep; integer fields get nothing.
+
+// leaf is one scalar field of a type: its getelementptr indices below the
+// element and its type (a float, a vector of floats, or a pointer).
+type leaf struct {
+	path []value.Value
+	typ  types.Type
+}
+
+// maxLeaves bounds the fields a copy is unrolled into.
+const maxLeaves = 256
+
+// layoutLeaves lists the float and pointer fields of t in order; ok is
+// false when t has too many fields to unroll.
+func layoutLeaves(t types.Type) (leaves []leaf, ok bool) {
+	var walk func(t types.Type, path []value.Value) bool
+	walk = func(t types.Type, path []value.Value) bool {
+		if len(leaves) > maxLeaves {
+			return false
+		}
+		switch x := t.(type) {
+		case *types.FloatType, *types.PointerType:
+			leaves = append(leaves, leaf{append([]value.Value(nil), path...), t})
+		case *types.VectorType:
+			if isFloat(x.ElemType) || types.IsPointer(x.ElemType) {
+				leaves = append(leaves, leaf{append([]value.Value(nil), path...), t})
+			}
+		case *types.StructType:
+			for i, f := range x.Fields {
+				if !walk(f, append(path, constant.NewInt(types.I32, int64(i)))) {
+					return false
+				}
+			}
+		case *types.ArrayType:
+			for i := uint64(0); i < x.Len; i++ {
+				if !walk(x.ElemType, append(path, constant.NewInt(types.I64, int64(i)))) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	ok = walk(t, nil)
+	return leaves, ok && len(leaves) <= maxLeaves
+}
+
+// mixedLayout reports whether t is an aggregate whose fields mix floats
+// with other data (the copies layout.go handles).
+func mixedLayout(t types.Type) bool {
+	switch t.(type) {
+	case *types.StructType, *types.ArrayType:
+		return floatElement(t) == nil && (carriesFloat(t) || containsPointer(t))
+	}
+	return false
+}
+
+// layoutCopyHelper returns (creating once per module and type) a function
+// over n bytes of elements of type t at dst and src:
+//   - reverse: for every float field, src' += dst' (when src is not null)
+//     and dst' = 0;
+//   - forward: for every pointer field, dst' = src'.
+//
+// A byte count that is not a whole number of elements traps.
+func (r *reverseGen) layoutCopyHelper(t types.Type, reverse bool) (*ir.Func, error) {
+	h := fnv.New64a()
+	h.Write([]byte(t.LLString()))
+	kind := "ptrs"
+	if reverse {
+		kind = "adjoint"
+	}
+	name := fmt.Sprintf("__gozyme_memcpy_%s_%x", kind, h.Sum64())
+	for _, f := range r.m.Funcs {
+		if f.Name() == name {
+			return f, nil
+		}
+	}
+	leaves, ok := layoutLeaves(t)
+	if !ok {
+		return nil, fmt.Errorf("%s has more than %d fields", t, maxLeaves)
+	}
+	dst, src, n := ir.NewParam("dst", types.I8Ptr), ir.NewParam("src", types.I8Ptr), ir.NewParam("n", types.I64)
+	f := r.m.NewFunc(name, types.Void, dst, src, n)
+	f.Linkage = enum.LinkageInternal
+	entry, trap, loop, body, done := f.NewBlock("entry"), f.NewBlock("partial"), f.NewBlock("loop"), f.NewBlock("body"), f.NewBlock("done")
+	pt := types.NewPointer(t)
+	d := entry.NewBitCast(dst, pt)
+	s := entry.NewBitCast(src, pt)
+	count := entry.NewUDiv(n, sizeOf(t))
+	partial := entry.NewICmp(enum.IPredNE, entry.NewURem(n, sizeOf(t)), constant.NewInt(types.I64, 0))
+	hasSrc := entry.NewICmp(enum.IPredNE, src, constant.NewNull(types.I8Ptr))
+	entry.NewCondBr(partial, trap, loop)
+	trap.NewCall(declare(r.m, "llvm.trap", types.Void))
+	trap.NewUnreachable()
+	i := loop.NewPhi(ir.NewIncoming(constant.NewInt(types.I64, 0), entry))
+	more := loop.NewICmp(enum.IPredULT, i, count)
+	loop.NewCondBr(more, body, done)
+	for _, lf := range leaves {
+		idx := append([]value.Value{i}, lf.path...)
+		dp := body.NewGetElementPtr(t, d, idx...)
+		sp := body.NewGetElementPtr(t, s, idx...)
+		switch {
+		case reverse && carriesFloat(lf.typ):
+			dv := body.NewLoad(lf.typ, dp)
+			body.NewStore(zeroOf(lf.typ), dp)
+			target := body.NewSelect(hasSrc, sp, dp) // no source shadow: add into the cleared field
+			sum := body.NewFAdd(body.NewLoad(lf.typ, target), dv)
+			body.NewStore(body.NewSelect(hasSrc, sum, zeroOf(lf.typ)), target)
+		case !reverse && !carriesFloat(lf.typ):
+			body.NewStore(body.NewLoad(lf.typ, sp), dp)
+		}
+	}
+	next := body.NewAdd(i, constant.NewInt(types.I64, 1))
+	i.Incs = append(i.Incs, ir.NewIncoming(next, body))
+	body.NewBr(loop)
+	done.NewRet(nil)
+	return f, nil
+}
+
+// copyLayout is the element type a bulk copy's typed pointers give it.
+func copyLayout(x *ir.InstCall) types.Type {
+	if !isMemTransfer(x) || len(x.Args) < 3 {
+		return nil
+	}
+	for _, a := range x.Args[:2] {
+		if t := pointee(a); t != nil && !types.Equal(t, types.I8) {
+			return t
+		}
+	}
+	return nil
+}
