@@ -140,8 +140,11 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			out = append(out, st)
 		}
 	case *ir.InstCall:
-		if t := copyLayout(x); isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && t != nil && mixedLayout(t) && containsPointer(t) {
-			// Pointers mixed with floats: copy the shadow pointers only.
+		t := copyLayout(x)
+		mixed := t != nil && mixedLayout(t) && containsPointer(t)
+		if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && (mixed || containsPointer(pointee(x.Args[1]))) {
+			// Copies of pointers copy their shadows too; mixed with
+			// floats, the shadow pointers only.
 			dst, err := r.shadowOf(inst, x.Args[0])
 			if err != nil {
 				return nil, err
@@ -149,24 +152,16 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			src, err := r.shadowOf(inst, x.Args[1])
 			if err != nil {
 				return nil, err
+			}
+			if !mixed {
+				out = append(out, ir.NewCall(x.Callee, append([]value.Value{dst, src}, x.Args[2:]...)...))
+				break
 			}
 			h, err := r.layoutCopyHelper(t, false)
 			if err != nil {
 				return nil, errorAt(r.f, inst, "cannot copy the shadow of %s: %v", describe(inst), err)
 			}
 			out = append(out, r.callLayoutHelper(h, dst, src, x.Args[2])...)
-		} else if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && containsPointer(pointee(x.Args[1])) {
-			// Copies of pointers copy their shadows too.
-			dst, err := r.shadowOf(inst, x.Args[0])
-			if err != nil {
-				return nil, err
-			}
-			src, err := r.shadowOf(inst, x.Args[1])
-			if err != nil {
-				return nil, err
-			}
-			sc := ir.NewCall(x.Callee, append([]value.Value{dst, src}, x.Args[2:]...)...)
-			out = append(out, sc)
 		}
 	}
 	return out, nil
