@@ -45,11 +45,19 @@ declare double @llvm.sqrt.f64(double)
 `
 
 func TestPlannedCaches(t *testing.T) {
+	for _, split := range []bool{false, true} {
+		testPlannedCaches(t, split)
+	}
+}
+
+// testPlannedCaches checks the plan for the combined gradient, or for the
+// augmented forward and reverse of split mode (where the caches are the tape).
+func testPlannedCaches(t *testing.T, split bool) {
 	m := parseIR(t, pairwiseIR)
 	f := m.Funcs[0]
 	d := newDiffer(m, Options{})
 	r, err := d.generateReverse(func() (*reverseGen, error) {
-		return newReverseGen(d, f, []Activity{Dup, Const}, false, false, false, "grad_pairs")
+		return newReverseGen(d, f, []Activity{Dup, Const}, false, false, split, "grad_pairs")
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +73,7 @@ func TestPlannedCaches(t *testing.T) {
 		return elems
 	}
 	if got := bufs("inner"); len(got) != 1 || got[0] != "double" {
-		t.Errorf("inner loop caches %v per iteration, want one double (%%d)", got)
+		t.Errorf("split=%v: inner loop caches %v per iteration, want one double (%%d)", split, got)
 	}
 	doubles := 0
 	for _, e := range bufs("outer") {
@@ -74,16 +82,19 @@ func TestPlannedCaches(t *testing.T) {
 		}
 	}
 	if doubles != 2 {
-		t.Errorf("outer loop caches %v per iteration, want two doubles (%%old and the accumulator)", bufs("outer"))
+		t.Errorf("split=%v: outer loop caches %v per iteration, want two doubles (%%old and the accumulator)", split, bufs("outer"))
 	}
 	if !r.plan.cache[findValue(f, "d")] || !r.plan.recompute[findValue(f, "s")] {
-		t.Errorf("plan: cache %v, recompute %v", r.plan.cache, r.plan.recompute)
+		t.Errorf("split=%v: plan: cache %v, recompute %v", split, r.plan.cache, r.plan.recompute)
 	}
 	grads := 0
 	for _, g := range m.Funcs {
 		if g.Name() == "grad_pairs" {
 			grads++
 		}
+	}
+	if split {
+		grads++ // split mode's gradient is cut into functions later
 	}
 	if grads != 1 {
 		t.Errorf("%d functions grad_pairs: the dry run's must be dropped", grads)

@@ -89,11 +89,10 @@ func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive, retShadow
 	if err != nil {
 		return nil, err
 	}
-	r, err := newReverseGen(d, pf, acts, retActive, retShadow, true, augName)
+	r, err := d.generateReverse(func() (*reverseGen, error) {
+		return newReverseGen(d, pf, acts, retActive, retShadow, true, augName)
+	})
 	if err != nil {
-		return nil, err
-	}
-	if _, err := r.generate(); err != nil {
 		return nil, err
 	}
 	if err := r.cut(aug, rev); err != nil {
