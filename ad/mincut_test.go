@@ -100,3 +100,54 @@ func testPlannedCaches(t *testing.T, split bool) {
 		t.Errorf("%d functions grad_pairs: the dry run's must be dropped", grads)
 	}
 }
+
+// A loop body with an if-then (a triangle): the reverse sweep tells which
+// way the forward went from the branch condition (here recomputed from the
+// induction variable) instead of caching the predecessor taken.
+const triangleIR = `
+define double @tri(double* %x, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %join ]
+  %s = phi double [ 0.0, %entry ], [ %s.next, %join ]
+  %p = getelementptr inbounds double, double* %x, i64 %i
+  %v = load double, double* %p, align 8
+  %odd = and i64 %i, 1
+  %c = icmp eq i64 %odd, 0
+  br i1 %c, label %join, label %then
+then:
+  %w = fmul double %v, %v
+  br label %join
+join:
+  %t = phi double [ %v, %loop ], [ %w, %then ]
+  %sq = call double @sin(double %t)
+  store double %sq, double* %p, align 8
+  %s.next = fadd double %s, %sq
+  %i.next = add nuw i64 %i, 1
+  %cc = icmp ult i64 %i.next, %n
+  br i1 %cc, label %loop, label %exit
+exit:
+  ret double %s.next
+}
+declare double @sin(double)
+`
+
+func TestTriangleBranchNotCached(t *testing.T) {
+	m := parseIR(t, triangleIR)
+	d := newDiffer(m, Options{})
+	r, err := d.generateReverse(func() (*reverseGen, error) {
+		return newReverseGen(d, m.Funcs[0], []Activity{Dup, Const}, true, false, false, "grad_tri")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cached []string
+	for _, b := range r.loops[r.cfg.Loops[0]].bufs {
+		cached = append(cached, b.elem.String())
+	}
+	// %v (for the derivative of v*v) and %t (for sin's): nothing else.
+	if len(cached) != 2 || cached[0] != "double" || cached[1] != "double" {
+		t.Errorf("loop caches %v per iteration, want two doubles and no record of the branch taken", cached)
+	}
+}

@@ -667,6 +667,17 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		blk.NewCondBr(first, edges[predIndex(preds, outside)], edges[predIndex(preds, latch)])
 		return nil
 	}
+	if p, q, cond, pOnTrue, ok := r.triangle(b); ok {
+		// Which way the branch ending p went tells the predecessor.
+		c := r.lookup(blk, b, cond)
+		ep, eq := edges[predIndex(preds, p)], edges[predIndex(preds, q)]
+		if pOnTrue {
+			blk.NewCondBr(c, ep, eq)
+		} else {
+			blk.NewCondBr(c, eq, ep)
+		}
+		return nil
+	}
 	idx := r.lookupForward(blk, b, r.predIdx[b], b)
 	cases := make([]*ir.Case, len(preds)-1)
 	for k := range cases {
@@ -674,6 +685,33 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 	}
 	blk.NewSwitch(idx, edges[len(preds)-1], cases...)
 	return nil
+}
+
+// triangle recognizes a block b entered either straight from p or through
+// q, where q has no other predecessor than p and branches to b: p ends in
+// a conditional branch on cond, taking b directly when cond is pOnTrue.
+func (r *reverseGen) triangle(b *ir.Block) (p, q *ir.Block, cond value.Value, pOnTrue, ok bool) {
+	preds := r.cfg.Preds[b]
+	if len(preds) != 2 {
+		return nil, nil, nil, false, false
+	}
+	for _, order := range [][2]*ir.Block{{preds[0], preds[1]}, {preds[1], preds[0]}} {
+		p, q := order[0], order[1]
+		qp := r.cfg.Preds[q]
+		br, isCond := p.Term.(*ir.TermCondBr)
+		qbr, isBr := q.Term.(*ir.TermBr)
+		if len(qp) != 1 || qp[0] != p || !isCond || !isBr || qbr.Target != b {
+			continue
+		}
+		t, f := br.TargetTrue.(*ir.Block), br.TargetFalse.(*ir.Block)
+		switch {
+		case t == b && f == q:
+			return p, q, br.Cond, true, true
+		case t == q && f == b:
+			return p, q, br.Cond, false, true
+		}
+	}
+	return nil, nil, nil, false, false
 }
 
 // simpleHeader reports whether b heads a loop entered from exactly one block
