@@ -345,7 +345,7 @@ func (r *reverseGen) forward() error {
 			// Record which predecessor was taken, for the reverse sweep.
 			incs := make([]*ir.Incoming, len(preds))
 			for i, p := range preds {
-				incs[i] = ir.NewIncoming(constant.NewInt(types.I32, int64(i)), p) // remapped below
+				incs[i] = ir.NewIncoming(constant.NewInt(predIdxType(len(preds)), int64(i)), p) // remapped below
 			}
 			phi := ir.NewPhi(incs...)
 			phis = append(phis, phi)
@@ -681,10 +681,19 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 	idx := r.lookupForward(blk, b, r.predIdx[b], b)
 	cases := make([]*ir.Case, len(preds)-1)
 	for k := range cases {
-		cases[k] = ir.NewCase(constant.NewInt(types.I32, int64(k)), edges[k])
+		cases[k] = ir.NewCase(constant.NewInt(predIdxType(len(preds)), int64(k)), edges[k])
 	}
 	blk.NewSwitch(idx, edges[len(preds)-1], cases...)
 	return nil
+}
+
+// predIdxType is the integer type recording which of n predecessors the
+// forward sweep came from (a byte per iteration in the common case).
+func predIdxType(n int) *types.IntType {
+	if n <= 256 {
+		return types.I8
+	}
+	return types.I32
 }
 
 // triangle recognizes a block b entered either straight from p or through
