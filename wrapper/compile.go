@@ -152,6 +152,11 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 		if err := markObject(obj); err != nil {
 			return 1, err
 		}
+		if d.fortran && isFortran(in.Lang) {
+			if err := d.embedFortran(compileStepArgs(cmd, in, obj), in, obj); err != nil {
+				return 1, err
+			}
+		}
 		objs[in.Item] = obj
 	}
 	var link []string

@@ -15,6 +15,7 @@ import (
 	"github.com/mattn/go-shellwords"
 
 	"github.com/gozyme/gozyme/toolchains"
+	"github.com/gozyme/gozyme/toolchains/flang"
 )
 
 // Languages Main accepts: the driver it wraps.
@@ -25,8 +26,9 @@ const (
 
 // driver is one wrapper invocation.
 type driver struct {
-	prog  string // gozyme-cc or gozyme-c++, for error messages
-	clang string // path of clang-14 or clang++-14
+	prog    string // gozyme-cc, gozyme-c++ or gozyme-fc, for error messages
+	clang   string // path of clang-14, clang++-14 or flang-new-16
+	fortran bool   // wrapping flang-new-16 (gozyme-fc)
 }
 
 // Main runs the wrapper for lang (LangC or LangCXX) on args (os.Args[1:])
@@ -39,10 +41,16 @@ func Main(lang string, args []string) int {
 	case LangC:
 	case LangCXX:
 		d.prog, tool = "gozyme-c++", "clang++"
+	case LangFortran:
+		d.prog, d.fortran = "gozyme-fc", true
 	default:
-		return d.fail(fmt.Errorf("unknown language %q (want %q or %q)", lang, LangC, LangCXX))
+		return d.fail(fmt.Errorf("unknown language %q (want %q, %q or %q)", lang, LangC, LangCXX, LangFortran))
 	}
-	path, err := toolchains.Tool(tool)
+	toolPath := toolchains.Tool
+	if d.fortran {
+		toolPath = func(string) (string, error) { return flang.Driver() }
+	}
+	path, err := toolPath(tool)
 	if err != nil {
 		return d.fail(err)
 	}
@@ -59,6 +67,10 @@ func Main(lang string, args []string) int {
 	var code int
 	switch cmd.Mode {
 	case Compile:
+		if d.fortran {
+			code, err = d.compileFortran(orig, cmd)
+			break
+		}
 		code, err = d.compile(orig, expanded, cmd)
 	case CompileAndLink:
 		code, err = d.compileAndLink(expanded, cmd)

@@ -1,16 +1,16 @@
-// Package flang is gozyme's bridge to Fortran: it locates flang-new-16 and
-// its FIR tools (fir-opt-16, tco-16), and turns a Fortran compile into
-// LLVM 14 bitcode that the link-time AD pipeline can read (typed pointers,
-// LLVM 14 syntax), and names the Fortran runtime libraries a link needs.
+// Package flang is gozyme's bridge to Fortran: it locates flang-new-16,
+// turns a Fortran compile into LLVM 14 bitcode that the link-time AD
+// pipeline can read (typed pointers, LLVM 14 syntax), and names the
+// Fortran runtime libraries a link needs. The native code of a Fortran
+// object is flang's own.
 //
 // The bitcode takes the route through FIR: the frontend's own command
 // (flang-new -fc1, as the driver would run it) with -emit-fir; memory
 // intrinsics renamed to their typed-pointer names (flang-16's
 // typed-pointer code generation crashes on their opaque names, as in
-// character concatenation); below -O1 fir-opt's --simplify-intrinsics (SUM,
-// DOT_PRODUCT, ... become loops the AD engine can differentiate); then the
-// frontend again, from FIR to typed-pointer LLVM IR at the compile's -O
-// level; then Normalize and llvm-as-14.
+// character concatenation); then the frontend again, from FIR to
+// typed-pointer LLVM IR at the compile's -O level but at least -O1 (see
+// embedOptLevel); then Normalize and llvm-as-14.
 package flang
 
 import (
@@ -35,8 +35,8 @@ var (
 	toolCache = map[string]string{}
 )
 
-// Tool returns the path of a flang tool given its base name ("flang-new",
-// "fir-opt", "tco"). It looks, in order, in $GOZYME_FLANG_BIN, for NAME-16
+// Tool returns the path of a flang-16 tool given its base name ("flang-new",
+// "bbc", ...). It looks, in order, in $GOZYME_FLANG_BIN, for NAME-16
 // on $PATH and in /usr/lib/llvm-16/bin.
 func Tool(name string) (string, error) {
 	toolMu.Lock()
@@ -55,7 +55,7 @@ func Tool(name string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("cannot find %s-%s (install flang-%s, or set GOZYME_FLANG_BIN)", name, Version, Version)
+	return "", fmt.Errorf("cannot find %s-%s (install flang-%s: make deps-fortran; or set GOZYME_FLANG_BIN)", name, Version, Version)
 }
 
 // Driver returns the path of flang-new-16.
@@ -163,22 +163,8 @@ func Bitcode(ctx context.Context, fc1 []string, dir string) ([]byte, error) {
 	if err := os.WriteFile(fir, []byte(TypedIntrinsicNames(string(text))), 0o644); err != nil {
 		return nil, err
 	}
-	if !simplifiesIntrinsics(opts) {
-		// flang simplifies SUM, DOT_PRODUCT, ... into loops only when
-		// optimizing for speed; the AD engine needs the loops at every
-		// level. (Simplifying twice crashes flang-16, so only here.)
-		firOpt, err := Tool("fir-opt")
-		if err != nil {
-			return nil, err
-		}
-		simplified := filepath.Join(dir, "simplified.fir")
-		if _, err := toolchains.RunPath(ctx, firOpt, "--simplify-intrinsics", fir, "-o", simplified); err != nil {
-			return nil, err
-		}
-		fir = simplified
-	}
 	ll := filepath.Join(dir, "module16.ll")
-	args = append(append([]string{"-fc1"}, opts[:lastX]...), "-emit-llvm",
+	args = append(append([]string{"-fc1"}, withoutOptLevel(opts[:lastX])...), "-emit-llvm", embedOptLevel(opts),
 		"-mmlir", "--opaque-pointers=false", "-mllvm", "-opaque-pointers=0", "-o", ll, fir)
 	if _, err := toolchains.RunPath(ctx, driver, args...); err != nil {
 		return nil, err
@@ -198,17 +184,33 @@ func Bitcode(ctx context.Context, fc1 []string, dir string) ([]byte, error) {
 	return os.ReadFile(bc)
 }
 
-// simplifiesIntrinsics reports whether flang-16's own pipeline turns
-// intrinsic runtime calls into loops under the frontend options opts: it
-// does when optimizing for speed (-O1, -O2, -O3), not at -O0, -Os, -Oz.
-func simplifiesIntrinsics(opts []string) bool {
+// embedOptLevel is the -O level the embedded IR is made at: the
+// compile's, but at least -O1. Below -O1 flang-16 leaves SUM,
+// DOT_PRODUCT, ... as runtime calls (at -O1 and up it simplifies them into
+// loops the AD engine can differentiate) and builds array descriptors as
+// first-class aggregates that hide their base pointer from the AD engine's
+// activity analysis (scalar replacement at -O1 stores it directly).
+func embedOptLevel(opts []string) string {
 	level := "0"
 	for _, a := range opts {
 		if strings.HasPrefix(a, "-O") {
 			level = a[2:]
 		}
 	}
-	return level == "1" || level == "2" || level == "3" || level == "fast"
+	if level == "0" || level == "" {
+		return "-O1"
+	}
+	return "-O" + level
+}
+
+func withoutOptLevel(opts []string) []string {
+	var out []string
+	for _, a := range opts {
+		if !strings.HasPrefix(a, "-O") {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // opaqueIntrinsic matches the memory intrinsics flang-16 names with their

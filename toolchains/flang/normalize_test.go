@@ -117,16 +117,16 @@ func TestSplitJob(t *testing.T) {
 	}
 }
 
-func TestSimplifiesIntrinsics(t *testing.T) {
+func TestEmbedOptLevel(t *testing.T) {
 	for _, c := range []struct {
 		opts []string
-		want bool
+		want string
 	}{
-		{nil, false}, {[]string{"-O0"}, false}, {[]string{"-O2"}, true},
-		{[]string{"-O3", "-O0"}, false}, {[]string{"-O1"}, true}, {[]string{"-Oz"}, false},
+		{nil, "-O1"}, {[]string{"-O0"}, "-O1"}, {[]string{"-O2"}, "-O2"},
+		{[]string{"-O3", "-O0"}, "-O1"}, {[]string{"-O0", "-O3"}, "-O3"},
 	} {
-		if got := simplifiesIntrinsics(c.opts); got != c.want {
-			t.Errorf("simplifiesIntrinsics(%q) = %v", c.opts, got)
+		if got := embedOptLevel(c.opts); got != c.want {
+			t.Errorf("embedOptLevel(%q) = %s, want %s", c.opts, got, c.want)
 		}
 	}
 }
