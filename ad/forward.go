@@ -570,6 +570,11 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 		return []ir.Instruction{clone, tc}, true, nil
 	}
 	if len(f.Blocks) == 0 {
+		if !fg.needsTangent(call) {
+			if err := fg.d.unknownMemoryCall(fg.f, fg.act, call); err != nil {
+				return nil, true, err
+			}
+		}
 		return nil, false, nil // an unknown function: the tangent rule reports it
 	}
 	callee, err := fg.d.forward(f, acts)

@@ -223,6 +223,8 @@ func (r *reverseGen) checkInactive(inst ir.Instruction) error {
 		if r.act.active(x.Src) {
 			return errorAt(r.f, inst, "storing an active value to memory (%s) is not supported yet", describe(inst))
 		}
+	case *ir.InstCall:
+		return r.d.unknownMemoryCall(r.f, r.act, x)
 	}
 	return nil
 }
