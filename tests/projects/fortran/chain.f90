@@ -1,4 +1,4 @@
-! Fortran calling C (cfuncs.c) inside differentiated code.
+! Fortran calling C (cfuncs.c) inside differentiated code; MAX, ABS, **.
 module chain_mod
   use iso_c_binding, only: c_double, c_int
   implicit none
@@ -17,7 +17,7 @@ contains
     integer :: i
     s = 0
     do i = 1, n
-      s = s + x(i) * softplus(x(i))
+      s = s + x(i) * softplus(x(i)) + max(x(i), 0.2d0) + abs(x(i))**1.5d0
     end do
   end function
 end module
