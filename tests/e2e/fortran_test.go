@@ -64,6 +64,29 @@ func TestFortranProject(t *testing.T) {
 	}
 }
 
+// TestFortranCMake builds the C-main part of tests/projects/fortran with
+// CMake and cmake/gozyme-toolchain.cmake: Fortran sources in a static
+// library compiled by gozyme-fc, linked into a C program by gozyme-cc
+// (which adds the Fortran runtime for the library's Fortran objects).
+func TestFortranCMake(t *testing.T) {
+	setup(t)
+	needFlang(t)
+	src := copyProject(t, "fortran")
+	build := filepath.Join(t.TempDir(), "build")
+	env := toolEnv()
+	timed(t, "cmake configure", func() {
+		run(t, src, env, "cmake", "-S", src, "-B", build,
+			"-DCMAKE_TOOLCHAIN_FILE="+filepath.Join(repoRoot, "cmake", "gozyme-toolchain.cmake"),
+			"-DGOZYME_BIN="+binDir, "-DCMAKE_BUILD_TYPE=Release")
+	})
+	timed(t, "cmake --build", func() { run(t, src, env, "cmake", "--build", build, "--parallel", "2") })
+	exe := filepath.Join(build, "cmain_cmake")
+	checkNoBitcode(t, exe)
+	checkComparisons(t, "cmain_cmake", run(t, build, env, exe),
+		map[string]int{"energy": 5, "forces": 5, "potential": 3},
+		map[string]float64{"energy": 1e-12, "forces": 1e-6, "potential": 1e-6})
+}
+
 // checkComparisons parses "name index derivative expected" lines and
 // checks each derivative against the expected value within the name's
 // relative tolerance (absolute below 1), and how many lines each name has.
