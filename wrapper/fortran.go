@@ -101,12 +101,11 @@ func (d *driver) fortranLinkArgs(cmd *Command) []string {
 	if d.fortran {
 		return []string{"-L" + flang.RuntimeDir(d.clang)}
 	}
-	if !hasFortranInput(cmd) {
-		return nil
-	}
 	driver, err := flang.Driver()
-	if err != nil {
-		return nil // the link reports the Fortran runtime's symbols missing
+	if err != nil || !hasFortranInput(cmd) {
+		// Without flang there is no Fortran runtime to add: a Fortran
+		// object's link reports its symbols missing.
+		return nil
 	}
 	return flang.RuntimeLibs(driver)
 }
@@ -153,21 +152,28 @@ func hasFortranInput(cmd *Command) bool {
 }
 
 // fileHasFortran reports whether the file at path holds one of the
-// fortranMarkers.
+// fortranMarkers. It reads the file in chunks, each starting with the end
+// of the previous one so that no marker is split.
 func fileHasFortran(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return false
-	}
-	for _, m := range fortranMarkers {
-		if bytes.Contains(data, m) {
-			return true
+	const keep = 16 // longer than every marker
+	buf := make([]byte, 1<<20)
+	n := 0
+	for {
+		m, err := io.ReadFull(f, buf[n:])
+		n += m
+		for _, mk := range fortranMarkers {
+			if bytes.Contains(buf[:n], mk) {
+				return true
+			}
 		}
+		if err != nil {
+			return false
+		}
+		n = copy(buf, buf[n-keep:n])
 	}
-	return false
 }

@@ -89,3 +89,22 @@ func TestHasFortranInput(t *testing.T) {
 		}
 	}
 }
+
+// TestFileHasFortranAcrossChunks finds a marker that straddles the scan's
+// 1 MiB read boundary.
+func TestFileHasFortranAcrossChunks(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "big.o")
+	data := append(make([]byte, 1<<20-4), "_QQmain"...)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !fileHasFortran(p) {
+		t.Error("marker across the chunk boundary not found")
+	}
+	if err := os.WriteFile(p, make([]byte, 3<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fileHasFortran(p) {
+		t.Error("marker found in zeros")
+	}
+}
