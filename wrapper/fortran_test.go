@@ -3,12 +3,12 @@ package wrapper
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 )
 
-// fortranCases are gozyme-fc command lines as Fortran builds write them.
+// fortranCases are gozyme-fc command lines as Fortran builds write them
+// (TestClassify runs them with classifyCases).
 var fortranCases = []classifyCase{
 	{name: "fc -J dir", line: "-O2 -J mod -c energy.f90 -o energy.o", mode: Compile,
 		inputs: []string{"energy.f90:f95"}, output: "energy.o", opt: "2"},
@@ -25,32 +25,6 @@ var fortranCases = []classifyCase{
 	{name: "fc mmlir", line: "-mmlir --opaque-pointers=false -c a.f90", mode: Compile,
 		inputs: []string{"a.f90:f95"}, opt: "0"},
 	{name: "fc frontend", line: "-fc1 -emit-obj a.f90", mode: PassThrough, opt: "0"},
-}
-
-func TestClassifyFortran(t *testing.T) {
-	for _, tc := range fortranCases {
-		t.Run(tc.name, func(t *testing.T) {
-			args := strings.Fields(tc.line)
-			c := Classify(args)
-			if c.Mode != tc.mode {
-				t.Errorf("mode %v, want %v (reason %q)", c.Mode, tc.mode, c.Reason)
-			}
-			if tc.mode == PassThrough {
-				return
-			}
-			var got []string
-			for _, in := range c.Inputs {
-				got = append(got, in.Path+":"+in.Lang)
-			}
-			if !reflect.DeepEqual(got, tc.inputs) {
-				t.Errorf("inputs %q, want %q", got, tc.inputs)
-			}
-			if c.Output != tc.output || c.OptLevel != tc.opt {
-				t.Errorf("output %q opt %q, want %q and %q", c.Output, c.OptLevel, tc.output, tc.opt)
-			}
-			checkInvariants(t, args, c)
-		})
-	}
 }
 
 // TestHasFortranInput finds Fortran objects on a link line by path and by

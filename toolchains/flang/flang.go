@@ -22,7 +22,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/gozyme/gozyme/toolchains"
 )
@@ -30,32 +29,11 @@ import (
 // Version is the flang major version gozyme drives.
 const Version = "16"
 
-var (
-	toolMu    sync.Mutex
-	toolCache = map[string]string{}
-)
-
-// Tool returns the path of a flang-16 tool given its base name ("flang-new",
-// "bbc", ...). It looks, in order, in $GOZYME_FLANG_BIN, for NAME-16
-// on $PATH and in /usr/lib/llvm-16/bin.
+// Tool returns the path of a flang-16 tool given its base name
+// ("flang-new", "bbc", ...). It looks, in order, in $GOZYME_FLANG_BIN, for
+// NAME-16 on $PATH and in /usr/lib/llvm-16/bin.
 func Tool(name string) (string, error) {
-	toolMu.Lock()
-	defer toolMu.Unlock()
-	if p, ok := toolCache[name]; ok {
-		return p, nil
-	}
-	var candidates []string
-	if dir := os.Getenv("GOZYME_FLANG_BIN"); dir != "" {
-		candidates = append(candidates, filepath.Join(dir, name))
-	}
-	candidates = append(candidates, name+"-"+Version, "/usr/lib/llvm-"+Version+"/bin/"+name)
-	for _, c := range candidates {
-		if p, err := exec.LookPath(c); err == nil {
-			toolCache[name] = p
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("cannot find %s-%s (install flang-%s: make deps-fortran; or set GOZYME_FLANG_BIN)", name, Version, Version)
+	return toolchains.FindVersioned("GOZYME_FLANG_BIN", name, Version, "install flang-"+Version+": make deps-fortran")
 }
 
 // Driver returns the path of flang-new-16.
@@ -94,32 +72,12 @@ func FrontendArgs(ctx context.Context, driver string, compile []string) ([]strin
 		if !strings.HasPrefix(line, " \"") {
 			continue
 		}
-		job := splitJob(line)
+		job := toolchains.SplitJob(line)
 		if len(job) > 1 && job[1] == "-fc1" {
 			return job[2:], nil
 		}
 	}
 	return nil, fmt.Errorf("%s -### printed no frontend command", filepath.Base(driver))
-}
-
-// splitJob splits one job line printed by a clang-style driver under -###:
-// arguments in double quotes, with \ escaping ", \ and $.
-func splitJob(line string) []string {
-	var out []string
-	for i := 0; i < len(line); i++ {
-		if line[i] != '"' {
-			continue
-		}
-		var b strings.Builder
-		for i++; i < len(line) && line[i] != '"'; i++ {
-			if line[i] == '\\' && i+1 < len(line) {
-				i++
-			}
-			b.WriteByte(line[i])
-		}
-		out = append(out, b.String())
-	}
-	return out
 }
 
 // Bitcode compiles one Fortran source to LLVM 14 bitcode along the FIR

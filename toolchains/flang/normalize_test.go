@@ -112,7 +112,7 @@ func TestTypedIntrinsicNames(t *testing.T) {
 func TestSplitJob(t *testing.T) {
 	line := ` "/usr/lib/llvm-16/bin/flang-new" "-fc1" "-D" "A=\"x y\"" "-I" "a\\b" "-o" "e.o" "e.f90"`
 	want := []string{"/usr/lib/llvm-16/bin/flang-new", "-fc1", "-D", `A="x y"`, "-I", `a\b`, "-o", "e.o", "e.f90"}
-	if got := splitJob(line); strings.Join(got, "|") != strings.Join(want, "|") {
+	if got := toolchains.SplitJob(line); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
