@@ -74,6 +74,18 @@ double __enzyme_autodiff(void *, ...);
 double f(double x) { return mystery(x) * x; }
 int main(void) { return (int)__enzyme_autodiff((void *)f, 1.0); }
 `, "cannot differentiate 'f': no derivative for call to 'mystery'"},
+		{"external reading active memory", `
+void ext_sum(const double *x, int n, double *out);
+double __enzyme_autodiff(void *, ...);
+double f(double *x) { double s; ext_sum(x, 3, &s); return s * x[0]; }
+int main(void) { double x[3] = {1, 2, 3}, dx[3] = {0}; __enzyme_autodiff((void *)f, x, dx); return (int)dx[0]; }
+`, "cannot differentiate 'f': no derivative for call to 'ext_sum', which takes pointers"},
+		{"external reading active memory, forward mode", `
+void ext_scale(double *x, int n);
+double __enzyme_fwddiff(void *, ...);
+double f(double *x) { ext_scale(x, 3); return x[0] * x[1]; }
+int main(void) { double x[3] = {1, 2, 3}, dx[3] = {1, 0, 0}; return (int)__enzyme_fwddiff((void *)f, x, dx); }
+`, "cannot differentiate 'f': no derivative for call to 'ext_scale', which takes pointers"},
 		{"unknown function pointer", `
 double __enzyme_autodiff(void *, ...);
 double (*table[4])(double);
