@@ -21,7 +21,7 @@ func needFlang(t *testing.T) {
 
 // TestFortranProject builds tests/projects/fortran with
 // `CC=gozyme-cc FC=gozyme-fc make -j2`: Fortran in free and fixed form with
-// modules (-J, -module-dir), C and Fortran mains, AD across both languages
+// modules (-J, -module-dir), C and Fortran mains, links at -O1 and -O0, AD across both languages
 // (a C main differentiating Fortran, a Fortran main differentiating
 // Fortran that calls C through an interface to __enzyme_autodiff), and a
 // Fortran program compiled and linked in one call. Every derivative the
@@ -33,10 +33,10 @@ func TestFortranProject(t *testing.T) {
 	dir := copyProject(t, "fortran")
 	env := toolEnv("CC=gozyme-cc", "FC=gozyme-fc")
 	timed(t, "CC=gozyme-cc FC=gozyme-fc make -j2", func() { run(t, dir, env, "make", "-j2") })
-	for _, obj := range []string{"energy.o", "forces.o", "scale.o", "particles.o", "chain.o", "main_f.o", "main_c.o", "cfuncs.o"} {
+	for _, obj := range []string{"energy.o", "bonds.o", "forces.o", "scale.o", "particles.o", "chain.o", "main_f.o", "main_c.o", "cfuncs.o"} {
 		checkFatObject(t, filepath.Join(dir, obj))
 	}
-	for _, mod := range []string{"energy_mod.mod", "chain_mod.mod", "particles.mod"} {
+	for _, mod := range []string{"energy_mod.mod", "bonds_mod.mod", "chain_mod.mod", "particles.mod"} {
 		if _, err := os.Stat(filepath.Join(dir, "mod", mod)); err != nil {
 			t.Errorf("module file: %v", err)
 		}
@@ -50,6 +50,10 @@ func TestFortranProject(t *testing.T) {
 		tol  map[string]float64
 	}{
 		{"cmain", map[string]int{"energy": 5, "forces": 5, "potential": 3},
+			map[string]float64{"energy": exact, "forces": fd, "potential": fd}},
+		// Linked at -O0: nothing inlined, the gradient goes through the
+		// assumed-shape call (bonds.f90) and its array descriptor.
+		{"cmain_O0", map[string]int{"energy": 5, "forces": 5, "potential": 3},
 			map[string]float64{"energy": exact, "forces": fd, "potential": fd}},
 		{"fmain", map[string]int{"chain": 4, "energy": 4},
 			map[string]float64{"chain": exact, "energy": fd}},
