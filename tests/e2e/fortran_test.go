@@ -19,6 +19,17 @@ func needFlang(t *testing.T) {
 	}
 }
 
+// Tolerances: analytic values to rounding, finite differences to their
+// truncation error.
+const exact, fd = 1e-12, 1e-6
+
+// cmainWant and cmainTol are what main_c.c prints: how many derivatives of
+// each function, and their tolerance.
+var (
+	cmainWant = map[string]int{"energy": 5, "forces": 5, "potential": 3, "energy_fwd": 1, "forces_fwd": 5}
+	cmainTol  = map[string]float64{"energy": exact, "forces": fd, "potential": fd, "energy_fwd": fd, "forces_fwd": fd}
+)
+
 // TestFortranProject builds tests/projects/fortran with
 // `CC=gozyme-cc FC=gozyme-fc make -j2`: Fortran in free and fixed form with
 // modules (-J, -module-dir), C and Fortran mains, links at -O1 and -O0, AD across both languages
@@ -41,20 +52,15 @@ func TestFortranProject(t *testing.T) {
 			t.Errorf("module file: %v", err)
 		}
 	}
-	// Tolerances: analytic values to rounding, finite differences to their
-	// truncation error.
-	const exact, fd = 1e-12, 1e-6
 	for _, c := range []struct {
 		prog string
 		want map[string]int
 		tol  map[string]float64
 	}{
-		{"cmain", map[string]int{"energy": 5, "forces": 5, "potential": 3},
-			map[string]float64{"energy": exact, "forces": fd, "potential": fd}},
+		{"cmain", cmainWant, cmainTol},
 		// Linked at -O0: nothing inlined, the gradient goes through the
 		// assumed-shape call (bonds.f90) and its array descriptor.
-		{"cmain_O0", map[string]int{"energy": 5, "forces": 5, "potential": 3},
-			map[string]float64{"energy": exact, "forces": fd, "potential": fd}},
+		{"cmain_O0", cmainWant, cmainTol},
 		{"fmain", map[string]int{"chain": 4, "energy": 4},
 			map[string]float64{"chain": exact, "energy": fd}},
 		{"fmain_cc", map[string]int{"chain": 4, "energy": 4},
@@ -87,8 +93,7 @@ func TestFortranCMake(t *testing.T) {
 	exe := filepath.Join(build, "cmain_cmake")
 	checkNoBitcode(t, exe)
 	checkComparisons(t, "cmain_cmake", run(t, build, env, exe),
-		map[string]int{"energy": 5, "forces": 5, "potential": 3},
-		map[string]float64{"energy": 1e-12, "forces": 1e-6, "potential": 1e-6})
+		cmainWant, cmainTol)
 }
 
 // checkComparisons parses "name index derivative expected" lines and

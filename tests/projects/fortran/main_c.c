@@ -1,5 +1,6 @@
-/* C main differentiating Fortran code (energy.f90, forces.f90 with
- * scale.f, particles.f90) with __enzyme_autodiff. Prints one line
+/* C main differentiating Fortran code (energy.f90 with bonds.f90,
+ * forces.f90 with scale.f, particles.f90) with __enzyme_autodiff and
+ * __enzyme_fwddiff. Prints one line
  * "name index derivative expected" per derivative; the expected values are
  * analytic (energy) or central finite differences of the primal. */
 #include <math.h>
@@ -7,6 +8,8 @@
 
 extern int enzyme_dup, enzyme_const, enzyme_dupnoneed;
 void __enzyme_autodiff(void *, ...);
+double __enzyme_fwddiff(void *, ...);
+void __enzyme_fwddiff_forces(void *, ...);
 
 double energy(const double *x, int n);
 void forces(const double *x, double *y, int n);
@@ -43,6 +46,20 @@ int main(void) {
     for (int i = 0; i < N; i++) fd += w[i] * (yp[i] - ym[i]) / (2 * h);
     printf("forces %d %.17g %.17g\n", j, gx[j], fd);
   }
+
+  /* Forward mode: directional derivatives along v. */
+  double v[N] = {1, 0.5, -1, 2, 0.25}, xp[N], xm[N], h = 1e-6;
+  for (int i = 0; i < N; i++) {
+    xp[i] = x[i] + h * v[i];
+    xm[i] = x[i] - h * v[i];
+  }
+  double de = __enzyme_fwddiff((void *)energy, enzyme_dup, x, v, enzyme_const, N);
+  printf("energy_fwd 0 %.17g %.17g\n", de, (energy(xp, N) - energy(xm, N)) / (2 * h));
+  double ty[N] = {0}, yp[N], ym[N];
+  __enzyme_fwddiff_forces((void *)forces, enzyme_dup, x, v, enzyme_dup, y, ty, enzyme_const, N);
+  forces(xp, yp, N);
+  forces(xm, ym, N);
+  for (int i = 0; i < N; i++) printf("forces_fwd %d %.17g %.17g\n", i, ty[i], (yp[i] - ym[i]) / (2 * h));
 
   /* Module arrays (allocatable) and derived types, read-only under AD. */
   setup(4);
