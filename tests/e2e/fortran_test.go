@@ -21,13 +21,13 @@ func needFlang(t *testing.T) {
 
 // Tolerances: analytic values to rounding, finite differences to their
 // truncation error.
-const exact, fd = 1e-12, 1e-6
+const fortranExact, fortranFD = 1e-12, 1e-6
 
 // cmainWant and cmainTol are what main_c.c prints: how many derivatives of
 // each function, and their tolerance.
 var (
 	cmainWant = map[string]int{"energy": 5, "forces": 5, "potential": 3, "energy_fwd": 1, "forces_fwd": 5}
-	cmainTol  = map[string]float64{"energy": exact, "forces": fd, "potential": fd, "energy_fwd": fd, "forces_fwd": fd}
+	cmainTol  = map[string]float64{"energy": fortranExact, "forces": fortranFD, "potential": fortranFD, "energy_fwd": fortranFD, "forces_fwd": fortranFD}
 )
 
 // TestFortranProject builds tests/projects/fortran with
@@ -62,11 +62,11 @@ func TestFortranProject(t *testing.T) {
 		// assumed-shape call (bonds.f90) and its array descriptor.
 		{"cmain_O0", cmainWant, cmainTol},
 		{"fmain", map[string]int{"chain": 4, "energy": 4},
-			map[string]float64{"chain": exact, "energy": fd}},
+			map[string]float64{"chain": fortranExact, "energy": fortranFD}},
 		{"fmain_cc", map[string]int{"chain": 4, "energy": 4},
-			map[string]float64{"chain": exact, "energy": fd}},
+			map[string]float64{"chain": fortranExact, "energy": fortranFD}},
 		{"onecall", map[string]int{"spring_pos": 6, "spring_mass": 3},
-			map[string]float64{"spring_pos": exact, "spring_mass": exact}},
+			map[string]float64{"spring_pos": fortranExact, "spring_mass": fortranExact}},
 	} {
 		prog := filepath.Join(dir, c.prog)
 		checkNoBitcode(t, prog)
