@@ -128,8 +128,8 @@ func checkComparisons(t *testing.T, prog, out string, want map[string]int, tol m
 }
 
 // TestFortranRuntimeCallError differentiates Fortran whose MATMUL stays a
-// call into the Fortran runtime: the link must fail naming the routine and
-// the function, and leave no executable.
+// call into the Fortran runtime: the link must fail naming the routine, the
+// function and its source line, and leave no executable.
 func TestFortranRuntimeCallError(t *testing.T) {
 	setup(t)
 	needFlang(t)
@@ -165,7 +165,7 @@ int main(void) {
 	if err == nil {
 		t.Fatal("linking a derivative through MATMUL's runtime call succeeded; want an error naming _FortranAMatmul")
 	}
-	for _, want := range []string{"cannot differentiate 'quad'", "'_FortranAMatmul'"} {
+	for _, want := range []string{"quad.f90:4: cannot differentiate 'quad'", "'_FortranAMatmul'"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("error output lacks %q:\n%s", want, stderr)
 		}

@@ -10,7 +10,8 @@
 // typed-pointer code generation crashes on their opaque names, as in
 // character concatenation); then the frontend again, from FIR to
 // typed-pointer LLVM IR at the compile's -O level but at least -O1 (see
-// embedOptLevel); then Normalize and llvm-as-14.
+// embedOptLevel); then Normalize, AddFuncLocations (source lines for
+// diagnostics, from the FIR) and llvm-as-14.
 package flang
 
 import (
@@ -110,7 +111,7 @@ func Bitcode(ctx context.Context, fc1 []string, dir string) ([]byte, error) {
 		return nil, fmt.Errorf("unexpected frontend command (no -x): %s", strings.Join(fc1, " "))
 	}
 	fir := filepath.Join(dir, "module.fir")
-	args := append(append([]string{"-fc1"}, opts...), "-emit-fir", "-o", fir)
+	args := append(append([]string{"-fc1"}, opts...), "-emit-fir", "-mmlir", "--mlir-print-debuginfo", "-o", fir)
 	if _, err := toolchains.RunPath(ctx, driver, args...); err != nil {
 		return nil, err
 	}
@@ -118,6 +119,7 @@ func Bitcode(ctx context.Context, fc1 []string, dir string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	locs := FuncLines(string(text))
 	if err := os.WriteFile(fir, []byte(TypedIntrinsicNames(string(text))), 0o644); err != nil {
 		return nil, err
 	}
@@ -132,7 +134,11 @@ func Bitcode(ctx context.Context, fc1 []string, dir string) ([]byte, error) {
 		return nil, err
 	}
 	ll14 := filepath.Join(dir, "module.ll")
-	if err := os.WriteFile(ll14, []byte(Normalize(string(text))), 0o644); err != nil {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(ll14, []byte(AddFuncLocations(Normalize(string(text)), locs, cwd)), 0o644); err != nil {
 		return nil, err
 	}
 	bc := filepath.Join(dir, "module.bc")
