@@ -2,7 +2,7 @@
 // it runs clang-14 (clang++-14) exactly as the user asked, except that
 // every object file it makes is a fat object (the module's pre-optimization
 // bitcode embedded in SHF_EXCLUDE sections) and every link goes through
-// gozyme-ld.
+// gozyme-ld. gozyme-fc does the same over flang-new-16 (fortran.go).
 package wrapper
 
 import (
@@ -31,9 +31,9 @@ type driver struct {
 	fortran bool   // wrapping flang-new-16 (gozyme-fc)
 }
 
-// Main runs the wrapper for lang (LangC or LangCXX) on args (os.Args[1:])
-// and returns the exit status: clang's own, or 1 after an error of the
-// wrapper's, reported as "gozyme-cc: error: ...".
+// Main runs the wrapper for lang (LangC, LangCXX or LangFortran) on args
+// (os.Args[1:]) and returns the exit status: the compiler's own, or 1
+// after an error of the wrapper's, reported as "gozyme-cc: error: ...".
 func Main(lang string, args []string) int {
 	d := &driver{prog: "gozyme-cc"}
 	tool := "clang"
@@ -46,11 +46,13 @@ func Main(lang string, args []string) int {
 	default:
 		return d.fail(fmt.Errorf("unknown language %q (want %q, %q or %q)", lang, LangC, LangCXX, LangFortran))
 	}
-	toolPath := toolchains.Tool
+	var path string
+	var err error
 	if d.fortran {
-		toolPath = func(string) (string, error) { return flang.Driver() }
+		path, err = flang.Driver()
+	} else {
+		path, err = toolchains.Tool(tool)
 	}
-	path, err := toolPath(tool)
 	if err != nil {
 		return d.fail(err)
 	}
