@@ -149,13 +149,13 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 		if err != nil || code != 0 {
 			return code, err
 		}
-		if err := markObject(obj); err != nil {
-			return 1, err
-		}
 		if d.fortran && isFortran(in.Lang) {
 			if err := d.embedFortran(compileStepArgs(cmd, in, obj), in, obj); err != nil {
 				return 1, err
 			}
+		}
+		if err := markObject(obj); err != nil {
+			return 1, err
 		}
 		objs[in.Item] = obj
 	}
