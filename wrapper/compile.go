@@ -169,7 +169,7 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 			link = append(link, it.Args...)
 		}
 	}
-	link = append(link, "-Qunused-arguments")
+	link = append(append(link, d.fortranLinkArgs(cmd)...), "-Qunused-arguments")
 	link, err = argsFile(link, tmp)
 	if err != nil {
 		return 1, err

@@ -66,6 +66,10 @@ func Main(lang string, args []string) int {
 	orig := append(append([]string(nil), args...), extra...)
 	expanded := ExpandResponseFiles(orig)
 	cmd := Classify(expanded)
+	if cmd.Mode == Link {
+		// The Fortran runtime, when the link needs it (fortran.go).
+		orig = append(orig, d.fortranLinkArgs(cmd)...)
+	}
 	var code int
 	switch cmd.Mode {
 	case Compile:

@@ -27,7 +27,7 @@ func (d *driver) link(args []string, cmd *Command) (int, error) {
 	if cmd.OptGiven {
 		env = append(env, "GOZYME_OPT_LEVEL="+cmd.OptLevel)
 	}
-	args = append(append(append([]string(nil), args...), d.fortranLinkArgs(cmd)...), "--ld-path="+ld)
+	args = append(append([]string(nil), args...), "--ld-path="+ld)
 	return d.run(args, env)
 }
 
