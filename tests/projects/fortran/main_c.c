@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 
-extern int enzyme_dup, enzyme_const, enzyme_dupnoneed;
+extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
 void __enzyme_fwddiff_forces(void *, ...);
@@ -35,7 +35,10 @@ int main(void) {
   /* Output array: dx = J^T w, seeded through the shadow of y. */
   double y[N], w[N] = {1.0, -0.5, 2.0, 0.25, 1.5}, dy[N], gx[N] = {0};
   for (int i = 0; i < N; i++) dy[i] = w[i];
-  __enzyme_autodiff((void *)forces, enzyme_dup, x, gx, enzyme_dupnoneed, y, dy, enzyme_const, N);
+  __enzyme_autodiff((void *)forces, enzyme_dup, x, gx, enzyme_dup, y, dy, enzyme_const, N);
+  double y0[N];
+  forces(x, y0, N); /* the gradient call ran the primal too: y holds F(x) */
+  for (int i = 0; i < N; i++) printf("forces_primal %d %.17g %.17g\n", i, y[i], y0[i]);
   for (int j = 0; j < N; j++) {
     double h = 1e-6, xp[N], xm[N], yp[N], ym[N], fd = 0;
     for (int i = 0; i < N; i++) xp[i] = xm[i] = x[i];
