@@ -192,8 +192,8 @@ func TestFortranPassThrough(t *testing.T) {
 	if err != nil || !strings.Contains(string(asm), "fscale_") {
 		t.Errorf("gozyme-fc -S wrote no assembly for fscale_ (%v)", err)
 	}
-	pre := run(t, dir, env, tool("gozyme-fc"), "-E", "forces.f90")
-	if !strings.Contains(pre, "subroutine forces") {
+	pre := run(t, dir, env, tool("gozyme-fc"), "-E", "-DCOUPLED", "forces.F90")
+	if !strings.Contains(pre, "subroutine forces") || !strings.Contains(pre, "x(i)*x(j)") {
 		t.Errorf("gozyme-fc -E printed %q", pre)
 	}
 }

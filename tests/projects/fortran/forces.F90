@@ -1,5 +1,7 @@
 ! A subroutine with an output array (explicit shape): y = F(x). Calls an
 ! external fixed-form function (scale.f) through its implicit interface.
+! Preprocessed (.F90): the build defines COUPLED, and the embedded bitcode
+! must see the same source as the native code.
 subroutine forces(x, y, n) bind(C, name="forces")
   use iso_c_binding, only: c_double, c_int
   implicit none
@@ -10,6 +12,9 @@ subroutine forces(x, y, n) bind(C, name="forces")
   integer :: i, j
   do i = 1, n
     j = mod(i, n) + 1
-    y(i) = fscale(x(i))**2 * exp(-x(i)) + x(i)*x(j)
+    y(i) = fscale(x(i))**2 * exp(-x(i))
+#ifdef COUPLED
+    y(i) = y(i) + x(i)*x(j)
+#endif
   end do
 end subroutine
