@@ -197,3 +197,28 @@ func TestFortranPassThrough(t *testing.T) {
 		t.Errorf("gozyme-fc -E printed %q", pre)
 	}
 }
+
+// TestFortranNoBitcodeWarning makes the bitcode route fail (a flang-new
+// that refuses -emit-fir): the compile still succeeds with flang's object
+// and warns that derivatives cannot go through the file.
+func TestFortranNoBitcodeWarning(t *testing.T) {
+	setup(t)
+	needFlang(t)
+	flangPath, _ := flang.Driver()
+	fake := t.TempDir()
+	script := "#!/bin/sh\nfor a; do [ \"$a\" = -emit-fir ] && { echo 'simulated frontend failure' >&2; exit 1; }; done\nexec " + flangPath + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(fake, "flang-new"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := copyProject(t, "fortran")
+	_, stderr, err := runErr(dir, toolEnv("GOZYME_FLANG_BIN="+fake), tool("gozyme-fc"), "-c", "scale.f")
+	if err != nil {
+		t.Fatalf("gozyme-fc -c failed: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "gozyme-fc: warning: scale.f: no bitcode embedded") || !strings.Contains(stderr, "simulated frontend failure") {
+		t.Errorf("no warning naming the file and the cause:\n%s", stderr)
+	}
+	if s := sections(t, filepath.Join(dir, "scale.o")); s[".llvmbc"] {
+		t.Error("scale.o has a .llvmbc section")
+	}
+}
