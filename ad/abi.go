@@ -74,7 +74,8 @@ type root struct {
 	trailing []value.Value
 }
 
-// findRoots returns every entry-point call of the module, in module order.
+// findRoots returns every entry-point call of the module, in module order
+// (Differentiate lowers them inner-first, see innerFirst).
 func findRoots(m *ir.Module) ([]*root, error) {
 	var roots []*root
 	for _, f := range m.Funcs {

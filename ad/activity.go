@@ -121,6 +121,11 @@ func allocationBases(v value.Value, seen map[value.Value]bool, out *[]value.Valu
 		// way the call's result is where its shadow has to come from.
 		*out = append(*out, x)
 		return
+	case *ir.InstLoad:
+		// A pointer read from memory: its shadow is read from the shadow
+		// of that memory (which markBases then shadows).
+		*out = append(*out, x)
+		return
 	case ir.Instruction:
 		for _, p := range pointerOperands(x) {
 			allocationBases(p, seen, out)
@@ -167,6 +172,10 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 			}
 			a.shadowed[b] = true
 			changed = true
+			if ld, ok := b.(*ir.InstLoad); ok {
+				markBases(ld.Src)
+				continue
+			}
 			// A pointer returned by a call (not a fresh allocation) may
 			// point into the memory of its pointer arguments.
 			if c, ok := b.(*ir.InstCall); ok && !isAllocation(c) {
@@ -213,6 +222,11 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 						if markBases(x.Dst) {
 							changed = true
 						}
+					}
+					// A pointer stored into shadowed memory (a cache of
+					// buffers, a list node) stores its shadow there too.
+					if types.IsPointer(x.Src.Type()) && a.shadowed[unwrapArg(x.Dst)] && markBases(x.Src) {
+						changed = true
 					}
 					continue
 				case *ir.InstCall:

@@ -52,7 +52,7 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 		return 0, err
 	}
 	d := newDiffer(m, opts)
-	for _, rt := range roots {
+	for _, rt := range innerFirst(roots) {
 		if err := d.lower(rt); err != nil {
 			return 0, err
 		}

@@ -431,6 +431,17 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 			}
 			return sc, nil
 		}
+		if calleeName(x) == "realloc" {
+			// The shadow grows with the buffer; its new tail is as
+			// undefined as the primal's.
+			sp, err := tg(x.Args[0])
+			if err != nil {
+				return nil, err
+			}
+			sc := blk.NewCall(x.Callee, sp, mv(x.Args[1]))
+			sc.Typ = x.Typ
+			return sc, nil
+		}
 		if strings.HasPrefix(calleeName(x), "llvm.vector.reduce.fadd.") {
 			t, err := tans(x.Args[0], x.Args[1])
 			if err != nil {

@@ -1,0 +1,93 @@
+package ad
+
+import "testing"
+
+// secondPrelude: Hessian-vector products by forward-over-reverse, checked
+// against central differences of the gradient.
+const secondPrelude = memoryPrelude + `
+void __enzyme_fwddiff(void *, ...);
+/* HVPCHECK(loss): H·v of loss at the caller's x[N] along v[N]. */
+#define HVPCHECK(loss) do { \
+		double dx[N] = {0}, hv[N] = {0}, gp[N] = {0}, gm[N] = {0}, xp[N], xm[N], h = 1e-5; \
+		__enzyme_fwddiff((void *)grad_##loss, enzyme_dup, x, v, enzyme_dup, dx, hv, enzyme_const, N); \
+		for (int i = 0; i < N; i++) { xp[i] = x[i] + h * v[i]; xm[i] = x[i] - h * v[i]; } \
+		grad_##loss(xp, gp, N); \
+		grad_##loss(xm, gm, N); \
+		for (int i = 0; i < N; i++) { \
+			char what[64]; snprintf(what, sizeof what, #loss " Hv[%d]", i); \
+			check(what, hv[i], (gp[i] - gm[i]) / (2 * h), 1e-5); \
+		} \
+		double g[N] = {0}; \
+		grad_##loss(x, g, N); \
+		for (int i = 0; i < N; i++) check(#loss " gradient beside Hv", dx[i], g[i], 1e-12); \
+	} while (0)
+`
+
+func TestHessianVectorProducts(t *testing.T) {
+	src := secondPrelude + `
+__attribute__((noinline)) double rosenbrock(double *x, int n) {
+	double s = 0;
+	for (int i = 0; i + 1 < n; i++) {
+		double a = x[i + 1] - x[i] * x[i], b = 1 - x[i];
+		s += 100 * a * a + b * b;
+	}
+	return s;
+}
+__attribute__((noinline)) void grad_rosenbrock(double *x, double *dx, int n) {
+	__enzyme_autodiff((void *)rosenbrock, enzyme_dup, x, dx, enzyme_const, n);
+}
+
+/* A small network: 3 inputs, 4 tanh hidden units, 1 output, squared error
+   over 5 samples; parameters W1 (4x3), b1 (4), w2 (4), b2 (1) in one array. */
+enum { IN = 3, HID = 4, SAMPLES = 5, P = HID * IN + HID + HID + 1 };
+static const double data[SAMPLES][IN + 1] = {
+	{0.1, -0.4, 0.7, 0.3}, {0.9, 0.2, -0.3, -0.5}, {-0.6, 0.8, 0.1, 0.2}, {0.3, 0.3, 0.3, 0.9}, {-0.2, -0.7, 0.5, -0.1},
+};
+__attribute__((noinline)) double nn_loss(double *p, int n) {
+	const double *w1 = p, *b1 = p + HID * IN, *w2 = b1 + HID, *b2 = w2 + HID;
+	double *hidden = malloc(HID * sizeof *hidden);
+	double loss = 0;
+	for (int s = 0; s < SAMPLES; s++) {
+		for (int j = 0; j < HID; j++) {
+			double z = b1[j];
+			for (int k = 0; k < IN; k++) z += w1[j * IN + k] * data[s][k];
+			hidden[j] = tanh(z);
+		}
+		double y = *b2;
+		for (int j = 0; j < HID; j++) y += w2[j] * hidden[j];
+		double e = y - data[s][IN];
+		loss += e * e / SAMPLES;
+	}
+	free(hidden);
+	return loss;
+}
+__attribute__((noinline)) void grad_nn_loss(double *p, double *dp, int n) {
+	__enzyme_autodiff((void *)nn_loss, enzyme_dup, p, dp, enzyme_const, n);
+}
+
+int main(void) {
+	{
+		enum { N = 6 };
+		double x[N], v[N];
+		for (int i = 0; i < N; i++) { x[i] = 0.3 + 0.2 * i - 0.05 * i * i; v[i] = 1 - 0.3 * i; }
+		HVPCHECK(rosenbrock);
+		/* The exact Hessian of the 2-D Rosenbrock function at (1, 1). */
+		double x2[2] = {1, 1}, v2[2] = {0.5, -2}, dx2[2] = {0}, hv2[2] = {0};
+		__enzyme_fwddiff((void *)grad_rosenbrock, enzyme_dup, x2, v2, enzyme_dup, dx2, hv2, enzyme_const, 2);
+		check("rosenbrock H(1,1)v [0]", hv2[0], 802 * 0.5 - 400 * -2.0, 1e-12);
+		check("rosenbrock H(1,1)v [1]", hv2[1], -400 * 0.5 + 200 * -2.0, 1e-12);
+	}
+	{
+		enum { N = P };
+		double x[N], v[N];
+		for (int i = 0; i < N; i++) { x[i] = 0.4 * sin(1.7 * i + 0.3); v[i] = cos(0.9 * i); }
+		HVPCHECK(nn_loss);
+	}
+	return failures != 0;
+}
+`
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
+}
