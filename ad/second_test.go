@@ -91,3 +91,24 @@ int main(void) {
 	}
 	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
 }
+
+func TestReverseOverForward(t *testing.T) {
+	src := checkPrelude + `
+double __enzyme_fwddiff_d(void *, ...);
+typedef struct { double dx, dy; } pair;
+pair __enzyme_autodiff_pair(void *, ...);
+__attribute__((noinline)) double g(double x, double y) { return cos(x) * y * y + exp(x * y); }
+/* ∂g/∂x by forward mode, differentiated again by reverse mode. */
+__attribute__((noinline)) double gx(double x, double y) { return __enzyme_fwddiff_d((void *)g, x, 1.0, y, 0.0); }
+int main(void) {
+	double x = 0.4, y = -1.3;
+	pair d = __enzyme_autodiff_pair((void *)gx, x, y);
+	check("d2g/dx2", d.dx, -cos(x) * y * y + y * y * exp(x * y), 1e-12);
+	check("d2g/dxdy", d.dy, -2 * y * sin(x) + exp(x * y) * (1 + x * y), 1e-12);
+	return failures != 0;
+}
+`
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+}
