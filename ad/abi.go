@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"math/big"
 	"strings"
 
 	"github.com/gozyme/gozyme/irutil"
@@ -54,9 +55,9 @@ var markers = map[string]Activity{
 
 // rootArg is one parameter's activity and values at a call site.
 type rootArg struct {
-	act    Activity
-	val    value.Value
-	shadow value.Value
+	act     Activity
+	val     value.Value
+	shadows []value.Value // one per lane of the batch (Dup, DupNoNeed)
 }
 
 // root is one call of an Enzyme entry point.
@@ -68,6 +69,7 @@ type root struct {
 	fnVal  value.Value // the function operand, casts stripped
 	fns    []*ir.Func  // candidates it may point to
 	sret   value.Value // where a struct result goes, when returned in memory
+	width  int         // forward mode: tangents per value (enzyme_width)
 	args   []rootArg
 	// __enzyme_reverse: the arguments after the parameters' (adjoint of
 	// the return, tape).
@@ -125,7 +127,14 @@ func (rt *root) parseArgs() error {
 	}
 	rest := args[1:]
 	j := 0
+	rt.width = 1
 	for i, p := range f.Params {
+		if j < len(rest) && isWidthMarker(rest[j]) {
+			if err := rt.parseWidth(rest, j); err != nil {
+				return err
+			}
+			j += 2
+		}
 		if j >= len(rest) {
 			return errorAt(rt.caller, rt.call, "too few arguments for '%s': parameter %d of %d has no value", f.Name(), i+1, len(f.Params))
 		}
@@ -150,11 +159,13 @@ func (rt *root) parseArgs() error {
 		a := rootArg{act: act, val: unwrapArg(rest[j])}
 		j++
 		if act == Dup || act == DupNoNeed {
-			if j >= len(rest) {
-				return errorAt(rt.caller, rt.call, "parameter %d of '%s' is duplicated but has no shadow argument", i+1, f.Name())
+			for k := 0; k < rt.width; k++ {
+				if j >= len(rest) {
+					return errorAt(rt.caller, rt.call, "parameter %d of '%s' is duplicated but has %d of its %d shadow arguments", i+1, f.Name(), k, rt.width)
+				}
+				a.shadows = append(a.shadows, unwrapArg(rest[j]))
+				j++
 			}
-			a.shadow = unwrapArg(rest[j])
-			j++
 		}
 		if act == Out && rt.mode == Forward {
 			return errorAt(rt.caller, rt.call, "parameter %d of '%s' is enzyme_out, which forward mode has no use for (pass a tangent with enzyme_dup)", i+1, f.Name())
@@ -199,6 +210,39 @@ func hasSRet(v value.Value) bool {
 	}
 	return false
 }
+
+// isWidthMarker reports a load of the global enzyme_width.
+func isWidthMarker(v value.Value) bool {
+	ld, ok := unwrapArg(v).(*ir.InstLoad)
+	if !ok {
+		return false
+	}
+	g, ok := irutil.StripCasts(ld.Src).(*ir.Global)
+	return ok && g.Name() == "enzyme_width"
+}
+
+// parseWidth reads "enzyme_width, N" at rest[j]: N tangents per value in
+// one forward sweep (Enzyme's batch mode).
+func (rt *root) parseWidth(rest []value.Value, j int) error {
+	if rt.mode != Forward {
+		return errorAt(rt.caller, rt.call, "enzyme_width (batch mode) is supported by __enzyme_fwddiff only")
+	}
+	if rt.width != 1 {
+		return errorAt(rt.caller, rt.call, "enzyme_width is given twice")
+	}
+	if j+1 >= len(rest) {
+		return errorAt(rt.caller, rt.call, "enzyme_width is not followed by the width")
+	}
+	n, ok := unwrapArg(rest[j+1]).(*constant.Int)
+	if !ok || n.X.Sign() <= 0 || n.X.Cmp(big.NewInt(maxWidth)) > 0 {
+		return errorAt(rt.caller, rt.call, "enzyme_width must be followed by a constant width from 1 to %d", maxWidth)
+	}
+	rt.width = int(n.X.Int64())
+	return nil
+}
+
+// maxWidth bounds the batch width (every lane is emitted separately).
+const maxWidth = 64
 
 // marker reports the activity a marker argument stands for.
 func marker(v value.Value) (Activity, bool) {
