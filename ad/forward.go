@@ -508,12 +508,8 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 			sc.Typ = x.Typ
 			return sc, nil
 		}
-		if strings.HasPrefix(calleeName(x), "llvm.vector.reduce.fadd.") {
-			t, err := tans(x.Args[0], x.Args[1])
-			if err != nil {
-				return nil, err
-			}
-			return blk.NewCall(x.Callee, t[0], t[1]), nil
+		if t, ok, err := tangentVectorOp(blk, x, mv, tg); ok {
+			return t, err
 		}
 		callee, _ := x.Callee.(*ir.Func)
 		if callee == nil {
@@ -586,6 +582,11 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 		n := unwrapArg(x.Args[2])
 		blk.NewCall(declare(fg.m, "llvm.memset.p0i8."+typeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
 			blk.NewBitCast(dst, types.I8Ptr), constant.NewInt(types.I8, 0), n, constant.False)
+	case isMaskedStore(x) && fg.act.hasShadow(x.Args[1]):
+		mv := func(v value.Value) value.Value { return fg.mapValue(unwrapArg(v)) }
+		tg := func(v value.Value) (value.Value, error) { return fg.tangentOf(x, v) }
+		_, _, err := tangentVectorOp(blk, x, mv, tg)
+		return err
 	case isFree(x) && fg.act.hasShadow(x.Args[0]):
 		sp, err := fg.tangentOf(x, x.Args[0])
 		if err != nil {
