@@ -126,6 +126,11 @@ func allocationBases(v value.Value, seen map[value.Value]bool, out *[]value.Valu
 		// of that memory (which markBases then shadows).
 		*out = append(*out, x)
 		return
+	case *ir.InstExtractValue:
+		// A pointer taken from an aggregate (a tape returned with a
+		// result): its shadow is taken from the aggregate's.
+		*out = append(*out, x)
+		return
 	case ir.Instruction:
 		for _, p := range pointerOperands(x) {
 			allocationBases(p, seen, out)
@@ -256,6 +261,11 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 							set(a.shadowed, v)
 							break
 						}
+					}
+				}
+				if ev, ok := inst.(*ir.InstExtractValue); ok && types.IsPointer(v.Type()) {
+					if agg := unwrapArg(ev.X); a.varied[agg] || a.shadowed[agg] {
+						set(a.shadowed, v)
 					}
 				}
 				if types.IsPointer(v.Type()) {

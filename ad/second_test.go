@@ -65,7 +65,25 @@ __attribute__((noinline)) void grad_nn_loss(double *p, double *dp, int n) {
 	__enzyme_autodiff((void *)nn_loss, enzyme_dup, p, dp, enzyme_const, n);
 }
 
+/* Calls in a loop (their tapes), a recursion and a math library call. */
+__attribute__((noinline)) double pair_energy(double a, double b) { double d = a - b; return log(1 + d * d) + 0.1 * a * b * b; }
+__attribute__((noinline)) double tail(const double *x, int n) { return n == 0 ? 0 : sin(x[0]) * x[0] + tail(x + 1, n - 1); }
+__attribute__((noinline)) double chain(double *x, int n) {
+	double e = 0;
+	for (int i = 0; i + 1 < n; i++) e += pair_energy(x[i], x[i + 1]);
+	return e * tail(x, n);
+}
+__attribute__((noinline)) void grad_chain(double *x, double *dx, int n) {
+	__enzyme_autodiff((void *)chain, enzyme_dup, x, dx, enzyme_const, n);
+}
+
 int main(void) {
+	{
+		enum { N = 5 };
+		double x[N], v[N];
+		for (int i = 0; i < N; i++) { x[i] = 0.5 - 0.2 * i; v[i] = 0.3 + 0.1 * i; }
+		HVPCHECK(chain);
+	}
 	{
 		enum { N = 6 };
 		double x[N], v[N];
