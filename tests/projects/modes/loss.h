@@ -1,0 +1,6 @@
+#ifndef LOSS_H
+#define LOSS_H
+extern int enzyme_dup, enzyme_const, enzyme_width;
+double loss(double *x, int n);
+void grad_loss(double *x, double *dx, int n);
+#endif
