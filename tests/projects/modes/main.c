@@ -29,6 +29,15 @@ int main(void) {
 	double *dirs[3] = {v, w, u};
 	for (int k = 0; k < 3; k++)
 		check("batch", k, b.d[k], __enzyme_fwddiff_d((void *)loss, enzyme_dup, x, dirs[k], enzyme_const, N), 1e-14);
+	/* A custom forward rule: called once per lane and per call of soft. */
+	soft_fwd_calls = 0;
+	vec3 e = __enzyme_fwddiff3((void *)energy, enzyme_width, 3, enzyme_dup, x, v, w, u, enzyme_const, N);
+	check("custom rule calls", 0, soft_fwd_calls, 3 * N, 0);
+	for (int k = 0; k < 3; k++) {
+		double want = 0;
+		for (int i = 0; i < N; i++) want += (i + 1) * 2 * x[i] * dirs[k][i] / (1 + x[i] * x[i]);
+		check("custom batch", k, e.d[k], want, 1e-14);
+	}
 	/* Forward over reverse: H·v against differences of the gradient. */
 	double dx[N] = {0}, hv[N] = {0}, gp[N] = {0}, gm[N] = {0};
 	__enzyme_fwddiff((void *)grad_loss, enzyme_dup, x, v, enzyme_dup, dx, hv, enzyme_const, N);
