@@ -264,6 +264,28 @@ type leafField struct {
 	typ  types.Type
 }
 
+// leafValues splits an aggregate value into its scalar fields in memory
+// order (a scalar is its own only field).
+func leafValues(v value.Value, pre *[]ir.Instruction) []value.Value {
+	if !isAggregateOrVector(v.Type()) {
+		return []value.Value{v}
+	}
+	if _, ok := v.Type().(*types.VectorType); ok {
+		return []value.Value{v}
+	}
+	var out []value.Value
+	for _, f := range leafFields(v.Type(), nil) {
+		idx := make([]uint64, len(f.path))
+		for i, p := range f.path {
+			idx[i] = p.(*constant.Int).X.Uint64()
+		}
+		ev := ir.NewExtractValue(v, idx...)
+		*pre = append(*pre, ev)
+		out = append(out, ev)
+	}
+	return out
+}
+
 // leafFields lists the scalar fields of t in memory order, so that a struct
 // of four doubles and a struct holding a double[4] both take four
 // derivatives.
@@ -352,11 +374,12 @@ func (d *differ) lowerForward(rt *root) error {
 	pre = append(pre, call)
 	var result value.Value
 	if _, ok := fgs[0].ret.(*types.StructType); ok && rt.width > 1 {
-		// Batch mode: the N tangents, as the declared struct or array.
+		// Batch mode: the N tangents, as the declared struct or array
+		// (lane after lane, each lane's aggregate field by field).
 		var outs []value.Value
 		for _, dt := range resultTangents(call, rt.width) {
 			pre = append(pre, dt.(ir.Instruction))
-			outs = append(outs, dt)
+			outs = append(outs, leafValues(dt, &pre)...)
 		}
 		if result, err = rt.returnValues(outs, &pre); err != nil {
 			return err

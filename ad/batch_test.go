@@ -4,6 +4,7 @@ import "testing"
 
 func TestBatchForwardMode(t *testing.T) {
 	src := memoryPrelude + `
+#include <complex.h>
 extern int enzyme_width;
 typedef struct { double d[4]; } vec4;
 typedef struct { double d0, d1; } vec2;
@@ -35,6 +36,16 @@ __attribute__((noinline)) double poly(const double *c, int n, double x) {
 	for (int i = n - 1; i >= 0; i--) s = s * x + c[i];
 	return s;
 }
+
+/* An aggregate result: each lane's tangent is a complex number. */
+__attribute__((noinline)) double _Complex cexp_scaled(double x, double y) {
+	double _Complex z;
+	__real__ z = (x + 2 * y) * cos(x * y);
+	__imag__ z = (x + 2 * y) * sin(x * y);
+	return z;
+}
+typedef struct { double _Complex d[3]; } cvec3;
+cvec3 __enzyme_fwddiff_c3(void *, ...);
 
 int main(void) {
 	double x = 0.7, y = 1.3, h = 1e-6;
@@ -85,6 +96,14 @@ int main(void) {
 		for (int i = 0; i < 4; i++) dc[k][i] = i == k;
 	vec4 pc = __enzyme_fwddiff4((void *)poly, enzyme_width, 4, enzyme_dup, c, dc[0], dc[1], dc[2], dc[3], enzyme_const, 4, x, 0.0, 0.0, 0.0, 0.0);
 	for (int k = 0; k < 4; k++) check("poly coefficient", pc.d[k], pow(x, k), 1e-14);
+	/* Three lanes of a complex result, each against central differences. */
+	cvec3 cz = __enzyme_fwddiff_c3((void *)cexp_scaled, enzyme_width, 3, x, 1.0, 0.0, 0.5, y, 0.0, 1.0, -2.0);
+	double cdx[3] = {1, 0, 0.5}, cdy[3] = {0, 1, -2};
+	for (int k = 0; k < 3; k++) {
+		double _Complex fd = (cexp_scaled(x + cdx[k] * h, y + cdy[k] * h) - cexp_scaled(x - cdx[k] * h, y - cdy[k] * h)) / (2 * h);
+		check("complex lane re", creal(cz.d[k]), creal(fd), 1e-6);
+		check("complex lane im", cimag(cz.d[k]), cimag(fd), 1e-6);
+	}
 	return failures != 0;
 }
 `
