@@ -480,7 +480,8 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		if x.NElems == nil {
 			blk.NewStore(zeroOf(x.ElemType), a)
 		} else {
-			return nil, errorAt(fg.f, inst, "variable-length arrays are not supported in forward mode yet")
+			rg := &reverseGen{m: fg.m}
+			blk.Insts = append(blk.Insts, rg.zeroFillInsts(a, x.ElemType, x.NElems)...)
 		}
 		return a, nil
 	case *ir.InstCall:

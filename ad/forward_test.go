@@ -32,6 +32,15 @@ __attribute__((noinline)) double poly(const double *c, int n, double x) {
 	return s;
 }
 
+/* A variable-length array on the stack. */
+__attribute__((noinline)) double vla(const double *x, int n) {
+	double t[n];
+	for (int i = 0; i < n; i++) t[i] = x[i] * x[(i + 1) % n];
+	double s = 0;
+	for (int i = 0; i < n; i++) s += sin(t[i]) * t[(i + 3) % n];
+	return s;
+}
+
 int main(void) {
 	double x = 0.7, y = 1.3, h = 1e-6;
 	/* Directional derivative along (dx, dy) = (0.3, -1.1). */
@@ -60,6 +69,9 @@ int main(void) {
 	for (int i = 0; i < 4; i++) want += dc[i] * pow(x, i);
 	want += 0.5 * (-2 + 2 * 0.5 * x + 3 * 0.25 * x * x);
 	check("poly", t, want, 1e-12);
+	/* d/dt vla(in + t v) */
+	double dvla = __enzyme_fwddiff((void *)vla, enzyme_dup, in, v, enzyme_const, N);
+	check("vla", dvla, (vla(p, N) - vla(m, N)) / (2 * h), 1e-6);
 	return failures != 0;
 }
 `

@@ -110,7 +110,7 @@ int main(void) {
 	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
 }
 
-func TestReverseOverForward(t *testing.T) {
+func TestSecondOrderOverForward(t *testing.T) {
 	src := checkPrelude + `
 double __enzyme_fwddiff_d(void *, ...);
 typedef struct { double dx, dy; } pair;
@@ -123,6 +123,9 @@ int main(void) {
 	pair d = __enzyme_autodiff_pair((void *)gx, x, y);
 	check("d2g/dx2", d.dx, -cos(x) * y * y + y * y * exp(x * y), 1e-12);
 	check("d2g/dxdy", d.dy, -2 * y * sin(x) + exp(x * y) * (1 + x * y), 1e-12);
+	/* Forward over forward. */
+	check("d2g/dx2 (forward over forward)", __enzyme_fwddiff_d((void *)gx, x, 1.0, y, 0.0), -cos(x) * y * y + y * y * exp(x * y), 1e-12);
+	check("d2g/dxdy (forward over forward)", __enzyme_fwddiff_d((void *)gx, x, 0.0, y, 1.0), -2 * y * sin(x) + exp(x * y) * (1 + x * y), 1e-12);
 	return failures != 0;
 }
 `
