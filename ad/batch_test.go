@@ -13,30 +13,7 @@ vec4 __enzyme_fwddiff4(void *, ...);
 vec2 __enzyme_fwddiff2(void *, ...);
 void __enzyme_fwddiff_void(void *, ...);
 
-static int sweeps; /* how many times the primal body ran */
-__attribute__((noinline)) double scalar(double x, double y) {
-	sweeps++;
-	return sin(x) * y + exp(x * y) / (1 + x * x) + pow(y, 2.5);
-}
-__attribute__((noinline)) double helper(double v) { return v > 0 ? sqrt(v) : -v * v; }
-__attribute__((noinline)) double looped(double x, int n) {
-	double s = 0;
-	for (int i = 0; i < n; i++) s += helper(x - 0.2 * i) * cos(s);
-	return s;
-}
-__attribute__((noinline)) double rec(double x, int n) { return n == 0 ? x : sin(rec(x, n - 1)) + x; }
-__attribute__((noinline)) void map(double *out, const double *in, int n) {
-	double *tmp = malloc(n * sizeof *tmp);
-	for (int i = 0; i < n; i++) tmp[i] = in[i] * in[(i + 1) % n];
-	for (int i = 0; i < n; i++) out[i] = tanh(tmp[i]) + tmp[(i + 2) % n];
-	free(tmp);
-}
-__attribute__((noinline)) double poly(const double *c, int n, double x) {
-	double s = 0;
-	for (int i = n - 1; i >= 0; i--) s = s * x + c[i];
-	return s;
-}
-
+` + forwardKernels + `
 /* An aggregate result: each lane's tangent is a complex number. */
 __attribute__((noinline)) double _Complex cexp_scaled(double x, double y) {
 	double _Complex z;

@@ -350,17 +350,7 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 // tangentRule emits the tangent of one value-producing instruction.
 func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, error) {
 	blk := b.b
-	tans := func(vs ...value.Value) ([]value.Value, error) {
-		out := make([]value.Value, len(vs))
-		for i, v := range vs {
-			t, err := tg(v)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = t
-		}
-		return out, nil
-	}
+	tans := func(vs ...value.Value) ([]value.Value, error) { return tangents(tg, vs...) }
 	switch x := inst.(type) {
 	case *ir.InstFAdd:
 		t, err := tans(x.X, x.Y)

@@ -22,21 +22,7 @@ template <class F> static double fd(F f, const double *x, const double *v, int n
 	return (f(p.data(), n) - f(m.data(), n)) / 2e-6;
 }
 
-struct Spring { double k, rest; };
-__attribute__((noinline)) double chain(double *x, int n) {
-	std::vector<double> pos;
-	for (int i = 0; i < n; i++) pos.push_back(x[i]);
-	std::vector<Spring> springs;
-	for (int i = 0; i + 1 < n; i++) springs.push_back(Spring{1.0 + 0.1 * i, 0.5});
-	std::vector<double> copy = pos;
-	double e = 0;
-	for (size_t i = 0; i < springs.size(); i++) {
-		double d = copy[i + 1] - copy[i] - springs[i].rest;
-		e += 0.5 * springs[i].k * d * d;
-	}
-	return e;
-}
-
+` + cxxChain + `
 template <class T, size_t N> struct Poly {
 	std::array<T, N> c;
 	T operator()(T x) const { T s = 0; for (size_t i = N; i-- > 0;) s = s * x + c[i]; return s; }
@@ -89,21 +75,7 @@ extern int enzyme_width;
 double __enzyme_fwddiff(void *, ...);
 typedef struct { double d[4]; } vec4;
 vec4 __enzyme_fwddiff4(void *, ...);
-__attribute__((noinline)) double dotv(double *x, int n) {
-	double s = 0;
-	for (int i = 0; i < n; i++) s += x[i] * x[n - 1 - i];
-	return s;
-}
-__attribute__((noinline)) double maxv(double *x, int n) {
-	double m = -1e300;
-	for (int i = 0; i < n; i++) m = x[i] * x[i] > m ? x[i] * x[i] : m;
-	return m;
-}
-__attribute__((noinline)) double prodv(double *x, int n) {
-	double p = 1;
-	for (int i = 0; i < n; i++) p *= 1 + 0.1 * x[i];
-	return p;
-}
+` + simdKernels + `
 __attribute__((noinline)) void axpy(double *out, const double *x, const double *y, int n) {
 	for (int i = 0; i < n; i++) out[i] = x[i] * y[i] + 3 * x[i];
 }

@@ -2,11 +2,14 @@ package ad
 
 import "testing"
 
-func TestForwardMode(t *testing.T) {
-	src := memoryPrelude + `
-double __enzyme_fwddiff(void *, ...);
-
-__attribute__((noinline)) double scalar(double x, double y) { return sin(x) * y + exp(x * y) / (1 + x * x) + pow(y, 2.5); }
+// forwardKernels are the C functions the forward-mode tests differentiate,
+// one at a time (TestForwardMode) and in batches (TestBatchForwardMode).
+const forwardKernels = `
+static int sweeps; /* how many times scalar's body ran */
+__attribute__((noinline)) double scalar(double x, double y) {
+	sweeps++;
+	return sin(x) * y + exp(x * y) / (1 + x * x) + pow(y, 2.5);
+}
 
 /* Control flow, loops and calls. */
 __attribute__((noinline)) double helper(double v) { return v > 0 ? sqrt(v) : -v * v; }
@@ -31,7 +34,13 @@ __attribute__((noinline)) double poly(const double *c, int n, double x) {
 	for (int i = n - 1; i >= 0; i--) s = s * x + c[i];
 	return s;
 }
+`
 
+func TestForwardMode(t *testing.T) {
+	src := memoryPrelude + `
+double __enzyme_fwddiff(void *, ...);
+
+` + forwardKernels + `
 /* A variable-length array on the stack. */
 __attribute__((noinline)) double vla(const double *x, int n) {
 	double t[n];

@@ -99,28 +99,20 @@ func tangentVectorOp(blk *ir.Block, call *ir.InstCall, mv func(value.Value) valu
 	}
 	switch {
 	case isMaskedLoad(call): // (ptr, align, mask, passthru): masked lanes keep the passthru's tangent
-		sp, err := tg(args[0])
+		t, err := tangents(tg, args[0], args[3])
 		if err != nil {
 			return nil, true, err
 		}
-		pt, err := tg(args[3])
-		if err != nil {
-			return nil, true, err
-		}
-		return blk.NewCall(call.Callee, sp, args[1], mv(args[2]), pt), true, nil
+		return blk.NewCall(call.Callee, t[0], args[1], mv(args[2]), t[1]), true, nil
 	case isMaskedStore(call): // (value, ptr, align, mask)
 		if !carriesFloat(args[0].Type()) {
 			return nil, true, nil
 		}
-		dv, err := tg(args[0])
+		t, err := tangents(tg, args[0], args[1])
 		if err != nil {
 			return nil, true, err
 		}
-		sp, err := tg(args[1])
-		if err != nil {
-			return nil, true, err
-		}
-		blk.NewCall(call.Callee, dv, sp, args[2], mv(args[3]))
+		blk.NewCall(call.Callee, t[0], t[1], args[2], mv(args[3]))
 		return nil, true, nil
 	case !strings.HasPrefix(name, "llvm.vector.reduce."):
 		return nil, false, nil
@@ -129,24 +121,17 @@ func tangentVectorOp(blk *ir.Block, call *ir.InstCall, mv func(value.Value) valu
 	op = op[:strings.IndexByte(op, '.')]
 	switch op {
 	case "fadd": // dstart + Σ dv
-		ds, err := tg(args[0])
+		t, err := tangents(tg, args[0], args[1])
 		if err != nil {
 			return nil, true, err
 		}
-		dv, err := tg(args[1])
-		if err != nil {
-			return nil, true, err
-		}
-		return blk.NewCall(call.Callee, ds, dv), true, nil
+		return blk.NewCall(call.Callee, t[0], t[1]), true, nil
 	case "fmul": // dstart·Πv + start·Σ_i dv_i·Π_{j≠i} v_j
-		ds, err := tg(args[0])
+		t, err := tangents(tg, args[0], args[1])
 		if err != nil {
 			return nil, true, err
 		}
-		dv, err := tg(args[1])
-		if err != nil {
-			return nil, true, err
-		}
+		ds, dv := t[0], t[1]
 		start, vec := mv(args[0]), mv(args[1])
 		n := vec.Type().(*types.VectorType).Len
 		lane := func(v value.Value, i uint64) value.Value {
@@ -156,7 +141,7 @@ func tangentVectorOp(blk *ir.Block, call *ir.InstCall, mv func(value.Value) valu
 		for i := uint64(0); i < n; i++ {
 			all = blk.NewFMul(all, lane(vec, i))
 		}
-		var t value.Value = blk.NewFMul(ds, all)
+		var sum value.Value = blk.NewFMul(ds, all)
 		for i := uint64(0); i < n; i++ {
 			p := blk.NewFMul(start, lane(dv, i))
 			for j := uint64(0); j < n; j++ {
@@ -164,9 +149,9 @@ func tangentVectorOp(blk *ir.Block, call *ir.InstCall, mv func(value.Value) valu
 					p = blk.NewFMul(p, lane(vec, j))
 				}
 			}
-			t = blk.NewFAdd(t, p)
+			sum = blk.NewFAdd(sum, p)
 		}
-		return t, true, nil
+		return sum, true, nil
 	case "fmax", "fmin", "fmaximum", "fminimum": // the tangent of the lane returned
 		dv, err := tg(args[0])
 		if err != nil {
@@ -179,6 +164,19 @@ func tangentVectorOp(blk *ir.Block, call *ir.InstCall, mv func(value.Value) valu
 		return t, true, nil
 	}
 	return nil, false, nil
+}
+
+// tangents returns the tangents of vs, in order.
+func tangents(tg func(value.Value) (value.Value, error), vs ...value.Value) ([]value.Value, error) {
+	out := make([]value.Value, len(vs))
+	for i, v := range vs {
+		t, err := tg(v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = t
+	}
+	return out, nil
 }
 
 // splat broadcasts scalar s to vector type t.
