@@ -51,6 +51,10 @@ var markers = map[string]Activity{
 	"enzyme_out":       Out,
 	"enzyme_dup":       Dup,
 	"enzyme_dupnoneed": DupNoNeed,
+	// Batch mode, all lanes' shadows in one buffer: "enzyme_dupv, offset,
+	// p, dp" passes lane k's shadow at byte offset k·offset from dp.
+	"enzyme_dupv":       Dup,
+	"enzyme_dupnoneedv": DupNoNeed,
 }
 
 // rootArg is one parameter's activity and values at a call site.
@@ -58,6 +62,7 @@ type rootArg struct {
 	act     Activity
 	val     value.Value
 	shadows []value.Value // one per lane of the batch (Dup, DupNoNeed)
+	offset  value.Value   // enzyme_dupv: the byte offset between lanes' shadows in shadows[0]
 }
 
 // root is one call of an Enzyme entry point.
@@ -139,7 +144,18 @@ func (rt *root) parseArgs() error {
 			return errorAt(rt.caller, rt.call, "too few arguments for '%s': parameter %d of %d has no value", f.Name(), i+1, len(f.Params))
 		}
 		act, explicit := marker(rest[j])
+		var offset value.Value
 		if explicit {
+			if name := markerName(rest[j]); name == "enzyme_dupv" || name == "enzyme_dupnoneedv" {
+				j++
+				if j >= len(rest) || !types.IsInt(unwrapArg(rest[j]).Type()) {
+					return errorAt(rt.caller, rt.call, "%s for parameter %d of '%s' must be followed by an integer byte offset", name, i+1, f.Name())
+				}
+				if !types.IsPointer(p.Typ) {
+					return errorAt(rt.caller, rt.call, "%s for parameter %d of '%s' needs a pointer parameter, not %s", name, i+1, f.Name(), p.Typ)
+				}
+				offset = unwrapArg(rest[j])
+			}
 			j++
 			if j >= len(rest) {
 				return errorAt(rt.caller, rt.call, "marker for parameter %d of '%s' is not followed by a value", i+1, f.Name())
@@ -158,7 +174,16 @@ func (rt *root) parseArgs() error {
 		}
 		a := rootArg{act: act, val: unwrapArg(rest[j])}
 		j++
-		if act == Dup || act == DupNoNeed {
+		if offset != nil {
+			if j >= len(rest) {
+				return errorAt(rt.caller, rt.call, "parameter %d of '%s' is duplicated but has no shadow argument", i+1, f.Name())
+			}
+			a.offset, a.shadows = offset, []value.Value{unwrapArg(rest[j])}
+			if !types.IsPointer(a.shadows[0].Type()) {
+				return errorAt(rt.caller, rt.call, "the shadow of parameter %d of '%s' is a %s, not a pointer", i+1, f.Name(), a.shadows[0].Type())
+			}
+			j++
+		} else if act == Dup || act == DupNoNeed {
 			for k := 0; k < rt.width; k++ {
 				if j >= len(rest) {
 					return errorAt(rt.caller, rt.call, "parameter %d of '%s' is duplicated but has %d of its %d shadow arguments", i+1, f.Name(), k, rt.width)
@@ -212,14 +237,7 @@ func hasSRet(v value.Value) bool {
 }
 
 // isWidthMarker reports a load of the global enzyme_width.
-func isWidthMarker(v value.Value) bool {
-	ld, ok := unwrapArg(v).(*ir.InstLoad)
-	if !ok {
-		return false
-	}
-	g, ok := irutil.StripCasts(ld.Src).(*ir.Global)
-	return ok && g.Name() == "enzyme_width"
-}
+func isWidthMarker(v value.Value) bool { return markerName(v) == "enzyme_width" }
 
 // parseWidth reads "enzyme_width, N" at rest[j]: N tangents per value in
 // one forward sweep (Enzyme's batch mode).
@@ -246,16 +264,22 @@ const maxWidth = 64
 
 // marker reports the activity a marker argument stands for.
 func marker(v value.Value) (Activity, bool) {
+	a, ok := markers[markerName(v)]
+	return a, ok
+}
+
+// markerName is the name of the global a marker argument loads ("" when v
+// is no load of a global).
+func markerName(v value.Value) string {
 	ld, ok := unwrapArg(v).(*ir.InstLoad)
 	if !ok {
-		return 0, false
+		return ""
 	}
 	g, ok := irutil.StripCasts(ld.Src).(*ir.Global)
 	if !ok {
-		return 0, false
+		return ""
 	}
-	a, ok := markers[g.Name()]
-	return a, ok
+	return g.Name()
 }
 
 // resolveFuncs finds the defined functions a function-pointer value may be,

@@ -410,7 +410,11 @@ func (rt *root) callArgs(f *ir.Func, pre *[]ir.Instruction) ([]value.Value, erro
 			return nil, errorAt(rt.caller, rt.call, "argument %d of '%s': %v", i+1, f.Name(), err)
 		}
 		args = append(args, v)
-		for _, sh := range a.shadows {
+		shadows := a.shadows
+		if a.offset != nil {
+			shadows = rt.laneShadows(a, pre)
+		}
+		for _, sh := range shadows {
 			s, err := coerce(sh, p.Typ, pre)
 			if err != nil {
 				return nil, errorAt(rt.caller, rt.call, "shadow of argument %d of '%s': %v", i+1, f.Name(), err)
@@ -419,6 +423,21 @@ func (rt *root) callArgs(f *ir.Func, pre *[]ir.Instruction) ([]value.Value, erro
 		}
 	}
 	return args, nil
+}
+
+// laneShadows returns the shadows of an enzyme_dupv argument: lane k's at
+// byte offset k·offset from the one shadow pointer given.
+func (rt *root) laneShadows(a rootArg, pre *[]ir.Instruction) []value.Value {
+	base := ir.NewBitCast(a.shadows[0], types.I8Ptr)
+	*pre = append(*pre, base)
+	out := make([]value.Value, rt.width)
+	for k := range out {
+		off := ir.NewMul(a.offset, constant.NewInt(a.offset.Type().(*types.IntType), int64(k)))
+		gep := ir.NewGetElementPtr(types.I8, base, off)
+		*pre = append(*pre, off, gep)
+		out[k] = gep
+	}
+	return out
 }
 
 // replaceCall splices pre in place of the entry-point call; result, when

@@ -5,7 +5,7 @@ import "testing"
 func TestBatchForwardMode(t *testing.T) {
 	src := memoryPrelude + `
 #include <complex.h>
-extern int enzyme_width;
+extern int enzyme_width, enzyme_dupv, enzyme_dupnoneedv;
 typedef struct { double d[4]; } vec4;
 typedef struct { double d0, d1; } vec2;
 double __enzyme_fwddiff(void *, ...);
@@ -67,6 +67,12 @@ int main(void) {
 			check("jvp lane", dout[k][i], (fp[i] - fm[i]) / (2 * h), 1e-6);
 		}
 	}
+	/* The same, every lane's shadow in one buffer (enzyme_dupv, byte offset between lanes). */
+	double dall[4][N];
+	__enzyme_fwddiff_void((void *)map, enzyme_width, 4, enzyme_dupv, sizeof dall[0], out, dall,
+		enzyme_dupnoneedv, sizeof v[0], in, v, enzyme_const, N);
+	for (int k = 0; k < 4; k++)
+		for (int i = 0; i < N; i++) check("jvp lane, enzyme_dupv", dall[k][i], dout[k][i], 1e-15);
 	/* Coefficient tangents of a polynomial, four at once. */
 	double c[4] = {1, -2, 0.5, 0.25}, dc[4][4];
 	for (int k = 0; k < 4; k++)

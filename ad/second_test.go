@@ -77,7 +77,22 @@ __attribute__((noinline)) void grad_chain(double *x, double *dx, int n) {
 	__enzyme_autodiff((void *)chain, enzyme_dup, x, dx, enzyme_const, n);
 }
 
+/* Scalars: the gradient returned by value (enzyme_out), one and two of them. */
+double __enzyme_autodiff_d(void *, ...);
+typedef struct { double dx, dy; } pair;
+pair __enzyme_autodiff_pair(void *, ...);
+double __enzyme_fwddiff_d(void *, ...);
+__attribute__((noinline)) double g(double x, double y) { return sin(x * y) + x * x * x / y; }
+__attribute__((noinline)) double gx(double x, double y) { return __enzyme_autodiff_d((void *)g, x, enzyme_const, y); }
+__attribute__((noinline)) double gy(double x, double y) { return __enzyme_autodiff_pair((void *)g, x, y).dy; }
+
 int main(void) {
+	{
+		double x = 0.8, y = 1.4;
+		check("g_xx", __enzyme_fwddiff_d((void *)gx, x, 1.0, y, 0.0), -y * y * sin(x * y) + 6 * x / y, 1e-12);
+		check("g_xy", __enzyme_fwddiff_d((void *)gx, x, 0.0, y, 1.0), cos(x * y) - x * y * sin(x * y) - 3 * x * x / (y * y), 1e-12);
+		check("g_yy", __enzyme_fwddiff_d((void *)gy, x, 0.0, y, 1.0), -x * x * sin(x * y) + 2 * x * x * x / (y * y * y), 1e-12);
+	}
 	{
 		enum { N = 5 };
 		double x[N], v[N];
