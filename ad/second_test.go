@@ -5,6 +5,7 @@ import "testing"
 // secondPrelude: Hessian-vector products by forward-over-reverse, checked
 // against central differences of the gradient.
 const secondPrelude = memoryPrelude + `
+extern int enzyme_width;
 void __enzyme_fwddiff(void *, ...);
 /* HVPCHECK(loss): H·v of loss at the caller's x[N] along v[N]. */
 #define HVPCHECK(loss) do { \
@@ -115,6 +116,15 @@ int main(void) {
 		double x[N], v[N];
 		for (int i = 0; i < N; i++) { x[i] = 0.4 * sin(1.7 * i + 0.3); v[i] = cos(0.9 * i); }
 		HVPCHECK(nn_loss);
+		/* Two Hessian-vector products in one batch, equal to single ones. */
+		double w[N], dx[N] = {0}, dx1[N] = {0}, dx2[N] = {0}, hv1[N] = {0}, hv2[N] = {0}, hv[N] = {0};
+		for (int i = 0; i < N; i++) w[i] = i % 3 == 0;
+		__enzyme_fwddiff((void *)grad_nn_loss, enzyme_width, 2, enzyme_dup, x, v, w, enzyme_dup, dx, hv1, hv2, enzyme_const, N);
+		__enzyme_fwddiff((void *)grad_nn_loss, enzyme_dup, x, w, enzyme_dup, dx1, hv, enzyme_const, N);
+		for (int i = 0; i < N; i++) check("batched Hw = Hw", hv2[i], hv[i], 1e-14);
+		memset(hv, 0, sizeof hv);
+		__enzyme_fwddiff((void *)grad_nn_loss, enzyme_dup, x, v, enzyme_dup, dx2, hv, enzyme_const, N);
+		for (int i = 0; i < N; i++) check("batched Hv = Hv", hv1[i], hv[i], 1e-14);
 	}
 	return failures != 0;
 }
