@@ -157,6 +157,18 @@ func isAllocation(c *ir.InstCall) bool {
 // retShadow asks for a shadow of the returned pointer (the caller stores
 // derivatives through it).
 func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func(*ir.InstCall) bool) *activity {
+	return analyze(f, acts, retActive, retShadow, passes, false)
+}
+
+// analyzeForwardActivity is analyzeActivity for forward mode, which also
+// gives shadows to pointers inside aggregates: those returned by calls
+// given shadowed pointers (a derivative's {result, shadow, tape}), and
+// pointers extracted from them.
+func analyzeForwardActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func(*ir.InstCall) bool) *activity {
+	return analyze(f, acts, retActive, retShadow, passes, true)
+}
+
+func analyze(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func(*ir.InstCall) bool, aggregates bool) *activity {
 	a := &activity{varied: map[value.Value]bool{}, useful: map[value.Value]bool{}, shadowed: map[value.Value]bool{}}
 	for i, p := range f.Params {
 		switch acts[i] {
@@ -172,7 +184,7 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 		allocationBases(ptr, map[value.Value]bool{}, &bases)
 		changed := false
 		for _, b := range bases {
-			if a.shadowed[b] {
+			if _, ok := b.(*ir.InstExtractValue); a.shadowed[b] || (ok && !aggregates) {
 				continue
 			}
 			a.shadowed[b] = true
@@ -194,9 +206,35 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 		return changed
 	}
 	if retShadow {
+		// The returned pointer, or with aggregates the pointers put into
+		// the returned aggregate.
+		var markReturned func(v value.Value, seen map[value.Value]bool)
+		markReturned = func(v value.Value, seen map[value.Value]bool) {
+			v = unwrapArg(v)
+			if seen[v] {
+				return
+			}
+			seen[v] = true
+			if types.IsPointer(v.Type()) {
+				markBases(v)
+				return
+			}
+			switch x := v.(type) {
+			case *ir.InstInsertValue:
+				markReturned(x.X, seen)
+				markReturned(x.Elem, seen)
+			case *ir.InstPhi:
+				for _, in := range x.Incs {
+					markReturned(in.X, seen)
+				}
+			case *ir.InstSelect:
+				markReturned(x.ValueTrue, seen)
+				markReturned(x.ValueFalse, seen)
+			}
+		}
 		for _, b := range f.Blocks {
-			if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil {
-				markBases(r.X)
+			if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil && (types.IsPointer(r.X.Type()) || aggregates) {
+				markReturned(r.X, map[value.Value]bool{})
 			}
 		}
 	}
@@ -263,9 +301,17 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 						}
 					}
 				}
-				if ev, ok := inst.(*ir.InstExtractValue); ok && types.IsPointer(v.Type()) {
+				if ev, ok := inst.(*ir.InstExtractValue); ok && aggregates && (types.IsPointer(v.Type()) || hasPointerField(v.Type())) {
 					if agg := unwrapArg(ev.X); a.varied[agg] || a.shadowed[agg] {
 						set(a.shadowed, v)
+					}
+				}
+				if call, ok := inst.(*ir.InstCall); ok && aggregates && hasPointerField(v.Type()) && passes(call) {
+					for _, arg := range call.Args {
+						if a.shadowed[unwrapArg(arg)] {
+							set(a.shadowed, v)
+							break
+						}
 					}
 				}
 				if types.IsPointer(v.Type()) {

@@ -74,7 +74,8 @@ func (d *differ) forward(f *ir.Func, acts []Activity, width int) (*forwardGen, e
 		fg.lanes = append(fg.lanes, map[value.Value]value.Value{})
 	}
 	fg.tan = fg.lanes[0]
-	fg.act = analyzeActivity(pf, forwardSeeds(pf, acts), carriesFloat(pf.Sig.RetType) || types.IsPointer(pf.Sig.RetType), types.IsPointer(pf.Sig.RetType), d.passes)
+	fg.act = analyzeForwardActivity(pf, forwardSeeds(pf, acts), carriesFloat(pf.Sig.RetType) || types.IsPointer(pf.Sig.RetType),
+		types.IsPointer(pf.Sig.RetType) || hasPointerField(pf.Sig.RetType), d.passes)
 	var params []*ir.Param
 	for i, p := range pf.Params {
 		np := ir.NewParam("", p.Typ)
@@ -90,9 +91,9 @@ func (d *differ) forward(f *ir.Func, acts []Activity, width int) (*forwardGen, e
 	}
 	rt := pf.Sig.RetType
 	switch {
-	case (carriesFloat(rt) || types.IsPointer(rt)) && width > 1:
+	case (carriesFloat(rt) || types.IsPointer(rt) || hasPointerField(rt)) && width > 1:
 		fg.ret = types.NewStruct(rt, types.NewArray(uint64(width), rt))
-	case carriesFloat(rt) || types.IsPointer(rt):
+	case carriesFloat(rt) || types.IsPointer(rt) || hasPointerField(rt):
 		fg.ret = types.NewStruct(rt, rt)
 	default:
 		fg.ret = rt
@@ -241,10 +242,51 @@ func (fg *forwardGen) tangentOf(at interface{}, v value.Value) (value.Value, err
 		}
 		return constant.NewNull(v.Type().(*types.PointerType)), nil
 	}
-	if !carriesFloat(v.Type()) {
+	if !carriesFloat(v.Type()) && !hasPointerField(v.Type()) {
 		return nil, errorAt(fg.f, at, "value %s of type %s has no tangent", v.Ident(), v.Type())
 	}
-	return zeroOf(v.Type()), nil
+	return zeroOf(v.Type()), nil // aggregates of pointers without shadows: null shadows
+}
+
+// hasPointerField reports an aggregate with a pointer among its fields (a
+// tape returned beside an integer result): its tangent holds their shadows.
+func hasPointerField(t types.Type) bool {
+	switch t := t.(type) {
+	case *types.ArrayType:
+		return types.IsPointer(t.ElemType) || hasPointerField(t.ElemType)
+	case *types.StructType:
+		for _, f := range t.Fields {
+			if types.IsPointer(f) || hasPointerField(f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// carriesShadows reports a value of pointer-holding aggregate type (no
+// floats, so outside the activity analysis) built from values that have
+// tangents: its tangent is the same aggregate of their shadows.
+func (fg *forwardGen) carriesShadows(inst ir.Instruction) bool {
+	v, ok := inst.(value.Value)
+	if !ok || carriesFloat(v.Type()) || !hasPointerField(v.Type()) {
+		return false
+	}
+	var ops []value.Value
+	switch x := inst.(type) {
+	case *ir.InstInsertValue:
+		ops = []value.Value{x.X, x.Elem}
+	case *ir.InstExtractValue:
+		ops = []value.Value{x.X}
+	default:
+		return false
+	}
+	for _, op := range ops {
+		if _, ok := fg.tan[unwrapArg(op)]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // laneTangents returns v's tangent in every lane.
@@ -337,7 +379,7 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 			return err
 		}
 	}
-	if v, ok := inst.(value.Value); ok && fg.needsTangent(v) {
+	if v, ok := inst.(value.Value); ok && (fg.needsTangent(v) || fg.carriesShadows(inst)) {
 		t, err := fg.tangentRule(b, inst, mv, tg)
 		if err != nil {
 			return err
@@ -659,7 +701,7 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 		out := []ir.Instruction{fc, y}
 		for k, dy := range resultTangents(fc, fg.width) {
 			out = append(out, dy.(ir.Instruction))
-			if fg.needsTangent(call) {
+			if fg.needsTangent(call) || hasPointerField(call.Typ) {
 				fg.lanes[k][call] = dy
 			}
 		}

@@ -44,6 +44,12 @@ __attribute__((noinline)) void smooth(double *out, const double *x, int n) {
 	for (int i = 0; i < n; i++) out[i] = t[i] + 0.5 * t[(i + 1) % n] * x[i];
 }
 
+/* Forward over reverse on C++: Hessian-vector products of chain. */
+__attribute__((noinline)) void grad_chain(double *x, double *dx, int n) {
+	__enzyme_autodiff((void *)chain, enzyme_dup, x, dx, enzyme_const, n);
+}
+void __enzyme_fwddiff_void(void *, ...);
+
 int main() {
 	const int N = 7;
 	double x[N], v[N], w[N];
@@ -60,6 +66,11 @@ int main() {
 	smooth(fp, p, N);
 	smooth(fm, m, N);
 	for (int i = 0; i < N; i++) check("smooth jvp", dout[i], (fp[i] - fm[i]) / 2e-6);
+	double dx[N] = {}, hv[N] = {}, gp[N] = {}, gm[N] = {};
+	__enzyme_fwddiff_void((void *)grad_chain, enzyme_dup, x, v, enzyme_dup, dx, hv, enzyme_const, N);
+	grad_chain(p, gp, N);
+	grad_chain(m, gm, N);
+	for (int i = 0; i < N; i++) check("chain Hv", hv[i], (gp[i] - gm[i]) / 2e-6, 1e-5);
 	return failures != 0;
 }
 `
