@@ -15,6 +15,8 @@ extern int enzyme_width;
 double __enzyme_fwddiff(void *, ...);
 struct Lanes { double d[2]; };
 Lanes __enzyme_fwddiff2(void *, ...);
+template <class R, class... T> R __enzyme_fwddiff_t(void *, T...);
+struct Three { double d[3]; };
 /* Directional derivative of f at x along v, by central differences. */
 template <class F> static double fd(F f, const double *x, const double *v, int n) {
 	std::vector<double> p(x, x + n), m(x, x + n);
@@ -57,6 +59,10 @@ int main() {
 	check("chain", __enzyme_fwddiff((void *)chain, enzyme_dup, x, v, enzyme_const, N), fd(chain, x, v, N));
 	/* A template instantiation passed directly, as C++ callers do. */
 	check("fit<double>", __enzyme_fwddiff((void *)fit<double>, enzyme_dup, x, v, enzyme_const, N), fd(fit<double>, x, v, N));
+	/* Enzyme's C++ template entry point, three lanes returned in memory. */
+	Three t3 = __enzyme_fwddiff_t<Three>((void *)fit<double>, enzyme_width, 3, enzyme_dup, x, v, w, v, enzyme_const, N);
+	check("fit<double> template lane 1", t3.d[1], fd(fit<double>, x, w, N));
+	check("fit<double> template lane 2", t3.d[2], fd(fit<double>, x, v, N));
 	Lanes b = __enzyme_fwddiff2((void *)chain, enzyme_width, 2, enzyme_dup, x, v, w, enzyme_const, N);
 	check("chain lane 0", b.d[0], fd(chain, x, v, N));
 	check("chain lane 1", b.d[1], fd(chain, x, w, N));
