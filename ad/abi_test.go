@@ -110,6 +110,11 @@ D3 __enzyme_fwddiff(void *, ...);
 double f(double x) { return x * x; }
 int main(void) { return (int)__enzyme_fwddiff((void *)f, enzyme_width, 4, 1.0, 1.0, 2.0, 3.0, 4.0).a; }
 `, "the returned struct has 3 fields for 4 derivatives"},
+		{"nested roots in a cycle", `
+double __enzyme_fwddiff(void *, ...);
+double f(double x) { return x > 1 ? x : __enzyme_fwddiff((void *)f, x * x, 1.0); }
+int main(void) { return (int)__enzyme_fwddiff((void *)f, 0.5, 1.0); }
+`, "is differentiated before it is lowered"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -637,6 +637,11 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 	if !ok || fg.d.inactive[f] || strings.HasPrefix(f.Name(), "llvm.") {
 		return nil, false, nil
 	}
+	if _, ok := EntryPointMode(f.Name()); ok {
+		// Roots are lowered inner-first; one still here depends on this
+		// derivative itself.
+		return nil, true, errorAt(fg.f, call, "the call of %s is differentiated before it is lowered (Enzyme calls that depend on each other in a cycle)", f.Name())
+	}
 	active := fg.needsTangent(call) || fg.act.callTouchesActiveMemory(call, fg.d.passes)
 	if !active {
 		return nil, false, nil
