@@ -138,6 +138,17 @@ func allocationBases(v value.Value, seen map[value.Value]bool, out *[]value.Valu
 	}
 }
 
+// opaqueExternal reports a pointer returned by a function without a body
+// that is no allocation (fopen, getenv): nothing gives it a shadow.
+func opaqueExternal(v value.Value) bool {
+	c, ok := v.(*ir.InstCall)
+	if !ok || isAllocation(c) || calleeName(c) == "realloc" {
+		return false
+	}
+	f, ok := irutil.StripCasts(c.Callee).(*ir.Func)
+	return ok && len(f.Blocks) == 0
+}
+
 // isAllocation reports calls that return fresh heap memory.
 func isAllocation(c *ir.InstCall) bool {
 	f, ok := irutil.StripCasts(c.Callee).(*ir.Func)
@@ -267,9 +278,17 @@ func analyze(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func
 						}
 					}
 					// A pointer stored into shadowed memory (a cache of
-					// buffers, a list node) stores its shadow there too.
-					if types.IsPointer(x.Src.Type()) && a.shadowed[unwrapArg(x.Dst)] && markBases(x.Src) {
-						changed = true
+					// buffers, a list node) stores its shadow there too;
+					// pointers from unknown external functions (a FILE*)
+					// stay without one.
+					if types.IsPointer(x.Src.Type()) && a.shadowed[unwrapArg(x.Dst)] {
+						var bases []value.Value
+						allocationBases(x.Src, map[value.Value]bool{}, &bases)
+						for _, b := range bases {
+							if !opaqueExternal(b) && markBases(b) {
+								changed = true
+							}
+						}
 					}
 					continue
 				case *ir.InstCall:
