@@ -14,8 +14,10 @@ import (
 // an unused archive member with a conflicting definition), the seed's norm
 // example has mag in another TU, roots sit in an object and in an archive
 // member (independent groups), and a C++ template is instantiated in two
-// TUs. Every derivative is checked by the program itself (finite
-// differences or analytic values) and its output is checked here.
+// TUs; app/bconly reaches a function only through a call its object's
+// native code dropped (compiled -O2, linked -O0). Every derivative is
+// checked by the program itself (finite differences or analytic values)
+// and its output is checked here.
 func TestWholeProgram(t *testing.T) {
 	setup(t)
 	dir := copyProject(t, "wholeprog")
@@ -26,7 +28,7 @@ func TestWholeProgram(t *testing.T) {
 		path, prefix string
 		lines        int
 	}{{"app/app", "loss ", 6}, {"app/app", "norm ", 6}, {"app/app", "loss_dw0 ", 1}, {"app/app", "lib_grad ", 1},
-		{"app/multi", "multi ", 6}, {"cxx/cxx", "cxx ", 6}} {
+		{"app/multi", "multi ", 6}, {"app/bconly", "bconly ", 6}, {"cxx/cxx", "cxx ", 6}} {
 		out := run(t, dir, env, filepath.Join(dir, prog.path))
 		if !strings.Contains(out, "failures 0\n") {
 			t.Errorf("%s:\n%s", prog.path, out)
