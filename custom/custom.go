@@ -21,9 +21,11 @@ import (
 )
 
 // AttributeMacro is the -D definition gozyme-cc compiles with: the
-// attribute becomes an annotation the link step reads, and the function
-// stays out of line so its calls can take the rule.
-const AttributeMacro = `enzyme(kind, fn)=annotate("enzyme:" kind, fn), noinline`
+// attribute becomes an annotation the link step reads (its arguments, the
+// rule and the kind, are what gozyme-cc reads from declarations, see
+// DeclaredInAST), and the function stays out of line so its calls can take
+// the rule.
+const AttributeMacro = `enzyme(kind, fn)=annotate("enzyme:" kind, fn, kind), noinline`
 
 // AnnotationPrefix starts the annotation strings of the attribute.
 const AnnotationPrefix = "enzyme:"
@@ -80,12 +82,76 @@ func Find(m *ir.Module) (map[*ir.Func]*Rule, error) {
 			}
 		}
 	}
-	for _, r := range rules {
+	for f, r := range rules {
+		if !typeDeclared(r) {
+			delete(rules, f)
+			continue
+		}
 		if err := Check(r); err != nil {
 			return nil, err
 		}
 	}
 	return rules, nil
+}
+
+// typeDeclared gives the functions that only gozyme-cc's registrations
+// declare (as void(): the TU knew their names, not their IR types), and
+// that no module of the link defines with bitcode, the types the Enzyme
+// ABI gives them. An augmented forward of unknown type is taken to return
+// a tape. It reports false for a rule whose function itself is unknown:
+// nothing in the link calls it.
+func typeDeclared(r *Rule) bool {
+	voidDecl := func(g *ir.Func) bool {
+		return g != nil && len(g.Blocks) == 0 && len(g.Sig.Params) == 0 && !g.Sig.Variadic && types.Equal(g.Sig.RetType, types.Void)
+	}
+	ours := func(g *ir.Func, from string) bool { return g == nil || strings.Contains(from, gozymeRegistration) }
+	unknown := func(g *ir.Func, from string) bool { return g != nil && ours(g, from) && voidDecl(g) }
+	f := r.Func
+	if voidDecl(f) && ours(r.Augment, r.AugmentFrom) && ours(r.Gradient, r.GradientFrom) && ours(r.Forward, r.ForwardFrom) {
+		return false
+	}
+	if unknown(r.Augment, r.AugmentFrom) {
+		retype(r.Augment, types.I8Ptr, withShadows(f, types.IsPointer))
+	}
+	if unknown(r.Gradient, r.GradientFrom) {
+		params := withShadows(f, types.IsPointer)
+		if isFloat(f.Sig.RetType) {
+			params = append(params, f.Sig.RetType)
+		}
+		if r.Augment != nil && !types.Equal(r.Augment.Sig.RetType, types.Void) {
+			params = append(params, r.Augment.Sig.RetType)
+		}
+		var floats []types.Type
+		for _, p := range f.Sig.Params {
+			if isFloat(p) {
+				floats = append(floats, p)
+			}
+		}
+		var ret types.Type = types.Void
+		switch len(floats) {
+		case 0:
+		case 1:
+			ret = floats[0]
+		default:
+			ret = types.NewStruct(floats...)
+		}
+		retype(r.Gradient, ret, params)
+	}
+	if unknown(r.Forward, r.ForwardFrom) {
+		retype(r.Forward, f.Sig.RetType, withShadows(f, func(t types.Type) bool { return types.IsPointer(t) || isFloat(t) }))
+	}
+	return true
+}
+
+// retype gives a function declaration a new signature.
+func retype(g *ir.Func, ret types.Type, params []types.Type) {
+	g.Sig = types.NewFunc(ret, params...)
+	g.Params = make([]*ir.Param, len(params))
+	for i, t := range params {
+		g.Params[i] = ir.NewParam("", t)
+	}
+	g.Typ = nil
+	g.Type()
 }
 
 // set records one part of a rule; a different function for the same part

@@ -10,8 +10,10 @@ import (
 // estimator given by the enzyme("gradient") attribute in a header, its rule
 // in a static library; a pointer rule with a tape in Enzyme's registration
 // form, called in a loop; a rule for a function compiled by gcc (no
-// bitcode), called in recursion. The program checks each derivative and how
-// often each rule ran; this test checks its output.
+// bitcode), called in recursion; forward-mode rules (fwd/); rules declared
+// only in a header the function's TU does not include (decl/). The programs
+// check each derivative and how often each rule ran; this test checks
+// their output.
 func TestCustomDerivatives(t *testing.T) {
 	setup(t)
 	dir := copyProject(t, "custom")
@@ -31,6 +33,21 @@ func TestCustomDerivatives(t *testing.T) {
 	}
 	if n := strings.Count("\n"+out, "\nste "); n != 5 {
 		t.Errorf("want 5 ste lines:\n%s", out)
+	}
+
+	// Forward-mode rules (attribute on a definition, registration global
+	// for a pointer function); rules given only in a header that the
+	// function's own TU does not include (the caller's TU registers them).
+	for prog, wants := range map[string][]string{
+		"fwd/fwd":   {"stair_fwd_calls 5 5", "square_all_fwd_calls 1 1", "stair_fwd_calls 8 8", "failures 0"},
+		"decl/decl": {"snap_grad_calls 4 4", "snap_fwd_calls 4 4", "failures 0"},
+	} {
+		out := run(t, dir, env, filepath.Join(dir, prog))
+		for _, want := range wants {
+			if !strings.Contains(out, want+"\n") {
+				t.Errorf("%s: output lacks %q:\n%s", prog, want, out)
+			}
+		}
 	}
 }
 
