@@ -98,7 +98,7 @@ func Find(m *ir.Module) (map[*ir.Func]*Rule, error) {
 // declare (as void(): the TU knew their names, not their IR types), and
 // that no module of the link defines with bitcode, the types the Enzyme
 // ABI gives them. An augmented forward of unknown type is taken to return
-// a tape. It reports false for a rule whose function itself is unknown:
+// a tape ({ret, dret} when the function returns a pointer). It reports false for a rule whose function itself is unknown:
 // nothing in the link calls it.
 func typeDeclared(r *Rule) bool {
 	voidDecl := func(g *ir.Func) bool {
@@ -111,7 +111,11 @@ func typeDeclared(r *Rule) bool {
 		return false
 	}
 	if unknown(r.Augment, r.AugmentFrom) {
-		retype(r.Augment, types.I8Ptr, withShadows(f, types.IsPointer))
+		var ret types.Type = types.I8Ptr
+		if types.IsPointer(f.Sig.RetType) {
+			ret = types.NewStruct(f.Sig.RetType, f.Sig.RetType) // {ret, dret}
+		}
+		retype(r.Augment, ret, withShadows(f, types.IsPointer))
 	}
 	if unknown(r.Gradient, r.GradientFrom) {
 		params := withShadows(f, types.IsPointer)
@@ -288,12 +292,11 @@ func Check(r *Rule) error {
 		return fmt.Errorf("'%s' has an augmented forward '%s' (%s) but no gradient", f.Name(), r.Augment.Name(), r.AugmentFrom)
 	}
 	shadowed := withShadows(f, func(t types.Type) bool { return types.IsPointer(t) })
+	var tape types.Type // what the augmented forward gives the gradient
 	if a := r.Augment; a != nil {
-		if err := paramsFit(f, a, r.AugmentFrom, shadowed); err != nil {
+		var err error
+		if tape, err = checkAugment(r, shadowed); err != nil {
 			return err
-		}
-		if rt := a.Sig.RetType; !types.Equal(rt, types.Void) && !types.IsPointer(rt) {
-			return mismatch(f, a, r.AugmentFrom, "returns %s; an augmented forward returns its tape as a pointer, or nothing", rt)
 		}
 	}
 	if g := r.Gradient; g != nil {
@@ -301,8 +304,8 @@ func Check(r *Rule) error {
 		if isFloat(f.Sig.RetType) {
 			want = append(want, f.Sig.RetType)
 		}
-		if r.Augment != nil && !types.Equal(r.Augment.Sig.RetType, types.Void) {
-			want = append(want, r.Augment.Sig.RetType)
+		if tape != nil {
+			want = append(want, tape)
 		}
 		params := paramTypes(g)
 		sret := irutil.HasSRetParam(g)
@@ -332,6 +335,53 @@ func Check(r *Rule) error {
 		}
 	}
 	return nil
+}
+
+// checkAugment checks the augmented forward of a rule and returns the type
+// of the tape it gives the gradient (nil for none). It takes f's
+// parameters with shadows. For f returning a scalar it returns the tape (a
+// pointer) or nothing; for f returning a pointer it returns the primal
+// result and its shadow, {ret, dret}, or with a tape first, {tape, ret,
+// dret} (in C a struct of three pointers, which clang returns through a
+// hidden first parameter).
+func checkAugment(r *Rule, shadowed []types.Type) (types.Type, error) {
+	f, a := r.Func, r.Augment
+	fields, sret := irutil.ReturnedStruct(a)
+	params := paramTypes(a)
+	if sret {
+		params = params[1:]
+	}
+	if err := typesFit(f, a, r.AugmentFrom, params, shadowed); err != nil {
+		return nil, err
+	}
+	if !types.IsPointer(f.Sig.RetType) {
+		switch rt := a.Sig.RetType; {
+		case sret || !types.Equal(rt, types.Void) && !types.IsPointer(rt):
+			return nil, mismatch(f, a, r.AugmentFrom, "returns %s; an augmented forward returns its tape as a pointer, or nothing", describeReturn(a))
+		case types.IsPointer(rt):
+			return rt, nil
+		}
+		return nil, nil
+	}
+	ok := len(fields) == 2 || len(fields) == 3
+	for _, t := range fields {
+		ok = ok && types.IsPointer(t)
+	}
+	if !ok {
+		return nil, mismatch(f, a, r.AugmentFrom, "returns %s; '%s' returns a pointer, so its augmented forward returns a struct of the result and its shadow, {ret, dret}, or {tape, ret, dret}", describeReturn(a), f.Name())
+	}
+	if len(fields) == 3 {
+		return fields[0], nil
+	}
+	return nil, nil
+}
+
+// describeReturn names what a function returns, through sret too.
+func describeReturn(f *ir.Func) string {
+	if fields, sret := irutil.ReturnedStruct(f); sret {
+		return fmt.Sprintf("{%s} (in memory)", typeList(fields))
+	}
+	return f.Sig.RetType.String()
 }
 
 // withShadows lists f's parameter types, each one for which dup holds

@@ -11,7 +11,8 @@ import (
 // in a static library; a pointer rule with a tape in Enzyme's registration
 // form, called in a loop; a rule for a function compiled by gcc (no
 // bitcode), called in recursion; forward-mode rules (fwd/); rules declared
-// only in a header the function's TU does not include (decl/). The programs
+// only in a header the function's TU does not include (decl/); rules for
+// functions returning pointers (ptr/). The programs
 // check each derivative and how often each rule ran; this test checks
 // their output.
 func TestCustomDerivatives(t *testing.T) {
@@ -37,10 +38,12 @@ func TestCustomDerivatives(t *testing.T) {
 
 	// Forward-mode rules (attribute on a definition, registration global
 	// for a pointer function); rules given only in a header that the
-	// function's own TU does not include (the caller's TU registers them).
+	// function's own TU does not include (the caller's TU registers them);
+	// rules for functions returning pointers (with and without a tape).
 	for prog, wants := range map[string][]string{
 		"fwd/fwd":   {"stair_fwd_calls 5 5", "square_all_fwd_calls 1 1", "stair_fwd_calls 8 8", "failures 0"},
 		"decl/decl": {"snap_grad_calls 4 4", "snap_fwd_calls 4 4", "failures 0"},
+		"ptr/ptr":   {"row_aug_calls 3 3", "row_rev_calls 3 3", "scaled_aug_calls 1 1", "scaled_rev_calls 1 1", "failures 0"},
 	} {
 		out := run(t, dir, env, filepath.Join(dir, prog))
 		for _, want := range wants {
