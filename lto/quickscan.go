@@ -36,9 +36,40 @@ func quickScan(line *LinkLine, realLD string) bool {
 	return false
 }
 
+// MayHaveRoots is quickScan for an ld command line that gozyme-cc
+// assembled from a compiler driver's linker inputs and library
+// directories (see wrapper): anything it cannot settle (a library it does
+// not find, a line it cannot parse) counts as a possible root.
+func MayHaveRoots(args []string) bool {
+	expanded, err := ExpandResponseFiles(args)
+	if err != nil {
+		return true
+	}
+	line, err := ParseLinkArgs(expanded)
+	if err != nil || line.Sysroot != "" {
+		return true
+	}
+	s := &scanner{line: line, strict: true, seen: map[string]bool{}}
+	for _, it := range line.Items {
+		switch it.Kind {
+		case KindInput:
+			if s.file(it.Value) {
+				return true
+			}
+		case KindLibrary:
+			p := s.findLib(it.Value)
+			if p == "" || s.file(p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 type scanner struct {
 	line    *LinkLine
 	realLD  string
+	strict  bool     // no default directories; a library not found may hold roots
 	dirs    []string // -L directories, then ld's defaults once needed
 	withStd bool
 	seen    map[string]bool
@@ -89,7 +120,7 @@ func (s *scanner) file(path string) bool {
 		} else {
 			p = s.line.sysrootPath(p)
 		}
-		if p != "" && s.file(p) {
+		if p == "" && s.strict || p != "" && s.file(p) {
 			return true
 		}
 	}
@@ -126,7 +157,7 @@ func (s *scanner) findLib(name string) string {
 	if p, found := look(s.dirs); found {
 		return p
 	}
-	if !s.withStd && !s.line.NoStd {
+	if !s.withStd && !s.line.NoStd && !s.strict {
 		s.withStd = true
 		std := DefaultSearchDirs(s.realLD)
 		s.dirs = append(s.dirs, std...)
