@@ -91,9 +91,14 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 	}
 	post := filepath.Join(dir, "differentiated.ll")
 	err = timeStage(ctx, "differentiate", func() error {
-		m, err := irutil.LoadBitcode(ctx, pre)
+		part, err := irutil.LoadPartial(ctx, pre, adSeeds)
 		if err != nil {
 			return fmt.Errorf("%s: %w", job.Origin, err)
+		}
+		m := part.Module
+		if toolchains.Verbose() {
+			parsed, elided := part.Parsed()
+			fmt.Fprintf(os.Stderr, "gozyme: %s: parsed %d function definitions, left %d unparsed\n", job.Origin, parsed, elided)
 		}
 		rules, err := custom.Find(m)
 		if err != nil {
@@ -106,7 +111,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 		if _, err := ad.Differentiate(m, opts); err != nil {
 			return err
 		}
-		return irutil.WriteText(m, post)
+		return part.WriteText(post)
 	})
 	if err != nil {
 		return err
@@ -127,6 +132,17 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 		return fmt.Errorf("%s: compiling the differentiated module: %w", job.Origin, err)
 	}
 	return nil
+}
+
+// adSeeds is what AD reads: the functions calling Enzyme entry points,
+// Enzyme's registration globals and the annotations of enzyme(...)
+// attributes; with what they refer to, transitively, that is all AD and
+// package custom look at, so only that is parsed into llir.
+var adSeeds = irutil.Seeds{
+	Func: func(body string) bool { return strings.Contains(body, "__enzyme_") },
+	Global: func(name string) bool {
+		return strings.Contains(name, "__enzyme_") || name == "llvm.global.annotations"
+	},
 }
 
 func normalizeOptLevel(l string) string {
