@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/gozyme/gozyme/toolchains"
@@ -44,13 +46,30 @@ func bitcodeSymbols(ctx context.Context, tmp string, inputs []*Input) (map[*Inpu
 	}
 	out, err := toolchains.Run(ctx, "llvm-nm", "--format=posix", "-A", "@"+rsp)
 	if err != nil {
-		msg := err.Error()
-		for p, in := range byPath {
-			msg = strings.ReplaceAll(msg, p, in.Origin)
-		}
-		return nil, fmt.Errorf("reading the symbols of embedded bitcode: %s", msg)
+		return nil, corruptBitcode(ctx, byPath, err)
 	}
 	return parseNM(out, byPath), nil
+}
+
+// corruptBitcode names the input whose bitcode llvm-nm could not read (it
+// may abort without naming it) by reading each alone.
+func corruptBitcode(ctx context.Context, byPath map[string]*Input, err error) error {
+	paths := make([]string, 0, len(byPath))
+	for p := range byPath {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		_, perr := toolchains.Run(ctx, "llvm-nm", p)
+		var te *toolchains.ToolError
+		if perr == nil || !errors.As(perr, &te) {
+			continue
+		}
+		msg := strings.TrimSpace(strings.SplitN(te.Stderr, "\n", 2)[0])
+		msg = strings.TrimPrefix(strings.TrimPrefix(msg, filepath.Base(te.Argv[0])+": error: "), p+": ")
+		return fmt.Errorf("%s: corrupt embedded bitcode: %s", byPath[p].Origin, msg)
+	}
+	return fmt.Errorf("reading the symbols of embedded bitcode: %v", err)
 }
 
 // parseNM reads llvm-nm -A --format=posix lines, "FILE: NAME TYPE ...",
