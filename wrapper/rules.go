@@ -120,7 +120,7 @@ func mentionsAttribute(src string, dirs []string) bool {
 		if err != nil {
 			return false
 		}
-		if attrUse.Match(data) {
+		if bytes.Contains(data, []byte("enzyme")) && attrUse.Match(data) {
 			return true
 		}
 		for _, m := range includeLine.FindAllSubmatch(data, -1) {
