@@ -73,13 +73,16 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 	optArgs := []string{"-passes=" + prePipeline(level), in, "-o", pre}
 	if mentionsCustomRules(job) {
 		// Functions with custom derivatives must stay calls: their calls
-		// take the rule instead of being differentiated.
-		text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", in)
-		if err != nil {
-			return fmt.Errorf("%s: %w", job.Origin, err)
-		}
-		for _, name := range custom.NamesInText(string(text)) {
-			optArgs = append(optArgs, "-force-attribute="+name+":noinline")
+		// take the rule instead of being differentiated. The enzyme(...)
+		// attribute makes its function noinline where it is defined; the
+		// functions of registration globals are found in those globals
+		// alone (llvm-extract reads no function bodies). It fails when
+		// there is none.
+		text, err := toolchains.Run(ctx, "llvm-extract", "--rglob=^__enzyme_register_", "-S", "-o", "-", in)
+		if err == nil {
+			for _, name := range custom.NamesInText(string(text)) {
+				optArgs = append(optArgs, "-force-attribute="+name+":noinline")
+			}
 		}
 	}
 	err = timeStage(ctx, "optimize", func() error {
