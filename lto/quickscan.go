@@ -21,19 +21,7 @@ var enzymeMark = []byte("__enzyme_")
 // roots and are skipped.
 func quickScan(line *LinkLine, realLD string) bool {
 	s := &scanner{line: line, realLD: realLD, seen: map[string]bool{}}
-	for _, it := range line.Items {
-		switch it.Kind {
-		case KindInput:
-			if s.file(it.Value) {
-				return true
-			}
-		case KindLibrary:
-			if p := s.findLib(it.Value); p != "" && s.file(p) {
-				return true
-			}
-		}
-	}
-	return false
+	return s.inputs()
 }
 
 // MayHaveRoots is quickScan for an ld command line that gozyme-cc
@@ -50,20 +38,7 @@ func MayHaveRoots(args []string) bool {
 		return true
 	}
 	s := &scanner{line: line, strict: true, seen: map[string]bool{}}
-	for _, it := range line.Items {
-		switch it.Kind {
-		case KindInput:
-			if s.file(it.Value) {
-				return true
-			}
-		case KindLibrary:
-			p := s.findLib(it.Value)
-			if p == "" || s.file(p) {
-				return true
-			}
-		}
-	}
-	return false
+	return s.inputs()
 }
 
 type scanner struct {
@@ -73,6 +48,33 @@ type scanner struct {
 	dirs    []string // -L directories, then ld's defaults once needed
 	withStd bool
 	seen    map[string]bool
+}
+
+// inputs reports whether any input or -l library of the line mentions an
+// Enzyme entry point.
+func (s *scanner) inputs() bool {
+	for _, it := range s.line.Items {
+		switch it.Kind {
+		case KindInput:
+			if s.file(it.Value) {
+				return true
+			}
+		case KindLibrary:
+			if s.lib(it.Value) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lib is file for the library -l name loads; one not found counts as a
+// possible root in strict mode.
+func (s *scanner) lib(name string) bool {
+	if p := s.findLib(name); p != "" {
+		return s.file(p)
+	}
+	return s.strict
 }
 
 // file reports whether path mentions an Enzyme entry point, following
@@ -112,15 +114,19 @@ func (s *scanner) file(path string) bool {
 	for _, in := range inputs {
 		p := in.Name
 		if name, isLib := strings.CutPrefix(p, "-l"); isLib {
-			p = s.findLib(name)
-		} else if !filepath.IsAbs(p) {
+			if s.lib(name) {
+				return true
+			}
+			continue
+		}
+		if !filepath.IsAbs(p) {
 			if _, err := os.Stat(p); err != nil {
 				p = s.findLib(":" + p)
 			}
 		} else {
 			p = s.line.sysrootPath(p)
 		}
-		if p == "" && s.strict || p != "" && s.file(p) {
+		if p != "" && s.file(p) {
 			return true
 		}
 	}

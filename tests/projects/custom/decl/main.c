@@ -1,5 +1,6 @@
 #include <math.h>
 #include <stdio.h>
+#include "../check.h"
 #include "snap.h"
 
 extern int enzyme_dup, enzyme_const;
@@ -11,12 +12,6 @@ static double loss(const double *w, int n) {
 	double s = 0;
 	for (int i = 0; i < n; i++) s += snap(w[i]) * w[i];
 	return s;
-}
-
-static int failures;
-static void check(const char *what, double got, double want) {
-	printf("%s %.17g %.17g\n", what, got, want);
-	if (!(fabs(got - want) <= 1e-12 * fmax(1, fabs(want)))) failures++;
 }
 
 int main(void) {

@@ -1,5 +1,6 @@
 #include <math.h>
 #include <stdio.h>
+#include "../check.h"
 
 /* Forward-mode custom derivatives: the enzyme("forward") attribute on a
    definition, and Enzyme's __enzyme_register_derivative_NAME global for a
@@ -28,12 +29,6 @@ static double model(const double *x, int n) {
 }
 
 static double stair_cubed(double x) { double q = stair(x); return q * q * q; }
-
-static int failures;
-static void check(const char *what, double got, double want) {
-	printf("%s %.17g %.17g\n", what, got, want);
-	if (!(fabs(got - want) <= 1e-12 * fmax(1, fabs(want)))) failures++;
-}
 
 int main(void) {
 	enum { N = 5 };
