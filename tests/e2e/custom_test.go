@@ -42,7 +42,7 @@ func TestCustomDerivatives(t *testing.T) {
 	// rules for functions returning pointers (with and without a tape).
 	for prog, wants := range map[string][]string{
 		"fwd/fwd":   {"stair_fwd_calls 5 5", "square_all_fwd_calls 1 1", "stair_fwd_calls 8 8", "failures 0"},
-		"decl/decl": {"snap_grad_calls 4 4", "snap_fwd_calls 4 4", "failures 0"},
+		"decl/decl": {"snap_grad_calls 4 4", "snap_fwd_calls 4 4", "halve_grad_calls 4 4", "failures 0"},
 		"ptr/ptr":   {"row_aug_calls 3 3", "row_rev_calls 3 3", "scaled_aug_calls 1 1", "scaled_rev_calls 1 1", "failures 0"},
 	} {
 		out := run(t, dir, env, filepath.Join(dir, prog))

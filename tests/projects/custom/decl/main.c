@@ -6,7 +6,13 @@
 extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
-extern int snap_grad_calls, snap_fwd_calls;
+extern int snap_grad_calls, snap_fwd_calls, halve_grad_calls;
+
+static double halves(const double *w, int n) {
+	double s = 0;
+	for (int i = 0; i < n; i++) s += halve(w[i]) * w[i];
+	return s;
+}
 
 static double loss(const double *w, int n) {
 	double s = 0;
@@ -26,6 +32,10 @@ int main(void) {
 	}
 	check("decl_fwd", __enzyme_fwddiff((void *)loss, enzyme_dup, w, t, enzyme_const, N), want);
 	check("snap_grad_calls", snap_grad_calls, N);
+	double dh[N] = {0};
+	__enzyme_autodiff((void *)halves, enzyme_dup, w, dh, enzyme_const, N);
+	for (int i = 0; i < N; i++) check("decl_halve", dh[i], w[i] + halve(w[i]));
+	check("halve_grad_calls", halve_grad_calls, N);
 	check("snap_fwd_calls", snap_fwd_calls, N);
 	printf("failures %d\n", failures);
 	return failures != 0;
