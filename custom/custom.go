@@ -60,11 +60,10 @@ func Find(m *ir.Module) (map[*ir.Func]*Rule, error) {
 				return nil, err
 			}
 			r := get(fs[0])
-			from := "@" + name
-			if err := set(&r.Augment, &r.AugmentFrom, fs[1], from, fs[0], "augmented forward"); err != nil {
+			if err := set(&r.Augment, &r.AugmentFrom, fs[1], registeredFrom(name, "augment"), fs[0], "augmented forward"); err != nil {
 				return nil, err
 			}
-			if err := set(&r.Gradient, &r.GradientFrom, fs[2], from, fs[0], "gradient"); err != nil {
+			if err := set(&r.Gradient, &r.GradientFrom, fs[2], registeredFrom(name, "gradient"), fs[0], "gradient"); err != nil {
 				return nil, err
 			}
 		case strings.HasPrefix(name, "__enzyme_register_derivative"):
@@ -73,7 +72,7 @@ func Find(m *ir.Module) (map[*ir.Func]*Rule, error) {
 				return nil, err
 			}
 			r := get(fs[0])
-			if err := set(&r.Forward, &r.ForwardFrom, fs[1], "@"+name, fs[0], "forward derivative"); err != nil {
+			if err := set(&r.Forward, &r.ForwardFrom, fs[1], registeredFrom(name, "forward"), fs[0], "forward derivative"); err != nil {
 				return nil, err
 			}
 		case name == "llvm.global.annotations":
@@ -104,7 +103,7 @@ func typeDeclared(r *Rule) bool {
 	voidDecl := func(g *ir.Func) bool {
 		return g != nil && len(g.Blocks) == 0 && len(g.Sig.Params) == 0 && !g.Sig.Variadic && types.Equal(g.Sig.RetType, types.Void)
 	}
-	ours := func(g *ir.Func, from string) bool { return g == nil || strings.Contains(from, gozymeRegistration) }
+	ours := func(g *ir.Func, from string) bool { return g == nil || strings.Contains(from, seenBy) }
 	unknown := func(g *ir.Func, from string) bool { return g != nil && ours(g, from) && voidDecl(g) }
 	f := r.Func
 	if voidDecl(f) && ours(r.Augment, r.AugmentFrom) && ours(r.Gradient, r.GradientFrom) && ours(r.Forward, r.ForwardFrom) {
@@ -457,7 +456,7 @@ func isFloat(t types.Type) bool {
 // registered matches, in textual IR, the function a registration global
 // names first, and annotation entries with the function they annotate.
 var (
-	registered = regexp.MustCompile(`(?m)^@__enzyme_register_(?:gradient|derivative)\S* = .*?\[i8\* (?:bitcast \([^@]*)?@([-\w.$]+|"[^"]+")`)
+	registered = regexp.MustCompile(`(?m)^@"?__enzyme_register_(?:gradient|derivative)\S* = .*?\[i8\* (?:bitcast \([^@]*)?@([-\w.$]+|"[^"]+")`)
 	annotated  = regexp.MustCompile(`\{ i8\* (?:bitcast \([^@]*)?@([-\w.$]+|"[^"]+")[^{}]*?@(\.str[.\d]*)`)
 	strGlobal  = regexp.MustCompile(`(?m)^@(\.str[.\d]*) = .*c"([^"]*)"`)
 )

@@ -28,6 +28,20 @@ type Declared struct {
 // (their rules may be declarations of unknown type, see Find).
 const gozymeRegistration = ".gozyme."
 
+// seenBy marks, in messages, the rules of gozyme-cc's registrations.
+const seenBy = " on a declaration seen by "
+
+// registeredFrom describes where a registration global comes from, for messages:
+// for gozyme-cc's, the attribute and the translation unit that saw it.
+func registeredFrom(global, kind string) string {
+	i := strings.Index(global, gozymeRegistration)
+	j := strings.LastIndexByte(global, ':')
+	if i < 0 || j < i {
+		return "@" + global
+	}
+	return fmt.Sprintf("enzyme(\"%s\", ...)%s%s", kind, seenBy, global[j+1:])
+}
+
 // astNode is the part of clang's JSON AST dump that rules are read from.
 type astNode struct {
 	ID             string    `json:"id"`
@@ -136,7 +150,11 @@ var plainName = regexp.MustCompile(`^[A-Za-z_$.][-\w$.]*$`)
 // functions are declared as void() when the TU does not already have them
 // (llvm-link keeps the TU's own declarations; Find gives the others the
 // types the rules must have).
-func RegistrationIR(decls []Declared) string {
+//
+// Each global's name ends in ":" and the TU's source file, which messages
+// about the rule give as where it was registered (see registeredFrom).
+func RegistrationIR(decls []Declared, source string) string {
+	source = strings.NewReplacer(`"`, "_", `\`, "_", "\n", "_", " ", "_").Replace(source)
 	var b strings.Builder
 	declared := map[string]bool{}
 	ref := func(name string) string {
@@ -153,8 +171,8 @@ func RegistrationIR(decls []Declared) string {
 		for _, p := range parts {
 			elems = append(elems, ref(p))
 		}
-		fmt.Fprintf(&b, "@__enzyme_register_%s%s%s.%08x = weak global [%d x i8*] [%s], section \"llvm.metadata\"\n",
-			kind, gozymeRegistration, f, h.Sum32(), len(elems), strings.Join(elems, ", "))
+		fmt.Fprintf(&b, "@\"__enzyme_register_%s%s%s.%08x:%s\" = weak global [%d x i8*] [%s], section \"llvm.metadata\"\n",
+			kind, gozymeRegistration, f, h.Sum32(), source, len(elems), strings.Join(elems, ", "))
 	}
 	for _, d := range decls {
 		if !plainName.MatchString(d.Func) {

@@ -66,7 +66,7 @@ func TestRegistrationIRTypes(t *testing.T) {
 	reg := RegistrationIR([]Declared{
 		{Func: "f", Augment: "f_aug", Gradient: "f_rev", Forward: "f_fwd"},
 		{Func: "unused", Gradient: "unused_rev"},
-	})
+	}, "dir/my file.c")
 	// As gozyme-cc links them into a TU's bitcode.
 	link, err := exec.LookPath("llvm-link-14")
 	if err != nil {

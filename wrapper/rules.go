@@ -50,7 +50,7 @@ func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, tmp *
 	if err := os.WriteFile(base+".bc", bc, 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(base+"-rules.ll", []byte(custom.RegistrationIR(decls)), 0o644); err != nil {
+	if err := os.WriteFile(base+"-rules.ll", []byte(custom.RegistrationIR(decls, in.Path)), 0o644); err != nil {
 		return err
 	}
 	if _, err := toolchains.Run(ctx, "llvm-link", base+".bc", base+"-rules.ll", "-o", base+"-linked.bc"); err != nil {

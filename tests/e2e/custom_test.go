@@ -55,7 +55,8 @@ func TestCustomDerivatives(t *testing.T) {
 }
 
 // TestCustomDerivativeErrors: a rule that does not fit its function, and two
-// rules for one function, stop the link naming them.
+// rules for one function (also from declarations in different TUs), stop
+// the link naming them.
 func TestCustomDerivativeErrors(t *testing.T) {
 	setup(t)
 	dir := copyProject(t, "custom")
@@ -63,6 +64,7 @@ func TestCustomDerivativeErrors(t *testing.T) {
 	for target, wants := range map[string][]string{
 		"bad/mismatch":  {"custom derivative 'f_rev' of 'f'", "does not fit", "must take 2"},
 		"bad/duplicate": {"two different gradient rules for 'f'", "'rev_a'", "'rev_b'"},
+		"bad/conflict":  {"two different gradient rules for 'g'", "'rule_a' (enzyme(\"gradient\", ...) on a declaration seen by bad/conflict_a.c)", "'rule_b' (bad/conflict_b.c:5)"},
 	} {
 		_, stderr, err := runErr(dir, env, "make", target)
 		if err == nil {
