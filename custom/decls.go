@@ -44,13 +44,13 @@ func registeredFrom(global, kind string) string {
 
 // astNode is the part of clang's JSON AST dump that rules are read from.
 type astNode struct {
-	ID             string    `json:"id"`
-	Kind           string    `json:"kind"`
-	MangledName    string    `json:"mangledName"`
-	StorageClass   string    `json:"storageClass"`
-	Value          string    `json:"value"`
-	Inner          []astNode `json:"inner"`
-	ReferencedDecl *astNode  `json:"referencedDecl"`
+	ID             string          `json:"id"`
+	Kind           string          `json:"kind"`
+	MangledName    string          `json:"mangledName"`
+	StorageClass   string          `json:"storageClass"`
+	Value          json.RawMessage `json:"value"` // a string in string literals; other nodes have numbers
+	Inner          []astNode       `json:"inner"`
+	ReferencedDecl *astNode        `json:"referencedDecl"`
 }
 
 // DeclaredInAST reads the enzyme(...) attributes of the function
@@ -120,7 +120,11 @@ func enzymeAttr(n *astNode, symbol map[string]string) (kind, rule string) {
 	if ref == nil || lit == nil || ref.ReferencedDecl == nil {
 		return "", ""
 	}
-	switch k := strings.Trim(lit.Value, `"`); k {
+	var text string
+	if json.Unmarshal(lit.Value, &text) != nil {
+		return "", ""
+	}
+	switch k := strings.Trim(text, `"`); k {
 	case "augment", "gradient", "forward":
 		return k, symbol[ref.ReferencedDecl.ID]
 	}

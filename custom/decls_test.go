@@ -29,6 +29,7 @@ extern "C" double c_rev(double, double);
 extern "C" __attribute__((enzyme("gradient", c_rev))) double c(double);
 static double s_rev(double, double); __attribute__((enzyme("gradient", s_rev))) static double s(double);
 __attribute__((annotate("other", 1))) double plain(double);
+constexpr bool flag = true; // a literal whose "value" is not a string
 `), 0o644)
 	out, err := exec.Command(clang, "-fsyntax-only", "-Xclang", "-ast-dump=json", "-w", "-D"+AttributeMacro, src).Output()
 	if err != nil {

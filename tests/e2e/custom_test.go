@@ -11,14 +11,15 @@ import (
 // in a static library; a pointer rule with a tape in Enzyme's registration
 // form, called in a loop; a rule for a function compiled by gcc (no
 // bitcode), called in recursion; forward-mode rules (fwd/); rules declared
-// only in a header the function's TU does not include (decl/); rules for
+// only in a header the function's TU does not include (decl/, and C++ in
+// cxxdecl/); rules for
 // functions returning pointers (ptr/). The programs
 // check each derivative and how often each rule ran; this test checks
 // their output.
 func TestCustomDerivatives(t *testing.T) {
 	setup(t)
 	dir := copyProject(t, "custom")
-	env := toolEnv("CC=gozyme-cc")
+	env := toolEnv("CC=gozyme-cc", "CXX=gozyme-c++")
 	_, stderr, err := runErr(dir, env, "make")
 	if err != nil {
 		t.Fatalf("make: %v\n%s", err, stderr)
@@ -41,9 +42,10 @@ func TestCustomDerivatives(t *testing.T) {
 	// function's own TU does not include (the caller's TU registers them);
 	// rules for functions returning pointers (with and without a tape).
 	for prog, wants := range map[string][]string{
-		"fwd/fwd":   {"stair_fwd_calls 5 5", "square_all_fwd_calls 1 1", "stair_fwd_calls 8 8", "failures 0"},
-		"decl/decl": {"snap_grad_calls 4 4", "snap_fwd_calls 4 4", "halve_grad_calls 4 4", "failures 0"},
-		"ptr/ptr":   {"row_aug_calls 3 3", "row_rev_calls 3 3", "scaled_aug_calls 1 1", "scaled_rev_calls 1 1", "failures 0"},
+		"fwd/fwd":         {"stair_fwd_calls 5 5", "square_all_fwd_calls 1 1", "stair_fwd_calls 8 8", "failures 0"},
+		"decl/decl":       {"snap_grad_calls 4 4", "snap_fwd_calls 4 4", "halve_grad_calls 4 4", "failures 0"},
+		"cxxdecl/cxxdecl": {"snap_grad_calls 3", "failures 0"},
+		"ptr/ptr":         {"row_aug_calls 3 3", "row_rev_calls 3 3", "scaled_aug_calls 1 1", "scaled_rev_calls 1 1", "failures 0"},
 	} {
 		out := run(t, dir, env, filepath.Join(dir, prog))
 		for _, want := range wants {
