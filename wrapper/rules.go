@@ -20,7 +20,7 @@ import (
 // custom.DeclaredInAST for why). TUs whose source and headers never mention
 // the attribute (a textual scan) cost nothing more.
 func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, tmp *tempDir) error {
-	if in.Path == "-" || obj == "" || obj == "-" || !isELF(obj) || !mentionsAttribute(in.Path, includeDirs(cmd)) {
+	if in.Path == "-" || obj == "" || obj == "-" || !isELF(obj) || !mentionsAttribute(in.Path, includeDirs(cmd), forcedIncludes(cmd)) {
 		return nil
 	}
 	ctx := context.Background()
@@ -106,9 +106,25 @@ var (
 	attrUse     = regexp.MustCompile(`(^|[^\w])enzyme[ \t]*\(`)
 )
 
-// mentionsAttribute reports whether a source or a header it includes
-// (found next to the including file or in dirs) mentions enzyme(.
-func mentionsAttribute(src string, dirs []string) bool {
+// forcedIncludes lists the files -include and -imacros name.
+func forcedIncludes(cmd *Command) []string {
+	var files []string
+	for _, it := range cmd.Items {
+		a := it.Args[0]
+		switch {
+		case (a == "-include" || a == "-imacros") && len(it.Args) > 1:
+			files = append(files, it.Args[1])
+		case strings.HasPrefix(a, "--include="):
+			files = append(files, a[len("--include="):])
+		}
+	}
+	return files
+}
+
+// mentionsAttribute reports whether a source, the files forced in with
+// -include, or a header they include (found next to the including file or
+// in dirs) mentions enzyme(.
+func mentionsAttribute(src string, dirs, forced []string) bool {
 	seen := map[string]bool{}
 	var visit func(path string) bool
 	visit = func(path string) bool {
@@ -139,6 +155,11 @@ func mentionsAttribute(src string, dirs []string) bool {
 			}
 		}
 		return false
+	}
+	for _, f := range forced {
+		if visit(f) {
+			return true
+		}
 	}
 	return visit(src)
 }

@@ -23,13 +23,17 @@ func TestMentionsAttribute(t *testing.T) {
 		os.WriteFile(p, []byte(text), 0o644)
 	}
 	cmd := Classify([]string{"-c", "-I", filepath.Join(dir, "inc"), filepath.Join(dir, "src/a.c")})
-	if !mentionsAttribute(filepath.Join(dir, "src/a.c"), includeDirs(cmd)) {
+	if !mentionsAttribute(filepath.Join(dir, "src/a.c"), includeDirs(cmd), nil) {
 		t.Errorf("a.c: attribute in a header two includes away not found")
 	}
-	if mentionsAttribute(filepath.Join(dir, "src/a.c"), nil) {
+	if mentionsAttribute(filepath.Join(dir, "src/a.c"), nil, nil) {
 		t.Errorf("a.c without -I: found an attribute it cannot reach")
 	}
-	if mentionsAttribute(filepath.Join(dir, "src/plain.c"), includeDirs(cmd)) {
+	if mentionsAttribute(filepath.Join(dir, "src/plain.c"), includeDirs(cmd), nil) {
 		t.Errorf("plain.c: __enzyme_autodiff( taken for the attribute")
+	}
+	forced := Classify([]string{"-c", "-include", filepath.Join(dir, "inc/api/inner.h"), filepath.Join(dir, "src/plain.c")})
+	if !mentionsAttribute(filepath.Join(dir, "src/plain.c"), nil, forcedIncludes(forced)) {
+		t.Errorf("plain.c with -include inner.h: attribute not found")
 	}
 }
