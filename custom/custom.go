@@ -280,7 +280,8 @@ func annotationArg(c constant.Constant) *ir.Func {
 
 // Check verifies that a rule's functions fit f's signature, per the Enzyme
 // ABI: every pointer parameter of f is followed by its shadow; aug returns
-// the tape (a pointer) or nothing; rev takes f's parameters, the return's
+// the tape (a pointer) or nothing, or when f returns a pointer {ret, dret}
+// or {tape, ret, dret} (see checkAugment); rev takes f's parameters, the return's
 // adjoint when f returns a float, and the tape when aug returns one, and
 // returns the adjoints of f's float parameters (one value, or a struct of
 // them); fwd takes every float or pointer parameter followed by its tangent
