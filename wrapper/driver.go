@@ -63,10 +63,6 @@ func Main(lang string, args []string) int {
 	case CompileAndLink:
 		code, err = d.compileAndLink(expanded, cmd)
 	case Link:
-		if d.plainLink(cmd) {
-			err = d.exec(orig) // no Enzyme call: exactly the plain link
-			break
-		}
 		code, err = d.link(orig, cmd)
 	default:
 		err = d.exec(orig)
