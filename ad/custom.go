@@ -74,6 +74,69 @@ func (r *reverseGen) augmentCustom(b *ir.Block, call *ir.InstCall, c *Custom) ([
 	return []ir.Instruction{aug}, nil
 }
 
+// augmentCustomPointer emits, in place of the forward clone of a call with
+// a custom rule that returns a pointer carrying derivatives, the call of
+// its augmented forward: it returns the result, its shadow and maybe a
+// tape ({ret, dret} or {tape, ret, dret}, in registers or through sret).
+func (r *reverseGen) augmentCustomPointer(b *ir.Block, call *ir.InstCall, c *Custom) ([]ir.Instruction, error) {
+	name := call.Callee.(*ir.Func).Name()
+	if c.Augment == nil {
+		return nil, errorAt(r.f, call, "'%s' returns a pointer that carries derivatives: its custom derivative needs an augmented forward (enzyme(\"augment\", ...)) returning the result and its shadow", name)
+	}
+	fields, sret := irutil.ReturnedStruct(c.Augment)
+	if len(fields) != 2 && len(fields) != 3 {
+		return nil, errorAt(r.f, call, "the augmented forward '%s' of '%s' must return {ret, dret} or {tape, ret, dret}", c.Augment.Name(), name)
+	}
+	args, err := r.customArgs(call, func(v value.Value) value.Value { return v },
+		func(v value.Value) (value.Value, error) { return r.shadowOf(call, v) })
+	if err != nil {
+		return nil, err
+	}
+	var out []ir.Instruction
+	var field func(i int) value.Value
+	if sret {
+		st := c.Augment.Params[0].Typ.(*types.PointerType).ElemType
+		slot := ir.NewAlloca(st)
+		r.allocas.Insts = append(r.allocas.Insts, slot)
+		out = append(out, ir.NewCall(c.Augment, append([]value.Value{slot}, args...)...))
+		field = func(i int) value.Value {
+			gep := ir.NewGetElementPtr(st, slot, constant.NewInt(types.I32, 0), constant.NewInt(types.I32, int64(i)))
+			ld := ir.NewLoad(fields[i], gep)
+			out = append(out, gep, ld)
+			return ld
+		}
+	} else {
+		aug := ir.NewCall(c.Augment, args...)
+		out = append(out, aug)
+		field = func(i int) value.Value {
+			ev := ir.NewExtractValue(aug, uint64(i))
+			out = append(out, ev)
+			return ev
+		}
+	}
+	cast := func(v value.Value) value.Value {
+		if types.Equal(v.Type(), call.Typ) {
+			return v
+		}
+		bc := ir.NewBitCast(v, call.Typ)
+		out = append(out, bc)
+		return bc
+	}
+	first := len(fields) - 2
+	if first == 1 {
+		tape := field(0)
+		r.tapes[call] = tape
+		r.blockOf[tape] = b
+	}
+	ret, dret := cast(field(first)), cast(field(first+1))
+	r.vmap[call] = ret
+	r.blockOf[ret] = b
+	r.primalOf[ret] = call
+	r.shadow[call] = dret
+	r.blockOf[dret] = b
+	return out, nil
+}
+
 // reverseCustom emits the call of the gradient rule: the arguments (with
 // shadows), the result's adjoint d when the function returns a float, the
 // tape; the returned adjoints of the float parameters flow into the
@@ -154,5 +217,10 @@ func loadField(blk *ir.Block, p value.Value, floats []value.Value, i int) value.
 // customCallActive reports whether a call with a custom rule carries
 // derivatives: its result is active or it touches shadowed memory.
 func (r *reverseGen) customCallActive(call *ir.InstCall) bool {
-	return r.act.active(call) || r.act.callTouchesActiveMemory(call, r.passes)
+	return r.act.active(call) || r.act.callTouchesActiveMemory(call, r.passes) || r.returnsShadow(call)
+}
+
+// returnsShadow reports a call returning a pointer that has a shadow.
+func (r *reverseGen) returnsShadow(call *ir.InstCall) bool {
+	return types.IsPointer(call.Typ) && r.act.hasShadow(call)
 }

@@ -292,6 +292,16 @@ func (r *reverseGen) forward() error {
 			if isDebugIntrinsic(inst) {
 				continue
 			}
+			if call, ok := inst.(*ir.InstCall); ok && r.returnsShadow(call) {
+				if rule, ok := r.customRule(call); ok {
+					insts, err := r.augmentCustomPointer(b, call, rule)
+					if err != nil {
+						return err
+					}
+					rest = append(rest, insts...)
+					continue
+				}
+			}
 			if call, ok := inst.(*ir.InstCall); ok && r.callsDerivative(call) {
 				insts, err := r.augmentCall(b, call)
 				if err != nil {

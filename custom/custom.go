@@ -21,9 +21,11 @@ import (
 )
 
 // AttributeMacro is the -D definition gozyme-cc compiles with: the
-// attribute becomes an annotation the link step reads, and the function
-// stays out of line so its calls can take the rule.
-const AttributeMacro = `enzyme(kind, fn)=annotate("enzyme:" kind, fn), noinline`
+// attribute becomes an annotation the link step reads (its arguments, the
+// rule and the kind, are what gozyme-cc reads from declarations, see
+// DeclaredInAST), and the function stays out of line so its calls can take
+// the rule.
+const AttributeMacro = `enzyme(kind, fn)=annotate("enzyme:" kind, fn, kind), noinline`
 
 // AnnotationPrefix starts the annotation strings of the attribute.
 const AnnotationPrefix = "enzyme:"
@@ -58,11 +60,10 @@ func Find(m *ir.Module) (map[*ir.Func]*Rule, error) {
 				return nil, err
 			}
 			r := get(fs[0])
-			from := "@" + name
-			if err := set(&r.Augment, &r.AugmentFrom, fs[1], from, fs[0], "augmented forward"); err != nil {
+			if err := set(&r.Augment, &r.AugmentFrom, fs[1], registeredFrom(name, "augment"), fs[0], "augmented forward"); err != nil {
 				return nil, err
 			}
-			if err := set(&r.Gradient, &r.GradientFrom, fs[2], from, fs[0], "gradient"); err != nil {
+			if err := set(&r.Gradient, &r.GradientFrom, fs[2], registeredFrom(name, "gradient"), fs[0], "gradient"); err != nil {
 				return nil, err
 			}
 		case strings.HasPrefix(name, "__enzyme_register_derivative"):
@@ -71,7 +72,7 @@ func Find(m *ir.Module) (map[*ir.Func]*Rule, error) {
 				return nil, err
 			}
 			r := get(fs[0])
-			if err := set(&r.Forward, &r.ForwardFrom, fs[1], "@"+name, fs[0], "forward derivative"); err != nil {
+			if err := set(&r.Forward, &r.ForwardFrom, fs[1], registeredFrom(name, "forward"), fs[0], "forward derivative"); err != nil {
 				return nil, err
 			}
 		case name == "llvm.global.annotations":
@@ -80,12 +81,80 @@ func Find(m *ir.Module) (map[*ir.Func]*Rule, error) {
 			}
 		}
 	}
-	for _, r := range rules {
+	for f, r := range rules {
+		if !typeDeclared(r) {
+			delete(rules, f)
+			continue
+		}
 		if err := Check(r); err != nil {
 			return nil, err
 		}
 	}
 	return rules, nil
+}
+
+// typeDeclared gives the functions that only gozyme-cc's registrations
+// declare (as void(): the TU knew their names, not their IR types), and
+// that no module of the link defines with bitcode, the types the Enzyme
+// ABI gives them. An augmented forward of unknown type is taken to return
+// a tape ({ret, dret} when the function returns a pointer). It reports false for a rule whose function itself is unknown:
+// nothing in the link calls it.
+func typeDeclared(r *Rule) bool {
+	voidDecl := func(g *ir.Func) bool {
+		return g != nil && len(g.Blocks) == 0 && len(g.Sig.Params) == 0 && !g.Sig.Variadic && types.Equal(g.Sig.RetType, types.Void)
+	}
+	ours := func(g *ir.Func, from string) bool { return g == nil || strings.Contains(from, seenBy) }
+	unknown := func(g *ir.Func, from string) bool { return g != nil && ours(g, from) && voidDecl(g) }
+	f := r.Func
+	if voidDecl(f) && ours(r.Augment, r.AugmentFrom) && ours(r.Gradient, r.GradientFrom) && ours(r.Forward, r.ForwardFrom) {
+		return false
+	}
+	if unknown(r.Augment, r.AugmentFrom) {
+		var ret types.Type = types.I8Ptr
+		if types.IsPointer(f.Sig.RetType) {
+			ret = types.NewStruct(f.Sig.RetType, f.Sig.RetType) // {ret, dret}
+		}
+		retype(r.Augment, ret, withShadows(f, types.IsPointer))
+	}
+	if unknown(r.Gradient, r.GradientFrom) {
+		params := withShadows(f, types.IsPointer)
+		if isFloat(f.Sig.RetType) {
+			params = append(params, f.Sig.RetType)
+		}
+		if r.Augment != nil && !types.Equal(r.Augment.Sig.RetType, types.Void) {
+			params = append(params, r.Augment.Sig.RetType)
+		}
+		var floats []types.Type
+		for _, p := range f.Sig.Params {
+			if isFloat(p) {
+				floats = append(floats, p)
+			}
+		}
+		var ret types.Type = types.Void
+		switch len(floats) {
+		case 0:
+		case 1:
+			ret = floats[0]
+		default:
+			ret = types.NewStruct(floats...)
+		}
+		retype(r.Gradient, ret, params)
+	}
+	if unknown(r.Forward, r.ForwardFrom) {
+		retype(r.Forward, f.Sig.RetType, withShadows(f, func(t types.Type) bool { return types.IsPointer(t) || isFloat(t) }))
+	}
+	return true
+}
+
+// retype gives a function declaration a new signature.
+func retype(g *ir.Func, ret types.Type, params []types.Type) {
+	g.Sig = types.NewFunc(ret, params...)
+	g.Params = make([]*ir.Param, len(params))
+	for i, t := range params {
+		g.Params[i] = ir.NewParam("", t)
+	}
+	g.Typ = nil
+	g.Type()
 }
 
 // set records one part of a rule; a different function for the same part
@@ -211,7 +280,8 @@ func annotationArg(c constant.Constant) *ir.Func {
 
 // Check verifies that a rule's functions fit f's signature, per the Enzyme
 // ABI: every pointer parameter of f is followed by its shadow; aug returns
-// the tape (a pointer) or nothing; rev takes f's parameters, the return's
+// the tape (a pointer) or nothing, or when f returns a pointer {ret, dret}
+// or {tape, ret, dret} (see checkAugment); rev takes f's parameters, the return's
 // adjoint when f returns a float, and the tape when aug returns one, and
 // returns the adjoints of f's float parameters (one value, or a struct of
 // them); fwd takes every float or pointer parameter followed by its tangent
@@ -222,12 +292,11 @@ func Check(r *Rule) error {
 		return fmt.Errorf("'%s' has an augmented forward '%s' (%s) but no gradient", f.Name(), r.Augment.Name(), r.AugmentFrom)
 	}
 	shadowed := withShadows(f, func(t types.Type) bool { return types.IsPointer(t) })
+	var tape types.Type // what the augmented forward gives the gradient
 	if a := r.Augment; a != nil {
-		if err := paramsFit(f, a, r.AugmentFrom, shadowed); err != nil {
+		var err error
+		if tape, err = checkAugment(r, shadowed); err != nil {
 			return err
-		}
-		if rt := a.Sig.RetType; !types.Equal(rt, types.Void) && !types.IsPointer(rt) {
-			return mismatch(f, a, r.AugmentFrom, "returns %s; an augmented forward returns its tape as a pointer, or nothing", rt)
 		}
 	}
 	if g := r.Gradient; g != nil {
@@ -235,8 +304,8 @@ func Check(r *Rule) error {
 		if isFloat(f.Sig.RetType) {
 			want = append(want, f.Sig.RetType)
 		}
-		if r.Augment != nil && !types.Equal(r.Augment.Sig.RetType, types.Void) {
-			want = append(want, r.Augment.Sig.RetType)
+		if tape != nil {
+			want = append(want, tape)
 		}
 		params := paramTypes(g)
 		sret := irutil.HasSRetParam(g)
@@ -266,6 +335,53 @@ func Check(r *Rule) error {
 		}
 	}
 	return nil
+}
+
+// checkAugment checks the augmented forward of a rule and returns the type
+// of the tape it gives the gradient (nil for none). It takes f's
+// parameters with shadows. For f returning a scalar it returns the tape (a
+// pointer) or nothing; for f returning a pointer it returns the primal
+// result and its shadow, {ret, dret}, or with a tape first, {tape, ret,
+// dret} (in C a struct of three pointers, which clang returns through a
+// hidden first parameter).
+func checkAugment(r *Rule, shadowed []types.Type) (types.Type, error) {
+	f, a := r.Func, r.Augment
+	fields, sret := irutil.ReturnedStruct(a)
+	params := paramTypes(a)
+	if sret {
+		params = params[1:]
+	}
+	if err := typesFit(f, a, r.AugmentFrom, params, shadowed); err != nil {
+		return nil, err
+	}
+	if !types.IsPointer(f.Sig.RetType) {
+		switch rt := a.Sig.RetType; {
+		case sret || !types.Equal(rt, types.Void) && !types.IsPointer(rt):
+			return nil, mismatch(f, a, r.AugmentFrom, "returns %s; an augmented forward returns its tape as a pointer, or nothing", describeReturn(a))
+		case types.IsPointer(rt):
+			return rt, nil
+		}
+		return nil, nil
+	}
+	ok := len(fields) == 2 || len(fields) == 3
+	for _, t := range fields {
+		ok = ok && types.IsPointer(t)
+	}
+	if !ok {
+		return nil, mismatch(f, a, r.AugmentFrom, "returns %s; '%s' returns a pointer, so its augmented forward returns a struct of the result and its shadow, {ret, dret}, or {tape, ret, dret}", describeReturn(a), f.Name())
+	}
+	if len(fields) == 3 {
+		return fields[0], nil
+	}
+	return nil, nil
+}
+
+// describeReturn names what a function returns, through sret too.
+func describeReturn(f *ir.Func) string {
+	if fields, sret := irutil.ReturnedStruct(f); sret {
+		return fmt.Sprintf("{%s} (in memory)", typeList(fields))
+	}
+	return f.Sig.RetType.String()
 }
 
 // withShadows lists f's parameter types, each one for which dup holds
@@ -341,7 +457,7 @@ func isFloat(t types.Type) bool {
 // registered matches, in textual IR, the function a registration global
 // names first, and annotation entries with the function they annotate.
 var (
-	registered = regexp.MustCompile(`(?m)^@__enzyme_register_(?:gradient|derivative)\S* = .*?\[i8\* (?:bitcast \([^@]*)?@([-\w.$]+|"[^"]+")`)
+	registered = regexp.MustCompile(`(?m)^@"?__enzyme_register_(?:gradient|derivative)\S* = .*?\[i8\* (?:bitcast \([^@]*)?@([-\w.$]+|"[^"]+")`)
 	annotated  = regexp.MustCompile(`\{ i8\* (?:bitcast \([^@]*)?@([-\w.$]+|"[^"]+")[^{}]*?@(\.str[.\d]*)`)
 	strGlobal  = regexp.MustCompile(`(?m)^@(\.str[.\d]*) = .*c"([^"]*)"`)
 )

@@ -80,3 +80,43 @@ declare double @g(double, double, double)
 		}
 	}
 }
+
+// A function returning a pointer: its augmented forward returns {ret, dret}
+// or {tape, ret, dret} (through sret in C); the tape goes to the gradient.
+func TestCheckPointerReturn(t *testing.T) {
+	const ir = `
+%pair = type { double*, double* }
+%triple = type { i8*, double*, double* }
+@__enzyme_register_gradient_a = global [3 x i8*] [i8* bitcast (double* (double*, i32)* @a to i8*), i8* bitcast (%pair (double*, double*, i32)* @a_aug to i8*), i8* bitcast (void (double*, double*, i32)* @a_rev to i8*)]
+@__enzyme_register_gradient_b = global [3 x i8*] [i8* bitcast (double* (double*)* @b to i8*), i8* bitcast (void (%triple*, double*, double*)* @b_aug to i8*), i8* bitcast (void (double*, double*, i8*)* @b_rev to i8*)]
+declare double* @a(double*, i32)
+declare %pair @a_aug(double*, double*, i32)
+declare void @a_rev(double*, double*, i32)
+declare double* @b(double*)
+declare void @b_aug(%triple* sret(%triple), double*, double*)
+declare void @b_rev(double*, double*, i8*)
+`
+	m, err := irutil.ParseText("ptr.ll", []byte(ir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Find(m); err != nil {
+		t.Errorf("well-formed rules: %v", err)
+	}
+	bad := strings.Replace(ir, "void (double*, double*, i8*)* @b_rev", "void (double*, double*)* @b_rev", 1)
+	bad = strings.Replace(bad, "declare void @b_rev(double*, double*, i8*)", "declare void @b_rev(double*, double*)", 1)
+	if m, err = irutil.ParseText("bad.ll", []byte(bad)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Find(m); err == nil || !strings.Contains(err.Error(), "'b_rev' of 'b'") || !strings.Contains(err.Error(), "must take 3") {
+		t.Errorf("gradient without the tape: err = %v", err)
+	}
+	bad = strings.Replace(ir, "%pair (double*, double*, i32)* @a_aug", "i8* (double*, double*, i32)* @a_aug", 1)
+	bad = strings.Replace(bad, "declare %pair @a_aug", "declare i8* @a_aug", 1)
+	if m, err = irutil.ParseText("bad.ll", []byte(bad)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Find(m); err == nil || !strings.Contains(err.Error(), "'a' returns a pointer, so its augmented forward returns a struct") {
+		t.Errorf("augmented forward returning only a tape: err = %v", err)
+	}
+}

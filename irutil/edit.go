@@ -7,6 +7,7 @@ import (
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/metadata"
+	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
 
@@ -202,4 +203,23 @@ func HasSRetParam(f *ir.Func) bool {
 		}
 	}
 	return false
+}
+
+// ReturnedStruct returns the fields of the struct f returns, whether in
+// registers (an IR struct return) or in memory (an sret first parameter,
+// as clang passes structs over 16 bytes on x86-64); nil when f returns no
+// struct.
+func ReturnedStruct(f *ir.Func) (fields []types.Type, sret bool) {
+	if HasSRetParam(f) {
+		if pt, ok := f.Params[0].Typ.(*types.PointerType); ok {
+			if st, ok := pt.ElemType.(*types.StructType); ok {
+				return st.Fields, true
+			}
+		}
+		return nil, false
+	}
+	if st, ok := f.Sig.RetType.(*types.StructType); ok {
+		return st.Fields, false
+	}
+	return nil, false
 }

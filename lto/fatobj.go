@@ -87,3 +87,68 @@ func putFlags(order binary.ByteOrder, b []byte, v uint64) {
 	}
 	order.PutUint32(b, uint32(v))
 }
+
+// ReplaceSection gives the section called name of the ELF object at path
+// new contents, in place: they are appended to the file (the old bytes stay,
+// unused) and the section header is pointed at them. It is how gozyme-cc
+// adds to a fat object's embedded bitcode after clang wrote it.
+func ReplaceSection(path, name string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	err = replaceSection(f, path, name, data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func replaceSection(f *os.File, path, name string, data []byte) error {
+	ef, err := elf.NewFile(f)
+	if err != nil {
+		return fmt.Errorf("%s: not a valid ELF object: %v", path, err)
+	}
+	if ef.Class != elf.ELFCLASS64 {
+		return fmt.Errorf("%s: only 64-bit ELF objects are supported", path)
+	}
+	idx := -1
+	for i, s := range ef.Sections {
+		if s.Name == name {
+			if idx >= 0 {
+				return fmt.Errorf("%s: several %s sections", path, name)
+			}
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return fmt.Errorf("%s: no %s section", path, name)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	align := int64(ef.Sections[idx].Addralign)
+	if align < 1 {
+		align = 1
+	}
+	off := (st.Size() + align - 1) / align * align
+	if _, err := f.WriteAt(data, off); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	var hdr [64]byte
+	if _, err := f.ReadAt(hdr[:], 0); err != nil {
+		return fmt.Errorf("%s: reading ELF header: %v", path, err)
+	}
+	order := ef.ByteOrder
+	shoff := int64(order.Uint64(hdr[0x28:]))
+	shentsize := int64(order.Uint16(hdr[0x3a:]))
+	// sh_offset and sh_size of Elf64_Shdr are at 24 and 32.
+	var buf [16]byte
+	order.PutUint64(buf[0:], uint64(off))
+	order.PutUint64(buf[8:], uint64(len(data)))
+	if _, err := f.WriteAt(buf[:], shoff+int64(idx)*shentsize+24); err != nil {
+		return fmt.Errorf("%s: writing section header %d: %v", path, idx, err)
+	}
+	return nil
+}

@@ -1,8 +1,11 @@
 package lto
 
 import (
+	"bytes"
 	"debug/elf"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -91,4 +94,44 @@ func TestMarkFatObjectNoBitcode(t *testing.T) {
 	if err := MarkFatObject(filepath.Join(dir, "x.o.c")); err == nil {
 		t.Fatal("MarkFatObject accepted a C source file")
 	}
+}
+
+// ReplaceSection gives .llvmbc new contents; the object still links and
+// the other sections are unchanged.
+func TestReplaceSection(t *testing.T) {
+	dir := t.TempDir()
+	clang := needTool(t, "clang-14")
+	obj := fatCompile(t, dir, "x.o", mainSrc)
+	other := fatCompile(t, dir, "y.o", "int y(void) { return 1; }\n")
+	if err := MarkFatObject(obj); err != nil {
+		t.Fatal(err)
+	}
+	read := func(p string) Embedded {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		e, err := ReadEmbedded(f, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	before, want := read(obj), read(other)
+	if err := ReplaceSection(obj, ".llvmbc", want.Bitcode); err != nil {
+		t.Fatal(err)
+	}
+	after := read(obj)
+	if !bytes.Equal(after.Bitcode, want.Bitcode) || bytes.Equal(after.Bitcode, before.Bitcode) {
+		t.Errorf(".llvmbc not replaced")
+	}
+	if strings.Join(after.CC1Args, " ") != strings.Join(before.CC1Args, " ") {
+		t.Errorf(".llvmcmd changed")
+	}
+	if fl := sectionFlags(t, obj, ".llvmbc"); len(fl) != 1 || fl[0]&shfExclude == 0 {
+		t.Errorf(".llvmbc flags after replacing: %v", fl)
+	}
+	run(t, dir, clang, obj, "-o", filepath.Join(dir, "app"))
+	run(t, dir, filepath.Join(dir, "app"))
 }

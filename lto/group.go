@@ -15,7 +15,10 @@ type rewriteGroup struct {
 }
 
 // groupRoots builds the rewrite groups of roots among the link's inputs.
-func groupRoots(inputs, roots []*Input) []*rewriteGroup {
+// A module's references are those of its native code and of its bitcode
+// (bcSyms, see bitcodeSymbols); a symbol's definer is the module whose
+// native code defines it, else one whose bitcode does.
+func groupRoots(inputs, roots []*Input, bcSyms map[*Input][]objSym) []*rewriteGroup {
 	index := map[*Input]int{}
 	for i, in := range inputs {
 		index[in] = i
@@ -24,13 +27,22 @@ func groupRoots(inputs, roots []*Input) []*rewriteGroup {
 	// strong definitions before weak ones), and what each module references.
 	definer := map[string]*Input{}
 	refs := map[*Input][]string{}
-	for _, weakPass := range []bool{false, true} {
+	native := map[*Input][]objSym{}
+	for _, in := range inputs {
+		if in.Bitcode != nil {
+			native[in], _ = elfSymbols(in.Data)
+		}
+	}
+	for _, pass := range []struct {
+		syms map[*Input][]objSym
+		weak bool
+	}{{native, false}, {native, true}, {bcSyms, false}, {bcSyms, true}} {
+		weakPass := pass.weak
 		for _, in := range inputs {
 			if in.Bitcode == nil {
 				continue
 			}
-			syms, _ := elfSymbols(in.Data)
-			for _, s := range syms {
+			for _, s := range pass.syms[in] {
 				if s.defined && s.weak == weakPass {
 					if _, ok := definer[s.name]; !ok {
 						definer[s.name] = in

@@ -73,13 +73,16 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 	optArgs := []string{"-passes=" + prePipeline(level), in, "-o", pre}
 	if mentionsCustomRules(job) {
 		// Functions with custom derivatives must stay calls: their calls
-		// take the rule instead of being differentiated.
-		text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", in)
-		if err != nil {
-			return fmt.Errorf("%s: %w", job.Origin, err)
-		}
-		for _, name := range custom.NamesInText(string(text)) {
-			optArgs = append(optArgs, "-force-attribute="+name+":noinline")
+		// take the rule instead of being differentiated. The enzyme(...)
+		// attribute makes its function noinline where it is defined; the
+		// functions of registration globals are found in those globals
+		// alone (llvm-extract reads no function bodies). It fails when
+		// there is none.
+		text, err := toolchains.Run(ctx, "llvm-extract", "--rglob=^__enzyme_register_", "-S", "-o", "-", in)
+		if err == nil {
+			for _, name := range custom.NamesInText(string(text)) {
+				optArgs = append(optArgs, "-force-attribute="+name+":noinline")
+			}
 		}
 	}
 	err = timeStage(ctx, "optimize", func() error {
@@ -91,9 +94,14 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 	}
 	post := filepath.Join(dir, "differentiated.ll")
 	err = timeStage(ctx, "differentiate", func() error {
-		m, err := irutil.LoadBitcode(ctx, pre)
+		part, err := irutil.LoadPartial(ctx, pre, adSeeds)
 		if err != nil {
 			return fmt.Errorf("%s: %w", job.Origin, err)
+		}
+		m := part.Module
+		if toolchains.Verbose() {
+			parsed, elided := part.Parsed()
+			fmt.Fprintf(os.Stderr, "gozyme: %s: parsed %d function definitions, left %d unparsed\n", job.Origin, parsed, elided)
 		}
 		rules, err := custom.Find(m)
 		if err != nil {
@@ -106,7 +114,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 		if _, err := ad.Differentiate(m, opts); err != nil {
 			return err
 		}
-		return irutil.WriteText(m, post)
+		return part.WriteText(post)
 	})
 	if err != nil {
 		return err
@@ -127,6 +135,17 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 		return fmt.Errorf("%s: compiling the differentiated module: %w", job.Origin, err)
 	}
 	return nil
+}
+
+// adSeeds is what AD reads: the functions calling Enzyme entry points,
+// Enzyme's registration globals and the annotations of enzyme(...)
+// attributes; with what they refer to, transitively, that is all AD and
+// package custom look at, so only that is parsed into llir.
+var adSeeds = irutil.Seeds{
+	Func: func(body string) bool { return strings.Contains(body, "__enzyme_") },
+	Global: func(name string) bool {
+		return strings.Contains(name, "__enzyme_") || name == "llvm.global.annotations"
+	},
 }
 
 func normalizeOptLevel(l string) string {

@@ -21,14 +21,46 @@ var enzymeMark = []byte("__enzyme_")
 // roots and are skipped.
 func quickScan(line *LinkLine, realLD string) bool {
 	s := &scanner{line: line, realLD: realLD, seen: map[string]bool{}}
-	for _, it := range line.Items {
+	return s.inputs()
+}
+
+// MayHaveRoots is quickScan for an ld command line that gozyme-cc
+// assembled from a compiler driver's linker inputs and library
+// directories (see wrapper): anything it cannot settle (a library it does
+// not find, a line it cannot parse) counts as a possible root.
+func MayHaveRoots(args []string) bool {
+	expanded, err := ExpandResponseFiles(args)
+	if err != nil {
+		return true
+	}
+	line, err := ParseLinkArgs(expanded)
+	if err != nil || line.Sysroot != "" {
+		return true
+	}
+	s := &scanner{line: line, strict: true, seen: map[string]bool{}}
+	return s.inputs()
+}
+
+type scanner struct {
+	line    *LinkLine
+	realLD  string
+	strict  bool     // no default directories; a library not found may hold roots
+	dirs    []string // -L directories, then ld's defaults once needed
+	withStd bool
+	seen    map[string]bool
+}
+
+// inputs reports whether any input or -l library of the line mentions an
+// Enzyme entry point.
+func (s *scanner) inputs() bool {
+	for _, it := range s.line.Items {
 		switch it.Kind {
 		case KindInput:
 			if s.file(it.Value) {
 				return true
 			}
 		case KindLibrary:
-			if p := s.findLib(it.Value); p != "" && s.file(p) {
+			if s.lib(it.Value) {
 				return true
 			}
 		}
@@ -36,12 +68,13 @@ func quickScan(line *LinkLine, realLD string) bool {
 	return false
 }
 
-type scanner struct {
-	line    *LinkLine
-	realLD  string
-	dirs    []string // -L directories, then ld's defaults once needed
-	withStd bool
-	seen    map[string]bool
+// lib is file for the library -l name loads; one not found counts as a
+// possible root in strict mode.
+func (s *scanner) lib(name string) bool {
+	if p := s.findLib(name); p != "" {
+		return s.file(p)
+	}
+	return s.strict
 }
 
 // file reports whether path mentions an Enzyme entry point, following
@@ -81,8 +114,12 @@ func (s *scanner) file(path string) bool {
 	for _, in := range inputs {
 		p := in.Name
 		if name, isLib := strings.CutPrefix(p, "-l"); isLib {
-			p = s.findLib(name)
-		} else if !filepath.IsAbs(p) {
+			if s.lib(name) {
+				return true
+			}
+			continue
+		}
+		if !filepath.IsAbs(p) {
 			if _, err := os.Stat(p); err != nil {
 				p = s.findLib(":" + p)
 			}
@@ -126,7 +163,7 @@ func (s *scanner) findLib(name string) string {
 	if p, found := look(s.dirs); found {
 		return p
 	}
-	if !s.withStd && !s.line.NoStd {
+	if !s.withStd && !s.line.NoStd && !s.strict {
 		s.withStd = true
 		std := DefaultSearchDirs(s.realLD)
 		s.dirs = append(s.dirs, std...)

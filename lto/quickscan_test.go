@@ -39,5 +39,15 @@ func TestQuickScan(t *testing.T) {
 		if got := quickScan(line, "ld"); got != c.want {
 			t.Errorf("%s: quickScan = %v, want %v", c.name, got, c.want)
 		}
+		if got := MayHaveRoots(c.args); got != c.want {
+			t.Errorf("%s: MayHaveRoots = %v, want %v", c.name, got, c.want)
+		}
+	}
+	// MayHaveRoots knows no default directories: a library it cannot
+	// find, or a sysroot it does not handle, may hold roots.
+	for _, args := range [][]string{{plain, "-lnosuch"}, {plain, "--sysroot=/x", "-lplain"}} {
+		if !MayHaveRoots(args) {
+			t.Errorf("MayHaveRoots(%q) = false, want true", args)
+		}
 	}
 }

@@ -25,7 +25,14 @@ func linkRewritten(ctx context.Context, realLD string, args []string, line *Link
 	defer cleanup()
 
 	var groups []*rewriteGroup
-	timeStage(ctx, "gather", func() error { groups = groupRoots(inputs, roots); return nil })
+	err = timeStage(ctx, "gather", func() error {
+		bcSyms, err := bitcodeSymbols(ctx, tmp, inputs)
+		groups = groupRoots(inputs, roots, bcSyms)
+		return err
+	})
+	if err != nil {
+		return 1, err
+	}
 	outs, err := rewriteAll(ctx, groups, tmp)
 	if err != nil {
 		return 1, explainMissingBody(err, inputs)

@@ -2,6 +2,7 @@ package wrapper
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -63,8 +64,15 @@ func (d *driver) compile(orig, expanded []string, cmd *Command) (int, error) {
 			return code, err
 		}
 		for _, in := range c.srcs {
-			if err := markObject(objectPath(cmd, in)); err != nil {
+			obj := objectPath(cmd, in)
+			if err := markObject(obj); err != nil {
 				return 1, err
+			}
+			if embeds(in.Lang) {
+				if err := d.registerDeclaredRules(cmd, in, obj, tmp); err != nil {
+					os.Remove(obj)
+					return 1, err
+				}
 			}
 		}
 	}
@@ -156,6 +164,11 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 		}
 		if err := markObject(obj); err != nil {
 			return 1, err
+		}
+		if embeds(in.Lang) {
+			if err := d.registerDeclaredRules(cmd, in, obj, tmp); err != nil {
+				return 1, err
+			}
 		}
 		objs[in.Item] = obj
 	}

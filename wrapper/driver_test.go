@@ -333,7 +333,16 @@ func TestOwnErrors(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 	runIn(t, dir, nil, "", cc(), "-c", "lib.c")
+	// A link without Enzyme calls is clang's own, errors included.
 	r = runIn(t, dir, nil, "", cc(), "lib.o", "-fuse-ld=nosuch", "-o", "x")
+	want := runIn(t, dir, nil, "", "clang-14", "lib.o", "-fuse-ld=nosuch", "-o", "x")
+	if r.code != 1 || r != want {
+		t.Errorf("%+v, want %+v", r, want)
+	}
+	// With one, gozyme-cc finds the linker itself.
+	os.WriteFile(filepath.Join(dir, "root.c"), []byte("double __enzyme_autodiff(void *, ...);\nstatic double sq(double x) { return x * x; }\ndouble g(double x) { return __enzyme_autodiff((void *)sq, x); }\n"), 0o644)
+	runIn(t, dir, nil, "", cc(), "-c", "root.c")
+	r = runIn(t, dir, nil, "", cc(), "root.o", "-fuse-ld=nosuch", "-o", "x")
 	if r.code != 1 || r.stderr != "gozyme-cc: error: invalid linker name in argument '-fuse-ld=nosuch'\n" {
 		t.Errorf("%+v", r)
 	}

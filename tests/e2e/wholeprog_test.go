@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"debug/elf"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,8 +15,10 @@ import (
 // an unused archive member with a conflicting definition), the seed's norm
 // example has mag in another TU, roots sit in an object and in an archive
 // member (independent groups), and a C++ template is instantiated in two
-// TUs. Every derivative is checked by the program itself (finite
-// differences or analytic values) and its output is checked here.
+// TUs; app/bconly reaches a function only through a call its object's
+// native code dropped (compiled -O2, linked -O0). Every derivative is
+// checked by the program itself (finite differences or analytic values)
+// and its output is checked here.
 func TestWholeProgram(t *testing.T) {
 	setup(t)
 	dir := copyProject(t, "wholeprog")
@@ -26,7 +29,7 @@ func TestWholeProgram(t *testing.T) {
 		path, prefix string
 		lines        int
 	}{{"app/app", "loss ", 6}, {"app/app", "norm ", 6}, {"app/app", "loss_dw0 ", 1}, {"app/app", "lib_grad ", 1},
-		{"app/multi", "multi ", 6}, {"cxx/cxx", "cxx ", 6}} {
+		{"app/multi", "multi ", 6}, {"app/bconly", "bconly ", 6}, {"cxx/cxx", "cxx ", 6}} {
 		out := run(t, dir, env, filepath.Join(dir, prog.path))
 		if !strings.Contains(out, "failures 0\n") {
 			t.Errorf("%s:\n%s", prog.path, out)
@@ -76,5 +79,67 @@ func TestMissingBitcode(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "app", "bad")); err == nil {
 		t.Errorf("app/bad was left behind")
+	}
+}
+
+// TestCorruptBitcode: an object whose embedded bitcode is damaged (its
+// header, or inside a block of an archive member) stops the link with an
+// error naming the object or the member, and leaves no output behind.
+func TestCorruptBitcode(t *testing.T) {
+	setup(t)
+	dir := copyProject(t, "wholeprog")
+	env := toolEnv("CC=gozyme-cc")
+	run(t, dir, env, "make", "loss/check.o", "lib/gradlib.o", "lib/model.o", "lib/mag.o", "lib/unused.o", "app/multi.o")
+	damage := func(obj string, at func(size int) int) {
+		t.Helper()
+		path := filepath.Join(dir, obj)
+		f, err := elf.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := f.Section(".llvmbc")
+		f.Close()
+		if s == nil {
+			t.Fatalf("%s has no .llvmbc", obj)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := int(s.Offset) + at(int(s.Size))
+		for i := 0; i < 16; i++ {
+			data[off+i] = 0xff
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		obj   string
+		at    func(int) int
+		wants []string
+	}{
+		{"loss/check.o", func(int) int { return 0 }, []string{"loss/check.o", "corrupt .llvmbc"}},
+		{"lib/gradlib.o", func(n int) int { return n / 2 }, []string{"lib/libmodel.a(gradlib.o)"}},
+	} {
+		orig, err := os.ReadFile(filepath.Join(dir, c.obj))
+		if err != nil {
+			t.Fatal(err)
+		}
+		damage(c.obj, c.at)
+		os.Remove(filepath.Join(dir, "lib", "libmodel.a"))
+		_, stderr, err := runErr(dir, env, "make", "app/multi")
+		if err == nil {
+			t.Errorf("%s damaged: the link succeeded", c.obj)
+		}
+		for _, w := range append(c.wants, "gozyme-ld: error:") {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s damaged: error lacks %q:\n%s", c.obj, w, stderr)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, "app", "multi")); err == nil {
+			t.Errorf("%s damaged: app/multi was left behind", c.obj)
+		}
+		os.WriteFile(filepath.Join(dir, c.obj), orig, 0o644)
 	}
 }

@@ -1,5 +1,6 @@
 #include <math.h>
 #include <stdio.h>
+#include "../check.h"
 #include "quant.h"
 
 extern int enzyme_dup, enzyme_const;
@@ -30,12 +31,6 @@ static double loss_mixed(const double *x, int n) {
 	return s;
 }
 static double rec(double x, int depth) { return depth == 0 ? ext_cube(x) : ext_cube(rec(x, depth - 1)) * 0.5; }
-
-static int failures;
-static void check(const char *what, double got, double want) {
-	printf("%s %.17g %.17g\n", what, got, want);
-	if (!(fabs(got - want) <= 1e-12 * fmax(1, fabs(want)))) failures++;
-}
 
 int main(void) {
 	enum { N = 5 };

@@ -1,0 +1,174 @@
+package irutil
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/gozyme/gozyme/toolchains"
+	"github.com/llir/llvm/ir"
+)
+
+// Partial is a module parsed into llir only where it is needed: the bodies
+// of function definitions nothing needed refers to are left out of the
+// parse (each stands in as a body that is only `unreachable`) and written
+// back verbatim by WriteText. Parsing with llir costs about 3x llvm-as and
+// 3 KB per line, so a whole program should not be parsed for a few roots.
+type Partial struct {
+	Module *ir.Module
+	elided map[string]bool // names of the stand-in functions
+	text   []string        // their original definitions, in module order
+}
+
+// Seeds says what must be parsed: functions whose body text satisfies
+// Func, globals whose name satisfies Global, and everything they refer to,
+// transitively.
+type Seeds struct {
+	Func   func(body string) bool
+	Global func(name string) bool
+}
+
+// LoadPartial disassembles a bitcode file and parses what seeds need.
+func LoadPartial(ctx context.Context, bcPath string, seeds Seeds) (*Partial, error) {
+	text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", bcPath)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePartial(bcPath, string(text), seeds)
+}
+
+// globalRef matches a reference to a global value; names in quotes are
+// matched whole (and their functions are never left out).
+var (
+	globalRef    = regexp.MustCompile(`@(?:"(?:[^"\\]|\\.)*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+)`)
+	blockAddress = regexp.MustCompile(`blockaddress\((@[^,]+),`)
+)
+
+// textFunc is one function definition of a module's text.
+type textFunc struct {
+	name       string
+	start, end int // line range: the define line through the closing brace
+}
+
+// ParsePartial is LoadPartial for textual IR (as llvm-dis prints it).
+func ParsePartial(name, text string, seeds Seeds) (*Partial, error) {
+	lines := strings.Split(text, "\n")
+	refs := map[string][]string{} // global value -> what its text refers to
+	needed := map[string]bool{}
+	var work []string
+	need := func(n string) {
+		if !needed[n] {
+			needed[n] = true
+			work = append(work, n)
+		}
+	}
+	var funcs []textFunc
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, "define "):
+			end := i
+			for end < len(lines) && lines[end] != "}" {
+				end++
+			}
+			if end == len(lines) {
+				return &Partial{elided: map[string]bool{}}, nil // not llvm-dis output: parse it all below
+			}
+			body := strings.Join(lines[i:end+1], "\n")
+			fname := definedName(l)
+			refs[fname] = globalRef.FindAllString(body, -1)
+			if fname == "" || strings.HasPrefix(fname, `@"`) || !strings.HasSuffix(l, "{") || seeds.Func(body) {
+				need(fname)
+			}
+			funcs = append(funcs, textFunc{fname, i, end})
+			i = end
+		case strings.HasPrefix(l, "@"):
+			gname := globalRef.FindString(l)
+			refs[gname] = append(refs[gname], globalRef.FindAllString(l[len(gname):], -1)...)
+			if seeds.Global(strings.Trim(gname[1:], `"`)) {
+				need(gname)
+			}
+		}
+		if strings.Contains(l, "blockaddress(") {
+			// The blocks of a function named in a blockaddress must exist.
+			for _, m := range blockAddress.FindAllStringSubmatch(l, -1) {
+				need(m[1])
+			}
+		}
+	}
+	for len(work) > 0 {
+		n := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, r := range refs[n] {
+			need(r)
+		}
+	}
+	p := &Partial{elided: map[string]bool{}}
+	var out []string
+	prev := 0
+	for _, f := range funcs {
+		if needed[f.name] {
+			continue
+		}
+		out = append(out, lines[prev:f.start+1]...)
+		out = append(out, "  unreachable", "}")
+		p.text = append(p.text, strings.Join(lines[f.start:f.end+1], "\n"))
+		p.elided[f.name[1:]] = true
+		prev = f.end + 1
+	}
+	out = append(out, lines[prev:]...)
+	m, err := ParseText(name, []byte(strings.Join(out, "\n")))
+	if err != nil {
+		return nil, err
+	}
+	p.Module = m
+	return p, nil
+}
+
+// definedName returns the @name a define line defines.
+func definedName(l string) string {
+	for _, loc := range globalRef.FindAllStringIndex(l, -1) {
+		if loc[1] < len(l) && l[loc[1]] == '(' {
+			return l[loc[0]:loc[1]]
+		}
+	}
+	return ""
+}
+
+// Parsed reports how many function definitions were parsed and how many
+// were left out.
+func (p *Partial) Parsed() (parsed, elided int) {
+	for _, f := range p.Module.Funcs {
+		if len(f.Blocks) > 0 {
+			parsed++
+		}
+	}
+	return parsed - len(p.text), len(p.text)
+}
+
+// WriteText writes the module like WriteText, with the definitions left out
+// of the parse restored as they were. The module is not usable afterwards.
+func (p *Partial) WriteText(path string) error {
+	kept := p.Module.Funcs[:0]
+	for _, f := range p.Module.Funcs {
+		if !p.elided[f.Name()] {
+			kept = append(kept, f)
+		}
+	}
+	p.Module.Funcs = kept
+	for _, f := range kept {
+		if err := Renumber(f); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	text := p.Module.String()
+	if len(p.text) > 0 {
+		text += "\n" + strings.Join(p.text, "\n\n") + "\n"
+	}
+	return os.WriteFile(path, []byte(text), 0o644)
+}

@@ -1,0 +1,95 @@
+package irutil
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const partialIR = `@table = internal global [1 x double (double)*] [double (double)* @unused_static]
+@enzyme_dup = external global i32
+@ba = global i8* blockaddress(@jumpy, %target)
+@"quoted name" = global i32 0
+
+declare double @__enzyme_autodiff(i8*, ...)
+
+define internal double @unused_static(double %x) {
+  %y = fmul double %x, 3.0
+  ret double %y
+}
+
+define double @helper(double %x) {
+  %y = fmul double %x, %x
+  ret double %y
+}
+
+define internal double @f(double %x) {
+  %y = call double @helper(double %x)
+  ret double %y
+}
+
+define double @root(double %x) {
+  %d = call double (i8*, ...) @__enzyme_autodiff(i8* bitcast (double (double)* @f to i8*), double %x)
+  ret double %d
+}
+
+define double @unrelated(double %x) {
+  %t = load double (double)*, double (double)** getelementptr ([1 x double (double)*], [1 x double (double)*]* @table, i32 0, i32 0)
+  %y = call double %t(double %x)
+  ret double %y
+}
+
+define i32 @jumpy(i32 %x) {
+  br label %target
+target:
+  ret i32 %x
+}
+`
+
+// Only the roots and what they refer to are parsed; the other bodies come
+// back unchanged, and the module written is valid.
+func TestParsePartial(t *testing.T) {
+	seeds := Seeds{
+		Func:   func(body string) bool { return strings.Contains(body, "__enzyme_") },
+		Global: func(name string) bool { return strings.Contains(name, "__enzyme_") },
+	}
+	p, err := ParsePartial("partial.ll", partialIR, seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodies := map[string]int{}
+	for _, f := range p.Module.Funcs {
+		n := 0
+		for _, b := range f.Blocks {
+			n += len(b.Insts)
+		}
+		bodies[f.Name()] = n
+	}
+	// Parsed: root, f, helper (calls), jumpy (blockaddress). Left out:
+	// unrelated and unused_static (only a global nothing needed uses).
+	for name, full := range map[string]bool{"root": true, "f": true, "helper": true, "jumpy": false, "unrelated": false, "unused_static": false} {
+		if got := bodies[name] > 0; got != full {
+			t.Errorf("%s parsed with %d instructions", name, bodies[name])
+		}
+	}
+	if parsed, elided := p.Parsed(); parsed != 4 || elided != 2 {
+		t.Errorf("Parsed() = %d, %d; want 4, 2", parsed, elided)
+	}
+	out := filepath.Join(t.TempDir(), "out.ll")
+	if err := p.WriteText(out); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(out)
+	for _, want := range []string{"%y = fmul double %x, 3.0", "%t = load double (double)*"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if opt, err := exec.LookPath("opt-14"); err == nil {
+		if msg, err := exec.Command(opt, "-verify", "-disable-output", out).CombinedOutput(); err != nil {
+			t.Errorf("opt -verify: %v\n%s\n%s", err, msg, text)
+		}
+	}
+}

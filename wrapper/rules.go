@@ -1,0 +1,165 @@
+package wrapper
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/gozyme/gozyme/custom"
+	"github.com/gozyme/gozyme/lto"
+	"github.com/gozyme/gozyme/toolchains"
+)
+
+// registerDeclaredRules adds Enzyme registration globals for the
+// enzyme(...) attributes the TU of source in sees on declarations to the
+// embedded bitcode of obj, which clang has just written (see
+// custom.DeclaredInAST for why). TUs whose source and headers never mention
+// the attribute (a textual scan) cost nothing more.
+func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, tmp *tempDir) error {
+	if in.Path == "-" || obj == "" || obj == "-" || !isELF(obj) || !mentionsAttribute(in.Path, includeDirs(cmd), forcedIncludes(cmd)) {
+		return nil
+	}
+	ctx := context.Background()
+	dump, err := toolchains.RunPath(ctx, d.clang, syntaxArgs(cmd, in)...)
+	if err != nil {
+		return fmt.Errorf("%s: reading its enzyme(...) attributes: %v", in.Path, err)
+	}
+	decls, err := custom.DeclaredInAST(bytes.NewReader(dump))
+	if err != nil {
+		return fmt.Errorf("%s: %v", in.Path, err)
+	}
+	if len(decls) == 0 {
+		return nil
+	}
+	bc, err := os.ReadFile(obj)
+	if err != nil {
+		return err
+	}
+	if bc, err = lto.SectionBytes(bytes.NewReader(bc), obj, ".llvmbc"); err != nil || bc == nil {
+		return err
+	}
+	dir, err := tmp.get()
+	if err != nil {
+		return err
+	}
+	base := filepath.Join(dir, fmt.Sprintf("%s-%d", stem(obj), in.Item))
+	if err := os.WriteFile(base+".bc", bc, 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(base+"-rules.ll", []byte(custom.RegistrationIR(decls, in.Path)), 0o644); err != nil {
+		return err
+	}
+	if _, err := toolchains.Run(ctx, "llvm-link", base+".bc", base+"-rules.ll", "-o", base+"-linked.bc"); err != nil {
+		return fmt.Errorf("%s: registering its enzyme(...) attributes: %v", in.Path, err)
+	}
+	linked, err := os.ReadFile(base + "-linked.bc")
+	if err != nil {
+		return err
+	}
+	return lto.ReplaceSection(obj, ".llvmbc", linked)
+}
+
+// syntaxArgs is the command line dumping the AST of one source as JSON:
+// the compile's options without outputs, dependency files and inputs.
+func syntaxArgs(cmd *Command, in Input) []string {
+	var out []string
+	for _, it := range cmd.Items {
+		switch it.Kind {
+		case Language, Source, LinkerInput, Output:
+			continue
+		}
+		a := it.Args[0]
+		if a == "-c" || strings.HasPrefix(a, "-M") || strings.HasPrefix(a, "-Wp,") || strings.HasPrefix(a, "--write-") {
+			continue
+		}
+		out = append(out, it.Args...)
+	}
+	out = append(out, "-fsyntax-only", "-Xclang", "-ast-dump=json", "-w", "-Qunused-arguments", "-D"+custom.AttributeMacro)
+	return appendSources(out, []Input{in})
+}
+
+// includeDirs lists the -I, -iquote, -isystem and -idirafter directories
+// of a command line (not the compiler's default ones: system headers do not
+// carry enzyme attributes).
+func includeDirs(cmd *Command) []string {
+	var dirs []string
+	for _, it := range cmd.Items {
+		for _, opt := range []string{"-I", "-iquote", "-isystem", "-idirafter", "--include-directory="} {
+			a := it.Args[0]
+			switch {
+			case a == opt && len(it.Args) > 1:
+				dirs = append(dirs, it.Args[1])
+			case strings.HasPrefix(a, opt) && len(a) > len(opt):
+				dirs = append(dirs, a[len(opt):])
+			}
+		}
+	}
+	return dirs
+}
+
+var (
+	includeLine = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]`)
+	attrUse     = regexp.MustCompile(`(^|[^\w])enzyme[ \t]*\(`)
+)
+
+// forcedIncludes lists the files -include and -imacros name.
+func forcedIncludes(cmd *Command) []string {
+	var files []string
+	for _, it := range cmd.Items {
+		a := it.Args[0]
+		switch {
+		case (a == "-include" || a == "-imacros") && len(it.Args) > 1:
+			files = append(files, it.Args[1])
+		case strings.HasPrefix(a, "--include="):
+			files = append(files, a[len("--include="):])
+		}
+	}
+	return files
+}
+
+// mentionsAttribute reports whether a source, the files forced in with
+// -include, or a header they include (found next to the including file or
+// in dirs) mentions enzyme(.
+func mentionsAttribute(src string, dirs, forced []string) bool {
+	seen := map[string]bool{}
+	var visit func(path string) bool
+	visit = func(path string) bool {
+		if seen[path] || len(seen) > 5000 {
+			return false
+		}
+		seen[path] = true
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return false
+		}
+		if bytes.Contains(data, []byte("enzyme")) && attrUse.Match(data) {
+			return true
+		}
+		for _, m := range includeLine.FindAllSubmatch(data, -1) {
+			name := string(m[1])
+			for _, dir := range append([]string{filepath.Dir(path)}, dirs...) {
+				p := filepath.Join(dir, name)
+				if filepath.IsAbs(name) {
+					p = name
+				}
+				if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+					if visit(filepath.Clean(p)) {
+						return true
+					}
+					break
+				}
+			}
+		}
+		return false
+	}
+	for _, f := range forced {
+		if visit(f) {
+			return true
+		}
+	}
+	return visit(src)
+}
