@@ -1,0 +1,82 @@
+/* Shared harness of the workloads (bench/workloads/<name>/main.c): each
+ * gradient is checked against the hand-written one before it is timed, and
+ * results are printed as lines parsed by bench/workloads.go:
+ *   TIME <case> <method> <seconds> <relative error against hand-written>
+ *   WRONG <case> <method> <relative error>
+ * Methods: F (primal), J (gozyme), hand, adolc, adolc-tape, fd.
+ * With the argument "J" only J is timed (the GOZYME_AD_STAGE=pre build). */
+#ifndef GOZYME_HARNESS_H
+#define GOZYME_HARNESS_H
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../kernels/timing.h"
+
+extern int enzyme_dup, enzyme_const, enzyme_out, enzyme_dupnoneed;
+
+/* Tolerances: AD and hand-written gradients agree to rounding; a central
+ * difference only to about h^2 and cancellation. */
+#define TOL_AD 1e-8
+#define TOL_FD 1e-5
+
+static int only_gozyme;
+
+static void harness_init(int argc, char **argv) {
+	only_gozyme = argc > 1 && strcmp(argv[1], "J") == 0;
+}
+
+/* rel_err is max|g - want| / max|want|. */
+static double rel_err(const double *g, const double *want, long n) {
+	double e = 0, s = 0;
+	for (long i = 0; i < n; i++) {
+		e = fmax(e, fabs(g[i] - want[i]));
+		s = fmax(s, fabs(want[i]));
+	}
+	return isnan(e) ? INFINITY : e / (s > 0 ? s : 1);
+}
+
+/* checked compares g with want and reports a WRONG line when they differ. */
+static int checked(const char *cas, const char *method, const double *g, const double *want, long n, double tol, double *err) {
+	*err = rel_err(g, want, n);
+	if (*err <= tol) return 1;
+	printf("WRONG %s %s %.3g\n", cas, method, *err);
+	fflush(stdout);
+	return 0;
+}
+
+static void report(const char *cas, const char *method, double seconds, double err) {
+	printf("TIME %s %s %.9g %.3g\n", cas, method, seconds, err);
+	fflush(stdout);
+}
+
+/* time_checked computes a gradient once with fn(arg) into g, checks it
+ * against want, and times fn only when it is right. */
+static void time_checked(const char *cas, const char *method, void (*fn)(void *), void *arg,
+		const double *g, const double *want, long n, double tol) {
+	double err;
+	fn(arg);
+	if (checked(cas, method, g, want, n, tol, &err)) report(cas, method, bench_time(fn, arg), err);
+}
+
+/* fd_gradient is the central difference of f at p (n parameters, step h
+ * scaled by |p_i|), written to g. */
+static void fd_gradient(double (*f)(void *, const double *), void *ctx, double *p, long n, double *g) {
+	for (long i = 0; i < n; i++) {
+		double save = p[i], h = 1e-6 * fmax(1, fabs(save));
+		p[i] = save + h;
+		double fp = f(ctx, p);
+		p[i] = save - h;
+		double fm = f(ctx, p);
+		p[i] = save;
+		g[i] = (fp - fm) / (2 * h);
+	}
+}
+
+/* Deterministic inputs: a fixed linear congruential generator in [-1, 1). */
+static unsigned long long harness_seed = 88172645463325252ULL;
+static double uniform(void) {
+	harness_seed = harness_seed * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (double)(harness_seed >> 11) / 9007199254740992.0 * 2 - 1;
+}
+#endif
