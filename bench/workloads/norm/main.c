@@ -49,9 +49,10 @@ static double projected(void *a, const double *p) {
 static void fd(void *a) { Case *c = a; fd_gradient(projected, c, c->in, c->n, c->din); }
 
 int main(int argc, char **argv) {
+	int testing = argc > 1 && strcmp(argv[1], "test") == 0, ok = 1;
 	harness_init(argc, argv);
 	int sizes[] = {1000, 10000, 100000};
-	for (int s = 0; s < 3; s++) {
+	for (int s = 0; s < (testing ? 1 : 3); s++) {
 		int n = sizes[s];
 		Case c = {n, s + 1};
 		double **bufs[] = {&c.in, &c.out, &c.dout, &c.din, &c.want, &c.work};
@@ -61,21 +62,31 @@ int main(int argc, char **argv) {
 		snprintf(name, sizeof name, "norm(n=%d)", n);
 		hand(&c);
 		memcpy(c.want, c.din, n * sizeof(double));
-		/* Before optimization the gradient is O(n^2): 1e5 would take minutes. */
-		if (!only_gozyme || n <= 10000) time_checked(name, "J", gozyme, &c, c.din, c.want, n, TOL_AD);
-		if (!only_gozyme) {
-			report(name, "F", bench_time(primal, &c), 0);
-			report(name, "hand", bench_time(hand, &c), 0);
-			/* ADOL-C tapes the loop as written: n calls of mag, O(n^2) operations. */
-			if (n <= 1000) {
-				double t0 = bench_now();
-				adolc_norm_tape(c.tag, c.in, n);
-				report(name, "adolc-tape", bench_now() - t0, 0);
-				time_checked(name, "adolc", adolc, &c, c.din, c.want, n, TOL_AD);
-				time_checked(name, "fd", fd, &c, c.din, c.want, n, TOL_FD);
+		if (testing) {
+			/* Quick correctness run (go test): gozyme and central differences. */
+			double err;
+			gozyme(&c);
+			ok &= checked(name, "J", c.din, c.want, n, TOL_AD, &err);
+			fd(&c);
+			ok &= checked(name, "fd", c.din, c.want, n, TOL_FD, &err);
+		} else {
+			/* Before optimization the gradient is O(n^2): 1e5 would take minutes. */
+			if (!only_gozyme || n <= 10000) time_checked(name, "J", gozyme, &c, c.din, c.want, n, TOL_AD);
+			if (!only_gozyme) {
+				report(name, "F", bench_time(primal, &c), 0);
+				report(name, "hand", bench_time(hand, &c), 0);
+				/* ADOL-C tapes the loop as written: n calls of mag, O(n^2) operations. */
+				if (n <= 1000) {
+					double t0 = bench_now();
+					adolc_norm_tape(c.tag, c.in, n);
+					report(name, "adolc-tape", bench_now() - t0, 0);
+					time_checked(name, "adolc", adolc, &c, c.din, c.want, n, TOL_AD);
+					time_checked(name, "fd", fd, &c, c.din, c.want, n, TOL_FD);
+				}
 			}
 		}
 		for (int b = 0; b < 6; b++) free(*bufs[b]);
 	}
-	return 0;
+	if (testing) puts(ok ? "OK" : "FAILED");
+	return !ok;
 }
