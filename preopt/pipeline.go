@@ -3,12 +3,23 @@ package preopt
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/gozyme/gozyme/toolchains"
+	"github.com/llir/llvm/ir"
 )
+
+// forceArgMemOnly is opt's -force-attribute for each function ArgMemOnly finds.
+func forceArgMemOnly(m *ir.Module) []string {
+	var args []string
+	for _, n := range ArgMemOnly(m) {
+		args = append(args, "-force-attribute="+n+":argmemonly")
+	}
+	return args
+}
 
 // light is the first pass over the frontend's IR: enough to give LLVM's
 // function-attrs and ours SSA values and simplified loops, no inlining (a
@@ -37,17 +48,19 @@ func Optimize(ctx context.Context, in, out, level string, extra []string) error 
 	if err != nil {
 		return err
 	}
-	m, err := irutil.ParseText(lit, text)
-	if err != nil {
-		return err
-	}
 	passes := "default<O" + level + ">"
 	var args []string
-	if names := ArgMemOnly(m); len(names) > 0 {
+	// Inference is an optimization: IR llir cannot read goes on without it
+	// (the load after optimizing reports the problem if AD needs that code).
+	m, err := irutil.ParseText(lit, text)
+	if err != nil && toolchains.Verbose() {
+		fmt.Fprintf(os.Stderr, "gozyme: no attribute inference before optimizing: %v\n", err)
+	}
+	if err == nil {
+		args = forceArgMemOnly(m)
+	}
+	if len(args) > 0 {
 		passes = hoist + "," + passes
-		for _, n := range names {
-			args = append(args, "-force-attribute="+n+":argmemonly")
-		}
 	}
 	args = append(append(args, extra...), "-passes="+passes, lit, "-o", out)
 	if _, err := toolchains.Run(ctx, "opt", args...); err != nil {
