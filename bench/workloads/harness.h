@@ -59,6 +59,44 @@ static void time_checked(const char *cas, const char *method, void (*fn)(void *)
 	if (checked(cas, method, g, want, n, tol, &err)) report(cas, method, bench_time(fn, arg), err);
 }
 
+/* Methods is what a workload measures for one case; each takes the case.
+ * The gradients write to the same buffer; adolc and fd may be NULL where a
+ * size is too large for them. */
+typedef struct {
+	void (*primal)(void *), (*gozyme)(void *), (*hand)(void *);
+	void (*adolc_tape)(void *), (*adolc)(void *), (*fd)(void *);
+} Methods;
+
+/* run_case checks (timing = 0: go test's quick mode) gozyme's gradient and
+ * the central difference against want, the hand-written gradient; or
+ * (timing = 1) times every method, each gradient checked first. Returns
+ * whether the quick checks passed. */
+static int run_case(const char *cas, void *c, const Methods *m, const double *g, const double *want, long n, int timing) {
+	double err;
+	if (!timing) {
+		int ok = 1;
+		m->gozyme(c);
+		ok &= checked(cas, "J", g, want, n, TOL_AD, &err);
+		if (m->fd) {
+			m->fd(c);
+			ok &= checked(cas, "fd", g, want, n, TOL_FD, &err);
+		}
+		return ok;
+	}
+	time_checked(cas, "J", m->gozyme, c, g, want, n, TOL_AD);
+	if (only_gozyme) return 1;
+	report(cas, "F", bench_time(m->primal, c), 0);
+	report(cas, "hand", bench_time(m->hand, c), 0);
+	if (m->adolc) {
+		double t0 = bench_now();
+		m->adolc_tape(c);
+		report(cas, "adolc-tape", bench_now() - t0, 0);
+		time_checked(cas, "adolc", m->adolc, c, g, want, n, TOL_AD);
+	}
+	if (m->fd) time_checked(cas, "fd", m->fd, c, g, want, n, TOL_FD);
+	return 1;
+}
+
 /* fd_gradient is the central difference of f at p (n parameters, step h
  * scaled by |p_i|), written to g. */
 static void fd_gradient(double (*f)(void *, const double *), void *ctx, double *p, long n, double *g) {

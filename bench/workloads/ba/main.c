@@ -93,6 +93,7 @@ static void gozyme(void *a) {
 				enzyme_dup, e, ebar);
 		}
 }
+static void adolc_tape(void *a) { Case *c = a; adolc_ba_tape(1, c->p, c->feat); }
 static void adolc(void *a) { Case *c = a; adolc_ba_jacobian(1, c->m, c->p, c->feat, c->jac); }
 static double row_value(const double *p, const double *feat, int row) {
 	double e[2];
@@ -139,25 +140,8 @@ int main(int argc, char **argv) {
 	hand(&c);
 	memcpy(c.want, c.jac, n * sizeof(double));
 	const char *name = testing ? "ba(m=20)" : "ba(m=10000)";
-	if (testing) {
-		double err;
-		int ok = 1;
-		gozyme(&c);
-		ok &= checked(name, "J", c.jac, c.want, n, TOL_AD, &err);
-		fd(&c);
-		ok &= checked(name, "fd", c.jac, c.want, n, TOL_FD, &err);
-		puts(ok ? "OK" : "FAILED");
-		return !ok;
-	}
-	time_checked(name, "J", gozyme, &c, c.jac, c.want, n, TOL_AD);
-	if (!only_gozyme) {
-		report(name, "F", bench_time(primal, &c), 0);
-		report(name, "hand", bench_time(hand, &c), 0);
-		double t0 = bench_now();
-		adolc_ba_tape(1, c.p, c.feat);
-		report(name, "adolc-tape", bench_now() - t0, 0);
-		time_checked(name, "adolc", adolc, &c, c.jac, c.want, n, TOL_AD);
-		time_checked(name, "fd", fd, &c, c.jac, c.want, n, TOL_FD);
-	}
-	return 0;
+	Methods m = {primal, gozyme, hand, adolc_tape, adolc, fd};
+	int ok = run_case(name, &c, &m, c.jac, c.want, n, !testing);
+	if (testing) puts(ok ? "OK" : "FAILED");
+	return !ok;
 }

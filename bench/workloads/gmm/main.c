@@ -76,11 +76,12 @@ static void gozyme(void *a) {
 	memset(c->grad, 0, c->np * sizeof(double));
 	__enzyme_autodiff((void *)gmm_objective, enzyme_const, &c->g, enzyme_dup, c->p, c->grad);
 }
+static void adolc_tape(void *a) { Case *c = a; adolc_gmm_tape(c->tag, &c->g, c->p); }
 static void adolc(void *a) { Case *c = a; adolc_gmm_grad(c->tag, &c->g, c->p, c->grad); }
 static double value(void *a, const double *p) { Case *c = a; return gmm_objective(&c->g, p); }
 static void fd(void *a) { Case *c = a; fd_gradient(value, c, c->p, c->np, c->grad); }
 
-/* run checks (and unless testing, times) one case; FD only when small. */
+/* run checks (and when timed, times) one case; FD only when small. */
 static int run(int d, int k, int n, int m, int tag, int timed) {
 	Case c = {{d, k, n, 0, 1.0, m}, 0, tag};
 	c.np = gmm_params(&c.g);
@@ -94,26 +95,8 @@ static int run(int d, int k, int n, int m, int tag, int timed) {
 	gmm_hand(&c.g, c.p, c.want);
 	char name[64];
 	snprintf(name, sizeof name, "gmm(d=%d,k=%d)", d, k);
-	int ok = 1;
-	double err;
-	if (!timed) {
-		/* Quick correctness run (go test): gozyme and central differences. */
-		gozyme(&c);
-		ok &= checked(name, "J", c.grad, c.want, c.np, TOL_AD, &err);
-		fd(&c);
-		ok &= checked(name, "fd", c.grad, c.want, c.np, TOL_FD, &err);
-	} else {
-		time_checked(name, "J", gozyme, &c, c.grad, c.want, c.np, TOL_AD);
-		if (!only_gozyme) {
-			report(name, "F", bench_time(primal, &c), 0);
-			report(name, "hand", bench_time(hand, &c), 0);
-			double t0 = bench_now();
-			adolc_gmm_tape(tag, &c.g, c.p);
-			report(name, "adolc-tape", bench_now() - t0, 0);
-			time_checked(name, "adolc", adolc, &c, c.grad, c.want, c.np, TOL_AD);
-			if (c.np <= 100) time_checked(name, "fd", fd, &c, c.grad, c.want, c.np, TOL_FD);
-		}
-	}
+	Methods ms = {primal, gozyme, hand, adolc_tape, adolc, c.np <= 100 || !timed ? fd : NULL};
+	int ok = run_case(name, &c, &ms, c.grad, c.want, c.np, timed);
 	free(x); free(c.p); free(c.grad); free(c.want);
 	return ok;
 }

@@ -112,6 +112,7 @@ static void gozyme(void *a) {
 	memset(c->grad, 0, c->np * sizeof(double));
 	__enzyme_autodiff((void *)lstm_objective, enzyme_const, &c->m, enzyme_const, c->state, enzyme_dup, c->p, c->grad);
 }
+static void adolc_tape(void *a) { Case *c = a; adolc_lstm_tape(c->tag, &c->m, c->state, c->p); }
 static void adolc(void *a) { Case *c = a; adolc_lstm_grad(c->tag, &c->m, c->p, c->grad); }
 static double value(void *a, const double *p) { Case *c = a; return lstm_objective(&c->m, c->state, p); }
 static void fd(void *a) { Case *c = a; fd_gradient(value, c, c->p, c->np, c->grad); }
@@ -131,25 +132,8 @@ static int run(int l, int chars, int b, int tag, int timed) {
 	lstm_hand(&c.m, state, c.p, c.want);
 	char name[64];
 	snprintf(name, sizeof name, "lstm(l=%d,c=%d)", l, chars);
-	int ok = 1;
-	double err;
-	if (!timed) {
-		gozyme(&c);
-		ok &= checked(name, "J", c.grad, c.want, c.np, TOL_AD, &err);
-		fd(&c);
-		ok &= checked(name, "fd", c.grad, c.want, c.np, TOL_FD, &err);
-	} else {
-		time_checked(name, "J", gozyme, &c, c.grad, c.want, c.np, TOL_AD);
-		if (!only_gozyme) {
-			report(name, "F", bench_time(primal, &c), 0);
-			report(name, "hand", bench_time(hand, &c), 0);
-			double t0 = bench_now();
-			adolc_lstm_tape(tag, &c.m, state, c.p);
-			report(name, "adolc-tape", bench_now() - t0, 0);
-			time_checked(name, "adolc", adolc, &c, c.grad, c.want, c.np, TOL_AD);
-			if (l == 2) time_checked(name, "fd", fd, &c, c.grad, c.want, c.np, TOL_FD);
-		}
-	}
+	Methods m = {primal, gozyme, hand, adolc_tape, adolc, l == 2 || !timed ? fd : NULL};
+	int ok = run_case(name, &c, &m, c.grad, c.want, c.np, timed);
 	free(state); free(seq); free(c.p); free(c.grad); free(c.want);
 	return ok;
 }

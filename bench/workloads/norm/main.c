@@ -36,6 +36,7 @@ static void gozyme(void *a) {
 	__enzyme_autodiff((void *)norm, enzyme_dup, c->out, c->work, enzyme_dup, c->in, c->din, enzyme_const, c->n);
 }
 
+static void adolc_tape(void *a) { Case *c = a; adolc_norm_tape(c->tag, c->in, c->n); }
 static void adolc(void *a) { Case *c = a; adolc_norm_vjp(c->tag, c->in, c->dout, c->din, c->n); }
 
 /* dot(d_out, norm(p)): the scalar whose gradient is the product above. */
@@ -54,6 +55,8 @@ int main(int argc, char **argv) {
 	int sizes[] = {1000, 10000, 100000};
 	for (int s = 0; s < (testing ? 1 : 3); s++) {
 		int n = sizes[s];
+		/* Before optimization the gradient is O(n^2): 1e5 would take minutes. */
+		if (only_gozyme && n > 10000) continue;
 		Case c = {n, s + 1};
 		double **bufs[] = {&c.in, &c.out, &c.dout, &c.din, &c.want, &c.work};
 		for (int b = 0; b < 6; b++) *bufs[b] = calloc(n, sizeof(double));
@@ -62,29 +65,10 @@ int main(int argc, char **argv) {
 		snprintf(name, sizeof name, "norm(n=%d)", n);
 		hand(&c);
 		memcpy(c.want, c.din, n * sizeof(double));
-		if (testing) {
-			/* Quick correctness run (go test): gozyme and central differences. */
-			double err;
-			gozyme(&c);
-			ok &= checked(name, "J", c.din, c.want, n, TOL_AD, &err);
-			fd(&c);
-			ok &= checked(name, "fd", c.din, c.want, n, TOL_FD, &err);
-		} else {
-			/* Before optimization the gradient is O(n^2): 1e5 would take minutes. */
-			if (!only_gozyme || n <= 10000) time_checked(name, "J", gozyme, &c, c.din, c.want, n, TOL_AD);
-			if (!only_gozyme) {
-				report(name, "F", bench_time(primal, &c), 0);
-				report(name, "hand", bench_time(hand, &c), 0);
-				/* ADOL-C tapes the loop as written: n calls of mag, O(n^2) operations. */
-				if (n <= 1000) {
-					double t0 = bench_now();
-					adolc_norm_tape(c.tag, c.in, n);
-					report(name, "adolc-tape", bench_now() - t0, 0);
-					time_checked(name, "adolc", adolc, &c, c.din, c.want, n, TOL_AD);
-					time_checked(name, "fd", fd, &c, c.din, c.want, n, TOL_FD);
-				}
-			}
-		}
+		/* ADOL-C tapes the loop as written: n calls of mag, O(n^2) operations. */
+		int small = n <= 1000;
+		Methods m = {primal, gozyme, hand, small ? adolc_tape : NULL, small ? adolc : NULL, small ? fd : NULL};
+		ok &= run_case(name, &c, &m, c.din, c.want, n, !testing);
 		for (int b = 0; b < 6; b++) free(*bufs[b]);
 	}
 	if (testing) puts(ok ? "OK" : "FAILED");
