@@ -67,8 +67,8 @@ typedef struct {
 	void (*adolc_tape)(void *), (*adolc)(void *), (*fd)(void *);
 } Methods;
 
-/* run_case checks (timing = 0: go test's quick mode) gozyme's gradient and
- * the central difference against want, the hand-written gradient; or
+/* run_case checks (timing = 0: go test's quick mode) gozyme's, ADOL-C's and
+ * the central difference's gradients against want, the hand-written one; or
  * (timing = 1) times every method, each gradient checked first. Returns
  * whether the quick checks passed. */
 static int run_case(const char *cas, void *c, const Methods *m, const double *g, const double *want, long n, int timing) {
@@ -77,6 +77,11 @@ static int run_case(const char *cas, void *c, const Methods *m, const double *g,
 		int ok = 1;
 		m->gozyme(c);
 		ok &= checked(cas, "J", g, want, n, TOL_AD, &err);
+		if (m->adolc) {
+			m->adolc_tape(c);
+			m->adolc(c);
+			ok &= checked(cas, "adolc", g, want, n, TOL_AD, &err);
+		}
 		if (m->fd) {
 			m->fd(c);
 			ok &= checked(cas, "fd", g, want, n, TOL_FD, &err);

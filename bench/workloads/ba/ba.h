@@ -41,4 +41,14 @@ static void ba_reproj(const REAL *p, const double *feat, REAL *err) {
 	err[0] = p[14] * (proj[0] - feat[0]);
 	err[1] = p[14] * (proj[1] - feat[1]);
 }
+
+/* The ADOL-C version (adolc.cpp), declared once for both languages. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+void adolc_ba_tape(int tag, const double *p, const double *feat);
+void adolc_ba_jacobian(int tag, int m, const double *p, const double *feat, double *jac);
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -5,8 +5,6 @@
 #include "ba.h"
 
 void __enzyme_autodiff(void *, ...);
-void adolc_ba_tape(int tag, const double *p, const double *feat);
-void adolc_ba_jacobian(int tag, int m, const double *p, const double *feat, double *jac);
 
 static void cross(const double *a, const double *b, double *out) {
 	out[0] = a[1] * b[2] - a[2] * b[1];

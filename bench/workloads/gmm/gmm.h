@@ -74,4 +74,14 @@ static REAL gmm_objective(const Gmm *g, const REAL *p) {
 	FREE(qdiag); FREE(sumq); FREE(xc); FREE(qx); FREE(main_term);
 	return err;
 }
+
+/* The ADOL-C version (adolc.cpp), declared once for both languages. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+void adolc_gmm_tape(int tag, const Gmm *g, const double *p);
+void adolc_gmm_grad(int tag, const Gmm *g, const double *p, double *grad);
+#ifdef __cplusplus
+}
+#endif
 #endif

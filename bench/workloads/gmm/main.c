@@ -7,8 +7,6 @@
 #include "gmm.h"
 
 double __enzyme_autodiff(void *, ...);
-void adolc_gmm_tape(int tag, const Gmm *g, const double *p);
-void adolc_gmm_grad(int tag, const Gmm *g, const double *p, double *grad);
 
 /* gmm_hand is the gradient of gmm_objective written by hand: per point, the
  * mixture weights (softmax of the main terms), then each component's

@@ -18,6 +18,6 @@ extern "C" void adolc_lstm_tape(int tag, const Lstm *m, const double *state0, co
 	trace_off();
 }
 
-extern "C" void adolc_lstm_grad(int tag, const Lstm *m, const double *state0, const double *p, double *grad) {
+extern "C" void adolc_lstm_grad(int tag, const Lstm *m, const double *p, double *grad) {
 	gradient(tag, lstm_params(m), p, grad);
 }

@@ -63,4 +63,14 @@ static REAL lstm_objective(const Lstm *m, const double *state0, const REAL *p) {
 	FREE(state); FREE(input); FREE(ypred); FREE(gates);
 	return loss;
 }
+
+/* The ADOL-C version (adolc.cpp), declared once for both languages. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+void adolc_lstm_tape(int tag, const Lstm *m, const double *state0, const double *p);
+void adolc_lstm_grad(int tag, const Lstm *m, const double *p, double *grad);
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -6,8 +6,6 @@
 #include "lstm.h"
 
 double __enzyme_autodiff(void *, ...);
-void adolc_lstm_tape(int tag, const Lstm *m, const double *state0, const double *p);
-void adolc_lstm_grad(int tag, const Lstm *m, const double *p, double *grad);
 
 /* Per step and layer, what the hand-written reverse pass needs. */
 enum { X, HPREV, CPREV, F, I, O, G, TH, NSAVE };
