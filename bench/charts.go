@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // writeCharts draws the workload results as PNGs in dir: ratios.png (each
@@ -40,7 +41,7 @@ func writeCharts(cs []*caseResult, dir string) ([]string, error) {
 			lines = append(lines, m.label, pts)
 		}
 	}
-	if err := plotutil.AddLinePoints(p, lines...); err != nil {
+	if err := plotutil.AddScatters(p, lines...); err != nil {
 		return nil, err
 	}
 	if err := save(p, "ratios.png", width); err != nil {
@@ -98,7 +99,7 @@ func perCase(names []string, ylabel string) *plot.Plot {
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Tick.Label.Rotation = math.Pi / 6
-	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -0.9, -0.5
+	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YTop
 	p.Legend.Top = true
 	return p
 }
