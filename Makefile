@@ -4,7 +4,7 @@
 #   make build  bin/gozyme-cc, bin/gozyme-c++, bin/gozyme-fc, bin/gozyme-ld
 #   make test   deps + build + gofmt check + go vet + go test ./... (end-to-end tests included) + fuzz
 #   make demo   deps + build + compile and run examples/relu3
-#   make bench  deps + build + the benchmark kernels (bench/results/summary.md)
+#   make bench  deps + build + the benchmark kernels and workloads (bench/results/summary.md, *.png)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -26,7 +26,7 @@ DEPS := clang-14:clang-14 clang++-14:clang-14 opt-14:llvm-14 llc-14:llvm-14 \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-fortran build test fmt-check vet gotest fuzz demo bench clean
+.PHONY: all deps deps-fortran adolc build test fmt-check vet gotest fuzz demo bench clean
 
 all: build
 
@@ -57,6 +57,14 @@ deps-fortran:
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends flang-16; \
 	fi
 
+# ADOL-C, the tape-based AD tool the benchmark workloads compare against.
+adolc:
+	@if [ ! -f /usr/include/adolc/adolc.h ]; then \
+	  echo "make adolc: installing libadolc-dev"; \
+	  $(SUDO) apt-get -o DPkg::Lock::Timeout=600 update; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends libadolc-dev; \
+	fi
+
 build:
 	mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -74,14 +82,14 @@ gotest:
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzClassify -fuzztime=$(FUZZTIME) ./wrapper
 
-test: deps build fmt-check vet gotest fuzz
+test: deps adolc build fmt-check vet gotest fuzz
 
 demo: deps build
 	mkdir -p build/demo
 	$(BIN)/gozyme-cc -O2 examples/relu3/relu3.c -o build/demo/relu3 -lm
 	./build/demo/relu3
 
-bench: deps build
+bench: deps adolc build
 	$(GO) run ./bench -root . -out bench/results
 
 clean:

@@ -34,14 +34,20 @@ type result struct {
 func main() {
 	root := flag.String("root", ".", "repository root (holds bin/ and bench/)")
 	out := flag.String("out", "bench/results", "directory for the report")
+	sections := flag.String("sections", "kernels,link,workloads", "what to run, comma-separated")
+	workloads := flag.String("workloads", "", "comma-separated workloads to run (default all in bench/workloads)")
 	flag.Parse()
-	if err := run(*root, *out); err != nil {
+	var only []string
+	if *workloads != "" {
+		only = strings.Split(*workloads, ",")
+	}
+	if err := run(*root, *out, strings.Split(*sections, ","), only); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(root, outDir string) error {
+func run(root, outDir string, sections, workloads []string) error {
 	cc, err := filepath.Abs(filepath.Join(root, "bin", "gozyme-cc"))
 	if err != nil {
 		return err
@@ -49,11 +55,11 @@ func run(root, outDir string) error {
 	if _, err := os.Stat(cc); err != nil {
 		return fmt.Errorf("%s not built (make build)", cc)
 	}
-	kernels, err := filepath.Glob(filepath.Join(root, "bench", "kernels", "*.c"))
-	if err != nil {
-		return err
+	var kernels []string
+	if contains(sections, "kernels") {
+		kernels, _ = filepath.Glob(filepath.Join(root, "bench", "kernels", "*.c"))
+		sort.Strings(kernels)
 	}
-	sort.Strings(kernels)
 	tmp, err := os.MkdirTemp("", "gozyme-bench-")
 	if err != nil {
 		return err
@@ -74,33 +80,49 @@ func run(root, outDir string) error {
 		}
 		results = append(results, rs...)
 	}
-	report := format(results)
-	linkReport, err := linkBench(root, tmp)
-	if err != nil {
-		return err
+	var report, stdout string
+	if len(results) > 0 {
+		report = format(results)
+		stdout = report
 	}
-	report += linkReport
-	fmt.Print(report)
+	if contains(sections, "link") {
+		linkReport, err := linkBench(root, tmp)
+		if err != nil {
+			return err
+		}
+		report += linkReport
+		stdout += linkReport
+	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
+	if contains(sections, "workloads") {
+		cs, err := workloadBench(root, tmp, workloads)
+		if err != nil {
+			return err
+		}
+		report += formatWorkloads(cs) + "\n" + normScaling(cs)
+		charts, err := writeCharts(cs, outDir)
+		if err != nil {
+			return err
+		}
+		for _, c := range charts {
+			report += fmt.Sprintf("\n![%s](%s)\n", filepath.Base(c), filepath.Base(c))
+		}
+		stdout += "\nWorkloads (full table in " + filepath.Join(outDir, "summary.md") + "):\n" + summarizeWorkloads(cs) + normScaling(cs)
+	}
+	fmt.Print(stdout)
 	return os.WriteFile(filepath.Join(outDir, "summary.md"), []byte(report), 0o644)
 }
 
 // runKernel runs one kernel pinned to one core when taskset is available.
 func runKernel(kernel, exe string) ([]result, error) {
-	cmd := exec.Command(exe)
-	if ts, err := exec.LookPath("taskset"); err == nil {
-		cmd = exec.Command(ts, "-c", "0", exe)
-	}
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("running %s: %v\n%s", kernel, err, stdout.String())
+	stdout, err := runPinned("", exe)
+	if err != nil {
+		return nil, fmt.Errorf("running %s: %v\n%s", kernel, err, stdout)
 	}
 	var out []result
-	sc := bufio.NewScanner(&stdout)
+	sc := bufio.NewScanner(bytes.NewReader(stdout))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		if (len(f) != 6 && len(f) != 7) || f[0] != "BENCH" {

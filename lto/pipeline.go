@@ -11,6 +11,7 @@ import (
 	"github.com/gozyme/gozyme/ad"
 	"github.com/gozyme/gozyme/custom"
 	"github.com/gozyme/gozyme/irutil"
+	"github.com/gozyme/gozyme/preopt"
 	"github.com/gozyme/gozyme/toolchains"
 	"github.com/llir/llvm/ir"
 )
@@ -70,7 +71,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 	}
 	level := normalizeOptLevel(job.OptLevel)
 	pre := filepath.Join(dir, "optimized.bc")
-	optArgs := []string{"-passes=" + prePipeline(level), in, "-o", pre}
+	var optArgs []string
 	if mentionsCustomRules(job) {
 		// Functions with custom derivatives must stay calls: their calls
 		// take the rule instead of being differentiated. The enzyme(...)
@@ -86,8 +87,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 		}
 	}
 	err = timeStage(ctx, "optimize", func() error {
-		_, err := toolchains.Run(ctx, "opt", optArgs...)
-		return err
+		return preopt.Optimize(ctx, in, pre, adStageLevel(level), optArgs)
 	})
 	if err != nil {
 		return fmt.Errorf("%s: optimizing before AD: %w", job.Origin, err)
@@ -162,13 +162,14 @@ func normalizeOptLevel(l string) string {
 	return "2"
 }
 
-// prePipeline is the optimization pipeline run before AD. -O0 code still
-// gets its locals promoted to SSA values, so AD sees values, not stack slots.
-func prePipeline(level string) string {
-	if level == "0" {
-		return "mem2reg"
+// adStageLevel is the optimization level before AD: the user's, or "0"
+// (locals promoted to SSA values, nothing else) when GOZYME_AD_STAGE=pre asks
+// to differentiate before optimizing, for benchmarks of AD after optimization.
+func adStageLevel(level string) string {
+	if os.Getenv("GOZYME_AD_STAGE") == "pre" {
+		return "0"
 	}
-	return "default<O" + level + ">"
+	return level
 }
 
 // codegenFlags carries the code-generation choices of the original compile

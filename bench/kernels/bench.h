@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "timing.h"
 
 extern int enzyme_dup, enzyme_const, enzyme_out, enzyme_dupnoneed;
 
@@ -28,32 +28,6 @@ void *__wrap_realloc(void *q, size_t n) {
 	return p;
 }
 void __wrap_free(void *p) { bench_count(p, -1); __real_free(p); }
-
-static double bench_now(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-/* bench_time returns the minimum seconds per call of fn(arg) over 5 batches,
- * each repeated until it lasts at least 0.5 s. */
-static double bench_time(void (*fn)(void *), void *arg) {
-	long reps = 1;
-	for (;;) {
-		double t0 = bench_now();
-		for (long i = 0; i < reps; i++) fn(arg);
-		if (bench_now() - t0 >= 0.5) break;
-		reps *= 2;
-	}
-	double best = 1e300;
-	for (int b = 0; b < 5; b++) {
-		double t0 = bench_now();
-		for (long i = 0; i < reps; i++) fn(arg);
-		double t = (bench_now() - t0) / reps;
-		if (t < best) best = t;
-	}
-	return best;
-}
 
 /* bench_peak_bytes runs fn(arg) once and returns the peak heap bytes it had
  * in use beyond what was in use before. */
@@ -77,7 +51,4 @@ static void bench_report_tape(const char *name, double primal, double grad, size
 	printf("BENCH %s %.9g %.9g %zu %zu %zu\n", name, primal, grad, (size_t)0, grad_bytes, overwritten);
 	fflush(stdout);
 }
-
-/* Keeps results alive so the optimizer cannot drop the timed work. */
-static volatile double bench_sink;
 #endif

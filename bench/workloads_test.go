@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWorkloadGradients builds every workload the way make bench does (AD
+// after optimization and, with GOZYME_AD_STAGE=pre, before) and runs each
+// build's small correctness mode: the gozyme gradient and a central
+// difference against the hand-written gradient, nothing timed.
+func TestWorkloadGradients(t *testing.T) {
+	if _, err := exec.LookPath("clang-14"); err != nil {
+		t.Skip(err)
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-buildvcs=false", "-o", bin+string(filepath.Separator), "./cmd/...")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/...: %v\n%s", err, out)
+	}
+	mains, err := filepath.Glob(filepath.Join(root, "bench", "workloads", "*", "main.c"))
+	if err != nil || len(mains) == 0 {
+		t.Fatalf("no workloads found: %v", err)
+	}
+	for _, m := range mains {
+		src := filepath.Dir(m)
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			trackDir(t, src)
+			work := t.TempDir()
+			post, pre, err := buildWorkload(filepath.Join(bin, "gozyme-cc"), src, work)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, exe := range []string{post, pre} {
+				out, err := runPinned(work, exe, "test")
+				if err != nil || strings.TrimSpace(string(out)) != "OK" {
+					t.Errorf("%s test: %v\n%s", filepath.Base(exe), err, out)
+				}
+			}
+		})
+	}
+}
+
+// trackDir reads a workload's sources, the shared harness and gozyme's Go
+// sources so that go test's cache notices when they change: gozyme-cc is
+// built and run in subprocesses, which the cache does not see.
+func trackDir(t *testing.T, dir string) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	root := filepath.Join(dir, "..", "..", "..")
+	gosrc, _ := filepath.Glob(filepath.Join(root, "*", "*.go"))
+	cmds, _ := filepath.Glob(filepath.Join(root, "cmd", "*", "*.go"))
+	files = append(append(append(files, gosrc...), cmds...), filepath.Join(dir, "..", "harness.h"), filepath.Join(dir, "..", "..", "kernels", "timing.h"))
+	for _, f := range files {
+		if _, err := os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

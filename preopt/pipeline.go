@@ -1,0 +1,70 @@
+package preopt
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/gozyme/gozyme/toolchains"
+	"github.com/llir/llvm/ir"
+)
+
+// forceArgMemOnly is opt's -force-attribute for each function ArgMemOnly finds.
+func forceArgMemOnly(m *ir.Module) []string {
+	var args []string
+	for _, n := range ArgMemOnly(m) {
+		args = append(args, "-force-attribute="+n+":argmemonly")
+	}
+	return args
+}
+
+// light is the first pass over the frontend's IR: enough to give LLVM's
+// function-attrs and ours SSA values and simplified loops, no inlining (a
+// call inlined into a loop can no longer be hoisted as a whole).
+const light = "function(sroa,early-cse<memssa>,simplifycfg,instcombine),cgscc(function-attrs)"
+
+// hoist makes the inferred attributes take effect before the inliner runs:
+// LICM hoists the now argmemonly calls while they are still calls.
+const hoist = "forceattrs,function(loop-mssa(loop-rotate,licm))"
+
+// Optimize runs gozyme's pre-AD pipeline at optimization level ("0".."3",
+// "s", "z") on the bitcode file in and writes bitcode to out; extra are
+// further opt arguments. -O0 only promotes locals to SSA values. Other levels
+// run the light pipeline, infer argmemonly (ArgMemOnly), and run LICM with
+// the inferred attributes and then LLVM's default pipeline at that level.
+func Optimize(ctx context.Context, in, out, level string, extra []string) error {
+	if level == "0" {
+		_, err := toolchains.Run(ctx, "opt", append([]string{"-passes=mem2reg", in, "-o", out}, extra...)...)
+		return err
+	}
+	lit := strings.TrimSuffix(out, filepath.Ext(out)) + ".light.bc"
+	if _, err := toolchains.Run(ctx, "opt", "-passes="+light, in, "-o", lit); err != nil {
+		return err
+	}
+	text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", lit)
+	if err != nil {
+		return err
+	}
+	passes := "default<O" + level + ">"
+	var args []string
+	// Inference is an optimization: IR llir cannot read goes on without it
+	// (the load after optimizing reports the problem if AD needs that code).
+	m, err := irutil.ParseText(lit, text)
+	if err != nil && toolchains.Verbose() {
+		fmt.Fprintf(os.Stderr, "gozyme: no attribute inference before optimizing: %v\n", err)
+	}
+	if err == nil {
+		args = forceArgMemOnly(m)
+	}
+	if len(args) > 0 {
+		passes = hoist + "," + passes
+	}
+	args = append(append(args, extra...), "-passes="+passes, lit, "-o", out)
+	if _, err := toolchains.Run(ctx, "opt", args...); err != nil {
+		return fmt.Errorf("with inferred attributes: %w", err)
+	}
+	return nil
+}

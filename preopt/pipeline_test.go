@@ -1,0 +1,113 @@
+package preopt
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gozyme/gozyme/ad"
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/gozyme/gozyme/toolchains"
+	"github.com/llir/llvm/ir"
+)
+
+// normModule compiles testdata/norm.c and testdata/mag.c to the frontend's
+// bitcode (what gozyme-cc embeds), links them, and runs Optimize at -O2.
+func normModule(t *testing.T) *ir.Module {
+	t.Helper()
+	if _, err := toolchains.Tool("clang"); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	var bcs []string
+	for _, src := range []string{"norm", "mag"} {
+		bc := filepath.Join(dir, src+".bc")
+		if _, err := toolchains.Run(ctx, "clang", "-c", "-emit-llvm", "-O2", "-fno-math-errno", "-Xclang", "-disable-llvm-passes",
+			filepath.Join("testdata", src+".c"), "-o", bc); err != nil {
+			t.Fatal(err)
+		}
+		bcs = append(bcs, bc)
+	}
+	linked := filepath.Join(dir, "linked.bc")
+	if _, err := toolchains.Run(ctx, "llvm-link", append([]string{"-o", linked}, bcs...)...); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "optimized.bc")
+	if err := Optimize(ctx, linked, out, "2", nil); err != nil {
+		t.Fatal(err)
+	}
+	m, err := irutil.LoadBitcode(ctx, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestNormHoisted checks the optimized IR: mag's work (inlined or not) is
+// outside the loop that writes out[i], so norm is O(n).
+func TestNormHoisted(t *testing.T) {
+	m := normModule(t)
+	var norm *ir.Func
+	for _, f := range m.Funcs {
+		if f.Name() == "norm" {
+			norm = f
+		}
+	}
+	if norm == nil {
+		t.Fatal("no @norm in the optimized module")
+	}
+	cfg, err := irutil.NewCFG(norm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, b := range norm.Blocks {
+		for _, inst := range b.Insts {
+			c, ok := inst.(*ir.InstCall)
+			if !ok {
+				continue
+			}
+			callee, _ := irutil.StripCasts(c.Callee).(*ir.Func)
+			if callee == nil || (callee.Name() != "mag" && callee.Name() != "llvm.sqrt.f64") {
+				continue
+			}
+			found = true
+			if l := cfg.LoopOf[b]; l != nil {
+				t.Errorf("%s in block %s is inside the loop headed by %s: mag was not hoisted", callee.Name(), b.Ident(), l.Header.Ident())
+			}
+		}
+	}
+	if !found {
+		t.Fatal("neither a call to mag nor its sqrt in the optimized @norm")
+	}
+}
+
+// TestNormGradient differentiates the optimized module and checks the
+// gradient against the analytic one (testdata/norm.c prints the error).
+func TestNormGradient(t *testing.T) {
+	m := normModule(t)
+	if _, err := ad.Differentiate(m, ad.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ll := filepath.Join(dir, "ad.ll")
+	if err := irutil.WriteText(m, ll); err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(dir, "norm")
+	if _, err := toolchains.Run(context.Background(), "clang", "-O2", "-Wno-override-module", ll, "-o", exe, "-lm"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(exe).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	rel, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	if err != nil || rel > 1e-12 {
+		t.Errorf("norm gradient: largest relative error %s, want <= 1e-12", out)
+	}
+}
