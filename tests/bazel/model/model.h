@@ -1,0 +1,8 @@
+#ifndef GOZYME_BAZEL_TEST_MODEL_H
+#define GOZYME_BAZEL_TEST_MODEL_H
+
+/* loss returns the squared error of a one-neuron model
+ * y = tanh(w[0]*x[i] + w[1]) * w[2] against targets t[i], i < n. */
+double loss(const double *w, const double *x, const double *t, int n);
+
+#endif
