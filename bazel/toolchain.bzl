@@ -12,6 +12,8 @@ and build with
     --incompatible_enable_cc_toolchain_resolution --platforms=@gozyme//bazel:platform
 """
 
+load(":repositories.bzl", "gozyme_native_rules_repositories")
+
 def _builtin_include_directories(rctx, clang):
     """The directories clang searches for system headers (C and C++)."""
     dirs = []
@@ -131,5 +133,8 @@ def gozyme_cc_toolchain(name = "gozyme_cc", **kwargs):
         and gozyme_go_deps from repositories.bzl), clang, compile_flags,
         cxx_flags, link_flags.
     """
+    # With toolchain resolution Bazel 4.2 loads @rules_cc and @rules_java;
+    # offline stand-ins unless the workspace has its own.
+    gozyme_native_rules_repositories()
     gozyme_cc_configure(name = name, **kwargs)
     native.register_toolchains("@%s//:toolchain" % name)

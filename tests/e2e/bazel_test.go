@@ -37,9 +37,23 @@ type bazelRunner struct {
 	outputBase string
 }
 
-// run runs `bazel --batch COMMAND ARGS...` and returns its combined output;
-// a failure ends the test with the output's tail.
+// run runs `bazel --batch COMMAND ARGS...` and returns its stderr (where
+// Bazel reports); a failure ends the test with the output's tail.
 func (b *bazelRunner) run(command string, args ...string) string {
+	b.t.Helper()
+	_, stderr := b.runOut(command, args...)
+	return stderr
+}
+
+// bin is the output base's bazel-bin directory.
+func (b *bazelRunner) bin() string {
+	b.t.Helper()
+	stdout, _ := b.runOut("info", "bazel-bin")
+	return strings.TrimSpace(stdout)
+}
+
+// runOut runs `bazel --batch COMMAND ARGS...` and returns its stdout and stderr.
+func (b *bazelRunner) runOut(command string, args ...string) (string, string) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), bazelTimeout)
 	defer cancel()
@@ -47,15 +61,15 @@ func (b *bazelRunner) run(command string, args ...string) string {
 	cmd := exec.CommandContext(ctx, b.bazel, argv...)
 	cmd.Dir = b.workspace
 	cmd.Env = toolEnv()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
 	b.t.Logf("bazel %s %s (in %s): %.1fs", command, strings.Join(args, " "), b.workspace, time.Since(start).Seconds())
 	if err != nil {
-		b.t.Fatalf("bazel %s %s (in %s): %v\n%s", command, strings.Join(args, " "), b.workspace, err, bazelLog(out.String()))
+		b.t.Fatalf("bazel %s %s (in %s): %v\n%s\n%s", command, strings.Join(args, " "), b.workspace, err, stdout.String(), bazelLog(stderr.String()))
 	}
-	return out.String()
+	return stdout.String(), stderr.String()
 }
 
 // bazelLog is the end of Bazel's output without the Debian linux-sandbox's
@@ -126,7 +140,7 @@ func TestBazelBuildsGozyme(t *testing.T) {
 	cacheFlag := "--disk_cache=" + filepath.Join(tmp, "cache")
 	args := append(append([]string{}, bazelCommonFlags...), cacheFlag, "//...")
 	b.run("build", args...)
-	bin := strings.TrimSpace(b.run("info", "bazel-bin"))
+	bin := b.bin()
 	bins := map[string]string{}
 	for _, name := range []string{"gozyme-cc", "gozyme-c++", "gozyme-ld"} {
 		bins[name] = filepath.Join(bin, "cmd", name, name+"_", name)
@@ -173,7 +187,7 @@ func TestBazelToolchain(t *testing.T) {
 	installed := append(append(append([]string{}, bazelCommonFlags...), toolchainFlags...), "--extra_toolchains=@gozyme_installed//:toolchain", "//app:grad")
 
 	b.run("build", installed...)
-	bin := strings.TrimSpace(b.run("info", "bazel-bin"))
+	bin := b.bin()
 	outputs := map[string]string{
 		"grad":  filepath.Join(bin, "app", "grad"),
 		"model": filepath.Join(bin, "model", "_objs", "model", "model.pic.o"),
