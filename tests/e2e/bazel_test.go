@@ -247,32 +247,22 @@ func modelObject(t *testing.T, bin string) string {
 // TestMain built.
 func copyBazelWorkspace(t *testing.T, dst string) string {
 	t.Helper()
-	src := filepath.Join(repoRoot, "tests", "bazel")
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if rel == "WORKSPACE" {
-			old := `path = "../..",`
-			if !bytes.Contains(data, []byte(old)) {
-				t.Fatalf("%s has no %s to point at the checkout", path, old)
-			}
-			data = bytes.Replace(data, []byte(old), []byte("path = "+strconv.Quote(repoRoot)+","), 1)
-			data = append(data, "\ngozyme_cc_toolchain(\n    name = \"gozyme_installed\",\n    bin_dir = "+strconv.Quote(binDir)+",\n)\n"...)
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
+	if err := copyTree(filepath.Join(repoRoot, "tests", "bazel"), dst); err != nil {
 		t.Fatalf("copying tests/bazel: %v", err)
+	}
+	workspace := filepath.Join(dst, "WORKSPACE")
+	data, err := os.ReadFile(workspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := `path = "../..",`
+	if !bytes.Contains(data, []byte(old)) {
+		t.Fatalf("tests/bazel/WORKSPACE has no %s to point at the checkout", old)
+	}
+	data = bytes.Replace(data, []byte(old), []byte("path = "+strconv.Quote(repoRoot)+","), 1)
+	data = append(data, "\ngozyme_cc_toolchain(\n    name = \"gozyme_installed\",\n    bin_dir = "+strconv.Quote(binDir)+",\n)\n"...)
+	if err := os.WriteFile(workspace, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	return dst
 }
