@@ -1,6 +1,7 @@
 # gozyme: build, test and demo.
 #   make deps   install clang-14, llvm-14, lld-14, cmake, gcc with apt-get (only what is missing)
-#   make build  bin/gozyme-cc, bin/gozyme-c++, bin/gozyme-ld
+#               and flang-16 (make deps-fortran: gozyme-fc's compiler, only when missing)
+#   make build  bin/gozyme-cc, bin/gozyme-c++, bin/gozyme-fc, bin/gozyme-ld
 #   make bazel-deps  bazel-bootstrap, bazel-skylib, bazel-platforms (apt-get) and rules_go + the Go modules (Go module cache)
 #   make test   deps + bazel-deps + build + gofmt check + go vet + go test ./... (end-to-end tests included) + fuzz
 #   make demo   deps + build + compile and run examples/relu3
@@ -22,15 +23,15 @@ TESTTIMEOUT ?= 40m
 # Command each tool is checked with, and the Debian package that provides it.
 DEPS := clang-14:clang-14 clang++-14:clang-14 opt-14:llvm-14 llc-14:llvm-14 \
         llvm-dis-14:llvm-14 llvm-as-14:llvm-14 llvm-link-14:llvm-14 llvm-ar-14:llvm-14 \
-        ld.lld-14:lld-14 cmake:cmake gcc:gcc
+        ld.lld-14:lld-14 cmake:cmake gcc:gcc llvm-objcopy-14:llvm-14
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps bazel-deps build test fmt-check vet gotest fuzz demo bench clean
+.PHONY: all deps deps-fortran bazel-deps build test fmt-check vet gotest fuzz demo bench clean
 
 all: build
 
-deps:
+deps: deps-fortran
 	@missing=""; \
 	for dep in $(DEPS); do \
 	  tool=$${dep%%:*}; pkg=$${dep##*:}; \
@@ -44,6 +45,17 @@ deps:
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
 	else \
 	  echo "make deps: clang-14, llvm-14, lld-14, cmake and gcc are installed"; \
+	fi
+
+# flang-16 (flang-new-16 and the Fortran runtime) for gozyme-fc and the
+# Fortran tests, which skip without it.
+deps-fortran:
+	@if command -v flang-new-16 >/dev/null 2>&1; then \
+	  echo "make deps-fortran: flang-16 is installed"; \
+	else \
+	  echo "make deps-fortran: installing flang-16"; \
+	  $(SUDO) apt-get -o DPkg::Lock::Timeout=600 update; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends flang-16; \
 	fi
 
 # Only the Bazel tests (tests/e2e/bazel_test.go) need these. The workspace

@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"math/big"
 	"strings"
 
 	"github.com/gozyme/gozyme/irutil"
@@ -50,13 +51,18 @@ var markers = map[string]Activity{
 	"enzyme_out":       Out,
 	"enzyme_dup":       Dup,
 	"enzyme_dupnoneed": DupNoNeed,
+	// Batch mode, all lanes' shadows in one buffer: "enzyme_dupv, offset,
+	// p, dp" passes lane k's shadow at byte offset k·offset from dp.
+	"enzyme_dupv":       Dup,
+	"enzyme_dupnoneedv": DupNoNeed,
 }
 
 // rootArg is one parameter's activity and values at a call site.
 type rootArg struct {
-	act    Activity
-	val    value.Value
-	shadow value.Value
+	act     Activity
+	val     value.Value
+	shadows []value.Value // one per lane of the batch (Dup, DupNoNeed)
+	offset  value.Value   // enzyme_dupv: the byte offset between lanes' shadows in shadows[0]
 }
 
 // root is one call of an Enzyme entry point.
@@ -68,13 +74,15 @@ type root struct {
 	fnVal  value.Value // the function operand, casts stripped
 	fns    []*ir.Func  // candidates it may point to
 	sret   value.Value // where a struct result goes, when returned in memory
+	width  int         // forward mode: tangents per value (enzyme_width)
 	args   []rootArg
 	// __enzyme_reverse: the arguments after the parameters' (adjoint of
 	// the return, tape).
 	trailing []value.Value
 }
 
-// findRoots returns every entry-point call of the module, in module order.
+// findRoots returns every entry-point call of the module, in module order
+// (Differentiate lowers them inner-first, see innerFirst).
 func findRoots(m *ir.Module) ([]*root, error) {
 	var roots []*root
 	for _, f := range m.Funcs {
@@ -124,12 +132,30 @@ func (rt *root) parseArgs() error {
 	}
 	rest := args[1:]
 	j := 0
+	rt.width = 1
 	for i, p := range f.Params {
+		if j < len(rest) && isWidthMarker(rest[j]) {
+			if err := rt.parseWidth(rest, j); err != nil {
+				return err
+			}
+			j += 2
+		}
 		if j >= len(rest) {
 			return errorAt(rt.caller, rt.call, "too few arguments for '%s': parameter %d of %d has no value", f.Name(), i+1, len(f.Params))
 		}
 		act, explicit := marker(rest[j])
+		var offset value.Value
 		if explicit {
+			if name := markerName(rest[j]); name == "enzyme_dupv" || name == "enzyme_dupnoneedv" {
+				j++
+				if j >= len(rest) || !types.IsInt(unwrapArg(rest[j]).Type()) {
+					return errorAt(rt.caller, rt.call, "%s for parameter %d of '%s' must be followed by an integer byte offset", name, i+1, f.Name())
+				}
+				if !types.IsPointer(p.Typ) {
+					return errorAt(rt.caller, rt.call, "%s for parameter %d of '%s' needs a pointer parameter, not %s", name, i+1, f.Name(), p.Typ)
+				}
+				offset = unwrapArg(rest[j])
+			}
 			j++
 			if j >= len(rest) {
 				return errorAt(rt.caller, rt.call, "marker for parameter %d of '%s' is not followed by a value", i+1, f.Name())
@@ -148,12 +174,23 @@ func (rt *root) parseArgs() error {
 		}
 		a := rootArg{act: act, val: unwrapArg(rest[j])}
 		j++
-		if act == Dup || act == DupNoNeed {
+		if offset != nil {
 			if j >= len(rest) {
 				return errorAt(rt.caller, rt.call, "parameter %d of '%s' is duplicated but has no shadow argument", i+1, f.Name())
 			}
-			a.shadow = unwrapArg(rest[j])
+			a.offset, a.shadows = offset, []value.Value{unwrapArg(rest[j])}
+			if !types.IsPointer(a.shadows[0].Type()) {
+				return errorAt(rt.caller, rt.call, "the shadow of parameter %d of '%s' is a %s, not a pointer", i+1, f.Name(), a.shadows[0].Type())
+			}
 			j++
+		} else if act == Dup || act == DupNoNeed {
+			for k := 0; k < rt.width; k++ {
+				if j >= len(rest) {
+					return errorAt(rt.caller, rt.call, "parameter %d of '%s' is duplicated but has %d of its %d shadow arguments", i+1, f.Name(), k, rt.width)
+				}
+				a.shadows = append(a.shadows, unwrapArg(rest[j]))
+				j++
+			}
 		}
 		if act == Out && rt.mode == Forward {
 			return errorAt(rt.caller, rt.call, "parameter %d of '%s' is enzyme_out, which forward mode has no use for (pass a tangent with enzyme_dup)", i+1, f.Name())
@@ -199,18 +236,50 @@ func hasSRet(v value.Value) bool {
 	return false
 }
 
+// isWidthMarker reports a load of the global enzyme_width.
+func isWidthMarker(v value.Value) bool { return markerName(v) == "enzyme_width" }
+
+// parseWidth reads "enzyme_width, N" at rest[j]: N tangents per value in
+// one forward sweep (Enzyme's batch mode).
+func (rt *root) parseWidth(rest []value.Value, j int) error {
+	if rt.mode != Forward {
+		return errorAt(rt.caller, rt.call, "enzyme_width (batch mode) is supported by __enzyme_fwddiff only")
+	}
+	if rt.width != 1 {
+		return errorAt(rt.caller, rt.call, "enzyme_width is given twice")
+	}
+	if j+1 >= len(rest) {
+		return errorAt(rt.caller, rt.call, "enzyme_width is not followed by the width")
+	}
+	n, ok := unwrapArg(rest[j+1]).(*constant.Int)
+	if !ok || n.X.Sign() <= 0 || n.X.Cmp(big.NewInt(maxWidth)) > 0 {
+		return errorAt(rt.caller, rt.call, "enzyme_width must be followed by a constant width from 1 to %d", maxWidth)
+	}
+	rt.width = int(n.X.Int64())
+	return nil
+}
+
+// maxWidth bounds the batch width (every lane is emitted separately).
+const maxWidth = 64
+
 // marker reports the activity a marker argument stands for.
 func marker(v value.Value) (Activity, bool) {
+	a, ok := markers[markerName(v)]
+	return a, ok
+}
+
+// markerName is the name of the global a marker argument loads ("" when v
+// is no load of a global).
+func markerName(v value.Value) string {
 	ld, ok := unwrapArg(v).(*ir.InstLoad)
 	if !ok {
-		return 0, false
+		return ""
 	}
 	g, ok := irutil.StripCasts(ld.Src).(*ir.Global)
 	if !ok {
-		return 0, false
+		return ""
 	}
-	a, ok := markers[g.Name()]
-	return a, ok
+	return g.Name()
 }
 
 // resolveFuncs finds the defined functions a function-pointer value may be,

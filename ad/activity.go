@@ -121,11 +121,32 @@ func allocationBases(v value.Value, seen map[value.Value]bool, out *[]value.Valu
 		// way the call's result is where its shadow has to come from.
 		*out = append(*out, x)
 		return
+	case *ir.InstLoad:
+		// A pointer read from memory: its shadow is read from the shadow
+		// of that memory (which markBases then shadows).
+		*out = append(*out, x)
+		return
+	case *ir.InstExtractValue:
+		// A pointer taken from an aggregate (a tape returned with a
+		// result): its shadow is taken from the aggregate's.
+		*out = append(*out, x)
+		return
 	case ir.Instruction:
 		for _, p := range pointerOperands(x) {
 			allocationBases(p, seen, out)
 		}
 	}
+}
+
+// opaqueExternal reports a pointer returned by a function without a body
+// that is no allocation (fopen, getenv): nothing gives it a shadow.
+func opaqueExternal(v value.Value) bool {
+	c, ok := v.(*ir.InstCall)
+	if !ok || isAllocation(c) || calleeName(c) == "realloc" {
+		return false
+	}
+	f, ok := irutil.StripCasts(c.Callee).(*ir.Func)
+	return ok && len(f.Blocks) == 0
 }
 
 // isAllocation reports calls that return fresh heap memory.
@@ -147,6 +168,18 @@ func isAllocation(c *ir.InstCall) bool {
 // retShadow asks for a shadow of the returned pointer (the caller stores
 // derivatives through it).
 func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func(*ir.InstCall) bool) *activity {
+	return analyze(f, acts, retActive, retShadow, passes, false)
+}
+
+// analyzeForwardActivity is analyzeActivity for forward mode, which also
+// gives shadows to pointers inside aggregates: those returned by calls
+// given shadowed pointers (a derivative's {result, shadow, tape}), and
+// pointers extracted from them.
+func analyzeForwardActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func(*ir.InstCall) bool) *activity {
+	return analyze(f, acts, retActive, retShadow, passes, true)
+}
+
+func analyze(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func(*ir.InstCall) bool, aggregates bool) *activity {
 	a := &activity{varied: map[value.Value]bool{}, useful: map[value.Value]bool{}, shadowed: map[value.Value]bool{}}
 	for i, p := range f.Params {
 		switch acts[i] {
@@ -162,11 +195,15 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 		allocationBases(ptr, map[value.Value]bool{}, &bases)
 		changed := false
 		for _, b := range bases {
-			if a.shadowed[b] {
+			if _, ok := b.(*ir.InstExtractValue); a.shadowed[b] || (ok && !aggregates) {
 				continue
 			}
 			a.shadowed[b] = true
 			changed = true
+			if ld, ok := b.(*ir.InstLoad); ok {
+				markBases(ld.Src)
+				continue
+			}
 			// A pointer returned by a call (not a fresh allocation) may
 			// point into the memory of its pointer arguments.
 			if c, ok := b.(*ir.InstCall); ok && !isAllocation(c) {
@@ -180,9 +217,35 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 		return changed
 	}
 	if retShadow {
+		// The returned pointer, or with aggregates the pointers put into
+		// the returned aggregate.
+		var markReturned func(v value.Value, seen map[value.Value]bool)
+		markReturned = func(v value.Value, seen map[value.Value]bool) {
+			v = unwrapArg(v)
+			if seen[v] {
+				return
+			}
+			seen[v] = true
+			if types.IsPointer(v.Type()) {
+				markBases(v)
+				return
+			}
+			switch x := v.(type) {
+			case *ir.InstInsertValue:
+				markReturned(x.X, seen)
+				markReturned(x.Elem, seen)
+			case *ir.InstPhi:
+				for _, in := range x.Incs {
+					markReturned(in.X, seen)
+				}
+			case *ir.InstSelect:
+				markReturned(x.ValueTrue, seen)
+				markReturned(x.ValueFalse, seen)
+			}
+		}
 		for _, b := range f.Blocks {
-			if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil {
-				markBases(r.X)
+			if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil && (types.IsPointer(r.X.Type()) || aggregates) {
+				markReturned(r.X, map[value.Value]bool{})
 			}
 		}
 	}
@@ -214,6 +277,19 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 							changed = true
 						}
 					}
+					// A pointer stored into shadowed memory (a cache of
+					// buffers, a list node) stores its shadow there too;
+					// pointers from unknown external functions (a FILE*)
+					// stay without one.
+					if types.IsPointer(x.Src.Type()) && a.shadowed[unwrapArg(x.Dst)] {
+						var bases []value.Value
+						allocationBases(x.Src, map[value.Value]bool{}, &bases)
+						for _, b := range bases {
+							if !opaqueExternal(b) && markBases(b) {
+								changed = true
+							}
+						}
+					}
 					continue
 				case *ir.InstCall:
 					if isMaskedStore(x) && a.varied[unwrapArg(x.Args[0])] && markBases(x.Args[1]) {
@@ -237,6 +313,19 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 				if call, ok := inst.(*ir.InstCall); ok && types.IsPointer(v.Type()) && passes(call) {
 					// A pointer returned from a call that was given shadowed
 					// pointers may point into their memory.
+					for _, arg := range call.Args {
+						if a.shadowed[unwrapArg(arg)] {
+							set(a.shadowed, v)
+							break
+						}
+					}
+				}
+				if ev, ok := inst.(*ir.InstExtractValue); ok && aggregates && (types.IsPointer(v.Type()) || hasPointerField(v.Type())) {
+					if agg := unwrapArg(ev.X); a.varied[agg] || a.shadowed[agg] {
+						set(a.shadowed, v)
+					}
+				}
+				if call, ok := inst.(*ir.InstCall); ok && aggregates && hasPointerField(v.Type()) && passes(call) {
 					for _, arg := range call.Args {
 						if a.shadowed[unwrapArg(arg)] {
 							set(a.shadowed, v)

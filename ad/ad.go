@@ -52,7 +52,7 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 		return 0, err
 	}
 	d := newDiffer(m, opts)
-	for _, rt := range roots {
+	for _, rt := range innerFirst(roots) {
 		if err := d.lower(rt); err != nil {
 			return 0, err
 		}
@@ -170,20 +170,27 @@ func (d *differ) convertResult(rt *root, call *ir.InstCall, gradRet types.Type, 
 	default:
 		outs = []value.Value{call}
 	}
+	return rt.returnValues(outs, pre)
+}
+
+// returnValues makes the values outs (derivatives) the result of the
+// entry-point call as its declaration returns them: the value itself, a
+// struct of them, or the same written through an sret pointer.
+func (rt *root) returnValues(outs []value.Value, pre *[]ir.Instruction) (value.Value, error) {
 	want := rt.call.Typ
 	if rt.sret != nil {
 		st, ok := rt.sret.Type().(*types.PointerType)
 		if !ok {
 			return nil, errorAt(rt.caller, rt.call, "sret argument is not a pointer")
 		}
-		fields := fieldTypes(st.ElemType)
+		fields := leafFields(st.ElemType, []value.Value{constant.NewInt(types.I32, 0)})
 		if len(fields) < len(outs) {
 			return nil, errorAt(rt.caller, rt.call, "the returned struct has %d fields for %d derivatives", len(fields), len(outs))
 		}
 		for i, o := range outs {
-			gep := ir.NewGetElementPtr(st.ElemType, rt.sret, constant.NewInt(types.I32, 0), constant.NewInt(types.I32, int64(i)))
+			gep := ir.NewGetElementPtr(st.ElemType, rt.sret, fields[i].path...)
 			*pre = append(*pre, gep)
-			v, err := coerce(o, fields[i], pre)
+			v, err := coerce(o, fields[i].typ, pre)
 			if err != nil {
 				return nil, errorAt(rt.caller, rt.call, "derivative %d: %v", i+1, err)
 			}
@@ -250,18 +257,56 @@ func singleOut(rt *root) (int, bool) {
 	return idx, n == 1
 }
 
-func fieldTypes(t types.Type) []types.Type {
+// leafField is a scalar field of a (nested) struct or array: its GEP
+// indices and type.
+type leafField struct {
+	path []value.Value
+	typ  types.Type
+}
+
+// leafValues splits an aggregate value into its scalar fields in memory
+// order (a scalar is its own only field).
+func leafValues(v value.Value, pre *[]ir.Instruction) []value.Value {
+	if !isAggregateOrVector(v.Type()) {
+		return []value.Value{v}
+	}
+	if _, ok := v.Type().(*types.VectorType); ok {
+		return []value.Value{v}
+	}
+	var out []value.Value
+	for _, f := range leafFields(v.Type(), nil) {
+		idx := make([]uint64, len(f.path))
+		for i, p := range f.path {
+			idx[i] = p.(*constant.Int).X.Uint64()
+		}
+		ev := ir.NewExtractValue(v, idx...)
+		*pre = append(*pre, ev)
+		out = append(out, ev)
+	}
+	return out
+}
+
+// leafFields lists the scalar fields of t in memory order, so that a struct
+// of four doubles and a struct holding a double[4] both take four
+// derivatives.
+func leafFields(t types.Type, path []value.Value) []leafField {
+	at := func(i int) []value.Value {
+		return append(append([]value.Value(nil), path...), constant.NewInt(types.I32, int64(i)))
+	}
+	var out []leafField
 	switch t := t.(type) {
 	case *types.StructType:
-		return t.Fields
-	case *types.ArrayType:
-		out := make([]types.Type, t.Len)
-		for i := range out {
-			out[i] = t.ElemType
+		for i, ft := range t.Fields {
+			out = append(out, leafFields(ft, at(i))...)
 		}
-		return out
+	case *types.ArrayType:
+		for i := 0; i < int(t.Len); i++ {
+			out = append(out, leafFields(t.ElemType, at(i))...)
+		}
+	default:
+		out = append(out, leafField{path: path, typ: t})
 	}
-	return []types.Type{t}
+	return out
 }
 
 // gradient returns the combined reverse-mode gradient of f for the given
@@ -305,7 +350,7 @@ func (d *differ) lowerForward(rt *root) error {
 	acts := rt.activities()
 	fgs := make([]*forwardGen, len(rt.fns))
 	for i, f := range rt.fns {
-		fg, err := d.forward(f, acts)
+		fg, err := d.forward(f, acts, rt.width)
 		if err != nil {
 			return err
 		}
@@ -328,7 +373,18 @@ func (d *differ) lowerForward(rt *root) error {
 	call := ir.NewCall(callee, args...)
 	pre = append(pre, call)
 	var result value.Value
-	if _, ok := fgs[0].ret.(*types.StructType); ok && !types.Equal(rt.call.Typ, types.Void) {
+	if _, ok := fgs[0].ret.(*types.StructType); ok && rt.width > 1 {
+		// Batch mode: the N tangents, as the declared struct or array
+		// (lane after lane, each lane's aggregate field by field).
+		var outs []value.Value
+		for _, dt := range resultTangents(call, rt.width) {
+			pre = append(pre, dt.(ir.Instruction))
+			outs = append(outs, leafValues(dt, &pre)...)
+		}
+		if result, err = rt.returnValues(outs, &pre); err != nil {
+			return err
+		}
+	} else if _, ok := fgs[0].ret.(*types.StructType); ok && !types.Equal(rt.call.Typ, types.Void) {
 		dt := ir.NewExtractValue(call, 1)
 		pre = append(pre, dt)
 		v, err := coerce(dt, rt.call.Typ, &pre)
@@ -354,8 +410,12 @@ func (rt *root) callArgs(f *ir.Func, pre *[]ir.Instruction) ([]value.Value, erro
 			return nil, errorAt(rt.caller, rt.call, "argument %d of '%s': %v", i+1, f.Name(), err)
 		}
 		args = append(args, v)
-		if a.shadow != nil {
-			s, err := coerce(a.shadow, p.Typ, pre)
+		shadows := a.shadows
+		if a.offset != nil {
+			shadows = rt.laneShadows(a, pre)
+		}
+		for _, sh := range shadows {
+			s, err := coerce(sh, p.Typ, pre)
 			if err != nil {
 				return nil, errorAt(rt.caller, rt.call, "shadow of argument %d of '%s': %v", i+1, f.Name(), err)
 			}
@@ -363,6 +423,21 @@ func (rt *root) callArgs(f *ir.Func, pre *[]ir.Instruction) ([]value.Value, erro
 		}
 	}
 	return args, nil
+}
+
+// laneShadows returns the shadows of an enzyme_dupv argument: lane k's at
+// byte offset k·offset from the one shadow pointer given.
+func (rt *root) laneShadows(a rootArg, pre *[]ir.Instruction) []value.Value {
+	base := ir.NewBitCast(a.shadows[0], types.I8Ptr)
+	*pre = append(*pre, base)
+	out := make([]value.Value, rt.width)
+	for k := range out {
+		off := ir.NewMul(a.offset, constant.NewInt(a.offset.Type().(*types.IntType), int64(k)))
+		gep := ir.NewGetElementPtr(types.I8, base, off)
+		*pre = append(*pre, off, gep)
+		out[k] = gep
+	}
+	return out
 }
 
 // replaceCall splices pre in place of the entry-point call; result, when

@@ -28,8 +28,9 @@ template <class F> static void fdcheck(const char *name, F f, double *x, int n, 
 }
 `
 
-func TestCXX(t *testing.T) {
-	src := cxxPrelude + `
+// cxxChain is a C++ energy over std::vector, differentiated in reverse
+// (TestCXX) and forward mode (TestForwardCXX).
+const cxxChain = `
 /* A chain of springs held in a std::vector that grows, is copied and iterated. */
 struct Spring { double k, rest; };
 __attribute__((noinline)) double chain(double *x, int n) {
@@ -45,7 +46,11 @@ __attribute__((noinline)) double chain(double *x, int n) {
 	}
 	return e;
 }
+`
 
+func TestCXX(t *testing.T) {
+	src := cxxPrelude + `
+` + cxxChain + `
 /* Classes, templates, std::array and a lambda. */
 template <class T, size_t N> struct Poly {
 	std::array<T, N> c;

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/gozyme/gozyme/irutil"
@@ -20,21 +21,28 @@ import (
 // The generated function takes every Dup parameter followed by its tangent
 // (or shadow) and returns {result, tangent of result} (the result alone when
 // it carries no tangent, nothing for void).
+//
+// Batch mode (width N > 1) carries N tangents of every value in the same
+// sweep: the primal is computed once and every tangent rule is emitted once
+// per lane, from the same rules. Each Dup parameter is then followed by its
+// N tangents, and the result's tangents come back as {result, [N x T]}.
 type forwardGen struct {
-	d    *differ
-	m    *ir.Module
-	f    *ir.Func
-	acts []Activity
-	act  *activity
-	g    *ir.Func
-	vmap map[value.Value]value.Value // primal -> clone
-	tan  map[value.Value]value.Value // primal -> tangent (floats) or shadow (pointers)
-	blk  map[*ir.Block]*ir.Block
-	ret  types.Type // what g returns
+	d     *differ
+	m     *ir.Module
+	f     *ir.Func
+	acts  []Activity
+	width int
+	act   *activity
+	g     *ir.Func
+	vmap  map[value.Value]value.Value   // primal -> clone
+	lanes []map[value.Value]value.Value // per lane: primal -> tangent (floats) or shadow (pointers)
+	tan   map[value.Value]value.Value   // the lane being emitted
+	blk   map[*ir.Block]*ir.Block
+	ret   types.Type // what g returns
 }
 
 // forwardName is the generated forward function's name.
-func forwardName(f *ir.Func, acts []Activity) string {
+func forwardName(f *ir.Func, acts []Activity, width int) string {
 	var sb strings.Builder
 	sb.WriteString("__gozyme_fwd_")
 	sb.WriteString(f.Name())
@@ -42,13 +50,17 @@ func forwardName(f *ir.Func, acts []Activity) string {
 	for _, a := range acts {
 		sb.WriteByte("codn"[a])
 	}
+	if width > 1 {
+		fmt.Fprintf(&sb, "_w%d", width)
+	}
 	return sb.String()
 }
 
-// forward returns the forward-mode derivative of f for the activities,
-// generating it on first use (its shell is registered first: recursion).
-func (d *differ) forward(f *ir.Func, acts []Activity) (*forwardGen, error) {
-	name := forwardName(f, acts)
+// forward returns the forward-mode derivative of f for the activities and
+// batch width, generating it on first use (its shell is registered first:
+// recursion).
+func (d *differ) forward(f *ir.Func, acts []Activity, width int) (*forwardGen, error) {
+	name := forwardName(f, acts, width)
 	if fg, ok := d.fwds[name]; ok {
 		return fg, nil
 	}
@@ -56,23 +68,32 @@ func (d *differ) forward(f *ir.Func, acts []Activity) (*forwardGen, error) {
 	if err != nil {
 		return nil, err
 	}
-	fg := &forwardGen{d: d, m: d.m, f: pf, acts: acts, vmap: map[value.Value]value.Value{},
-		tan: map[value.Value]value.Value{}, blk: map[*ir.Block]*ir.Block{}}
-	fg.act = analyzeActivity(pf, forwardSeeds(pf, acts), carriesFloat(pf.Sig.RetType) || types.IsPointer(pf.Sig.RetType), types.IsPointer(pf.Sig.RetType), d.passes)
+	fg := &forwardGen{d: d, m: d.m, f: pf, acts: acts, width: width, vmap: map[value.Value]value.Value{},
+		blk: map[*ir.Block]*ir.Block{}}
+	for k := 0; k < width; k++ {
+		fg.lanes = append(fg.lanes, map[value.Value]value.Value{})
+	}
+	fg.tan = fg.lanes[0]
+	fg.act = analyzeForwardActivity(pf, forwardSeeds(pf, acts), carriesFloat(pf.Sig.RetType) || types.IsPointer(pf.Sig.RetType),
+		types.IsPointer(pf.Sig.RetType) || hasPointerField(pf.Sig.RetType), d.passes)
 	var params []*ir.Param
 	for i, p := range pf.Params {
 		np := ir.NewParam("", p.Typ)
 		params = append(params, np)
 		fg.vmap[p] = np
 		if acts[i] == Dup || acts[i] == DupNoNeed {
-			tp := ir.NewParam("", p.Typ)
-			params = append(params, tp)
-			fg.tan[p] = tp
+			for _, lane := range fg.lanes {
+				tp := ir.NewParam("", p.Typ)
+				params = append(params, tp)
+				lane[p] = tp
+			}
 		}
 	}
 	rt := pf.Sig.RetType
 	switch {
-	case carriesFloat(rt) || types.IsPointer(rt):
+	case (carriesFloat(rt) || types.IsPointer(rt) || hasPointerField(rt)) && width > 1:
+		fg.ret = types.NewStruct(rt, types.NewArray(uint64(width), rt))
+	case carriesFloat(rt) || types.IsPointer(rt) || hasPointerField(rt):
 		fg.ret = types.NewStruct(rt, rt)
 	default:
 		fg.ret = rt
@@ -115,7 +136,9 @@ func (fg *forwardGen) generate() error {
 	for _, b := range cfg.RPO {
 		for _, inst := range b.Insts {
 			if p, ok := inst.(*ir.InstPhi); ok && fg.needsTangent(p) {
-				fg.tan[p] = &ir.InstPhi{Typ: p.Typ}
+				for _, lane := range fg.lanes {
+					lane[p] = &ir.InstPhi{Typ: p.Typ}
+				}
 			}
 		}
 	}
@@ -130,8 +153,10 @@ func (fg *forwardGen) generate() error {
 				c, _ := irutil.CloneInst(p, func(v value.Value) value.Value { return v })
 				fg.vmap[p] = c.(value.Value)
 				phis = append(phis, c)
-				if tp, ok := fg.tan[p]; ok {
-					phis = append(phis, tp.(ir.Instruction))
+				if fg.needsTangent(p) {
+					for _, lane := range fg.lanes {
+						phis = append(phis, lane[p].(ir.Instruction))
+					}
 				}
 				continue
 			}
@@ -162,16 +187,19 @@ func (fg *forwardGen) generate() error {
 			if !ok {
 				continue
 			}
-			tp, ok := fg.tan[p].(*ir.InstPhi)
-			if !ok {
+			if !fg.needsTangent(p) {
 				continue
 			}
-			for _, in := range p.Incs {
-				t, err := fg.tangentOf(p, in.X)
-				if err != nil {
-					return err
+			for _, lane := range fg.lanes {
+				fg.tan = lane
+				tp := lane[p].(*ir.InstPhi)
+				for _, in := range p.Incs {
+					t, err := fg.tangentOf(p, in.X)
+					if err != nil {
+						return err
+					}
+					tp.Incs = append(tp.Incs, ir.NewIncoming(t, fg.blk[in.Pred.(*ir.Block)]))
 				}
-				tp.Incs = append(tp.Incs, ir.NewIncoming(t, fg.blk[in.Pred.(*ir.Block)]))
 			}
 		}
 		if err := fg.terminator(b); err != nil {
@@ -214,10 +242,78 @@ func (fg *forwardGen) tangentOf(at interface{}, v value.Value) (value.Value, err
 		}
 		return constant.NewNull(v.Type().(*types.PointerType)), nil
 	}
-	if !carriesFloat(v.Type()) {
+	if !carriesFloat(v.Type()) && !hasPointerField(v.Type()) {
 		return nil, errorAt(fg.f, at, "value %s of type %s has no tangent", v.Ident(), v.Type())
 	}
-	return zeroOf(v.Type()), nil
+	return zeroOf(v.Type()), nil // aggregates of pointers without shadows: null shadows
+}
+
+// hasPointerField reports an aggregate with a pointer among its fields (a
+// tape returned beside an integer result): its tangent holds their shadows.
+func hasPointerField(t types.Type) bool {
+	switch t := t.(type) {
+	case *types.ArrayType:
+		return types.IsPointer(t.ElemType) || hasPointerField(t.ElemType)
+	case *types.StructType:
+		for _, f := range t.Fields {
+			if types.IsPointer(f) || hasPointerField(f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// carriesShadows reports a value of pointer-holding aggregate type (no
+// floats, so outside the activity analysis) built from values that have
+// tangents: its tangent is the same aggregate of their shadows.
+func (fg *forwardGen) carriesShadows(inst ir.Instruction) bool {
+	v, ok := inst.(value.Value)
+	if !ok || carriesFloat(v.Type()) || !hasPointerField(v.Type()) {
+		return false
+	}
+	var ops []value.Value
+	switch x := inst.(type) {
+	case *ir.InstInsertValue:
+		ops = []value.Value{x.X, x.Elem}
+	case *ir.InstExtractValue:
+		ops = []value.Value{x.X}
+	default:
+		return false
+	}
+	for _, op := range ops {
+		if _, ok := fg.tan[unwrapArg(op)]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// laneTangents returns v's tangent in every lane.
+func (fg *forwardGen) laneTangents(at interface{}, v value.Value) ([]value.Value, error) {
+	var out []value.Value
+	for _, lane := range fg.lanes {
+		fg.tan = lane
+		t, err := fg.tangentOf(at, v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// resultTangents extracts the tangents of the result from a call of a
+// forward derivative returning {y, dy} (width 1) or {y, [N x T]}.
+func resultTangents(fc value.Value, width int) []value.Value {
+	if width == 1 {
+		return []value.Value{ir.NewExtractValue(fc, 1)}
+	}
+	out := make([]value.Value, width)
+	for k := range out {
+		out[k] = ir.NewExtractValue(fc, 1, uint64(k))
+	}
+	return out
 }
 
 // instruction clones a primal instruction and emits its tangent. Operands
@@ -238,12 +334,24 @@ func (fg *forwardGen) instruction(inst ir.Instruction) ([]ir.Instruction, error)
 	if isValue {
 		fg.vmap[v] = c.(value.Value)
 	}
-	// Emission into a scratch block, whose instructions follow the clone.
+	// Emission into a scratch block, whose instructions follow the clone:
+	// the tangent of each lane in turn.
 	scratch := &ir.Block{}
+	for _, lane := range fg.lanes {
+		fg.tan = lane
+		if err := fg.laneTangent(scratch, inst); err != nil {
+			return nil, err
+		}
+	}
+	return append(out, scratch.Insts...), nil
+}
+
+// laneTangent emits, into scratch, the tangent of inst in the current lane
+// (fg.tan): its value's tangent and its effect on shadow memory.
+func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error {
 	b := &builder{m: fg.m, b: scratch}
 	mv := func(x value.Value) value.Value { return fg.mapValue(unwrapArg(x)) }
 	tg := func(x value.Value) (value.Value, error) { return fg.tangentOf(inst, x) }
-	var t value.Value
 	switch x := inst.(type) {
 	case *ir.InstStore:
 		if !fg.act.hasShadow(x.Dst) {
@@ -251,13 +359,13 @@ func (fg *forwardGen) instruction(inst ir.Instruction) ([]ir.Instruction, error)
 		}
 		dst, err := tg(x.Dst)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var src value.Value
 		switch {
 		case types.IsPointer(x.Src.Type()) || carriesFloat(x.Src.Type()):
 			if src, err = tg(x.Src); err != nil {
-				return nil, err
+				return err
 			}
 		default:
 			src = nil // integers: the shadow keeps no tangent of them
@@ -268,33 +376,23 @@ func (fg *forwardGen) instruction(inst ir.Instruction) ([]ir.Instruction, error)
 		}
 	case *ir.InstCall:
 		if err := fg.memoryCall(scratch, x); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if isValue && fg.needsTangent(v) {
-		var err error
-		if t, err = fg.tangentRule(b, inst, mv, tg); err != nil {
-			return nil, err
+	if v, ok := inst.(value.Value); ok && (fg.needsTangent(v) || fg.carriesShadows(inst)) {
+		t, err := fg.tangentRule(b, inst, mv, tg)
+		if err != nil {
+			return err
 		}
 		fg.tan[v] = t
 	}
-	return append(out, scratch.Insts...), nil
+	return nil
 }
 
 // tangentRule emits the tangent of one value-producing instruction.
 func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, error) {
 	blk := b.b
-	tans := func(vs ...value.Value) ([]value.Value, error) {
-		out := make([]value.Value, len(vs))
-		for i, v := range vs {
-			t, err := tg(v)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = t
-		}
-		return out, nil
-	}
+	tans := func(vs ...value.Value) ([]value.Value, error) { return tangents(tg, vs...) }
 	switch x := inst.(type) {
 	case *ir.InstFAdd:
 		t, err := tans(x.X, x.Y)
@@ -414,7 +512,8 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		if x.NElems == nil {
 			blk.NewStore(zeroOf(x.ElemType), a)
 		} else {
-			return nil, errorAt(fg.f, inst, "variable-length arrays are not supported in forward mode yet")
+			rg := &reverseGen{m: fg.m}
+			blk.Insts = append(blk.Insts, rg.zeroFillInsts(a, x.ElemType, x.NElems)...)
 		}
 		return a, nil
 	case *ir.InstCall:
@@ -431,12 +530,19 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 			}
 			return sc, nil
 		}
-		if strings.HasPrefix(calleeName(x), "llvm.vector.reduce.fadd.") {
-			t, err := tans(x.Args[0], x.Args[1])
+		if calleeName(x) == "realloc" {
+			// The shadow grows with the buffer; its new tail is as
+			// undefined as the primal's.
+			sp, err := tg(x.Args[0])
 			if err != nil {
 				return nil, err
 			}
-			return blk.NewCall(x.Callee, t[0], t[1]), nil
+			sc := blk.NewCall(x.Callee, sp, mv(x.Args[1]))
+			sc.Typ = x.Typ
+			return sc, nil
+		}
+		if t, ok, err := tangentVectorOp(blk, x, mv, tg); ok {
+			return t, err
 		}
 		callee, _ := x.Callee.(*ir.Func)
 		if callee == nil {
@@ -509,6 +615,11 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 		n := unwrapArg(x.Args[2])
 		blk.NewCall(declare(fg.m, "llvm.memset.p0i8."+typeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
 			blk.NewBitCast(dst, types.I8Ptr), constant.NewInt(types.I8, 0), n, constant.False)
+	case isMaskedStore(x) && fg.act.hasShadow(x.Args[1]):
+		mv := func(v value.Value) value.Value { return fg.mapValue(unwrapArg(v)) }
+		tg := func(v value.Value) (value.Value, error) { return fg.tangentOf(x, v) }
+		_, _, err := tangentVectorOp(blk, x, mv, tg)
+		return err
 	case isFree(x) && fg.act.hasShadow(x.Args[0]):
 		sp, err := fg.tangentOf(x, x.Args[0])
 		if err != nil {
@@ -526,6 +637,11 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 	if !ok || fg.d.inactive[f] || strings.HasPrefix(f.Name(), "llvm.") {
 		return nil, false, nil
 	}
+	if _, ok := EntryPointMode(f.Name()); ok {
+		// Roots are lowered inner-first; one still here depends on this
+		// derivative itself.
+		return nil, true, errorAt(fg.f, call, "the call of %s is differentiated before it is lowered (Enzyme calls that depend on each other in a cycle)", f.Name())
+	}
 	active := fg.needsTangent(call) || fg.act.callTouchesActiveMemory(call, fg.d.passes)
 	if !active {
 		return nil, false, nil
@@ -537,42 +653,53 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 		args = append(args, a)
 		if fg.needsTangent(a) || (carriesFloat(a.Type()) && fg.act.varied[a]) {
 			acts[i] = Dup
-			t, err := fg.tangentOf(call, a)
+			ts, err := fg.laneTangents(call, a)
 			if err != nil {
 				return nil, true, err
 			}
-			args = append(args, t)
+			args = append(args, ts...)
 		}
 	}
 	if c, ok := fg.d.custom[f]; ok {
 		if c.Forward == nil {
 			return nil, true, errorAt(fg.f, call, "'%s' has a custom gradient but no forward derivative (enzyme(\"forward\", ...))", f.Name())
 		}
-		// The rule takes every float or pointer parameter with its tangent.
-		var full []value.Value
-		for _, a := range call.Args {
-			a = unwrapArg(a)
-			full = append(full, a)
-			if carriesFloat(a.Type()) || types.IsPointer(a.Type()) {
-				t, err := fg.tangentOf(call, a)
-				if err != nil {
-					return nil, true, err
-				}
-				full = append(full, t)
-			}
-		}
+		// The rule takes every float or pointer parameter with its
+		// tangent; in batch mode it is called once per lane.
 		clone, _ := irutil.CloneInst(call, func(v value.Value) value.Value { return v })
 		fg.vmap[call] = clone.(value.Value)
-		tc := ir.NewCall(c.Forward, full...)
-		if fg.needsTangent(call) {
-			fg.tan[call] = tc
+		out := []ir.Instruction{clone}
+		for _, lane := range fg.lanes {
+			fg.tan = lane
+			var full []value.Value
+			for _, a := range call.Args {
+				a = unwrapArg(a)
+				full = append(full, a)
+				if carriesFloat(a.Type()) || types.IsPointer(a.Type()) {
+					t, err := fg.tangentOf(call, a)
+					if err != nil {
+						return nil, true, err
+					}
+					full = append(full, t)
+				}
+			}
+			tc := ir.NewCall(c.Forward, full...)
+			if fg.needsTangent(call) {
+				lane[call] = tc
+			}
+			out = append(out, tc)
 		}
-		return []ir.Instruction{clone, tc}, true, nil
+		return out, true, nil
 	}
 	if len(f.Blocks) == 0 {
+		if !fg.needsTangent(call) {
+			if err := fg.d.unknownMemoryCall(fg.f, fg.act, call); err != nil {
+				return nil, true, err
+			}
+		}
 		return nil, false, nil // an unknown function: the tangent rule reports it
 	}
-	callee, err := fg.d.forward(f, acts)
+	callee, err := fg.d.forward(f, acts, fg.width)
 	if err != nil {
 		return nil, true, err
 	}
@@ -580,12 +707,15 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 	switch callee.ret.(type) {
 	case *types.StructType:
 		y := ir.NewExtractValue(fc, 0)
-		dy := ir.NewExtractValue(fc, 1)
 		fg.vmap[call] = y
-		if fg.needsTangent(call) {
-			fg.tan[call] = dy
+		out := []ir.Instruction{fc, y}
+		for k, dy := range resultTangents(fc, fg.width) {
+			out = append(out, dy.(ir.Instruction))
+			if fg.needsTangent(call) || hasPointerField(call.Typ) {
+				fg.lanes[k][call] = dy
+			}
 		}
-		return []ir.Instruction{fc, y, dy}, true, nil
+		return out, true, nil
 	default:
 		fg.vmap[call] = fc
 		return []ir.Instruction{fc}, true, nil
@@ -608,12 +738,19 @@ func (fg *forwardGen) terminator(b *ir.Block) error {
 			nb.NewRet(fg.mapValue(t.X))
 			return nil
 		}
-		dt, err := fg.tangentOf(t, t.X)
+		dts, err := fg.laneTangents(t, t.X)
 		if err != nil {
 			return err
 		}
 		agg := nb.NewInsertValue(constant.NewUndef(st), fg.mapValue(t.X), 0)
-		nb.NewRet(nb.NewInsertValue(agg, dt, 1))
+		if fg.width == 1 {
+			nb.NewRet(nb.NewInsertValue(agg, dts[0], 1))
+			return nil
+		}
+		for k, dt := range dts {
+			agg = nb.NewInsertValue(agg, dt, 1, uint64(k))
+		}
+		nb.NewRet(agg)
 	default:
 		if !cloneBranch(nb, b.Term, blk, fg.mapValue) {
 			return errorAt(fg.f, t, "terminator %s is not supported", describe(t))

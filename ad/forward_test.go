@@ -2,11 +2,14 @@ package ad
 
 import "testing"
 
-func TestForwardMode(t *testing.T) {
-	src := memoryPrelude + `
-double __enzyme_fwddiff(void *, ...);
-
-__attribute__((noinline)) double scalar(double x, double y) { return sin(x) * y + exp(x * y) / (1 + x * x) + pow(y, 2.5); }
+// forwardKernels are the C functions the forward-mode tests differentiate,
+// one at a time (TestForwardMode) and in batches (TestBatchForwardMode).
+const forwardKernels = `
+static int sweeps; /* how many times scalar's body ran */
+__attribute__((noinline)) double scalar(double x, double y) {
+	sweeps++;
+	return sin(x) * y + exp(x * y) / (1 + x * x) + pow(y, 2.5);
+}
 
 /* Control flow, loops and calls. */
 __attribute__((noinline)) double helper(double v) { return v > 0 ? sqrt(v) : -v * v; }
@@ -29,6 +32,21 @@ __attribute__((noinline)) void map(double *out, const double *in, int n) {
 __attribute__((noinline)) double poly(const double *c, int n, double x) {
 	double s = 0;
 	for (int i = n - 1; i >= 0; i--) s = s * x + c[i];
+	return s;
+}
+`
+
+func TestForwardMode(t *testing.T) {
+	src := memoryPrelude + `
+double __enzyme_fwddiff(void *, ...);
+
+` + forwardKernels + `
+/* A variable-length array on the stack. */
+__attribute__((noinline)) double vla(const double *x, int n) {
+	double t[n];
+	for (int i = 0; i < n; i++) t[i] = x[i] * x[(i + 1) % n];
+	double s = 0;
+	for (int i = 0; i < n; i++) s += sin(t[i]) * t[(i + 3) % n];
 	return s;
 }
 
@@ -60,6 +78,9 @@ int main(void) {
 	for (int i = 0; i < 4; i++) want += dc[i] * pow(x, i);
 	want += 0.5 * (-2 + 2 * 0.5 * x + 3 * 0.25 * x * x);
 	check("poly", t, want, 1e-12);
+	/* d/dt vla(in + t v) */
+	double dvla = __enzyme_fwddiff((void *)vla, enzyme_dup, in, v, enzyme_const, N);
+	check("vla", dvla, (vla(p, N) - vla(m, N)) / (2 * h), 1e-6);
 	return failures != 0;
 }
 `
@@ -67,4 +88,38 @@ int main(void) {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}
 	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
+}
+
+// TestExternalPointersInActiveMemory stores a pointer from a library call
+// (getenv) into a struct that also holds derivatives: it needs no shadow
+// in either mode.
+func TestExternalPointersInActiveMemory(t *testing.T) {
+	src := memoryPrelude + `
+double __enzyme_fwddiff(void *, ...);
+struct rec { double *data; const char *home; double scale; };
+__attribute__((noinline)) void fill(struct rec *r, double *x) {
+	r->data = x;
+	r->home = getenv("HOME");
+	r->scale = x[0] * x[1];
+}
+__attribute__((noinline)) double use(double *x, int n) {
+	struct rec r;
+	fill(&r, x);
+	double s = r.home ? 1 : 2;
+	for (int i = 0; i < n; i++) s += r.scale * sin(r.data[i]);
+	return s;
+}
+int main(void) {
+	enum { N = 4 };
+	double x[N] = {0.3, -0.7, 1.1, 0.2}, v[N] = {1, 2, -1, 0.5};
+	GRADCHECK(use);
+	double p[N], m[N], h = 1e-6;
+	for (int i = 0; i < N; i++) { p[i] = x[i] + h * v[i]; m[i] = x[i] - h * v[i]; }
+	check("use jvp", __enzyme_fwddiff((void *)use, enzyme_dup, x, v, enzyme_const, N), (use(p, N) - use(m, N)) / (2 * h), 1e-6);
+	return failures != 0;
+}
+`
+	for _, o := range []string{"0", "2"} {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
 }

@@ -232,7 +232,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			if isFloat(t) || isVectorOfFloat(t) {
 				r.accumulate(blk, x.Src, ds)
 			} else {
-				r.accumulateAggregate(blk, x.Src, ds)
+				r.accumulate(blk, x.Src, ds)
 			}
 		}
 		return true, nil

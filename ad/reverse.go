@@ -460,7 +460,8 @@ func (r *reverseGen) adjSlot(v value.Value) *ir.InstAlloca {
 	return s
 }
 
-// accumulate adds delta to the adjoint of primal value v, emitting into blk.
+// accumulate adds delta to the adjoint of primal value v, emitting into blk
+// (field by field for aggregates such as a forward derivative's {y, dy}).
 // Constants and inactive values have no adjoint.
 func (r *reverseGen) accumulate(blk *ir.Block, v, delta value.Value) {
 	v = unwrapArg(v)
@@ -469,7 +470,7 @@ func (r *reverseGen) accumulate(blk *ir.Block, v, delta value.Value) {
 	}
 	s := r.adjSlot(v)
 	old := blk.NewLoad(v.Type(), s)
-	blk.NewStore(blk.NewFAdd(old, delta), s)
+	blk.NewStore(addAggregate(blk, old, delta, v.Type(), nil), s)
 }
 
 // lookup returns, for code emitted in the reverse of primal block at, the

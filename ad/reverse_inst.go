@@ -98,7 +98,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 			acc(x.Elem, blk.NewExtractValue(d, x.Indices...))
 		}
 		if r.act.active(x.X) {
-			r.accumulateAggregate(blk, x.X, blk.NewInsertValue(d, zeroOf(x.Elem.Type()), x.Indices...))
+			r.accumulate(blk, x.X, blk.NewInsertValue(d, zeroOf(x.Elem.Type()), x.Indices...))
 		}
 	case *ir.InstExtractElement:
 		if r.act.active(x.X) {
@@ -169,17 +169,6 @@ func (r *reverseGen) applyPartials(b *builder, at *ir.Block, rule *mathRule, arg
 	}
 }
 
-// accumulateAggregate adds an aggregate delta to v's adjoint field by field.
-func (r *reverseGen) accumulateAggregate(blk *ir.Block, v, delta value.Value) {
-	v = unwrapArg(v)
-	if !r.act.active(v) {
-		return
-	}
-	s := r.adjSlot(v)
-	old := blk.NewLoad(v.Type(), s)
-	blk.NewStore(addAggregate(blk, old, delta, v.Type(), nil), s)
-}
-
 // addAggregate returns x + y for aggregates of float fields (non-float
 // fields keep x's value).
 func addAggregate(blk *ir.Block, x, y value.Value, t types.Type, idx []uint64) value.Value {
@@ -223,6 +212,8 @@ func (r *reverseGen) checkInactive(inst ir.Instruction) error {
 		if r.act.active(x.Src) {
 			return errorAt(r.f, inst, "storing an active value to memory (%s) is not supported yet", describe(inst))
 		}
+	case *ir.InstCall:
+		return r.d.unknownMemoryCall(r.f, r.act, x)
 	}
 	return nil
 }

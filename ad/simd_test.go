@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-func TestSIMD(t *testing.T) {
-	src := memoryPrelude + `
+// simdKernels are reductions LLVM vectorizes at -O3, differentiated in
+// reverse (TestSIMD) and forward mode (TestForwardSIMD).
+const simdKernels = `
 __attribute__((noinline)) double dotv(double *x, int n) {
 	double s = 0;
 	for (int i = 0; i < n; i++) s += x[i] * x[n - 1 - i];
@@ -23,6 +24,11 @@ __attribute__((noinline)) double prodv(double *x, int n) {
 	for (int i = 0; i < n; i++) p *= 1 + 0.1 * x[i];
 	return p;
 }
+`
+
+func TestSIMD(t *testing.T) {
+	src := memoryPrelude + `
+` + simdKernels + `
 __attribute__((noinline)) void scale(double *out, const double *x, int n) {
 	for (int i = 0; i < n; i++) if (x[i] > 0.5) out[i] = x[i] * x[i] * 3; 
 }

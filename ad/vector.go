@@ -62,20 +62,121 @@ func (r *reverseGen) reverseReduction(blk *ir.Block, at *ir.Block, call *ir.Inst
 	case "fmax", "fmin", "fmaximum", "fminimum":
 		// The derivative goes to the first lane holding the result.
 		vec, res := r.lookup(blk, at, args[0]), r.lookup(blk, at, call)
-		n := vec.Type().(*types.VectorType).Len
 		var dv value.Value = zeroOf(vec.Type())
-		var found value.Value = constant.False
-		for i := uint64(0); i < n; i++ {
-			idx := constant.NewInt(types.I32, int64(i))
-			hit := blk.NewAnd(blk.NewFCmp(enum.FPredOEQ, blk.NewExtractElement(vec, idx), res), blk.NewXor(found, constant.True))
-			dv = blk.NewInsertElement(dv, blk.NewSelect(hit, d, zeroOf(d.Type())), idx)
-			found = blk.NewOr(found, hit)
+		for i, hit := range resultLane(blk, vec, res) {
+			dv = blk.NewInsertElement(dv, blk.NewSelect(hit, d, zeroOf(d.Type())), constant.NewInt(types.I32, int64(i)))
 		}
 		r.accumulate(blk, args[0], dv)
 	default:
 		return false
 	}
 	return true
+}
+
+// resultLane returns, per lane of vec, whether it is the first lane equal
+// to res (the lane a max or min reduction returned).
+func resultLane(blk *ir.Block, vec, res value.Value) []value.Value {
+	n := vec.Type().(*types.VectorType).Len
+	hits := make([]value.Value, n)
+	var found value.Value = constant.False
+	for i := range hits {
+		idx := constant.NewInt(types.I32, int64(i))
+		hits[i] = blk.NewAnd(blk.NewFCmp(enum.FPredOEQ, blk.NewExtractElement(vec, idx), res), blk.NewXor(found, constant.True))
+		found = blk.NewOr(found, hits[i])
+	}
+	return hits
+}
+
+// tangentVectorOp emits the tangent of a vector reduction or the shadow
+// effect of a masked load or store in forward mode, reporting whether call
+// was one. mv maps primal operands to the forward function, tg gives
+// tangents.
+func tangentVectorOp(blk *ir.Block, call *ir.InstCall, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, bool, error) {
+	name := calleeName(call)
+	args := make([]value.Value, len(call.Args))
+	for i, a := range call.Args {
+		args[i] = unwrapArg(a)
+	}
+	switch {
+	case isMaskedLoad(call): // (ptr, align, mask, passthru): masked lanes keep the passthru's tangent
+		t, err := tangents(tg, args[0], args[3])
+		if err != nil {
+			return nil, true, err
+		}
+		return blk.NewCall(call.Callee, t[0], args[1], mv(args[2]), t[1]), true, nil
+	case isMaskedStore(call): // (value, ptr, align, mask)
+		if !carriesFloat(args[0].Type()) {
+			return nil, true, nil
+		}
+		t, err := tangents(tg, args[0], args[1])
+		if err != nil {
+			return nil, true, err
+		}
+		blk.NewCall(call.Callee, t[0], t[1], args[2], mv(args[3]))
+		return nil, true, nil
+	case !strings.HasPrefix(name, "llvm.vector.reduce."):
+		return nil, false, nil
+	}
+	op := strings.TrimPrefix(name, "llvm.vector.reduce.")
+	op = op[:strings.IndexByte(op, '.')]
+	switch op {
+	case "fadd": // dstart + Σ dv
+		t, err := tangents(tg, args[0], args[1])
+		if err != nil {
+			return nil, true, err
+		}
+		return blk.NewCall(call.Callee, t[0], t[1]), true, nil
+	case "fmul": // dstart·Πv + start·Σ_i dv_i·Π_{j≠i} v_j
+		t, err := tangents(tg, args[0], args[1])
+		if err != nil {
+			return nil, true, err
+		}
+		ds, dv := t[0], t[1]
+		start, vec := mv(args[0]), mv(args[1])
+		n := vec.Type().(*types.VectorType).Len
+		lane := func(v value.Value, i uint64) value.Value {
+			return blk.NewExtractElement(v, constant.NewInt(types.I32, int64(i)))
+		}
+		var all value.Value = floatConst(start.Type(), 1)
+		for i := uint64(0); i < n; i++ {
+			all = blk.NewFMul(all, lane(vec, i))
+		}
+		var sum value.Value = blk.NewFMul(ds, all)
+		for i := uint64(0); i < n; i++ {
+			p := blk.NewFMul(start, lane(dv, i))
+			for j := uint64(0); j < n; j++ {
+				if j != i {
+					p = blk.NewFMul(p, lane(vec, j))
+				}
+			}
+			sum = blk.NewFAdd(sum, p)
+		}
+		return sum, true, nil
+	case "fmax", "fmin", "fmaximum", "fminimum": // the tangent of the lane returned
+		dv, err := tg(args[0])
+		if err != nil {
+			return nil, true, err
+		}
+		var t value.Value = zeroOf(call.Typ)
+		for i, hit := range resultLane(blk, mv(args[0]), mv(call)) {
+			t = blk.NewSelect(hit, blk.NewExtractElement(dv, constant.NewInt(types.I32, int64(i))), t)
+		}
+		return t, true, nil
+	}
+	return nil, false, nil
+}
+
+// tangents returns the tangents of vs, in order.
+func tangents(tg func(value.Value) (value.Value, error), vs ...value.Value) ([]value.Value, error) {
+	out := make([]value.Value, len(vs))
+	for i, v := range vs {
+		t, err := tg(v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = t
+	}
+	return out, nil
 }
 
 // splat broadcasts scalar s to vector type t.

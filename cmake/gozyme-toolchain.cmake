@@ -30,6 +30,10 @@ endforeach()
 
 set(CMAKE_C_COMPILER "${GOZYME_BIN}/gozyme-cc")
 set(CMAKE_CXX_COMPILER "${GOZYME_BIN}/gozyme-c++")
+# Fortran, for projects that enable it: gozyme-fc wraps flang-new-16.
+if(EXISTS "${GOZYME_BIN}/gozyme-fc")
+  set(CMAKE_Fortran_COMPILER "${GOZYME_BIN}/gozyme-fc")
+endif()
 
 # Fat objects are ordinary ELF objects: binutils' ar archives them (and
 # indexes their native symbols); llvm-ar-14 is the fallback.

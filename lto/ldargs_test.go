@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/gozyme/gozyme/toolchains"
 )
 
 // clangLinkLine returns the linker and its arguments clang-14 would run for
@@ -14,30 +16,11 @@ func clangLinkLine(t *testing.T, dir string, args ...string) (string, []string) 
 	t.Helper()
 	out := run(t, dir, needTool(t, "clang-14"), append([]string{"-###"}, args...)...)
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	words := splitClangHash(lines[len(lines)-1])
+	words := toolchains.SplitJob(lines[len(lines)-1])
 	if len(words) < 2 {
 		t.Fatalf("no link line in %s", out)
 	}
 	return words[0], words[1:]
-}
-
-// splitClangHash splits a -### line: words in double quotes, backslash escapes.
-func splitClangHash(line string) []string {
-	var words []string
-	for i := 0; i < len(line); i++ {
-		if line[i] != '"' {
-			continue
-		}
-		var b strings.Builder
-		for i++; i < len(line) && line[i] != '"'; i++ {
-			if line[i] == '\\' && i+1 < len(line) {
-				i++
-			}
-			b.WriteByte(line[i])
-		}
-		words = append(words, b.String())
-	}
-	return words
 }
 
 func TestParseClangLinkLine(t *testing.T) {

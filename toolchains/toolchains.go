@@ -27,23 +27,8 @@ var (
 // It looks, in order, in $GOZYME_LLVM_BIN, for NAME-14 on $PATH, in
 // /usr/lib/llvm-14/bin, and for NAME on $PATH.
 func Tool(name string) (string, error) {
-	toolMu.Lock()
-	defer toolMu.Unlock()
-	if p, ok := toolCache[name]; ok {
-		return p, nil
-	}
-	var candidates []string
-	if dir := os.Getenv("GOZYME_LLVM_BIN"); dir != "" {
-		candidates = append(candidates, filepath.Join(dir, name))
-	}
-	candidates = append(candidates, name+"-"+LLVMVersion, "/usr/lib/llvm-"+LLVMVersion+"/bin/"+name)
-	for _, c := range candidates {
-		if p, err := exec.LookPath(c); err == nil {
-			toolCache[name] = p
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("cannot find %s-%s (install clang-%s and llvm-%s, or set GOZYME_LLVM_BIN)", name, LLVMVersion, LLVMVersion, LLVMVersion)
+	return FindVersioned("GOZYME_LLVM_BIN", name, LLVMVersion,
+		fmt.Sprintf("install clang-%s and llvm-%s", LLVMVersion, LLVMVersion))
 }
 
 // Verbose reports whether GOZYME_VERBOSE asks for every tool invocation to be printed.

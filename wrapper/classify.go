@@ -108,7 +108,7 @@ func (c *Command) Sources() []Input {
 // unknown options are single-argument flags.
 func Classify(args []string) *Command {
 	c := &Command{OptLevel: "0"}
-	if len(args) > 0 && (args[0] == "-cc1" || args[0] == "-cc1as") {
+	if len(args) > 0 && (args[0] == "-cc1" || args[0] == "-cc1as" || args[0] == "-fc1") {
 		// The frontend's own command line: other options, other arities.
 		for _, a := range args {
 			c.Items = append(c.Items, Item{Kind: Flag, Args: []string{a}})

@@ -127,7 +127,7 @@ var classifyCases = []classifyCase{
 }
 
 func TestClassify(t *testing.T) {
-	for _, tc := range classifyCases {
+	for _, tc := range append(classifyCases, fortranCases...) {
 		t.Run(tc.name, func(t *testing.T) {
 			args := strings.Fields(tc.line)
 			c := Classify(args)

@@ -149,6 +149,11 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 		if err != nil || code != 0 {
 			return code, err
 		}
+		if d.fortran && isFortran(in.Lang) {
+			if err := d.embedFortran(compileStepArgs(cmd, in, obj), in, obj); err != nil {
+				return 1, err
+			}
+		}
 		if err := markObject(obj); err != nil {
 			return 1, err
 		}
@@ -164,7 +169,7 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 			link = append(link, it.Args...)
 		}
 	}
-	link = append(link, "-Qunused-arguments")
+	link = append(append(link, d.fortranLinkArgs(cmd)...), "-Qunused-arguments")
 	link, err = argsFile(link, tmp)
 	if err != nil {
 		return 1, err

@@ -2,7 +2,7 @@
 // it runs clang-14 (clang++-14) exactly as the user asked, except that
 // every object file it makes is a fat object (the module's pre-optimization
 // bitcode embedded in SHF_EXCLUDE sections) and every link goes through
-// gozyme-ld.
+// gozyme-ld. gozyme-fc does the same over flang-new-16 (fortran.go).
 package wrapper
 
 import (
@@ -15,6 +15,7 @@ import (
 	"github.com/mattn/go-shellwords"
 
 	"github.com/gozyme/gozyme/toolchains"
+	"github.com/gozyme/gozyme/toolchains/flang"
 )
 
 // Languages Main accepts: the driver it wraps.
@@ -25,13 +26,14 @@ const (
 
 // driver is one wrapper invocation.
 type driver struct {
-	prog  string // gozyme-cc or gozyme-c++, for error messages
-	clang string // path of clang-14 or clang++-14
+	prog    string // gozyme-cc, gozyme-c++ or gozyme-fc, for error messages
+	clang   string // path of clang-14, clang++-14 or flang-new-16
+	fortran bool   // wrapping flang-new-16 (gozyme-fc)
 }
 
-// Main runs the wrapper for lang (LangC or LangCXX) on args (os.Args[1:])
-// and returns the exit status: clang's own, or 1 after an error of the
-// wrapper's, reported as "gozyme-cc: error: ...".
+// Main runs the wrapper for lang (LangC, LangCXX or LangFortran) on args
+// (os.Args[1:]) and returns the exit status: the compiler's own, or 1
+// after an error of the wrapper's, reported as "gozyme-cc: error: ...".
 func Main(lang string, args []string) int {
 	d := &driver{prog: "gozyme-cc"}
 	tool := "clang"
@@ -39,10 +41,18 @@ func Main(lang string, args []string) int {
 	case LangC:
 	case LangCXX:
 		d.prog, tool = "gozyme-c++", "clang++"
+	case LangFortran:
+		d.prog, d.fortran = "gozyme-fc", true
 	default:
-		return d.fail(fmt.Errorf("unknown language %q (want %q or %q)", lang, LangC, LangCXX))
+		return d.fail(fmt.Errorf("unknown language %q (want %q, %q or %q)", lang, LangC, LangCXX, LangFortran))
 	}
-	path, err := toolchains.Tool(tool)
+	var path string
+	var err error
+	if d.fortran {
+		path, err = flang.Driver()
+	} else {
+		path, err = toolchains.Tool(tool)
+	}
 	if err != nil {
 		return d.fail(err)
 	}
@@ -56,9 +66,17 @@ func Main(lang string, args []string) int {
 	orig := append(append([]string(nil), args...), extra...)
 	expanded := ExpandResponseFiles(orig)
 	cmd := Classify(expanded)
+	if cmd.Mode == Link {
+		// The Fortran runtime, when the link needs it (fortran.go).
+		orig = append(orig, d.fortranLinkArgs(cmd)...)
+	}
 	var code int
 	switch cmd.Mode {
 	case Compile:
+		if d.fortran {
+			code, err = d.compileFortran(orig, cmd)
+			break
+		}
 		code, err = d.compile(orig, expanded, cmd)
 	case CompileAndLink:
 		code, err = d.compileAndLink(expanded, cmd)

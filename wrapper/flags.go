@@ -52,6 +52,8 @@ var separateArgs = map[string]int{
 	"-segs_read_write_addr": 1, "-sub_library": 1, "-sub_umbrella": 1,
 	"-umbrella": 1, "-weak_reference_mismatches": 1,
 	"-segaddr": 2, "-sectobjectsymbols": 2,
+	// Fortran (flang-new): module directories, MLIR options.
+	"-J": 1, "-module-dir": 1, "-fintrinsic-modules-path": 1, "-mmlir": 1,
 	"-sectalign": 3, "-sectcreate": 3, "-sectorder": 3, "-segcreate": 3, "-segprot": 3,
 }
 

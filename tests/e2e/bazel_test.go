@@ -142,7 +142,7 @@ func TestBazelBuildsGozyme(t *testing.T) {
 	b.run("build", args...)
 	bin := b.bin()
 	bins := map[string]string{}
-	for _, name := range []string{"gozyme-cc", "gozyme-c++", "gozyme-ld"} {
+	for _, name := range []string{"gozyme-cc", "gozyme-c++", "gozyme-fc", "gozyme-ld"} {
 		bins[name] = filepath.Join(bin, "cmd", name, name+"_", name)
 		if _, err := os.Stat(bins[name]); err != nil {
 			t.Fatalf("bazel build //... did not build %s: %v", name, err)

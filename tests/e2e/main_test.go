@@ -43,7 +43,7 @@ func testMain(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "e2e: go build -o %s/ ./cmd/... failed: %v\n%s", binDir, err, out)
 		return 1
 	}
-	for _, name := range []string{"gozyme-cc", "gozyme-c++", "gozyme-ld"} {
+	for _, name := range []string{"gozyme-cc", "gozyme-c++", "gozyme-fc", "gozyme-ld"} {
 		if _, err := os.Stat(filepath.Join(binDir, name)); err != nil {
 			fmt.Fprintf(os.Stderr, "e2e: go build ./cmd/... did not produce %s: %v\n", name, err)
 			return 1

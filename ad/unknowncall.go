@@ -1,0 +1,32 @@
+package ad
+
+import (
+	"strings"
+
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+)
+
+// unknownMemoryCall returns the error for a call that would otherwise be
+// skipped silently: a function with no body, no derivative rule, no custom
+// derivative and no known meaning (allocation, free) that is given
+// pointers into memory holding derivatives, such as a Fortran runtime
+// routine (_FortranAMatmul) reading an active array. Nil when the call is
+// none of these.
+func (d *differ) unknownMemoryCall(f *ir.Func, act *activity, c *ir.InstCall) error {
+	callee, ok := irutil.StripCasts(c.Callee).(*ir.Func)
+	if !ok || len(callee.Blocks) > 0 || d.inactive[callee] || d.custom[callee] != nil ||
+		strings.HasPrefix(callee.Name(), "llvm.") || isFree(c) || isAllocation(c) {
+		return nil
+	}
+	if rule, _ := lookupMathRule(callee.Name(), c.Typ); rule != nil {
+		return nil
+	}
+	if !act.callTouchesActiveMemory(c, d.passes) {
+		return nil
+	}
+	err := errorAt(f, c, "no derivative for call to '%s', which takes pointers to memory that carries derivatives (%s); give it a custom derivative, or list it in __enzyme_inactivefn if it has none",
+		callee.Name(), describe(c))
+	err.Callee = callee.Name()
+	return err
+}
