@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -337,4 +338,50 @@ func listFiles(t *testing.T, dir string) []string {
 		t.Fatalf("listing %s: %v", dir, err)
 	}
 	return files
+}
+
+// TestBazelBuildFiles checks, without Bazel, that every gozyme package the
+// commands are built from has a BUILD.bazel whose deps are exactly its
+// non-standard imports, so the Bazel build cannot silently go stale.
+func TestBazelBuildFiles(t *testing.T) {
+	t.Parallel()
+	trackSources(t)
+	const module = "github.com/gozyme/gozyme"
+	list := exec.Command("go", "list", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.ImportPath}} {{join .Imports \" \"}}{{end}}{{end}}", "./cmd/...")
+	list.Dir = repoRoot
+	out, err := list.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./cmd/...: %v", err)
+	}
+	depsBlock := regexp.MustCompile(`(?s)\bdeps = \[(.*?)\]`)
+	quoted := regexp.MustCompile(`"([^"]+)"`)
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		var want []string
+		for _, imp := range f[1:] {
+			switch {
+			case strings.HasPrefix(imp, module+"/"):
+				want = append(want, "//"+strings.TrimPrefix(imp, module+"/"))
+			case strings.Contains(strings.SplitN(imp, "/", 2)[0], "."):
+				want = append(want, "@gozyme_go_deps//"+imp)
+			}
+		}
+		rel := strings.TrimPrefix(f[0], module+"/")
+		build, err := os.ReadFile(filepath.Join(repoRoot, filepath.FromSlash(rel), "BUILD.bazel"))
+		if err != nil {
+			t.Errorf("package %s has no BUILD.bazel: %v", f[0], err)
+			continue
+		}
+		var got []string
+		if m := depsBlock.FindSubmatch(build); m != nil {
+			for _, q := range quoted.FindAllSubmatch(m[1], -1) {
+				got = append(got, string(q[1]))
+			}
+		}
+		sort.Strings(want)
+		sort.Strings(got)
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s/BUILD.bazel: deps = %q, but the package imports %q", rel, got, want)
+		}
+	}
 }
