@@ -11,8 +11,12 @@ rule here touches the network.
 RULES_GO_MODULE = "github.com/bazelbuild/rules_go"
 RULES_GO_VERSION = "v0.34.0"
 
-# Patches that make rules_go v0.34.0 work with a Go >= 1.20 host SDK (no
-# precompiled standard library, no cmd/pack).
+# Patches that make rules_go v0.34.0 work with a Go >= 1.20 host SDK, which
+# ships no precompiled standard library and (from Go 1.26) no cmd/pack:
+# sdk-libs: the SDK's libs attribute takes any files (there are no .a files);
+# build-stdlib: always build the standard library, with installgoroot=all;
+# no-pack: append archive members in Go instead of running "go tool pack";
+# tool-binary: the builder is built with "go build" (compiling what it imports).
 RULES_GO_PATCHES = [
     "@gozyme//bazel/patches:rules_go-sdk-libs.patch",
     "@gozyme//bazel/patches:rules_go-build-stdlib.patch",
