@@ -2,7 +2,8 @@
 #   make deps   install clang-14, llvm-14, lld-14, cmake, gcc with apt-get (only what is missing)
 #               and flang-16 (make deps-fortran: gozyme-fc's compiler, only when missing)
 #   make build  bin/gozyme-cc, bin/gozyme-c++, bin/gozyme-fc, bin/gozyme-ld
-#   make test   deps + build + gofmt check + go vet + go test ./... (end-to-end tests included) + fuzz
+#   make bazel-deps  bazel-bootstrap, bazel-skylib, bazel-platforms (apt-get) and rules_go + the Go modules (Go module cache)
+#   make test   deps + bazel-deps + build + gofmt check + go vet + go test ./... (end-to-end tests included) + fuzz
 #   make demo   deps + build + compile and run examples/relu3
 #   make bench  deps + build + the benchmark kernels and workloads (bench/results/summary.md, *.png)
 
@@ -26,7 +27,7 @@ DEPS := clang-14:clang-14 clang++-14:clang-14 opt-14:llvm-14 llc-14:llvm-14 \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-fortran adolc build test fmt-check vet gotest fuzz demo bench clean
+.PHONY: all deps deps-fortran adolc bazel-deps build test fmt-check vet gotest fuzz demo bench clean
 
 all: build
 
@@ -65,6 +66,21 @@ adolc:
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends libadolc-dev; \
 	fi
 
+# Only the Bazel tests (tests/e2e/bazel_test.go) need these. The workspace
+# reads rules_go and the Go modules from the Go module cache, offline.
+RULES_GO := github.com/bazelbuild/rules_go@v0.34.0
+
+bazel-deps:
+	@if ! command -v bazel >/dev/null 2>&1 || [ ! -d /usr/share/bazel/tools/skylib ] || [ ! -d /usr/share/bazel/tools/platforms ]; then \
+	  echo "make bazel-deps: installing bazel-bootstrap bazel-skylib bazel-platforms"; \
+	  $(SUDO) apt-get -o DPkg::Lock::Timeout=600 update; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends bazel-bootstrap bazel-skylib bazel-platforms; \
+	else \
+	  echo "make bazel-deps: bazel, bazel-skylib and bazel-platforms are installed"; \
+	fi
+	$(GO) mod download
+	cd / && GOFLAGS= $(GO) mod download $(RULES_GO)
+
 build:
 	mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -82,7 +98,7 @@ gotest:
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzClassify -fuzztime=$(FUZZTIME) ./wrapper
 
-test: deps adolc build fmt-check vet gotest fuzz
+test: deps adolc bazel-deps build fmt-check vet gotest fuzz
 
 demo: deps build
 	mkdir -p build/demo

@@ -25,9 +25,16 @@ func setup(t *testing.T) {
 // and returns the copy, so builds never write into the source tree.
 func copyProject(t *testing.T, name string) string {
 	t.Helper()
-	src := filepath.Join(repoRoot, "tests", "projects", name)
 	dst := filepath.Join(t.TempDir(), name)
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+	if err := copyTree(filepath.Join(repoRoot, "tests", "projects", name), dst); err != nil {
+		t.Fatalf("copying project %s: %v", name, err)
+	}
+	return dst
+}
+
+// copyTree copies the files under src to dst.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -42,10 +49,6 @@ func copyProject(t *testing.T, name string) string {
 		}
 		return os.WriteFile(target, data, 0o644)
 	})
-	if err != nil {
-		t.Fatalf("copying project %s: %v", name, err)
-	}
-	return dst
 }
 
 // toolEnv is the environment with the gozyme commands first on PATH, plus
