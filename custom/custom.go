@@ -81,7 +81,14 @@ func Find(m *ir.Module) (map[*ir.Func]*Rule, error) {
 			}
 		}
 	}
-	for f, r := range rules {
+	// By name, so that the first misfit reported is the same on every run.
+	funcs := make([]*ir.Func, 0, len(rules))
+	for f := range rules {
+		funcs = append(funcs, f)
+	}
+	sort.Slice(funcs, func(i, j int) bool { return funcs[i].Name() < funcs[j].Name() })
+	for _, f := range funcs {
+		r := rules[f]
 		if !typeDeclared(r) {
 			delete(rules, f)
 			continue
