@@ -74,7 +74,12 @@ func ParsePartial(name, text string, seeds Seeds) (*Partial, error) {
 				end++
 			}
 			if end == len(lines) {
-				return &Partial{elided: map[string]bool{}}, nil // not llvm-dis output: parse it all below
+				// Not llvm-dis output: parse it all.
+				m, err := ParseText(name, []byte(text))
+				if err != nil {
+					return nil, err
+				}
+				return &Partial{Module: m, elided: map[string]bool{}}, nil
 			}
 			body := strings.Join(lines[i:end+1], "\n")
 			fname := definedName(l)
