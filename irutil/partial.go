@@ -2,8 +2,6 @@ package irutil
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -163,17 +161,9 @@ func (p *Partial) WriteText(path string) error {
 		}
 	}
 	p.Module.Funcs = kept
-	for _, f := range kept {
-		if err := Renumber(f); err != nil {
-			return err
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	text := p.Module.String()
+	var tail string
 	if len(p.text) > 0 {
-		text += "\n" + strings.Join(p.text, "\n\n") + "\n"
+		tail = "\n" + strings.Join(p.text, "\n\n") + "\n"
 	}
-	return os.WriteFile(path, []byte(text), 0o644)
+	return writeText(p.Module, path, tail)
 }
