@@ -182,12 +182,16 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 			link = append(link, it.Args...)
 		}
 	}
-	link = append(append(link, d.fortranLinkArgs(cmd)...), "-Qunused-arguments")
+	// The objects just compiled are not flang's, or are gozyme-fc's (which
+	// always adds the runtime's directory): the other inputs decide.
+	fortranInput := d.needsFortranScan() && d.scanLink(cmd).fortran
+	link = append(append(link, d.fortranLinkArgs(fortranInput)...), "-Qunused-arguments")
 	link, err = argsFile(link, tmp)
 	if err != nil {
 		return 1, err
 	}
-	return d.link(link, cmd)
+	// Not plain: the scan did not see the fresh objects.
+	return d.link(link, cmd, false)
 }
 
 // compileStepArgs is the -c command line compiling one source of a

@@ -13,12 +13,11 @@ import (
 
 // link runs a link command line with gozyme-ld as clang's linker. The
 // linker clang would have used goes to gozyme-ld in GOZYME_REAL_LD, the
-// line's last -O level in GOZYME_OPT_LEVEL. A link line whose inputs hold
-// no Enzyme call (plainLink) is clang's own.
-func (d *driver) link(args []string, cmd *Command) (int, error) {
-	if cmd.Mode == Link && d.plainLink(cmd) {
+// line's last -O level in GOZYME_OPT_LEVEL. A plain link line (its inputs
+// hold no Enzyme call, see scanLink) is clang's own.
+func (d *driver) link(args []string, cmd *Command, plain bool) (int, error) {
+	if plain {
 		// No Enzyme call: exactly the plain link, without gozyme-ld.
-		// (Compile-and-link lines link fresh objects plainLink does not see.)
 		return 1, d.exec(args)
 	}
 	ld, err := gozymeLD()
