@@ -1,7 +1,6 @@
 package wrapper
 
 import (
-	"os/exec"
 	"strings"
 
 	"github.com/gozyme/gozyme/lto"
@@ -66,8 +65,8 @@ func linkerArgs(cmd *Command, dirs []string) []string {
 }
 
 // libraryDirs returns the directories clang gives the linker after the -L
-// ones (-print-search-dirs), asked once per clang and target options and
-// then cached like -print-prog-name answers.
+// ones (-print-search-dirs), asked once per clang and target options (see
+// askClang).
 func (d *driver) libraryDirs(cmd *Command) ([]string, bool) {
 	var args []string
 	for _, it := range cmd.Items {
@@ -82,21 +81,17 @@ func (d *driver) libraryDirs(cmd *Command) ([]string, bool) {
 		}
 	}
 	args = append(args, "-print-search-dirs")
-	answer, ok := cachedProgName(d.clang, args)
-	if !ok {
-		out, err := exec.Command(d.clang, args...).Output()
-		if err != nil {
-			return nil, false
-		}
-		for _, l := range strings.Split(string(out), "\n") {
+	answer := d.askClang(args, func(out string) string {
+		var dirs string
+		for _, l := range strings.Split(out, "\n") {
 			if rest, found := strings.CutPrefix(l, "libraries: ="); found {
-				answer = rest
+				dirs = rest
 			}
 		}
-		if answer == "" {
-			return nil, false
-		}
-		storeProgName(d.clang, args, answer)
+		return dirs
+	})
+	if answer == "" {
+		return nil, false
 	}
 	return strings.Split(answer, ":"), true
 }
