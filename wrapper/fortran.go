@@ -85,11 +85,6 @@ func (d *driver) embedFortran(step []string, in Input, obj string) error {
 	return markObject(obj)
 }
 
-func isRegularELF(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular() && isELF(path)
-}
-
 // fortranLinkArgs are the arguments a link line needs for Fortran: for
 // gozyme-fc (flang names the runtime libraries itself) the directory
 // holding them; for gozyme-cc and gozyme-c++, the runtime libraries when
