@@ -61,7 +61,7 @@ func (d *driver) embedFortran(step []string, in Input, obj string) error {
 	fc1, err := flang.FrontendArgs(ctx, d.clang, step)
 	var bc []byte
 	if err == nil {
-		bc, err = flang.Bitcode(ctx, fc1, dir)
+		bc, err = flang.Bitcode(ctx, d.clang, fc1, dir)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: warning: %s: no bitcode embedded, derivatives cannot go through this file: %v\n",
