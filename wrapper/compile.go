@@ -149,7 +149,8 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 	objs := map[int]string{}
 	for k, in := range cmd.Sources() {
 		obj := filepath.Join(dir, fmt.Sprintf("%d-%s.o", k, stem(in.Path)))
-		args, err := argsFile(compileStepArgs(cmd, in, obj), tmp)
+		step := compileStepArgs(cmd, in, obj)
+		args, err := argsFile(step, tmp)
 		if err != nil {
 			return 1, err
 		}
@@ -158,7 +159,7 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 			return code, err
 		}
 		if d.fortran && isFortran(in.Lang) {
-			if err := d.embedFortran(compileStepArgs(cmd, in, obj), in, obj); err != nil {
+			if err := d.embedFortran(step, in, obj); err != nil {
 				return 1, err
 			}
 		}
