@@ -159,11 +159,11 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 			return code, err
 		}
 		if d.fortran && isFortran(in.Lang) {
-			if err := d.embedFortran(step, in, obj); err != nil {
-				return 1, err
-			}
+			err = d.embedFortran(step, in, obj) // which marks the object
+		} else {
+			err = markObject(obj)
 		}
-		if err := markObject(obj); err != nil {
+		if err != nil {
 			return 1, err
 		}
 		if embeds(in.Lang) {
