@@ -1,5 +1,5 @@
 # gozyme: build, test and demo.
-#   make deps   install clang-14, llvm-14, lld-14, cmake, gcc with apt-get (only what is missing)
+#   make deps   install clang-14, llvm-14, lld-14, cmake, gcc, valgrind with apt-get (only what is missing)
 #               and flang-16 (make deps-fortran: gozyme-fc's compiler, only when missing)
 #   make build  bin/gozyme-cc, bin/gozyme-c++, bin/gozyme-fc, bin/gozyme-ld
 #   make bazel-deps  bazel-bootstrap, bazel-skylib, bazel-platforms (apt-get) and rules_go + the Go modules (Go module cache)
@@ -23,9 +23,12 @@ TESTTIMEOUT ?= 40m
 # Command each tool is checked with, and the Debian package that provides it.
 DEPS := clang-14:clang-14 clang++-14:clang-14 opt-14:llvm-14 llc-14:llvm-14 \
         llvm-dis-14:llvm-14 llvm-as-14:llvm-14 llvm-link-14:llvm-14 llvm-ar-14:llvm-14 \
-        ld.lld-14:lld-14 cmake:cmake gcc:gcc llvm-objcopy-14:llvm-14
+        ld.lld-14:lld-14 cmake:cmake gcc:gcc llvm-objcopy-14:llvm-14 \
+        valgrind:valgrind
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# apt-get as every target runs it: waiting for another apt-get's lock.
+APT  := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600
 
 .PHONY: all deps deps-fortran adolc bazel-deps build test fmt-check vet gotest fuzz demo bench clean
 
@@ -41,10 +44,10 @@ deps: deps-fortran
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "make deps: installing$$missing"; \
-	  $(SUDO) apt-get update; \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	  $(APT) update; \
+	  $(APT) install -y --no-install-recommends $$missing; \
 	else \
-	  echo "make deps: clang-14, llvm-14, lld-14, cmake and gcc are installed"; \
+	  echo "make deps: clang-14, llvm-14, lld-14, cmake, gcc and valgrind are installed"; \
 	fi
 
 # flang-16 (flang-new-16 and the Fortran runtime) for gozyme-fc and the
@@ -54,16 +57,16 @@ deps-fortran:
 	  echo "make deps-fortran: flang-16 is installed"; \
 	else \
 	  echo "make deps-fortran: installing flang-16"; \
-	  $(SUDO) apt-get -o DPkg::Lock::Timeout=600 update; \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends flang-16; \
+	  $(APT) update; \
+	  $(APT) install -y --no-install-recommends flang-16; \
 	fi
 
 # ADOL-C, the tape-based AD tool the benchmark workloads compare against.
 adolc:
 	@if [ ! -f /usr/include/adolc/adolc.h ]; then \
 	  echo "make adolc: installing libadolc-dev"; \
-	  $(SUDO) apt-get -o DPkg::Lock::Timeout=600 update; \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends libadolc-dev; \
+	  $(APT) update; \
+	  $(APT) install -y --no-install-recommends libadolc-dev; \
 	fi
 
 # Only the Bazel tests (tests/e2e/bazel_test.go) need these. The workspace

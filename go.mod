@@ -6,6 +6,7 @@ require (
 	github.com/llir/llvm v0.3.6
 	github.com/mattn/go-shellwords v1.0.12
 	golang.org/x/sync v0.10.0
+	gonum.org/v1/plot v0.14.0
 )
 
 require (
@@ -25,6 +26,4 @@ require (
 	golang.org/x/sys v0.11.0 // indirect
 	golang.org/x/text v0.12.0 // indirect
 	golang.org/x/tools v0.6.0 // indirect
-	golang.org/x/xerrors v0.0.0-20200804184101-5ec99f83aff1 // indirect
-	gonum.org/v1/plot v0.14.0 // indirect
 )

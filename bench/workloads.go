@@ -240,8 +240,13 @@ func formatWorkloads(cs []*caseResult) string {
 func summarizeWorkloads(cs []*caseResult) string {
 	var b strings.Builder
 	for _, c := range cs {
-		for m, e := range c.wrong {
-			fmt.Fprintf(&b, "WRONG gradient: %s %s (relative error %.2g), not timed\n", c.name, m, e)
+		wrong := make([]string, 0, len(c.wrong))
+		for m := range c.wrong {
+			wrong = append(wrong, m)
+		}
+		sort.Strings(wrong)
+		for _, m := range wrong {
+			fmt.Fprintf(&b, "WRONG gradient: %s %s (relative error %.2g), not timed\n", c.name, m, c.wrong[m])
 		}
 		j, okJ := c.times["J"]
 		h, okH := c.times["hand"]

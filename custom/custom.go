@@ -81,7 +81,14 @@ func Find(m *ir.Module) (map[*ir.Func]*Rule, error) {
 			}
 		}
 	}
-	for f, r := range rules {
+	// By name, so that the first misfit reported is the same on every run.
+	funcs := make([]*ir.Func, 0, len(rules))
+	for f := range rules {
+		funcs = append(funcs, f)
+	}
+	sort.Slice(funcs, func(i, j int) bool { return funcs[i].Name() < funcs[j].Name() })
+	for _, f := range funcs {
+		r := rules[f]
 		if !typeDeclared(r) {
 			delete(rules, f)
 			continue
@@ -97,8 +104,9 @@ func Find(m *ir.Module) (map[*ir.Func]*Rule, error) {
 // declare (as void(): the TU knew their names, not their IR types), and
 // that no module of the link defines with bitcode, the types the Enzyme
 // ABI gives them. An augmented forward of unknown type is taken to return
-// a tape ({ret, dret} when the function returns a pointer). It reports false for a rule whose function itself is unknown:
-// nothing in the link calls it.
+// a tape ({ret, dret} when the function returns a pointer). It reports
+// false for a rule whose function itself is unknown: nothing in the link
+// calls it.
 func typeDeclared(r *Rule) bool {
 	voidDecl := func(g *ir.Func) bool {
 		return g != nil && len(g.Blocks) == 0 && len(g.Sig.Params) == 0 && !g.Sig.Variadic && types.Equal(g.Sig.RetType, types.Void)
@@ -109,39 +117,31 @@ func typeDeclared(r *Rule) bool {
 	if voidDecl(f) && ours(r.Augment, r.AugmentFrom) && ours(r.Gradient, r.GradientFrom) && ours(r.Forward, r.ForwardFrom) {
 		return false
 	}
+	shadowed := pointerShadows(f)
 	if unknown(r.Augment, r.AugmentFrom) {
 		var ret types.Type = types.I8Ptr
 		if types.IsPointer(f.Sig.RetType) {
 			ret = types.NewStruct(f.Sig.RetType, f.Sig.RetType) // {ret, dret}
 		}
-		retype(r.Augment, ret, withShadows(f, types.IsPointer))
+		retype(r.Augment, ret, shadowed)
 	}
 	if unknown(r.Gradient, r.GradientFrom) {
-		params := withShadows(f, types.IsPointer)
-		if isFloat(f.Sig.RetType) {
-			params = append(params, f.Sig.RetType)
-		}
-		if r.Augment != nil && !types.Equal(r.Augment.Sig.RetType, types.Void) {
-			params = append(params, r.Augment.Sig.RetType)
-		}
-		var floats []types.Type
-		for _, p := range f.Sig.Params {
-			if isFloat(p) {
-				floats = append(floats, p)
-			}
+		var tape types.Type
+		if r.Augment != nil {
+			tape, _ = checkAugment(r, shadowed) // a misfit augmented forward is Check's to report
 		}
 		var ret types.Type = types.Void
-		switch len(floats) {
+		switch floats := floatParams(f); len(floats) {
 		case 0:
 		case 1:
 			ret = floats[0]
 		default:
 			ret = types.NewStruct(floats...)
 		}
-		retype(r.Gradient, ret, params)
+		retype(r.Gradient, ret, gradientParams(f, shadowed, tape))
 	}
 	if unknown(r.Forward, r.ForwardFrom) {
-		retype(r.Forward, f.Sig.RetType, withShadows(f, func(t types.Type) bool { return types.IsPointer(t) || isFloat(t) }))
+		retype(r.Forward, f.Sig.RetType, tangentParams(f))
 	}
 	return true
 }
@@ -291,7 +291,7 @@ func Check(r *Rule) error {
 	if r.Augment != nil && r.Gradient == nil {
 		return fmt.Errorf("'%s' has an augmented forward '%s' (%s) but no gradient", f.Name(), r.Augment.Name(), r.AugmentFrom)
 	}
-	shadowed := withShadows(f, func(t types.Type) bool { return types.IsPointer(t) })
+	shadowed := pointerShadows(f)
 	var tape types.Type // what the augmented forward gives the gradient
 	if a := r.Augment; a != nil {
 		var err error
@@ -300,34 +300,21 @@ func Check(r *Rule) error {
 		}
 	}
 	if g := r.Gradient; g != nil {
-		want := append([]types.Type(nil), shadowed...)
-		if isFloat(f.Sig.RetType) {
-			want = append(want, f.Sig.RetType)
-		}
-		if tape != nil {
-			want = append(want, tape)
-		}
 		params := paramTypes(g)
 		sret := irutil.HasSRetParam(g)
 		if sret {
 			params = params[1:]
 		}
-		if err := typesFit(f, g, r.GradientFrom, params, want); err != nil {
+		if err := typesFit(f, g, r.GradientFrom, params, gradientParams(f, shadowed, tape)); err != nil {
 			return err
 		}
-		var floats []types.Type
-		for _, p := range f.Params {
-			if isFloat(p.Typ) {
-				floats = append(floats, p.Typ)
-			}
-		}
+		floats := floatParams(f)
 		if !sret && !returnFits(g.Sig.RetType, floats) {
 			return mismatch(f, g, r.GradientFrom, "returns %s; it must return the adjoints of the %d floating-point parameters of '%s' (%s)", g.Sig.RetType, len(floats), f.Name(), typeList(floats))
 		}
 	}
 	if fw := r.Forward; fw != nil {
-		tangents := withShadows(f, func(t types.Type) bool { return types.IsPointer(t) || isFloat(t) })
-		if err := paramsFit(f, fw, r.ForwardFrom, tangents); err != nil {
+		if err := paramsFit(f, fw, r.ForwardFrom, tangentParams(f)); err != nil {
 			return err
 		}
 		if !types.Equal(fw.Sig.RetType, f.Sig.RetType) {
@@ -382,6 +369,43 @@ func describeReturn(f *ir.Func) string {
 		return fmt.Sprintf("{%s} (in memory)", typeList(fields))
 	}
 	return f.Sig.RetType.String()
+}
+
+// pointerShadows lists f's parameter types, each pointer followed by its
+// shadow: the parameters of an augmented forward, and the first ones of a
+// gradient.
+func pointerShadows(f *ir.Func) []types.Type { return withShadows(f, types.IsPointer) }
+
+// tangentParams lists f's parameter types, each float or pointer followed
+// by its tangent: the parameters of a forward derivative.
+func tangentParams(f *ir.Func) []types.Type {
+	return withShadows(f, func(t types.Type) bool { return types.IsPointer(t) || isFloat(t) })
+}
+
+// gradientParams lists the parameters of f's gradient: f's with pointer
+// shadows (shadowed), the adjoint of f's result when it is a float, and
+// the tape of the augmented forward unless it is nil.
+func gradientParams(f *ir.Func, shadowed []types.Type, tape types.Type) []types.Type {
+	want := append([]types.Type(nil), shadowed...)
+	if isFloat(f.Sig.RetType) {
+		want = append(want, f.Sig.RetType)
+	}
+	if tape != nil {
+		want = append(want, tape)
+	}
+	return want
+}
+
+// floatParams lists the types of f's floating-point parameters, whose
+// adjoints a gradient returns.
+func floatParams(f *ir.Func) []types.Type {
+	var floats []types.Type
+	for _, p := range f.Params {
+		if isFloat(p.Typ) {
+			floats = append(floats, p.Typ)
+		}
+	}
+	return floats
 }
 
 // withShadows lists f's parameter types, each one for which dup holds

@@ -67,6 +67,7 @@ func TestRegistrationIRTypes(t *testing.T) {
 	reg := RegistrationIR([]Declared{
 		{Func: "f", Augment: "f_aug", Gradient: "f_rev", Forward: "f_fwd"},
 		{Func: "unused", Gradient: "unused_rev"},
+		{Func: "p", Augment: "p_aug", Gradient: "p_rev"},
 	}, "dir/my file.c")
 	// As gozyme-cc links them into a TU's bitcode.
 	link, err := exec.LookPath("llvm-link-14")
@@ -74,7 +75,8 @@ func TestRegistrationIRTypes(t *testing.T) {
 		t.Skip("llvm-link-14 not installed")
 	}
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "tu.ll"), []byte("define double @f(double* %p, double %x) {\n  ret double %x\n}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "tu.ll"), []byte("define double @f(double* %p, double %x) {\n  ret double %x\n}\n"+
+		"define double* @p(double* %x) {\n  ret double* %x\n}\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "reg.ll"), []byte(reg), 0o644)
 	text, err := exec.Command(link, "-S", "-o", "-", filepath.Join(dir, "tu.ll"), filepath.Join(dir, "reg.ll")).Output()
 	if err != nil {
@@ -88,19 +90,30 @@ func TestRegistrationIRTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rules) != 1 {
-		t.Fatalf("%d rules, want 1 (f's)", len(rules))
+	if len(rules) != 2 {
+		t.Fatalf("%d rules, want 2 (f's and p's)", len(rules))
+	}
+	type sig struct {
+		g    *ir.Func
+		want string
 	}
 	for f, r := range rules {
-		for _, c := range []struct {
-			g    *ir.Func
-			want string
-		}{
+		sigs := []sig{
 			{f, "double (double*, double)"},
 			{r.Augment, "i8* (double*, double*, double)"},
 			{r.Gradient, "double (double*, double*, double, double, i8*)"},
 			{r.Forward, "double (double*, double*, double, double)"},
-		} {
+		}
+		if f.Name() == "p" {
+			// Returning a pointer: the augmented forward returns {ret, dret}
+			// and no tape, so the gradient takes none.
+			sigs = []sig{
+				{f, "double* (double*)"},
+				{r.Augment, "{ double*, double* } (double*, double*)"},
+				{r.Gradient, "void (double*, double*)"},
+			}
+		}
+		for _, c := range sigs {
 			if got := c.g.Sig.String(); got != c.want {
 				t.Errorf("%s: type %s, want %s", c.g.Name(), got, c.want)
 			}

@@ -84,7 +84,10 @@ func repairCmpXchg(m *ir.Module) {
 
 // WriteText renumbers unnamed values in every function definition and writes
 // the module as LLVM textual IR.
-func WriteText(m *ir.Module, path string) error {
+func WriteText(m *ir.Module, path string) error { return writeText(m, path, "") }
+
+// writeText is WriteText with tail appended to the module's text.
+func writeText(m *ir.Module, path, tail string) error {
 	for _, f := range m.Funcs {
 		if err := Renumber(f); err != nil {
 			return err
@@ -93,7 +96,7 @@ func WriteText(m *ir.Module, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, []byte(m.String()), 0o644)
+	return os.WriteFile(path, []byte(m.String()+tail), 0o644)
 }
 
 // Renumber resets the IDs of a function's unnamed parameters, blocks and

@@ -2,8 +2,6 @@ package irutil
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -74,7 +72,12 @@ func ParsePartial(name, text string, seeds Seeds) (*Partial, error) {
 				end++
 			}
 			if end == len(lines) {
-				return &Partial{elided: map[string]bool{}}, nil // not llvm-dis output: parse it all below
+				// Not llvm-dis output: parse it all.
+				m, err := ParseText(name, []byte(text))
+				if err != nil {
+					return nil, err
+				}
+				return &Partial{Module: m, elided: map[string]bool{}}, nil
 			}
 			body := strings.Join(lines[i:end+1], "\n")
 			fname := definedName(l)
@@ -158,17 +161,9 @@ func (p *Partial) WriteText(path string) error {
 		}
 	}
 	p.Module.Funcs = kept
-	for _, f := range kept {
-		if err := Renumber(f); err != nil {
-			return err
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	text := p.Module.String()
+	var tail string
 	if len(p.text) > 0 {
-		text += "\n" + strings.Join(p.text, "\n\n") + "\n"
+		tail = "\n" + strings.Join(p.text, "\n\n") + "\n"
 	}
-	return os.WriteFile(path, []byte(text), 0o644)
+	return writeText(p.Module, path, tail)
 }

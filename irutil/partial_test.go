@@ -93,3 +93,26 @@ func TestParsePartial(t *testing.T) {
 		}
 	}
 }
+
+// Text not shaped like llvm-dis output (a body not closed by a lone "}")
+// is parsed whole.
+func TestParsePartialOtherText(t *testing.T) {
+	seeds := Seeds{Func: func(string) bool { return false }, Global: func(string) bool { return false }}
+	p, err := ParsePartial("oneline.ll", "define double @g(double %x) {\n  ret double %x }\n", seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Module == nil || len(p.Module.Funcs) != 1 || len(p.Module.Funcs[0].Blocks) != 1 {
+		t.Fatalf("module not parsed whole: %+v", p.Module)
+	}
+	if parsed, elided := p.Parsed(); parsed != 1 || elided != 0 {
+		t.Errorf("Parsed() = %d, %d; want 1, 0", parsed, elided)
+	}
+	out := filepath.Join(t.TempDir(), "out.ll")
+	if err := p.WriteText(out); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := os.ReadFile(out); !strings.Contains(string(text), "ret double %x") {
+		t.Errorf("output lacks the body:\n%s", text)
+	}
+}

@@ -21,24 +21,31 @@ var enzymeMark = []byte("__enzyme_")
 // roots and are skipped.
 func quickScan(line *LinkLine, realLD string) bool {
 	s := &scanner{line: line, realLD: realLD, seen: map[string]bool{}}
-	return s.inputs()
+	s.inputs()
+	return s.roots
 }
 
-// MayHaveRoots is quickScan for an ld command line that gozyme-cc
-// assembled from a compiler driver's linker inputs and library
-// directories (see wrapper): anything it cannot settle (a library it does
-// not find, a line it cannot parse) counts as a possible root.
-func MayHaveRoots(args []string) bool {
+// ScanInputs is quickScan for an ld command line that gozyme-cc assembled
+// from a compiler driver's linker inputs and library directories (see
+// wrapper). mayHaveRoots counts anything it cannot settle (a library it
+// does not find, a line it cannot parse) as a possible root. In the same
+// read of the inputs it reports whether an object or archive contains one
+// of the byte strings also (none given: nothing is looked for).
+func ScanInputs(args []string, also [][]byte) (mayHaveRoots, alsoFound bool) {
 	expanded, err := ExpandResponseFiles(args)
 	if err != nil {
-		return true
+		return true, false
 	}
 	line, err := ParseLinkArgs(expanded)
-	if err != nil || line.Sysroot != "" {
-		return true
+	if err != nil {
+		return true, false
 	}
-	s := &scanner{line: line, strict: true, seen: map[string]bool{}}
-	return s.inputs()
+	// Sysroot paths are not followed here: that is gozyme-ld's to do.
+	s := &scanner{line: line, strict: true, also: also, roots: line.Sysroot != "", seen: map[string]bool{}}
+	if !s.done() {
+		s.inputs()
+	}
+	return s.roots, s.alsoFound
 }
 
 type scanner struct {
@@ -48,24 +55,29 @@ type scanner struct {
 	dirs    []string // -L directories, then ld's defaults once needed
 	withStd bool
 	seen    map[string]bool
+
+	also      [][]byte // further byte strings to look for (ScanInputs)
+	roots     bool     // an input may hold an AD root
+	alsoFound bool     // an object or archive contains one of also
 }
 
-// inputs reports whether any input or -l library of the line mentions an
-// Enzyme entry point.
-func (s *scanner) inputs() bool {
+// done reports that reading more inputs can change nothing.
+func (s *scanner) done() bool { return s.roots && (s.alsoFound || len(s.also) == 0) }
+
+// inputs reads the inputs and -l libraries of the line until done.
+func (s *scanner) inputs() {
 	for _, it := range s.line.Items {
 		switch it.Kind {
 		case KindInput:
 			if s.file(it.Value) {
-				return true
+				return
 			}
 		case KindLibrary:
 			if s.lib(it.Value) {
-				return true
+				return
 			}
 		}
 	}
-	return false
 }
 
 // lib is file for the library -l name loads; one not found counts as a
@@ -74,11 +86,25 @@ func (s *scanner) lib(name string) bool {
 	if p := s.findLib(name); p != "" {
 		return s.file(p)
 	}
-	return s.strict
+	s.roots = s.roots || s.strict
+	return s.done()
 }
 
-// file reports whether path mentions an Enzyme entry point, following
-// input scripts to the files they name.
+// match records what the bytes of an object or archive contain.
+func (s *scanner) match(data []byte) {
+	if !s.roots {
+		s.roots = bytes.Contains(data, enzymeMark)
+	}
+	for _, m := range s.also {
+		if s.alsoFound {
+			break
+		}
+		s.alsoFound = bytes.Contains(data, m)
+	}
+}
+
+// file reads path (an object, archive or input script, whose files it
+// follows) and reports whether the scan is done.
 func (s *scanner) file(path string) bool {
 	if s.seen[path] {
 		return false
@@ -102,7 +128,8 @@ func (s *scanner) file(path string) bool {
 	}
 	defer release()
 	if isELF || IsArchive(head) {
-		return bytes.Contains(data, enzymeMark)
+		s.match(data)
+		return s.done()
 	}
 	inputs, dirs, ok := parseInputScript(string(data))
 	if !ok {

@@ -39,15 +39,29 @@ func TestQuickScan(t *testing.T) {
 		if got := quickScan(line, "ld"); got != c.want {
 			t.Errorf("%s: quickScan = %v, want %v", c.name, got, c.want)
 		}
-		if got := MayHaveRoots(c.args); got != c.want {
-			t.Errorf("%s: MayHaveRoots = %v, want %v", c.name, got, c.want)
+		if got, _ := ScanInputs(c.args, nil); got != c.want {
+			t.Errorf("%s: ScanInputs = %v, want %v", c.name, got, c.want)
 		}
 	}
-	// MayHaveRoots knows no default directories: a library it cannot
+	// ScanInputs knows no default directories: a library it cannot
 	// find, or a sysroot it does not handle, may hold roots.
 	for _, args := range [][]string{{plain, "-lnosuch"}, {plain, "--sysroot=/x", "-lplain"}} {
-		if !MayHaveRoots(args) {
-			t.Errorf("MayHaveRoots(%q) = false, want true", args)
+		if got, _ := ScanInputs(args, nil); !got {
+			t.Errorf("ScanInputs(%q) = false, want true", args)
+		}
+	}
+	// Other byte strings are looked for in the same read, past the first
+	// Enzyme call too.
+	for _, c := range []struct {
+		also [][]byte
+		want bool
+	}{
+		{[][]byte{[]byte("no such symbol"), []byte("main")}, true},
+		{[][]byte{[]byte("no such symbol")}, false},
+	} {
+		roots, found := ScanInputs([]string{root, plain, "-o", "a.out"}, c.also)
+		if !roots || found != c.want {
+			t.Errorf("ScanInputs(root, plain, %q) = %v, %v; want true, %v", c.also, roots, found, c.want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ package preopt
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
@@ -95,6 +96,8 @@ func argMemOnlyBody(f *ir.Func, cand map[*ir.Func]bool) bool {
 	return true
 }
 
+// instOK reports whether one instruction keeps to memory reachable from
+// its function's arguments or allocas (calls: see callOK).
 func instOK(inst ir.Instruction, cand map[*ir.Func]bool) bool {
 	switch x := inst.(type) {
 	case *ir.InstLoad:
@@ -120,13 +123,17 @@ var noMemoryIntrinsics = map[string]bool{
 	"llvm.experimental.noalias.scope.decl": true,
 }
 
+// callOK reports whether a call touches no memory, or only memory its
+// pointer arguments reach when those are local: a direct call to a
+// readnone function, or to an argmemonly one or a candidate of the fixed
+// point (cand).
 func callOK(c *ir.InstCall, cand map[*ir.Func]bool) bool {
 	callee, ok := irutil.StripCasts(c.Callee).(*ir.Func)
 	if !ok {
 		return false // indirect call or inline asm
 	}
 	name := callee.Name()
-	if noMemoryIntrinsics[name] || len(name) > 9 && name[:9] == "llvm.dbg." {
+	if noMemoryIntrinsics[name] || strings.HasPrefix(name, "llvm.dbg.") {
 		return true
 	}
 	attrs := append(append([]ir.FuncAttribute{}, callee.FuncAttrs...), c.FuncAttrs...)

@@ -24,8 +24,9 @@ var (
 
 // Tool returns the path of an LLVM tool given its base name ("clang", "clang++",
 // "opt", "llc", "llvm-dis", "llvm-as", "llvm-link", "ld.lld", ...).
-// It looks, in order, in $GOZYME_LLVM_BIN, for NAME-14 on $PATH, in
-// /usr/lib/llvm-14/bin, and for NAME on $PATH.
+// It looks, in order, in $GOZYME_LLVM_BIN, for NAME-14 on $PATH and in
+// /usr/lib/llvm-14/bin (FindVersioned); an unversioned NAME on $PATH is
+// never taken, since it may be another LLVM.
 func Tool(name string) (string, error) {
 	return FindVersioned("GOZYME_LLVM_BIN", name, LLVMVersion,
 		fmt.Sprintf("install clang-%s and llvm-%s", LLVMVersion, LLVMVersion))

@@ -149,7 +149,8 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 	objs := map[int]string{}
 	for k, in := range cmd.Sources() {
 		obj := filepath.Join(dir, fmt.Sprintf("%d-%s.o", k, stem(in.Path)))
-		args, err := argsFile(compileStepArgs(cmd, in, obj), tmp)
+		step := compileStepArgs(cmd, in, obj)
+		args, err := argsFile(step, tmp)
 		if err != nil {
 			return 1, err
 		}
@@ -158,11 +159,11 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 			return code, err
 		}
 		if d.fortran && isFortran(in.Lang) {
-			if err := d.embedFortran(compileStepArgs(cmd, in, obj), in, obj); err != nil {
-				return 1, err
-			}
+			err = d.embedFortran(step, in, obj) // which marks the object
+		} else {
+			err = markObject(obj)
 		}
-		if err := markObject(obj); err != nil {
+		if err != nil {
 			return 1, err
 		}
 		if embeds(in.Lang) {
@@ -182,12 +183,16 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 			link = append(link, it.Args...)
 		}
 	}
-	link = append(append(link, d.fortranLinkArgs(cmd)...), "-Qunused-arguments")
+	// The objects just compiled are not flang's, or are gozyme-fc's (which
+	// always adds the runtime's directory): the other inputs decide.
+	fortranInput := d.needsFortranScan() && d.scanLink(cmd).fortran
+	link = append(append(link, d.fortranLinkArgs(fortranInput)...), "-Qunused-arguments")
 	link, err = argsFile(link, tmp)
 	if err != nil {
 		return 1, err
 	}
-	return d.link(link, cmd)
+	// Not plain: the scan did not see the fresh objects.
+	return d.link(link, cmd, false)
 }
 
 // compileStepArgs is the -c command line compiling one source of a

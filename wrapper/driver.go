@@ -66,9 +66,11 @@ func Main(lang string, args []string) int {
 	orig := append(append([]string(nil), args...), extra...)
 	expanded := ExpandResponseFiles(orig)
 	cmd := Classify(expanded)
+	var scan linkScan
 	if cmd.Mode == Link {
 		// The Fortran runtime, when the link needs it (fortran.go).
-		orig = append(orig, d.fortranLinkArgs(cmd)...)
+		scan = d.scanLink(cmd)
+		orig = append(orig, d.fortranLinkArgs(scan.fortran)...)
 	}
 	var code int
 	switch cmd.Mode {
@@ -81,7 +83,7 @@ func Main(lang string, args []string) int {
 	case CompileAndLink:
 		code, err = d.compileAndLink(expanded, cmd)
 	case Link:
-		code, err = d.link(orig, cmd)
+		code, err = d.link(orig, cmd, scan.plain)
 	default:
 		err = d.exec(orig)
 	}

@@ -15,14 +15,7 @@ import (
 // ELF files (/dev/null, standard output, bitcode) are left alone. If
 // marking fails the object is removed: no half-made output stays behind.
 func markObject(path string) error {
-	if path == "" || path == "-" {
-		return nil
-	}
-	st, err := os.Stat(path)
-	if err != nil || !st.Mode().IsRegular() {
-		return nil
-	}
-	if !isELF(path) {
+	if path == "" || path == "-" || !isRegularELF(path) {
 		return nil
 	}
 	if err := lto.MarkFatObject(path); err != nil {
@@ -30,6 +23,12 @@ func markObject(path string) error {
 		return fmt.Errorf("marking %s as a fat object: %v", path, err)
 	}
 	return nil
+}
+
+// isRegularELF reports whether path is a regular file holding ELF.
+func isRegularELF(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular() && isELF(path)
 }
 
 func isELF(path string) bool {

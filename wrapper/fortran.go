@@ -1,10 +1,8 @@
 package wrapper
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +61,7 @@ func (d *driver) embedFortran(step []string, in Input, obj string) error {
 	fc1, err := flang.FrontendArgs(ctx, d.clang, step)
 	var bc []byte
 	if err == nil {
-		bc, err = flang.Bitcode(ctx, fc1, dir)
+		bc, err = flang.Bitcode(ctx, d.clang, fc1, dir)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: warning: %s: no bitcode embedded, derivatives cannot go through this file: %v\n",
@@ -87,22 +85,18 @@ func (d *driver) embedFortran(step []string, in Input, obj string) error {
 	return markObject(obj)
 }
 
-func isRegularELF(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular() && isELF(path)
-}
-
 // fortranLinkArgs are the arguments a link line needs for Fortran: for
 // gozyme-fc (flang names the runtime libraries itself) the directory
 // holding them; for gozyme-cc and gozyme-c++, the runtime libraries when
-// an object or archive on the line is Fortran code (a C main calling
-// Fortran, or a Fortran main program linked by the C compiler).
-func (d *driver) fortranLinkArgs(cmd *Command) []string {
+// an object or archive on the line is Fortran code (fortranInput, see
+// scanLink: a C main calling Fortran, or a Fortran main program linked by
+// the C compiler).
+func (d *driver) fortranLinkArgs(fortranInput bool) []string {
 	if d.fortran {
 		return []string{"-L" + flang.RuntimeDir(d.clang)}
 	}
 	driver, err := flang.Driver()
-	if err != nil || !hasFortranInput(cmd) {
+	if err != nil || !fortranInput {
 		// Without flang there is no Fortran runtime to add: a Fortran
 		// object's link reports its symbols missing.
 		return nil
@@ -110,70 +104,13 @@ func (d *driver) fortranLinkArgs(cmd *Command) []string {
 	return flang.RuntimeLibs(driver)
 }
 
+// needsFortranScan reports whether a link's inputs are looked at for
+// Fortran code: by gozyme-cc and gozyme-c++, when flang is installed.
+func (d *driver) needsFortranScan() bool {
+	_, err := flang.Driver()
+	return !d.fortran && err == nil
+}
+
 // fortranMarkers are byte strings only objects made by flang contain:
 // calls into the Fortran runtime and the main program's symbol.
 var fortranMarkers = [][]byte{[]byte("_FortranA"), []byte("_QQmain")}
-
-// hasFortranInput reports whether an object or static archive on a link
-// line (given by path, or by -l found in the -L directories) is Fortran
-// code that needs the Fortran runtime.
-func hasFortranInput(cmd *Command) bool {
-	var dirs []string
-	var libs []string
-	for _, it := range cmd.Items {
-		a := it.Args[0]
-		switch {
-		case it.Kind == LinkerInput && it.Path != "":
-			if fileHasFortran(it.Path) {
-				return true
-			}
-		case it.Kind == LinkerInput && a == "-l" && len(it.Args) == 2:
-			libs = append(libs, it.Args[1])
-		case it.Kind == LinkerInput && strings.HasPrefix(a, "-l") && len(a) > 2:
-			libs = append(libs, a[2:])
-		case a == "-L" && len(it.Args) == 2:
-			dirs = append(dirs, it.Args[1])
-		case strings.HasPrefix(a, "-L") && len(a) > 2:
-			dirs = append(dirs, a[2:])
-		}
-	}
-	for _, l := range libs {
-		for _, dir := range dirs {
-			name := "lib" + l + ".a"
-			if strings.HasPrefix(l, ":") {
-				name = l[1:]
-			}
-			if p := filepath.Join(dir, name); fileHasFortran(p) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// fileHasFortran reports whether the file at path holds one of the
-// fortranMarkers. It reads the file in chunks, each starting with the end
-// of the previous one so that no marker is split.
-func fileHasFortran(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	const keep = 16 // longer than every marker
-	buf := make([]byte, 1<<20)
-	n := 0
-	for {
-		m, err := io.ReadFull(f, buf[n:])
-		n += m
-		for _, mk := range fortranMarkers {
-			if bytes.Contains(buf[:n], mk) {
-				return true
-			}
-		}
-		if err != nil {
-			return false
-		}
-		n = copy(buf, buf[n-keep:n])
-	}
-}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gozyme/gozyme/lto"
 )
 
 // fortranCases are gozyme-fc command lines as Fortran builds write them
@@ -28,7 +30,7 @@ var fortranCases = []classifyCase{
 }
 
 // TestHasFortranInput finds Fortran objects on a link line by path and by
-// -l in a -L directory, and nothing in C objects.
+// -l in a -L directory, and nothing in C objects (the scan scanLink runs).
 func TestHasFortranInput(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, data string) string {
@@ -58,27 +60,27 @@ func TestHasFortranInput(t *testing.T) {
 		{c + " -L " + dir + "/lib -l fm -o prog", true},
 		{c + " -lfm -o prog", false}, // not in any -L directory given
 	} {
-		if got := hasFortranInput(Classify(strings.Fields(c.line))); got != c.want {
-			t.Errorf("hasFortranInput(%s) = %v, want %v", c.line, got, c.want)
+		if _, got := lto.ScanInputs(linkerArgs(Classify(strings.Fields(c.line)), nil), fortranMarkers); got != c.want {
+			t.Errorf("Fortran input in %s = %v, want %v", c.line, got, c.want)
 		}
 	}
 }
 
-// TestFileHasFortranAcrossChunks finds a marker that straddles the scan's
-// 1 MiB read boundary.
-func TestFileHasFortranAcrossChunks(t *testing.T) {
+// TestHasFortranInputLargeObject finds a marker at the end of an object
+// larger than a read buffer, and none in zeros.
+func TestHasFortranInputLargeObject(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "big.o")
-	data := append(make([]byte, 1<<20-4), "_QQmain"...)
+	data := append(append([]byte("\x7fELF"), make([]byte, 1<<20-8)...), "_QQmain"...)
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if !fileHasFortran(p) {
-		t.Error("marker across the chunk boundary not found")
+	if _, found := lto.ScanInputs([]string{p}, fortranMarkers); !found {
+		t.Error("marker at the end of a large object not found")
 	}
-	if err := os.WriteFile(p, make([]byte, 3<<20), 0o644); err != nil {
+	if err := os.WriteFile(p, append([]byte("\x7fELF"), make([]byte, 3<<20)...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if fileHasFortran(p) {
+	if _, found := lto.ScanInputs([]string{p}, fortranMarkers); found {
 		t.Error("marker found in zeros")
 	}
 }

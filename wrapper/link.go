@@ -13,12 +13,11 @@ import (
 
 // link runs a link command line with gozyme-ld as clang's linker. The
 // linker clang would have used goes to gozyme-ld in GOZYME_REAL_LD, the
-// line's last -O level in GOZYME_OPT_LEVEL. A link line whose inputs hold
-// no Enzyme call (plainLink) is clang's own.
-func (d *driver) link(args []string, cmd *Command) (int, error) {
-	if cmd.Mode == Link && d.plainLink(cmd) {
+// line's last -O level in GOZYME_OPT_LEVEL. A plain link line (its inputs
+// hold no Enzyme call, see scanLink) is clang's own.
+func (d *driver) link(args []string, cmd *Command, plain bool) (int, error) {
+	if plain {
 		// No Enzyme call: exactly the plain link, without gozyme-ld.
-		// (Compile-and-link lines link fresh objects plainLink does not see.)
 		return 1, d.exec(args)
 	}
 	ld, err := gozymeLD()
@@ -112,15 +111,7 @@ func (d *driver) realLinker(cmd *Command) (string, error) {
 // are cached (see cachedProgName): asking clang costs as much as a link.
 func (d *driver) programPath(lookup []string, name string) (string, bool) {
 	args := append(append([]string(nil), lookup...), "-print-prog-name="+name)
-	p, ok := cachedProgName(d.clang, args)
-	if !ok {
-		out, err := exec.Command(d.clang, args...).Output()
-		if err != nil {
-			return "", false
-		}
-		p = strings.TrimSpace(string(out))
-		storeProgName(d.clang, args, p)
-	}
+	p := d.askClang(args, strings.TrimSpace)
 	if p == "" {
 		return "", false
 	}
@@ -131,6 +122,25 @@ func (d *driver) programPath(lookup []string, name string) (string, bool) {
 		return found, true
 	}
 	return "", false
+}
+
+// askClang returns clang's answer to the query args (-print-prog-name=,
+// -print-search-dirs), taken from its output by parse, "" when there is
+// none. Answers are cached (see progNameCache): asking clang costs as much
+// as a link.
+func (d *driver) askClang(args []string, parse func(out string) string) string {
+	if answer, ok := cachedProgName(d.clang, args); ok {
+		return answer
+	}
+	out, err := exec.Command(d.clang, args...).Output()
+	if err != nil {
+		return ""
+	}
+	answer := parse(string(out))
+	if answer != "" {
+		storeProgName(d.clang, args, answer)
+	}
+	return answer
 }
 
 // progNameCache is the file caching clang's answer to args: it is keyed by

@@ -1,18 +1,37 @@
 package wrapper
 
 import (
-	"os/exec"
 	"strings"
 
 	"github.com/gozyme/gozyme/lto"
 )
 
-// plainLink reports that a link command line certainly calls no Enzyme
-// entry point: no object, archive, input script or -l library it names
-// (found in its -L directories or clang's own library directories)
-// mentions one. Such a link runs clang unchanged, without gozyme-ld, so it
-// costs only this scan; anything the scan cannot settle goes to gozyme-ld.
-func (d *driver) plainLink(cmd *Command) bool {
+// linkScan is what one read of a link line's inputs found (scanLink).
+type linkScan struct {
+	plain   bool // certainly no Enzyme call: clang links it unchanged, without gozyme-ld
+	fortran bool // an object or archive holds Fortran code (fortranMarkers)
+}
+
+// scanLink reads the objects, archives, input scripts and -l libraries a
+// link command line names (found in its -L directories or clang's own
+// library directories) once. A link it finds plain runs clang unchanged,
+// so it costs only this scan; anything the scan cannot settle goes to
+// gozyme-ld. Fortran code is looked for only by gozyme-cc and gozyme-c++
+// with flang installed (see fortranLinkArgs).
+func (d *driver) scanLink(cmd *Command) linkScan {
+	dirs, ok := d.libraryDirs(cmd)
+	var also [][]byte
+	if d.needsFortranScan() {
+		also = fortranMarkers
+	}
+	roots, fortran := lto.ScanInputs(linkerArgs(cmd, dirs), also)
+	return linkScan{plain: ok && !roots, fortran: fortran}
+}
+
+// linkerArgs is the part of an ld command line that names a link's inputs
+// and where -l libraries are found: the linker inputs of cmd, its -L
+// directories and then dirs.
+func linkerArgs(cmd *Command, dirs []string) []string {
 	var ld []string
 	for _, it := range cmd.Items {
 		a := it.Args[0]
@@ -39,19 +58,15 @@ func (d *driver) plainLink(cmd *Command) bool {
 			}
 		}
 	}
-	dirs, ok := d.libraryDirs(cmd)
-	if !ok {
-		return false
-	}
 	for _, dir := range dirs {
 		ld = append(ld, "-L"+dir)
 	}
-	return !lto.MayHaveRoots(ld)
+	return ld
 }
 
 // libraryDirs returns the directories clang gives the linker after the -L
-// ones (-print-search-dirs), asked once per clang and target options and
-// then cached like -print-prog-name answers.
+// ones (-print-search-dirs), asked once per clang and target options (see
+// askClang).
 func (d *driver) libraryDirs(cmd *Command) ([]string, bool) {
 	var args []string
 	for _, it := range cmd.Items {
@@ -66,21 +81,17 @@ func (d *driver) libraryDirs(cmd *Command) ([]string, bool) {
 		}
 	}
 	args = append(args, "-print-search-dirs")
-	answer, ok := cachedProgName(d.clang, args)
-	if !ok {
-		out, err := exec.Command(d.clang, args...).Output()
-		if err != nil {
-			return nil, false
-		}
-		for _, l := range strings.Split(string(out), "\n") {
+	answer := d.askClang(args, func(out string) string {
+		var dirs string
+		for _, l := range strings.Split(out, "\n") {
 			if rest, found := strings.CutPrefix(l, "libraries: ="); found {
-				answer = rest
+				dirs = rest
 			}
 		}
-		if answer == "" {
-			return nil, false
-		}
-		storeProgName(d.clang, args, answer)
+		return dirs
+	})
+	if answer == "" {
+		return nil, false
 	}
 	return strings.Split(answer, ":"), true
 }

@@ -7,7 +7,7 @@
 // Environment: GOZYME_FLAGS (shell-quoted flags added to every compiler
 // call), GOZYME_VERBOSE=1 (print each command run), GOZYME_KEEP_TEMPS=DIR
 // (keep intermediate files in DIR), GOZYME_FLANG_BIN (directory of
-// flang-new, fir-opt and tco when not the -16 tools on PATH).
+// flang-new when not flang-new-16 on PATH or in /usr/lib/llvm-16/bin).
 package main
 
 import (

@@ -15,14 +15,8 @@ import (
 func TestCMakeProject(t *testing.T) {
 	setup(t)
 	src := copyProject(t, "cmake")
-	build := filepath.Join(t.TempDir(), "build")
 	env := toolEnv()
-	timed(t, "cmake configure", func() {
-		run(t, src, env, "cmake", "-S", src, "-B", build,
-			"-DCMAKE_TOOLCHAIN_FILE="+filepath.Join(repoRoot, "cmake", "gozyme-toolchain.cmake"),
-			"-DGOZYME_BIN="+binDir, "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON")
-	})
-	timed(t, "cmake --build", func() { run(t, src, env, "cmake", "--build", build, "--parallel", "2") })
+	build := cmakeBuild(t, src, env, "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON")
 
 	exe := filepath.Join(build, "area")
 	checkDerivatives(t, run(t, build, env, exe), map[string]int{"area": 4})
@@ -63,4 +57,18 @@ func TestCMakeProject(t *testing.T) {
 	if strings.Join(files, " ") != "main.c shapes.c" {
 		t.Errorf("compile_commands.json lists %v, want main.c and shapes.c", files)
 	}
+}
+
+// cmakeBuild configures the project src with cmake/gozyme-toolchain.cmake
+// in a Release build directory (extra: further cmake options), builds it on
+// 2 cores and returns the build directory.
+func cmakeBuild(t *testing.T, src string, env []string, extra ...string) string {
+	build := filepath.Join(t.TempDir(), "build")
+	timed(t, "cmake configure", func() {
+		run(t, src, env, "cmake", append([]string{"-S", src, "-B", build,
+			"-DCMAKE_TOOLCHAIN_FILE=" + filepath.Join(repoRoot, "cmake", "gozyme-toolchain.cmake"),
+			"-DGOZYME_BIN=" + binDir, "-DCMAKE_BUILD_TYPE=Release"}, extra...)...)
+	})
+	timed(t, "cmake --build", func() { run(t, src, env, "cmake", "--build", build, "--parallel", "2") })
+	return build
 }

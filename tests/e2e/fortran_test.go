@@ -83,14 +83,8 @@ func TestFortranCMake(t *testing.T) {
 	setup(t)
 	needFlang(t)
 	src := copyProject(t, "fortran")
-	build := filepath.Join(t.TempDir(), "build")
 	env := toolEnv()
-	timed(t, "cmake configure", func() {
-		run(t, src, env, "cmake", "-S", src, "-B", build,
-			"-DCMAKE_TOOLCHAIN_FILE="+filepath.Join(repoRoot, "cmake", "gozyme-toolchain.cmake"),
-			"-DGOZYME_BIN="+binDir, "-DCMAKE_BUILD_TYPE=Release")
-	})
-	timed(t, "cmake --build", func() { run(t, src, env, "cmake", "--build", build, "--parallel", "2") })
+	build := cmakeBuild(t, src, env)
 	exe := filepath.Join(build, "cmain_cmake")
 	checkNoBitcode(t, exe)
 	checkComparisons(t, "cmain_cmake", run(t, build, env, exe),

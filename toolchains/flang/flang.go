@@ -82,15 +82,11 @@ func FrontendArgs(ctx context.Context, driver string, compile []string) ([]strin
 }
 
 // Bitcode compiles one Fortran source to LLVM 14 bitcode along the FIR
-// route, given the frontend arguments of its native compile (see
-// FrontendArgs), with scratch files in dir. It returns the bitcode; the
-// frontend's diagnostics (already shown by the native compile) appear
-// only in the error when it fails.
-func Bitcode(ctx context.Context, fc1 []string, dir string) ([]byte, error) {
-	driver, err := Driver()
-	if err != nil {
-		return nil, err
-	}
+// route with the flang-new at driver, given the frontend arguments of its
+// native compile (see FrontendArgs), with scratch files in dir. It returns
+// the bitcode; the frontend's diagnostics (already shown by the native
+// compile) appear only in the error when it fails.
+func Bitcode(ctx context.Context, driver string, fc1 []string, dir string) ([]byte, error) {
 	// The frontend's arguments with the action and output left out, and
 	// (for the second step, whose input is FIR) the trailing "-x LANG FILE".
 	var opts []string

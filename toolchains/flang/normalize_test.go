@@ -156,7 +156,7 @@ func TestBitcodeRoute(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			bc, err := Bitcode(ctx, fc1, work)
+			bc, err := Bitcode(ctx, driver, fc1, work)
 			if err != nil {
 				t.Fatal(err)
 			}
