@@ -76,8 +76,8 @@ RULES_GO := github.com/bazelbuild/rules_go@v0.34.0
 bazel-deps:
 	@if ! command -v bazel >/dev/null 2>&1 || [ ! -d /usr/share/bazel/tools/skylib ] || [ ! -d /usr/share/bazel/tools/platforms ]; then \
 	  echo "make bazel-deps: installing bazel-bootstrap bazel-skylib bazel-platforms"; \
-	  $(SUDO) apt-get -o DPkg::Lock::Timeout=600 update; \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends bazel-bootstrap bazel-skylib bazel-platforms; \
+	  $(APT) update; \
+	  $(APT) install -y --no-install-recommends bazel-bootstrap bazel-skylib bazel-platforms; \
 	else \
 	  echo "make bazel-deps: bazel, bazel-skylib and bazel-platforms are installed"; \
 	fi
