@@ -74,7 +74,7 @@ func (d *differ) forward(f *ir.Func, acts []Activity, width int) (*forwardGen, e
 		fg.lanes = append(fg.lanes, map[value.Value]value.Value{})
 	}
 	fg.tan = fg.lanes[0]
-	fg.act = analyzeForwardActivity(pf, forwardSeeds(pf, acts), carriesFloat(pf.Sig.RetType) || types.IsPointer(pf.Sig.RetType),
+	fg.act = analyzeActivity(pf, forwardSeeds(pf, acts), carriesFloat(pf.Sig.RetType) || types.IsPointer(pf.Sig.RetType),
 		types.IsPointer(pf.Sig.RetType) || hasPointerField(pf.Sig.RetType), d.passes)
 	var params []*ir.Param
 	for i, p := range pf.Params {

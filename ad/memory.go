@@ -114,6 +114,18 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			ld := ir.NewLoad(x.ElemType, src)
 			ld.Align = x.Align
 			sv = emit(ld)
+		case *ir.InstExtractValue:
+			agg, err := r.shadowOf(inst, x.X)
+			if err != nil {
+				return nil, err
+			}
+			sv = emit(ir.NewExtractValue(agg, x.Indices...))
+		case *ir.InstInsertValue:
+			// The same aggregate with shadow pointers in its pointer
+			// fields (other fields keep primal values: only pointer fields
+			// of a shadow aggregate are ever read).
+			agg, elem := r.aggregateShadowOf(x.X), r.aggregateShadowOf(x.Elem)
+			sv = emit(ir.NewInsertValue(agg, elem, x.Indices...))
 		default:
 			return nil, errorAt(r.f, inst, "cannot build the shadow of %s", describe(inst))
 		}
@@ -122,6 +134,10 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 	}
 	switch x := inst.(type) {
 	case *ir.InstStore:
+		if hasPointerField(x.Src.Type()) && r.act.hasShadow(x.Dst) {
+			insts, err := r.storeAggregateShadow(x)
+			return append(out, insts...), err
+		}
 		// A pointer stored into shadowed memory: its shadow goes into the
 		// shadow memory, so loads of it find the shadow again.
 		if r.act.hasShadow(x.Dst) && types.IsPointer(x.Src.Type()) {
@@ -163,6 +179,58 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			}
 			out = append(out, r.callLayoutHelper(h, dst, src, x.Args[2])...)
 		}
+	}
+	return out, nil
+}
+
+// aggregateShadowOf is the value standing for v in a shadow aggregate: its
+// shadow where it has one, null for pointers without (no derivatives reach
+// them), and v itself for other data.
+func (r *reverseGen) aggregateShadowOf(v value.Value) value.Value {
+	v = unwrapArg(v)
+	if s, ok := r.shadow[v]; ok {
+		return s
+	}
+	switch {
+	case types.IsPointer(v.Type()):
+		return constant.NewNull(v.Type().(*types.PointerType))
+	case hasPointerField(v.Type()):
+		if _, ok := v.(constant.Constant); ok {
+			return constant.NewZeroInitializer(v.Type())
+		}
+	}
+	return v
+}
+
+// storeAggregateShadow stores, after a whole aggregate holding pointers is
+// stored into shadowed memory, the shadow pointers of its pointer fields
+// into the shadow memory (its float fields there keep their adjoints).
+func (r *reverseGen) storeAggregateShadow(x *ir.InstStore) ([]ir.Instruction, error) {
+	dst, err := r.shadowOf(x, x.Dst)
+	if err != nil {
+		return nil, err
+	}
+	t := x.Src.Type()
+	agg := r.aggregateShadowOf(x.Src)
+	if agg == unwrapArg(x.Src) && !r.act.hasShadow(x.Src) {
+		return nil, nil // no shadows inside: primal pointers stay out of shadow memory
+	}
+	leaves, ok := layoutLeaves(t)
+	if !ok {
+		return nil, errorAt(r.f, x, "cannot store the shadow of %s: %s has more than %d fields", describe(x), t, maxLeaves)
+	}
+	var out []ir.Instruction
+	for _, lf := range leaves {
+		if !types.IsPointer(lf.typ) {
+			continue
+		}
+		idx := make([]uint64, len(lf.path))
+		for i, p := range lf.path {
+			idx[i] = uint64(p.(*constant.Int).X.Int64())
+		}
+		ev := ir.NewExtractValue(agg, idx...)
+		gep := ir.NewGetElementPtr(t, dst, append([]value.Value{constant.NewInt(types.I64, 0)}, lf.path...)...)
+		out = append(out, ev, gep, ir.NewStore(ev, gep))
 	}
 	return out, nil
 }
