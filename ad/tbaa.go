@@ -1,0 +1,81 @@
+package ad
+
+import (
+	"strings"
+
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/metadata"
+	"github.com/llir/llvm/ir/types"
+)
+
+// Type evidence from TBAA, as Enzyme uses it: a bulk copy between i8*
+// pointers (loop-idiom's memcpy of a copy loop) carries the access tag of
+// the loads and stores it replaced, whose scalar type names what its bytes
+// hold.
+
+// tbaaScalar is the type a TBAA access tag's scalar type name stands for:
+// a float type, i8* for pointers, i64 for integers; nil when the tag says
+// nothing ("omnipotent char", unknown names, no tag).
+func tbaaScalar(inst ir.Instruction) types.Type {
+	md, ok := inst.(interface{ MDAttachments() []*metadata.Attachment })
+	if !ok {
+		return nil
+	}
+	for _, a := range md.MDAttachments() {
+		if a.Name != "tbaa" {
+			continue
+		}
+		return tbaaName(tbaaAccessName(a.Node))
+	}
+	return nil
+}
+
+// tbaaAccessName is the name of a tag's access type: struct-path tags are
+// {base, access, offset}; old scalar tags are the type node itself.
+func tbaaAccessName(node metadata.MDNode) string {
+	t, ok := node.(*metadata.Tuple)
+	if !ok || len(t.Fields) == 0 {
+		return ""
+	}
+	if s, ok := t.Fields[0].(*metadata.String); ok {
+		return s.Value
+	}
+	if len(t.Fields) < 2 {
+		return ""
+	}
+	access, ok := t.Fields[1].(*metadata.Tuple)
+	if !ok || len(access.Fields) == 0 {
+		return ""
+	}
+	if s, ok := access.Fields[0].(*metadata.String); ok {
+		return s.Value
+	}
+	return ""
+}
+
+// tbaaName maps clang's scalar TBAA type names to types.
+func tbaaName(name string) types.Type {
+	switch name {
+	case "double":
+		return types.Double
+	case "float":
+		return types.Float
+	case "long double":
+		return types.X86_FP80
+	case "any pointer", "vtable pointer":
+		return types.I8Ptr
+	case "int", "long", "long long", "short", "bool", "_Bool", "wchar_t", "char16_t", "char32_t", "__int128":
+		return types.I64
+	}
+	if strings.HasPrefix(name, "p1 ") || strings.HasPrefix(name, "p2 ") {
+		return types.I8Ptr // typed pointer tags of newer clangs
+	}
+	return nil
+}
+
+// tbaaPointers reports a bulk copy of untyped bytes that its TBAA tag says
+// are pointers (their shadows are copied with them).
+func tbaaPointers(x *ir.InstCall) bool {
+	t := pointee(x.Args[1])
+	return (t == nil || types.Equal(t, types.I8)) && types.IsPointer(tbaaScalar(x))
+}
