@@ -195,20 +195,24 @@ declare i8* @malloc(i64)
 declare void @free(i8*)
 `
 
-const aggregatesIRDriver = memoryPrelude + `
-double agg_ir(double *x, int n);
+// irDriver is a C main checking, by GRADCHECK, the gradient of a
+// handwritten IR function double name(double *x, int n) at n = 6.
+func irDriver(name string) string {
+	return memoryPrelude + `
+double ` + name + `(double *x, int n);
 int main(void) {
 	enum { N = 6 };
 	double x[N];
 	for (int i = 0; i < N; i++) x[i] = 0.4 + 0.23 * i;
-	GRADCHECK(agg_ir);
+	GRADCHECK(` + name + `);
 	return failures != 0;
 }
 `
+}
 
 func TestAggregatePointersIR(t *testing.T) {
 	for _, o := range optLevels {
-		t.Run("O"+o, func(t *testing.T) { run(t, buildCWithIR(t, aggregatesIRDriver, aggregatesIR, o)) })
+		t.Run("O"+o, func(t *testing.T) { run(t, buildCWithIR(t, irDriver("agg_ir"), aggregatesIR, o)) })
 	}
 }
 
@@ -242,7 +246,7 @@ define double @agg_ir(double* %x, i32 %n) {
 declare i8* @malloc(i64)
 declare void @free(i8*)
 `
-	_, err := tryBuildCWithIR(t, aggregatesIRDriver, ll, "0")
+	_, err := tryBuildCWithIR(t, irDriver("agg_ir"), ll, "0")
 	if err == nil || !strings.Contains(err.Error(), "stashw") || !strings.Contains(err.Error(), "by value") {
 		t.Fatalf("want an error naming the by-value struct argument of stashw, got %v", err)
 	}

@@ -408,6 +408,9 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 		return err
 	}
 	n := r.lookup(blk, at, x.Args[2])
+	if t := copyLayout(x); elem == nil && t != nil {
+		elem = floatElement(t)
+	}
 	if t := copyLayout(x); elem == nil && t != nil && mixedLayout(t) {
 		if !carriesFloat(t) {
 			return nil

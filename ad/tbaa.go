@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/metadata"
 	"github.com/llir/llvm/ir/types"
 )
@@ -78,4 +79,67 @@ func tbaaName(name string) types.Type {
 func tbaaPointers(x *ir.InstCall) bool {
 	t := pointee(x.Args[1])
 	return (t == nil || types.Equal(t, types.I8)) && types.IsPointer(tbaaScalar(x))
+}
+
+// tbaaStructLayout is the layout a bulk copy's !tbaa.struct (clang's
+// {offset, size, tag} per field of a struct assignment) gives bytes that
+// nothing else types: a packed struct of the fields, padded with i8 arrays
+// to the copy's constant length. Nil when absent, for variable lengths, and
+// when a field is unknown or overlaps another (unions).
+func tbaaStructLayout(x *ir.InstCall) types.Type {
+	n, ok := unwrapArg(x.Args[2]).(*constant.Int)
+	if !ok {
+		return nil
+	}
+	var node *metadata.Tuple
+	for _, a := range x.Metadata {
+		if t, ok := a.Node.(*metadata.Tuple); ok && a.Name == "tbaa.struct" {
+			node = t
+		}
+	}
+	if node == nil || len(node.Fields) == 0 || len(node.Fields)%3 != 0 {
+		return nil
+	}
+	var fields []types.Type
+	cur := int64(0)
+	for i := 0; i < len(node.Fields); i += 3 {
+		off, size := mdInt(node.Fields[i]), mdInt(node.Fields[i+1])
+		tag, ok := node.Fields[i+2].(*metadata.Tuple)
+		if !ok || off < cur || size <= 0 {
+			return nil
+		}
+		if off > cur {
+			fields = append(fields, types.NewArray(uint64(off-cur), types.I8))
+		}
+		t := tbaaName(tbaaAccessName(tag))
+		switch {
+		case t == nil:
+			return nil
+		case types.Equal(t, types.Double) && size == 8, types.Equal(t, types.Float) && size == 4:
+		case types.IsPointer(t) && size == 8:
+		case types.Equal(t, types.I64):
+			t = types.NewInt(uint64(size) * 8)
+		default:
+			return nil // long double and odd sizes
+		}
+		fields = append(fields, t)
+		cur = off + size
+	}
+	switch total := n.X.Int64(); {
+	case cur > total:
+		return nil
+	case cur < total:
+		fields = append(fields, types.NewArray(uint64(total-cur), types.I8))
+	}
+	st := types.NewStruct(fields...)
+	st.Packed = true
+	return st
+}
+
+// mdInt is the value of an integer metadata field (-1 otherwise).
+func mdInt(f metadata.Field) int64 {
+	if c, ok := f.(*constant.Int); ok {
+		return c.X.Int64()
+	}
+	return -1
 }
