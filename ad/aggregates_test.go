@@ -119,6 +119,7 @@ int main(void) {
 func TestAggregatePointers(t *testing.T) {
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, aggregatesSrc, o)) })
+		t.Run("forward-O"+o, func(t *testing.T) { run(t, buildC(t, aggregatesSrc, o, "-DFORWARD")) })
 	}
 }
 
@@ -195,16 +196,21 @@ declare i8* @malloc(i64)
 declare void @free(i8*)
 `
 
-// irDriver is a C main checking, by GRADCHECK, the gradient of a
-// handwritten IR function double name(double *x, int n) at n = 6.
+// irDriver is a C main checking the gradient (GRADCHECK) and a forward
+// directional derivative of a handwritten IR function
+// double name(double *x, int n) at n = 6.
 func irDriver(name string) string {
 	return memoryPrelude + `
 double ` + name + `(double *x, int n);
+double __enzyme_fwddiff(void *, ...);
 int main(void) {
 	enum { N = 6 };
-	double x[N];
+	double x[N], v[N], xp[N], xm[N], h = 1e-6;
 	for (int i = 0; i < N; i++) x[i] = 0.4 + 0.23 * i;
 	GRADCHECK(` + name + `);
+	for (int i = 0; i < N; i++) { v[i] = 0.5 - 0.13 * i; xp[i] = x[i] + h * v[i]; xm[i] = x[i] - h * v[i]; }
+	double d = __enzyme_fwddiff((void *)` + name + `, enzyme_dup, x, v, enzyme_const, N);
+	check("forward", d, (` + name + `(xp, N) - ` + name + `(xm, N)) / (2 * h), 1e-6);
 	return failures != 0;
 }
 `
