@@ -185,7 +185,8 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 		}
 	}
 	var markBases func(ptr value.Value) bool
-	var markAggregate func(agg value.Value) bool
+	var markAggregate, markStored func(v value.Value) bool
+	var markArgs func(c *ir.InstCall)
 	markBases = func(ptr value.Value) bool {
 		var bases []value.Value
 		allocationBases(ptr, map[value.Value]bool{}, &bases)
@@ -208,13 +209,7 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 			// A pointer returned by a call (not a fresh allocation) may
 			// point into the memory of its pointer arguments.
 			if c, ok := b.(*ir.InstCall); ok && !isAllocation(c) {
-				for _, arg := range c.Args {
-					if types.IsPointer(arg.Type()) {
-						markBases(arg)
-					} else {
-						markAggregate(arg)
-					}
-				}
+				markArgs(c)
 			}
 		}
 		return changed
@@ -237,13 +232,7 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 			markAggregate(x.X)
 			switch {
 			case types.IsPointer(x.Elem.Type()):
-				var bases []value.Value
-				allocationBases(x.Elem, map[value.Value]bool{}, &bases)
-				for _, b := range bases {
-					if !opaqueExternal(b) {
-						markBases(b)
-					}
-				}
+				markStored(x.Elem)
 			default:
 				markAggregate(x.Elem)
 			}
@@ -259,15 +248,34 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 			markAggregate(x.ValueTrue)
 			markAggregate(x.ValueFalse)
 		case *ir.InstCall:
-			for _, arg := range x.Args {
-				if types.IsPointer(arg.Type()) {
-					markBases(arg)
-				} else {
-					markAggregate(arg)
-				}
-			}
+			markArgs(x)
 		}
 		return true
+	}
+	// markArgs shadows what a call's pointer arguments (and aggregates
+	// holding pointers) point into: its result may point there too.
+	markArgs = func(c *ir.InstCall) {
+		for _, arg := range c.Args {
+			if types.IsPointer(arg.Type()) {
+				markBases(arg)
+			} else {
+				markAggregate(arg)
+			}
+		}
+	}
+	// markStored shadows a pointer stored into shadowed memory (or put
+	// into a shadowed aggregate), unless it comes from an unknown
+	// external function (a FILE*): nothing gives that one a shadow.
+	markStored = func(p value.Value) bool {
+		var bases []value.Value
+		allocationBases(p, map[value.Value]bool{}, &bases)
+		changed := false
+		for _, b := range bases {
+			if !opaqueExternal(b) && markBases(b) {
+				changed = true
+			}
+		}
+		return changed
 	}
 	if retShadow {
 		// The returned pointer, or the pointers put into the returned
@@ -312,14 +320,8 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 					// buffers, a list node) stores its shadow there too;
 					// pointers from unknown external functions (a FILE*)
 					// stay without one.
-					if types.IsPointer(x.Src.Type()) && a.shadowed[unwrapArg(x.Dst)] {
-						var bases []value.Value
-						allocationBases(x.Src, map[value.Value]bool{}, &bases)
-						for _, b := range bases {
-							if !opaqueExternal(b) && markBases(b) {
-								changed = true
-							}
-						}
+					if types.IsPointer(x.Src.Type()) && a.shadowed[unwrapArg(x.Dst)] && markStored(x.Src) {
+						changed = true
 					}
 					// So does a whole struct holding pointers.
 					if hasPointerField(x.Src.Type()) && a.shadowed[unwrapArg(x.Dst)] && markAggregate(x.Src) {

@@ -226,34 +226,52 @@ func TestAggregatePointersIR(t *testing.T) {
 // pointer needing a shadow would need two activities at once: an error
 // naming the call, never a silently dropped derivative.
 func TestAggregateMixedArgumentError(t *testing.T) {
-	ll := `
-%W = type { double*, double }
+	ll := strings.Replace(aggregatesIR, "  store %W %w2, %W* %wslot, align 8", "  call void @stashw(%W* %wslot, %W %w2)", 1) + `
 define internal void @stashw(%W* %dst, %W %w) noinline {
   store %W %w, %W* %dst, align 8
   ret void
 }
-define double @agg_ir(double* %x, i32 %n) {
-  %wraw = call i8* @malloc(i64 16)
-  %wslot = bitcast i8* %wraw to %W*
-  %x1 = getelementptr double, double* %x, i64 1
-  %x0v = load double, double* %x, align 8
-  %sq = fmul double %x0v, %x0v
-  %w1 = insertvalue %W undef, double* %x1, 0
-  %w2 = insertvalue %W %w1, double %sq, 1
-  call void @stashw(%W* %wslot, %W %w2)
-  %wl = load %W, %W* %wslot, align 8
-  %wp = extractvalue %W %wl, 0
-  %ww = extractvalue %W %wl, 1
-  %wv = load double, double* %wp, align 8
-  %m = fmul double %ww, %wv
-  call void @free(i8* %wraw)
-  ret double %m
-}
-declare i8* @malloc(i64)
-declare void @free(i8*)
 `
 	_, err := tryBuildCWithIR(t, irDriver("agg_ir"), ll, "0")
 	if err == nil || !strings.Contains(err.Error(), "stashw") || !strings.Contains(err.Error(), "by value") {
 		t.Fatalf("want an error naming the by-value struct argument of stashw, got %v", err)
+	}
+}
+
+// TestAggregatePointersCXX: C++ pairs and span-like views of pointers,
+// built by value, returned, copied and iterated.
+func TestAggregatePointersCXX(t *testing.T) {
+	src := cxxPrelude + `
+#include <utility>
+template <class T> struct Span {
+	T *b, *e;
+	T *begin() const { return b; }
+	T *end() const { return e; }
+	Span first(long k) const { return Span{b, b + k}; }
+	Span drop(long k) const { return Span{b + k, e}; }
+};
+__attribute__((noinline)) Span<double> whole(double *x, int n) { return Span<double>{x, x + n}; }
+__attribute__((noinline)) std::pair<double *, double *> ends(Span<double> s) { return {s.b, s.e - 1}; }
+__attribute__((noinline)) double spans(double *x, int n) {
+	Span<double> s = whole(x, n);
+	double acc = 0;
+	for (double &v : s.first(n / 2)) acc += v * v;
+	for (double &v : s.drop(n / 2)) acc += std::sin(v) * acc;
+	std::pair<double *, double *> p = ends(s);
+	auto q = p;
+	std::swap(q.first, q.second);
+	return acc + *p.first * *q.first + *p.second;
+}
+int main() {
+	const int N = 8;
+	double x[N], dx[N] = {0};
+	for (int i = 0; i < N; i++) x[i] = 0.2 + 0.15 * i;
+	__enzyme_autodiff((void *)spans, enzyme_dup, x, dx, enzyme_const, N);
+	fdcheck("spans", spans, x, N, dx);
+	return failures != 0;
+}
+`
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildCXX(t, src, o)) })
 	}
 }
