@@ -158,7 +158,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 	case *ir.InstCall:
 		t := copyLayout(x)
 		mixed := t != nil && mixedLayout(t) && containsPointer(t)
-		if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && (mixed || containsPointer(pointee(x.Args[1])) || tbaaPointers(x)) {
+		if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && (mixed || containsPointer(pointee(x.Args[1])) || untypedPointers(r.f, x)) {
 			// Copies of pointers copy their shadows too; mixed with
 			// floats, the shadow pointers only.
 			dst, err := r.shadowOf(inst, x.Args[0])
@@ -432,8 +432,9 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 		if !containsFloatBytes(pointee(x.Args[1])) {
 			return nil
 		}
-		// Untyped bytes: the copy's TBAA tag tells what they hold.
-		t := tbaaScalar(x)
+		// Untyped bytes: the copy's TBAA tag, or how the same pointers
+		// are used elsewhere, tells what they hold.
+		t := untypedCopy(r.f, x)
 		if t == nil {
 			return errorAt(r.f, x, "cannot tell which bytes of %s hold floating point", describe(x))
 		}

@@ -3,16 +3,19 @@ package ad
 import (
 	"strings"
 
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/metadata"
 	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
 )
 
-// Type evidence from TBAA, as Enzyme uses it: a bulk copy between i8*
-// pointers (loop-idiom's memcpy of a copy loop) carries the access tag of
-// the loads and stores it replaced, whose scalar type names what its bytes
-// hold.
+// Type evidence for bulk copies between i8* pointers (loop-idiom's memcpy
+// of a copy loop), as Enzyme finds it: the copy carries the TBAA access tag
+// of the loads and stores it replaced, whose scalar type names what its
+// bytes hold; without TBAA (-fno-strict-aliasing), the types the same
+// pointers are cast to elsewhere in the function.
 
 // tbaaScalar is the type a TBAA access tag's scalar type name stands for:
 // a float type, i8* for pointers, i64 for integers; nil when the tag says
@@ -74,11 +77,84 @@ func tbaaName(name string) types.Type {
 	return nil
 }
 
-// tbaaPointers reports a bulk copy of untyped bytes that its TBAA tag says
-// are pointers (their shadows are copied with them).
-func tbaaPointers(x *ir.InstCall) bool {
+// untypedCopy is what the bytes of a bulk copy between untyped (i8*)
+// pointers hold, by the evidence at hand: its TBAA tag, else the types the
+// rest of f casts the same pointers to. A float type, i8* for pointers,
+// i64 for integers; nil when unknown or contradictory.
+func untypedCopy(f *ir.Func, x *ir.InstCall) types.Type {
+	if t := tbaaScalar(x); t != nil {
+		return t
+	}
+	var found types.Type
+	for _, p := range x.Args[:2] {
+		t := castEvidence(f, p)
+		switch {
+		case t == nil:
+		case found != nil && !types.Equal(found, t):
+			return nil
+		default:
+			found = t
+		}
+	}
+	return found
+}
+
+// untypedPointers reports a bulk copy of untyped bytes that the evidence
+// says are pointers (their shadows are copied with them).
+func untypedPointers(f *ir.Func, x *ir.InstCall) bool {
 	t := pointee(x.Args[1])
-	return (t == nil || types.Equal(t, types.I8)) && types.IsPointer(tbaaScalar(x))
+	return (t == nil || types.Equal(t, types.I8)) && types.IsPointer(untypedCopy(f, x))
+}
+
+// castEvidence is the element the other casts of an untyped pointer (say,
+// a malloc'd buffer also used as double*) agree it is made of: a float
+// type or i8* for pointers; nil when there are none, or they disagree, or
+// they say integers or mixed data.
+//
+// Byte offsets from the pointer (i8 getelementptr) count as the same
+// pointer: a record's pointer field cast at offset 8 contradicts its
+// double fields.
+func castEvidence(f *ir.Func, p value.Value) types.Type {
+	same := map[value.Value]bool{irutil.StripCasts(p): true}
+	for changed := true; changed; {
+		changed = false
+		for _, b := range f.Blocks {
+			for _, inst := range b.Insts {
+				g, ok := inst.(*ir.InstGetElementPtr)
+				if ok && types.Equal(g.ElemType, types.I8) && same[irutil.StripCasts(g.Src)] && !same[g] {
+					same[g] = true
+					changed = true
+				}
+			}
+		}
+	}
+	var found types.Type
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			c, ok := inst.(*ir.InstBitCast)
+			if !ok || !same[irutil.StripCasts(c.From)] {
+				continue
+			}
+			pt, ok := c.To.(*types.PointerType)
+			if !ok || types.Equal(pt.ElemType, types.I8) {
+				continue
+			}
+			var t types.Type
+			switch e := floatElement(pt.ElemType); {
+			case e != nil:
+				t = e
+			case types.IsPointer(pt.ElemType):
+				t = types.I8Ptr
+			default:
+				return nil
+			}
+			if found != nil && !types.Equal(found, t) {
+				return nil
+			}
+			found = t
+		}
+	}
+	return found
 }
 
 // tbaaStructLayout is the layout a bulk copy's !tbaa.struct (clang's

@@ -82,6 +82,10 @@ int main(void) {
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}
+	// Without TBAA, the casts of the same pointers are the evidence.
+	for _, o := range []string{"2", "3"} {
+		t.Run("no-strict-aliasing-O"+o, func(t *testing.T) { run(t, buildC(t, src, o, "-fno-strict-aliasing")) })
+	}
 }
 
 // recordCopyIR copies a record {double a; double *p; double b} between
