@@ -125,6 +125,7 @@ func TestAggregatePointers(t *testing.T) {
 
 // aggregatesIR is handwritten IR whose structs holding pointers are stored
 // and loaded whole (through noinline functions, so no pass splits them),
+// chosen by a phi against a constant struct,
 // passed by value to an internal function, and mix a pointer with a float
 // that carries a derivative (stored whole into heap memory: split by the
 // optimizer above -O0).
@@ -186,7 +187,24 @@ entry:
   %ww = extractvalue %W %wl, 1
   %wv = load double, double* %wp, align 8
   %m = fmul double %ww, %wv
-  %r = fadd double %s, %m
+  %r0 = fadd double %s, %m
+  %big = icmp sgt i32 %n, 3
+  br i1 %big, label %then, label %join
+then:
+  br label %join
+join:
+  %pv = phi %V [ { double* null, i64 2 }, %entry ], [ %b, %then ]
+  %pp = extractvalue %V %pv, 0
+  %none = icmp eq double* %pp, null
+  br i1 %none, label %done, label %use
+use:
+  %pe = getelementptr double, double* %pp, i64 3
+  %u = load double, double* %pe, align 8
+  %u2 = fmul double %u, %u
+  br label %done
+done:
+  %extra = phi double [ 0.0, %join ], [ %u2, %use ]
+  %r = fadd double %r0, %extra
   call void @free(i8* %raw)
   call void @free(i8* %wraw)
   ret double %r

@@ -25,6 +25,9 @@ func (r *reverseGen) shadowOf(inst interface{}, v value.Value) (value.Value, err
 	case *constant.Null, *constant.Undef, *constant.ZeroInitializer:
 		return v, nil
 	}
+	if _, ok := v.(constant.Constant); ok && hasPointerField(v.Type()) {
+		return constant.NewZeroInitializer(v.Type()), nil // a constant struct: null shadows
+	}
 	return nil, errorAt(r.f, inst, "pointer %s reaches memory holding derivatives but has no shadow (is it marked enzyme_const?)", v.Ident())
 }
 
@@ -184,8 +187,8 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 }
 
 // aggregateShadowOf is the value standing for v in a shadow aggregate: its
-// shadow where it has one, null for pointers without (no derivatives reach
-// them), and v itself for other data.
+// shadow where it has one, null for pointers (and aggregates of them)
+// without (no derivatives reach them), and v itself for other data.
 func (r *reverseGen) aggregateShadowOf(v value.Value) value.Value {
 	v = unwrapArg(v)
 	if s, ok := r.shadow[v]; ok {
@@ -195,9 +198,7 @@ func (r *reverseGen) aggregateShadowOf(v value.Value) value.Value {
 	case types.IsPointer(v.Type()):
 		return constant.NewNull(v.Type().(*types.PointerType))
 	case hasPointerField(v.Type()):
-		if _, ok := v.(constant.Constant); ok {
-			return constant.NewZeroInitializer(v.Type())
-		}
+		return constant.NewZeroInitializer(v.Type())
 	}
 	return v
 }
@@ -211,10 +212,7 @@ func (r *reverseGen) storeAggregateShadow(x *ir.InstStore) ([]ir.Instruction, er
 		return nil, err
 	}
 	t := x.Src.Type()
-	agg := r.aggregateShadowOf(x.Src)
-	if agg == unwrapArg(x.Src) && !r.act.hasShadow(x.Src) {
-		return nil, nil // no shadows inside: primal pointers stay out of shadow memory
-	}
+	agg := r.aggregateShadowOf(x.Src) // no shadows inside: null shadow pointers
 	leaves, ok := layoutLeaves(t)
 	if !ok {
 		return nil, errorAt(r.f, x, "cannot store the shadow of %s: %s has more than %d fields", describe(x), t, maxLeaves)
