@@ -315,7 +315,18 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		}
 		ds := blk.NewLoad(t, sp)
 		ds.Align = x.Align
-		blk.NewStore(zeroOf(t), sp).Align = x.Align
+		if leaves, ok := layoutLeaves(t); ok && hasPointerField(t) {
+			// Clear the float fields only: the pointer fields hold shadow
+			// pointers the rest of the reverse sweep may still read.
+			for _, lf := range leaves {
+				if carriesFloat(lf.typ) {
+					gep := blk.NewGetElementPtr(t, sp, append([]value.Value{constant.NewInt(types.I64, 0)}, lf.path...)...)
+					blk.NewStore(zeroOf(lf.typ), gep)
+				}
+			}
+		} else {
+			blk.NewStore(zeroOf(t), sp).Align = x.Align
+		}
 		if r.act.active(x.Src) {
 			if isFloat(t) || isVectorOfFloat(t) {
 				r.accumulate(blk, x.Src, ds)
