@@ -167,19 +167,14 @@ func isAllocation(c *ir.InstCall) bool {
 //
 // retShadow asks for a shadow of the returned pointer (the caller stores
 // derivatives through it).
+//
+// Aggregates holding pointers (structs built with insertvalue, loaded or
+// stored whole, returned by value) are shadowed like pointers: their shadow
+// is the same aggregate with the shadow pointers in the pointer fields.
+//
+// Forward mode uses the same analysis: the tangent of an aggregate holding
+// pointers is its shadow aggregate.
 func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func(*ir.InstCall) bool) *activity {
-	return analyze(f, acts, retActive, retShadow, passes, false)
-}
-
-// analyzeForwardActivity is analyzeActivity for forward mode, which also
-// gives shadows to pointers inside aggregates: those returned by calls
-// given shadowed pointers (a derivative's {result, shadow, tape}), and
-// pointers extracted from them.
-func analyzeForwardActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func(*ir.InstCall) bool) *activity {
-	return analyze(f, acts, retActive, retShadow, passes, true)
-}
-
-func analyze(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func(*ir.InstCall) bool, aggregates bool) *activity {
 	a := &activity{varied: map[value.Value]bool{}, useful: map[value.Value]bool{}, shadowed: map[value.Value]bool{}}
 	for i, p := range f.Params {
 		switch acts[i] {
@@ -190,12 +185,14 @@ func analyze(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func
 		}
 	}
 	var markBases func(ptr value.Value) bool
+	var markAggregate, markStored func(v value.Value) bool
+	var markArgs func(c *ir.InstCall)
 	markBases = func(ptr value.Value) bool {
 		var bases []value.Value
 		allocationBases(ptr, map[value.Value]bool{}, &bases)
 		changed := false
 		for _, b := range bases {
-			if _, ok := b.(*ir.InstExtractValue); a.shadowed[b] || (ok && !aggregates) {
+			if a.shadowed[b] {
 				continue
 			}
 			a.shadowed[b] = true
@@ -204,48 +201,90 @@ func analyze(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func
 				markBases(ld.Src)
 				continue
 			}
+			if ev, ok := b.(*ir.InstExtractValue); ok {
+				// Taken from an aggregate: the aggregate carries the shadow.
+				markAggregate(ev.X)
+				continue
+			}
 			// A pointer returned by a call (not a fresh allocation) may
 			// point into the memory of its pointer arguments.
 			if c, ok := b.(*ir.InstCall); ok && !isAllocation(c) {
-				for _, arg := range c.Args {
-					if types.IsPointer(arg.Type()) {
-						markBases(arg)
-					}
-				}
+				markArgs(c)
+			}
+		}
+		return changed
+	}
+	// markAggregate shadows an aggregate holding pointers and, back through
+	// how it was built, the pointers put into it.
+	markAggregate = func(agg value.Value) bool {
+		agg = unwrapArg(agg)
+		if !hasPointerField(agg.Type()) || a.shadowed[agg] {
+			return false
+		}
+		switch agg.(type) {
+		case ir.Instruction, *ir.Param:
+		default:
+			return false // constants: null shadows
+		}
+		a.shadowed[agg] = true
+		switch x := agg.(type) {
+		case *ir.InstInsertValue:
+			markAggregate(x.X)
+			switch {
+			case types.IsPointer(x.Elem.Type()):
+				markStored(x.Elem)
+			default:
+				markAggregate(x.Elem)
+			}
+		case *ir.InstExtractValue:
+			markAggregate(x.X)
+		case *ir.InstLoad:
+			markBases(x.Src)
+		case *ir.InstPhi:
+			for _, in := range x.Incs {
+				markAggregate(in.X)
+			}
+		case *ir.InstSelect:
+			markAggregate(x.ValueTrue)
+			markAggregate(x.ValueFalse)
+		case *ir.InstCall:
+			markArgs(x)
+		}
+		return true
+	}
+	// markArgs shadows what a call's pointer arguments (and aggregates
+	// holding pointers) point into: its result may point there too.
+	markArgs = func(c *ir.InstCall) {
+		for _, arg := range c.Args {
+			if types.IsPointer(arg.Type()) {
+				markBases(arg)
+			} else {
+				markAggregate(arg)
+			}
+		}
+	}
+	// markStored shadows a pointer stored into shadowed memory (or put
+	// into a shadowed aggregate), unless it comes from an unknown
+	// external function (a FILE*): nothing gives that one a shadow.
+	markStored = func(p value.Value) bool {
+		var bases []value.Value
+		allocationBases(p, map[value.Value]bool{}, &bases)
+		changed := false
+		for _, b := range bases {
+			if !opaqueExternal(b) && markBases(b) {
+				changed = true
 			}
 		}
 		return changed
 	}
 	if retShadow {
-		// The returned pointer, or with aggregates the pointers put into
-		// the returned aggregate.
-		var markReturned func(v value.Value, seen map[value.Value]bool)
-		markReturned = func(v value.Value, seen map[value.Value]bool) {
-			v = unwrapArg(v)
-			if seen[v] {
-				return
-			}
-			seen[v] = true
-			if types.IsPointer(v.Type()) {
-				markBases(v)
-				return
-			}
-			switch x := v.(type) {
-			case *ir.InstInsertValue:
-				markReturned(x.X, seen)
-				markReturned(x.Elem, seen)
-			case *ir.InstPhi:
-				for _, in := range x.Incs {
-					markReturned(in.X, seen)
-				}
-			case *ir.InstSelect:
-				markReturned(x.ValueTrue, seen)
-				markReturned(x.ValueFalse, seen)
-			}
-		}
+		// The returned pointer, or the pointers put into the returned
+		// aggregate.
 		for _, b := range f.Blocks {
-			if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil && (types.IsPointer(r.X.Type()) || aggregates) {
-				markReturned(r.X, map[value.Value]bool{})
+			if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil && types.IsPointer(r.X.Type()) {
+				markBases(r.X)
+			} else if ok && r.X != nil {
+				markAggregate(r.X)
 			}
 		}
 	}
@@ -266,7 +305,7 @@ func analyze(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func
 						if carriesFloat(x.ElemType) {
 							set(a.varied, x)
 						}
-						if types.IsPointer(x.ElemType) {
+						if types.IsPointer(x.ElemType) || hasPointerField(x.ElemType) {
 							set(a.shadowed, x)
 						}
 					}
@@ -281,14 +320,12 @@ func analyze(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func
 					// buffers, a list node) stores its shadow there too;
 					// pointers from unknown external functions (a FILE*)
 					// stay without one.
-					if types.IsPointer(x.Src.Type()) && a.shadowed[unwrapArg(x.Dst)] {
-						var bases []value.Value
-						allocationBases(x.Src, map[value.Value]bool{}, &bases)
-						for _, b := range bases {
-							if !opaqueExternal(b) && markBases(b) {
-								changed = true
-							}
-						}
+					if types.IsPointer(x.Src.Type()) && a.shadowed[unwrapArg(x.Dst)] && markStored(x.Src) {
+						changed = true
+					}
+					// So does a whole struct holding pointers.
+					if hasPointerField(x.Src.Type()) && a.shadowed[unwrapArg(x.Dst)] && markAggregate(x.Src) {
+						changed = true
 					}
 					continue
 				case *ir.InstCall:
@@ -298,6 +335,9 @@ func analyze(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func
 					if a.callTouchesActiveMemory(x, passes) {
 						for _, arg := range x.Args {
 							if types.IsPointer(arg.Type()) && markBases(arg) {
+								changed = true
+							}
+							if hasPointerField(arg.Type()) && markAggregate(arg) {
 								changed = true
 							}
 						}
@@ -323,14 +363,31 @@ func analyze(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func
 						}
 					}
 				}
-				if ev, ok := inst.(*ir.InstExtractValue); ok && aggregates && (types.IsPointer(v.Type()) || hasPointerField(v.Type())) {
+				if ev, ok := inst.(*ir.InstExtractValue); ok && holdsPointers(v.Type()) {
 					if agg := unwrapArg(ev.X); a.varied[agg] || a.shadowed[agg] {
 						set(a.shadowed, v)
 					}
 				}
-				if call, ok := inst.(*ir.InstCall); ok && aggregates && hasPointerField(v.Type()) && passes(call) {
+				if call, ok := inst.(*ir.InstCall); ok && hasPointerField(v.Type()) && passes(call) {
 					for _, arg := range call.Args {
 						if a.shadowed[unwrapArg(arg)] {
+							set(a.shadowed, v)
+							break
+						}
+					}
+				}
+				if hasPointerField(v.Type()) && !a.shadowed[v] {
+					// An aggregate built from, or chosen among, values
+					// with shadows.
+					var ops []value.Value
+					switch x := inst.(type) {
+					case *ir.InstInsertValue:
+						ops = []value.Value{x.X, x.Elem}
+					case *ir.InstPhi, *ir.InstSelect:
+						ops = pointerOperands(inst)
+					}
+					for _, op := range ops {
+						if a.shadowed[unwrapArg(op)] {
 							set(a.shadowed, v)
 							break
 						}

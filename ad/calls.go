@@ -27,7 +27,7 @@ func (r *reverseGen) definedCallee(call *ir.InstCall) (*ir.Func, bool) {
 func (r *reverseGen) callsDerivative(call *ir.InstCall) bool {
 	_, ok := r.definedCallee(call)
 	return ok && (r.act.active(call) || r.act.callTouchesActiveMemory(call, r.passes) ||
-		(types.IsPointer(call.Typ) && r.act.hasShadow(call)))
+		(holdsPointers(call.Typ) && r.act.hasShadow(call)))
 }
 
 // calleeActs is the activity of the callee's parameters at this call.
@@ -37,7 +37,7 @@ func (r *reverseGen) calleeActs(call *ir.InstCall) []Activity {
 		switch {
 		case carriesFloat(a.Type()) && r.act.active(a):
 			acts[i] = Out
-		case types.IsPointer(a.Type()) && r.act.hasShadow(a):
+		case holdsPointers(a.Type()) && r.act.hasShadow(a):
 			acts[i] = Dup
 		}
 	}
@@ -49,7 +49,12 @@ func (r *reverseGen) calleeActs(call *ir.InstCall) []Activity {
 func (r *reverseGen) calleeSplit(call *ir.InstCall) (*splitGrad, []Activity, error) {
 	f, _ := r.definedCallee(call)
 	acts := r.calleeActs(call)
-	retShadow := types.IsPointer(f.Sig.RetType) && r.act.hasShadow(call)
+	for i, a := range call.Args {
+		if acts[i] == Out && hasPointerField(a.Type()) && r.act.hasShadow(a) {
+			return nil, nil, errorAt(r.f, call, "cannot differentiate the call to '%s': argument %d is a struct passed by value holding both floats that carry derivatives and pointers with shadows (pass it by pointer)", f.Name(), i+1)
+		}
+	}
+	retShadow := holdsPointers(f.Sig.RetType) && r.act.hasShadow(call)
 	sg, err := r.d.splitGradient(f, acts, r.act.active(call), retShadow)
 	return sg, acts, err
 }
@@ -136,3 +141,7 @@ func (r *reverseGen) reverseCall(blk *ir.Block, at *ir.Block, call *ir.InstCall,
 	}
 	return nil
 }
+
+// holdsPointers reports a pointer, or an aggregate with pointer fields: the
+// values whose shadows hold shadow pointers.
+func holdsPointers(t types.Type) bool { return types.IsPointer(t) || hasPointerField(t) }

@@ -74,7 +74,7 @@ func (d *differ) forward(f *ir.Func, acts []Activity, width int) (*forwardGen, e
 		fg.lanes = append(fg.lanes, map[value.Value]value.Value{})
 	}
 	fg.tan = fg.lanes[0]
-	fg.act = analyzeForwardActivity(pf, forwardSeeds(pf, acts), carriesFloat(pf.Sig.RetType) || types.IsPointer(pf.Sig.RetType),
+	fg.act = analyzeActivity(pf, forwardSeeds(pf, acts), carriesFloat(pf.Sig.RetType) || types.IsPointer(pf.Sig.RetType),
 		types.IsPointer(pf.Sig.RetType) || hasPointerField(pf.Sig.RetType), d.passes)
 	var params []*ir.Param
 	for i, p := range pf.Params {
@@ -219,8 +219,8 @@ func (fg *forwardGen) mapValue(v value.Value) value.Value {
 
 // needsTangent: active floats, and pointers with shadows.
 func (fg *forwardGen) needsTangent(v value.Value) bool {
-	if types.IsPointer(v.Type()) {
-		return fg.act.hasShadow(v)
+	if holdsPointers(v.Type()) && fg.act.hasShadow(v) {
+		return true // pointers, and aggregates holding them
 	}
 	return carriesFloat(v.Type()) && fg.act.varied[unwrapArg(v)]
 }
@@ -363,7 +363,7 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 		}
 		var src value.Value
 		switch {
-		case types.IsPointer(x.Src.Type()) || carriesFloat(x.Src.Type()):
+		case holdsPointers(x.Src.Type()) || carriesFloat(x.Src.Type()):
 			if src, err = tg(x.Src); err != nil {
 				return err
 			}
@@ -453,6 +453,14 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		}
 		return blk.NewExtractValue(t, x.Indices...), nil
 	case *ir.InstInsertValue:
+		if !carriesFloat(x.Elem.Type()) && !holdsPointers(x.Elem.Type()) {
+			// Integer fields: the tangent aggregate keeps the primal's.
+			t, err := tg(x.X)
+			if err != nil {
+				return nil, err
+			}
+			return blk.NewInsertValue(t, mv(x.Elem), x.Indices...), nil
+		}
 		t, err := tans(x.X, x.Elem)
 		if err != nil {
 			return nil, err

@@ -62,6 +62,14 @@ func tryBuild(t *testing.T, file, src, level string, flags ...string) (string, e
 	if _, err := toolchains.Run(ctx, driver, args...); err != nil {
 		t.Fatal(err)
 	}
+	return finishBuild(t, dir, driver, bc, level, link...)
+}
+
+// finishBuild runs the pre-AD pipeline on bitcode bc, differentiates it and
+// links the result into an executable in dir.
+func finishBuild(t *testing.T, dir, driver, bc, level string, link ...string) (string, error) {
+	t.Helper()
+	ctx := context.Background()
 	pipeline := "default<O" + level + ">"
 	if level == "0" {
 		pipeline = "mem2reg"
@@ -118,4 +126,39 @@ func runLeakChecked(t *testing.T, exe string) string {
 		t.Fatalf("valgrind %s: %v\n%s", exe, err, out)
 	}
 	return string(out)
+}
+
+// buildCWithIR is buildC for a C driver linked with a module of
+// handwritten IR (llvm-link) before the pipeline and differentiation.
+func buildCWithIR(t *testing.T, src, ll, level string) string {
+	t.Helper()
+	exe, err := tryBuildCWithIR(t, src, ll, level)
+	if err != nil {
+		t.Fatalf("-O%s: %v", level, err)
+	}
+	return exe
+}
+
+func tryBuildCWithIR(t *testing.T, src, ll, level string) (string, error) {
+	t.Helper()
+	if _, err := toolchains.Tool("clang"); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	c, irFile := filepath.Join(dir, "prog.c"), filepath.Join(dir, "hand.ll")
+	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(irFile, []byte(ll), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cbc, bc := filepath.Join(dir, "driver.bc"), filepath.Join(dir, "prog.bc")
+	if _, err := toolchains.Run(ctx, "clang", "-c", "-emit-llvm", "-g", "-O"+level, "-Xclang", "-disable-O0-optnone", c, "-o", cbc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := toolchains.Run(ctx, "llvm-link", cbc, irFile, "-o", bc); err != nil {
+		t.Fatal(err)
+	}
+	return finishBuild(t, dir, "clang", bc, level, "-lm")
 }

@@ -134,7 +134,8 @@ func (r *reverseGen) layoutCopyHelper(t types.Type, reverse bool) (*ir.Func, err
 	return f, nil
 }
 
-// copyLayout is the element type a bulk copy's typed pointers give it.
+// copyLayout is the element type a bulk copy's typed pointers give it, or
+// else its !tbaa.struct.
 func copyLayout(x *ir.InstCall) types.Type {
 	if !isMemTransfer(x) || len(x.Args) < 3 {
 		return nil
@@ -144,5 +145,5 @@ func copyLayout(x *ir.InstCall) types.Type {
 			return t
 		}
 	}
-	return nil
+	return tbaaStructLayout(x)
 }

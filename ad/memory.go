@@ -25,6 +25,9 @@ func (r *reverseGen) shadowOf(inst interface{}, v value.Value) (value.Value, err
 	case *constant.Null, *constant.Undef, *constant.ZeroInitializer:
 		return v, nil
 	}
+	if _, ok := v.(constant.Constant); ok && hasPointerField(v.Type()) {
+		return constant.NewZeroInitializer(v.Type()), nil // a constant struct: null shadows
+	}
 	return nil, errorAt(r.f, inst, "pointer %s reaches memory holding derivatives but has no shadow (is it marked enzyme_const?)", v.Ident())
 }
 
@@ -114,6 +117,18 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			ld := ir.NewLoad(x.ElemType, src)
 			ld.Align = x.Align
 			sv = emit(ld)
+		case *ir.InstExtractValue:
+			agg, err := r.shadowOf(inst, x.X)
+			if err != nil {
+				return nil, err
+			}
+			sv = emit(ir.NewExtractValue(agg, x.Indices...))
+		case *ir.InstInsertValue:
+			// The same aggregate with shadow pointers in its pointer
+			// fields (other fields keep primal values: only pointer fields
+			// of a shadow aggregate are ever read).
+			agg, elem := r.aggregateShadowOf(x.X), r.aggregateShadowOf(x.Elem)
+			sv = emit(ir.NewInsertValue(agg, elem, x.Indices...))
 		default:
 			return nil, errorAt(r.f, inst, "cannot build the shadow of %s", describe(inst))
 		}
@@ -122,6 +137,10 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 	}
 	switch x := inst.(type) {
 	case *ir.InstStore:
+		if hasPointerField(x.Src.Type()) && r.act.hasShadow(x.Dst) {
+			insts, err := r.storeAggregateShadow(x)
+			return append(out, insts...), err
+		}
 		// A pointer stored into shadowed memory: its shadow goes into the
 		// shadow memory, so loads of it find the shadow again.
 		if r.act.hasShadow(x.Dst) && types.IsPointer(x.Src.Type()) {
@@ -142,7 +161,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 	case *ir.InstCall:
 		t := copyLayout(x)
 		mixed := t != nil && mixedLayout(t) && containsPointer(t)
-		if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && (mixed || containsPointer(pointee(x.Args[1]))) {
+		if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && (mixed || containsPointer(pointee(x.Args[1])) || untypedPointers(r.f, x)) {
 			// Copies of pointers copy their shadows too; mixed with
 			// floats, the shadow pointers only.
 			dst, err := r.shadowOf(inst, x.Args[0])
@@ -163,6 +182,53 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			}
 			out = append(out, r.callLayoutHelper(h, dst, src, x.Args[2])...)
 		}
+	}
+	return out, nil
+}
+
+// aggregateShadowOf is the value standing for v in a shadow aggregate: its
+// shadow where it has one, null for pointers (and aggregates of them)
+// without (no derivatives reach them), and v itself for other data.
+func (r *reverseGen) aggregateShadowOf(v value.Value) value.Value {
+	v = unwrapArg(v)
+	if s, ok := r.shadow[v]; ok {
+		return s
+	}
+	switch {
+	case types.IsPointer(v.Type()):
+		return constant.NewNull(v.Type().(*types.PointerType))
+	case hasPointerField(v.Type()):
+		return constant.NewZeroInitializer(v.Type())
+	}
+	return v
+}
+
+// storeAggregateShadow stores, after a whole aggregate holding pointers is
+// stored into shadowed memory, the shadow pointers of its pointer fields
+// into the shadow memory (its float fields there keep their adjoints).
+func (r *reverseGen) storeAggregateShadow(x *ir.InstStore) ([]ir.Instruction, error) {
+	dst, err := r.shadowOf(x, x.Dst)
+	if err != nil {
+		return nil, err
+	}
+	t := x.Src.Type()
+	agg := r.aggregateShadowOf(x.Src) // no shadows inside: null shadow pointers
+	leaves, ok := layoutLeaves(t)
+	if !ok {
+		return nil, errorAt(r.f, x, "cannot store the shadow of %s: %s has more than %d fields", describe(x), t, maxLeaves)
+	}
+	var out []ir.Instruction
+	for _, lf := range leaves {
+		if !types.IsPointer(lf.typ) {
+			continue
+		}
+		idx := make([]uint64, len(lf.path))
+		for i, p := range lf.path {
+			idx[i] = uint64(p.(*constant.Int).X.Int64())
+		}
+		ev := ir.NewExtractValue(agg, idx...)
+		gep := ir.NewGetElementPtr(t, dst, append([]value.Value{constant.NewInt(types.I64, 0)}, lf.path...)...)
+		out = append(out, ev, gep, ir.NewStore(ev, gep))
 	}
 	return out, nil
 }
@@ -249,7 +315,18 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		}
 		ds := blk.NewLoad(t, sp)
 		ds.Align = x.Align
-		blk.NewStore(zeroOf(t), sp).Align = x.Align
+		if leaves, ok := layoutLeaves(t); ok && hasPointerField(t) {
+			// Clear the float fields only: the pointer fields hold shadow
+			// pointers the rest of the reverse sweep may still read.
+			for _, lf := range leaves {
+				if carriesFloat(lf.typ) {
+					gep := blk.NewGetElementPtr(t, sp, append([]value.Value{constant.NewInt(types.I64, 0)}, lf.path...)...)
+					blk.NewStore(zeroOf(lf.typ), gep)
+				}
+			}
+		} else {
+			blk.NewStore(zeroOf(t), sp).Align = x.Align
+		}
 		if r.act.active(x.Src) {
 			if isFloat(t) || isVectorOfFloat(t) {
 				r.accumulate(blk, x.Src, ds)
@@ -340,6 +417,9 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 		return err
 	}
 	n := r.lookup(blk, at, x.Args[2])
+	if t := copyLayout(x); elem == nil && t != nil {
+		elem = floatElement(t)
+	}
 	if t := copyLayout(x); elem == nil && t != nil && mixedLayout(t) {
 		if !carriesFloat(t) {
 			return nil
@@ -358,10 +438,18 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 		return nil
 	}
 	if elem == nil {
-		if containsFloatBytes(pointee(x.Args[1])) {
+		if !containsFloatBytes(pointee(x.Args[1])) {
+			return nil
+		}
+		// Untyped bytes: the copy's TBAA tag, or how the same pointers
+		// are used elsewhere, tells what they hold.
+		t := untypedCopy(r.f, x)
+		if t == nil {
 			return errorAt(r.f, x, "cannot tell which bytes of %s hold floating point", describe(x))
 		}
-		return nil
+		if elem = floatElement(t); elem == nil {
+			return nil // integers or pointers
+		}
 	}
 	var src value.Value = constant.NewNull(types.I8Ptr)
 	if r.act.hasShadow(x.Args[1]) {

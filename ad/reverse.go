@@ -111,6 +111,11 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}}
 	r.act = analyzeActivity(f, acts, retActive, retShadow, d.passes)
 	r.retShadow = retShadow
+	for i, p := range f.Params {
+		if acts[i] != Dup && acts[i] != DupNoNeed && hasPointerField(p.Typ) && r.act.hasShadow(p) {
+			return nil, errorAt(f, nil, "parameter %s, a struct passed by value, holds pointers to memory that carries derivatives but has no shadow (pass the struct by pointer)", p.Ident())
+		}
+	}
 
 	// The generated signature: primal parameters (shadows after Dup ones),
 	// then the return seed; returns the adjoints of the Out parameters.
@@ -127,7 +132,7 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 		case Out:
 			r.outTypes = append(r.outTypes, p.Typ)
 		case Dup, DupNoNeed:
-			if !types.IsPointer(p.Typ) {
+			if !holdsPointers(p.Typ) {
 				return nil, errorAt(f, nil, "parameter %s is duplicated (enzyme_dup) but is not a pointer", p.Ident())
 			}
 			shadowName := ""
