@@ -19,9 +19,11 @@ import (
 // Each loop's capacity and buffers live in thread-local globals. On entry
 // the gradient takes them over (leaving null and 0 behind, so a nested or
 // recursive call allocates its own); on exit it keeps whichever set is
-// larger, its own or one a nested call left, and frees the other. What a
-// thread retains stays reachable from its thread-local storage: at most
-// the largest caches one call of the gradient needed.
+// larger, its own or one a nested call left, and frees the other. A thread
+// retains at most the largest caches one call of the gradient needed, and
+// frees them when it exits (a thread_local destructor registered on the
+// thread's first call, as C++ registers those of thread_local objects; the
+// main thread's run at exit).
 //
 // Gradients are generated freeing their buffers; once every root is done,
 // those that nothing differentiated again (forward over reverse clones the
@@ -73,18 +75,69 @@ func (d *differ) retainCaches() {
 			}
 		}
 		rt.exit.Insts = kept
+		var homes []*ir.Global
 		for i, lc := range rt.loops {
-			d.retainLoop(rt, i, lc)
+			homes = append(homes, d.retainLoop(rt, i, lc)...)
+		}
+		rt.allocas.NewCall(d.threadExitRegistration(rt.g, homes))
+	}
+}
+
+// threadExitRegistration defines, for gradient g, a function that frees
+// the buffers in homes (thread-local; capacities are reset along) and one,
+// returned, that registers it once per thread with
+// __cxa_thread_atexit_impl.
+func (d *differ) threadExitRegistration(g *ir.Func, homes []*ir.Global) *ir.Func {
+	release := d.m.NewFunc(g.Name()+".tape.release", types.Void, ir.NewParam("", types.I8Ptr))
+	release.Linkage = enum.LinkageInternal
+	b := release.NewBlock("")
+	for _, h := range homes {
+		t := h.ContentType
+		if pt, ok := t.(*types.PointerType); ok {
+			b.NewCall(declare(d.m, "free", types.Void, types.I8Ptr), b.NewBitCast(b.NewLoad(t, h), types.I8Ptr))
+			b.NewStore(constant.NewNull(pt), h)
+		} else {
+			b.NewStore(constant.NewInt(types.I64, 0), h)
 		}
 	}
+	b.NewRet(nil)
+
+	flag := d.threadLocal(g, "registered", types.I64)
+	register := d.m.NewFunc(g.Name()+".tape.register", types.Void)
+	register.Linkage = enum.LinkageInternal
+	entry, first, done := register.NewBlock(""), register.NewBlock(""), register.NewBlock("")
+	isNew := entry.NewICmp(enum.IPredEQ, entry.NewLoad(types.I64, flag), constant.NewInt(types.I64, 0))
+	entry.NewCondBr(isNew, first, done)
+	dtor := types.NewPointer(release.Sig)
+	atexit := declare(d.m, "__cxa_thread_atexit_impl", types.I32, dtor, types.I8Ptr, types.I8Ptr)
+	first.NewCall(atexit, release, constant.NewNull(types.I8Ptr), d.dsoHandle())
+	first.NewStore(constant.NewInt(types.I64, 1), flag)
+	first.NewBr(done)
+	done.NewRet(nil)
+	return register
+}
+
+// dsoHandle declares (once) the hidden __dso_handle of the module's
+// shared object, which thread_local destructors are registered against.
+func (d *differ) dsoHandle() *ir.Global {
+	for _, g := range d.m.Globals {
+		if g.Name() == "__dso_handle" {
+			return g
+		}
+	}
+	g := d.m.NewGlobal("__dso_handle", types.I8)
+	g.Linkage = enum.LinkageExternal
+	g.Visibility = enum.VisibilityHidden
+	return g
 }
 
 // retainLoop emits the take-over of loop lc's buffers on entry and their
 // hand-back on exit: the larger of this call's set and the one in
 // thread-local storage stays there, the other is freed (by selects).
-func (d *differ) retainLoop(rt *retainable, i int, lc *loopCache) {
+func (d *differ) retainLoop(rt *retainable, i int, lc *loopCache) []*ir.Global {
 	a, x := rt.allocas, rt.exit
 	capG := d.threadLocal(rt.g, fmt.Sprintf("%d.cap", i), types.I64)
+	homes := []*ir.Global{capG}
 	a.NewStore(a.NewLoad(types.I64, capG), lc.cap)
 	a.NewStore(constant.NewInt(types.I64, 0), capG)
 	mine := x.NewLoad(types.I64, lc.cap)
@@ -94,6 +147,7 @@ func (d *differ) retainLoop(rt *retainable, i int, lc *loopCache) {
 	for j, b := range lc.bufs {
 		t := b.slot.ElemType
 		g := d.threadLocal(rt.g, fmt.Sprintf("%d.%d", i, j), t)
+		homes = append(homes, g)
 		a.NewStore(a.NewLoad(t, g), b.slot)
 		a.NewStore(constant.NewNull(t.(*types.PointerType)), g)
 		pm := x.NewLoad(t, b.slot)
@@ -101,6 +155,7 @@ func (d *differ) retainLoop(rt *retainable, i int, lc *loopCache) {
 		x.NewStore(x.NewSelect(keep, pm, pt), g)
 		x.NewCall(declare(d.m, "free", types.Void, types.I8Ptr), x.NewBitCast(x.NewSelect(keep, pt, pm), types.I8Ptr))
 	}
+	return homes
 }
 
 // threadLocal defines a zero-initialized internal thread-local global of
