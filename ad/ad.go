@@ -16,13 +16,14 @@ import (
 
 // differ holds the state of one module's differentiation.
 type differ struct {
-	m        *ir.Module
-	inactive map[*ir.Func]bool
-	grads    map[string]*ir.Func    // combined gradients, by generated name
-	splits   map[string]*splitGrad  // augmented forward/reverse pairs, by name
-	prep     map[*ir.Func]*ir.Func  // functions as AD sees them (see prepared)
-	custom   map[*ir.Func]*Custom   // user-supplied derivatives
-	fwds     map[string]*forwardGen // forward-mode derivatives, by name
+	m           *ir.Module
+	inactive    map[*ir.Func]bool
+	grads       map[string]*ir.Func    // combined gradients, by generated name
+	splits      map[string]*splitGrad  // augmented forward/reverse pairs, by name
+	prep        map[*ir.Func]*ir.Func  // functions as AD sees them (see prepared)
+	custom      map[*ir.Func]*Custom   // user-supplied derivatives
+	fwds        map[string]*forwardGen // forward-mode derivatives, by name
+	retainables []*retainable          // combined gradients whose caches may be retained (retain.go)
 }
 
 // prepared returns f as the AD engine differentiates it: f itself, or, when
@@ -57,6 +58,7 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 			return 0, err
 		}
 	}
+	d.retainCaches()
 	return len(roots), nil
 }
 

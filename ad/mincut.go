@@ -115,6 +115,7 @@ func (r *reverseGen) plannedExit(fv value.Value, at *ir.Block) bool {
 // pureOp reports whether inst computes its result from its operands alone,
 // cheaply: float arithmetic, comparisons, selects, vector element moves,
 // conversions, and a few intrinsics that compile to an instruction or two.
+// Only such values are recomputed in the reverse sweep.
 func pureOp(inst ir.Instruction) bool {
 	switch x := inst.(type) {
 	case *ir.InstFAdd, *ir.InstFSub, *ir.InstFMul, *ir.InstFDiv, *ir.InstFNeg, *ir.InstFCmp, *ir.InstICmp,
@@ -126,14 +127,15 @@ func pureOp(inst ir.Instruction) bool {
 		if !ok {
 			return false
 		}
+		// Library math functions (exp, tanh, sin, ...) are pure but for
+		// errno, yet cost tens of instructions: the reverse sweep reads
+		// their cached results rather than calling them again, as Enzyme
+		// does (LSTM's gradient ran its sigmoids and tanhs twice).
 		for _, p := range []string{"llvm.sqrt.", "llvm.fmuladd.", "llvm.fma.", "llvm.fabs.", "llvm.copysign.", "llvm.minnum.", "llvm.maxnum."} {
 			if hasPrefix(f.Name(), p) {
 				return true
 			}
 		}
-		// libm functions gozyme has rules for: pure but for errno.
-		rule, _ := lookupMathRule(f.Name(), x.Typ)
-		return rule != nil
 	}
 	return false
 }

@@ -143,7 +143,9 @@ func (r *reverseGen) inductionValue(blk, at *ir.Block, phi *ir.InstPhi, depth in
 
 // loadRecomputable reports whether a forward load may be executed again in
 // the reverse sweep: the gradient is one function (forward and reverse run
-// back to back) and nothing in it may write the memory loaded from.
+// back to back) and nothing that may run after the load in the forward
+// sweep may write the memory loaded from (the reverse sweep writes shadows
+// only; frees it defers to its end, see deferredFree).
 func (r *reverseGen) loadRecomputable(fwdLoad *ir.InstLoad) bool {
 	if r.split || fwdLoad.Volatile {
 		return false
@@ -157,6 +159,9 @@ func (r *reverseGen) loadRecomputable(fwdLoad *ir.InstLoad) bool {
 		return false
 	}
 	for _, w := range r.writers() {
+		if !r.mayRunAfter(w, p) {
+			continue
+		}
 		if w.all {
 			return false
 		}
@@ -171,11 +176,57 @@ func (r *reverseGen) loadRecomputable(fwdLoad *ir.InstLoad) bool {
 	return true
 }
 
+// mayRunAfter reports whether writer w may execute after primal load l:
+// later in l's block, or in a block reachable from it (l's own included
+// when it lies on a cycle).
+func (r *reverseGen) mayRunAfter(w memWriter, l *ir.InstLoad) bool {
+	lb := r.blockOf[l]
+	if lb == nil {
+		return true
+	}
+	if lb == w.block {
+		for _, inst := range lb.Insts {
+			switch inst {
+			case l:
+				return true // w comes later
+			case w.inst:
+				return r.reachable(lb)[lb]
+			}
+		}
+	}
+	return r.reachable(lb)[w.block]
+}
+
+// reachable returns (once per block) the primal blocks reachable from b
+// along at least one edge.
+func (r *reverseGen) reachable(b *ir.Block) map[*ir.Block]bool {
+	if r.reach == nil {
+		r.reach = map[*ir.Block]map[*ir.Block]bool{}
+	}
+	if m, ok := r.reach[b]; ok {
+		return m
+	}
+	m := map[*ir.Block]bool{}
+	work := irutil.Succs(b)
+	for len(work) > 0 {
+		x := work[len(work)-1]
+		work = work[:len(work)-1]
+		if !m[x] {
+			m[x] = true
+			work = append(work, irutil.Succs(x)...)
+		}
+	}
+	r.reach[b] = m
+	return m
+}
+
 // memWriter is one instruction of the primal that may write memory: into
 // the given objects, or anywhere (all).
 type memWriter struct {
-	objs []value.Value
-	all  bool
+	inst  ir.Instruction
+	block *ir.Block
+	objs  []value.Value
+	all   bool
 }
 
 // writers lists (once) what in the primal may write memory.
@@ -184,12 +235,12 @@ func (r *reverseGen) writers() []memWriter {
 		return r.memWriters
 	}
 	ws := []memWriter{}
-	add := func(ptr value.Value) {
-		objs, known := underlyingObjects(ptr)
-		ws = append(ws, memWriter{objs: objs, all: !known})
-	}
 	for _, b := range r.f.Blocks {
 		for _, inst := range b.Insts {
+			add := func(ptr value.Value) {
+				objs, known := underlyingObjects(ptr)
+				ws = append(ws, memWriter{inst: inst, block: b, objs: objs, all: !known})
+			}
 			switch x := inst.(type) {
 			case *ir.InstStore:
 				add(x.Dst)
@@ -205,17 +256,41 @@ func (r *reverseGen) writers() []memWriter {
 					} else {
 						add(x.Args[0])
 					}
+				case hasPrefix(calleeName(x), "llvm.lifetime.") && len(x.Args) > 1:
+					add(x.Args[1]) // the object's contents end (or start) here
+				case r.deferredFree(x):
 				case isFree(x):
 					add(x.Args[0]) // freed memory cannot be read again
 				case r.callWritesNoMemory(x):
 				default:
-					ws = append(ws, memWriter{all: true})
+					ws = append(ws, memWriter{inst: inst, block: b, all: true})
 				}
 			}
 		}
 	}
 	r.memWriters = ws
 	return ws
+}
+
+// deferredFree reports whether the primal free c is moved from the forward
+// sweep to the end of the gradient (one combined function only): it runs
+// exactly once per call (outside loops, in a block on every path to a
+// return) and frees a pointer available there, so the reverse sweep may
+// still read the memory.
+func (r *reverseGen) deferredFree(c *ir.InstCall) bool {
+	if r.split || !isFree(c) || len(c.Args) == 0 {
+		return false
+	}
+	b := r.blockOf[c]
+	if b == nil || r.cfg.LoopOf[b] != nil || !r.postDomRet[b] {
+		return false
+	}
+	for _, a := range c.Args {
+		if d, ok := r.blockOf[unwrapArg(a)]; ok && (r.cfg.LoopOf[d] != nil || !r.postDomRet[d]) {
+			return false
+		}
+	}
+	return true
 }
 
 // callWritesNoMemory: calls that leave the program's memory alone (math
@@ -232,6 +307,10 @@ func (r *reverseGen) callWritesNoMemory(c *ir.InstCall) bool {
 	name := f.Name()
 	if rule, _ := lookupMathRule(name, c.Typ); rule != nil {
 		return true
+	}
+	switch name {
+	case "lgamma", "lgammaf", "lgammal":
+		return true // they also set signgam, which no double is
 	}
 	for _, p := range []string{"llvm.dbg.", "llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias", "llvm.vector.reduce.", "llvm.masked.load."} {
 		if hasPrefix(name, p) {

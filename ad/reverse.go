@@ -57,25 +57,27 @@ type reverseGen struct {
 	adj                   map[value.Value]*ir.InstAlloca
 	slots                 map[value.Value]*ir.InstAlloca // non-loop caches, by forward value
 	loops                 map[*irutil.Loop]*loopCache
-	predIdx               map[*ir.Block]*ir.InstPhi    // forward phi recording the predecessor taken
-	entryCount            map[*ir.Block]*ir.InstLoad   // loop header -> iteration counter on entry
-	shadow                map[value.Value]value.Value  // primal pointer -> forward shadow
-	postDomRet            map[*ir.Block]bool           // blocks dominating every return
-	frees                 []*ir.InstAlloca             // buffer slots to free on exit
-	outTypes              []types.Type                 // types of the Out adjoints returned
-	tapes                 map[value.Value]value.Value  // primal call -> forward tape of its callee
-	isCache               map[*ir.InstAlloca]bool      // slots the reverse reads from the forward (the tape)
-	retIdx                *ir.InstAlloca               // split mode: which return the forward took
-	rets                  []*ir.Block                  // primal blocks that return
-	retShadow             bool                         // split mode: the forward also returns the shadow of its result
-	primalOf              map[value.Value]value.Value  // forward clone -> primal value
-	memWriters            []memWriter                  // what in the primal may write memory (remat.go)
-	requested             map[value.Value]bool         // dry run: primal values the reverse reads (mincut.go)
-	exitRequested         map[exitUse]bool             // dry run: the same, read after their loop
-	plan                  *cachePlan                   // what to cache and what to recompute (mincut.go)
-	order                 map[value.Value]int          // primal instructions in block order
-	exitCopies            map[exitUse]value.Value      // copies of loop values made after the loop
-	reallocCopied         map[*ir.InstCall]value.Value // realloc -> forward count of shadow bytes copied (realloc.go)
+	predIdx               map[*ir.Block]*ir.InstPhi        // forward phi recording the predecessor taken
+	entryCount            map[*ir.Block]*ir.InstLoad       // loop header -> iteration counter on entry
+	shadow                map[value.Value]value.Value      // primal pointer -> forward shadow
+	postDomRet            map[*ir.Block]bool               // blocks dominating every return
+	frees                 []*ir.InstAlloca                 // buffer slots to free on exit
+	outTypes              []types.Type                     // types of the Out adjoints returned
+	tapes                 map[value.Value]value.Value      // primal call -> forward tape of its callee
+	isCache               map[*ir.InstAlloca]bool          // slots the reverse reads from the forward (the tape)
+	retIdx                *ir.InstAlloca                   // split mode: which return the forward took
+	rets                  []*ir.Block                      // primal blocks that return
+	retShadow             bool                             // split mode: the forward also returns the shadow of its result
+	primalOf              map[value.Value]value.Value      // forward clone -> primal value
+	memWriters            []memWriter                      // what in the primal may write memory (remat.go)
+	deferredFrees         []*ir.InstCall                   // primal frees moved to the exit (remat.go)
+	reach                 map[*ir.Block]map[*ir.Block]bool // primal block -> blocks reachable from it (remat.go)
+	requested             map[value.Value]bool             // dry run: primal values the reverse reads (mincut.go)
+	exitRequested         map[exitUse]bool                 // dry run: the same, read after their loop
+	plan                  *cachePlan                       // what to cache and what to recompute (mincut.go)
+	order                 map[value.Value]int              // primal instructions in block order
+	exitCopies            map[exitUse]value.Value          // copies of loop values made after the loop
+	reallocCopied         map[*ir.InstCall]value.Value     // realloc -> forward count of shadow bytes copied (realloc.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -318,6 +320,10 @@ func (r *reverseGen) forward() error {
 			c, err := irutil.CloneInst(inst, func(v value.Value) value.Value { return v })
 			if err != nil {
 				return errorAt(r.f, inst, "%v", err)
+			}
+			if call, ok := inst.(*ir.InstCall); ok && r.deferredFree(call) {
+				r.deferredFrees = append(r.deferredFrees, call)
+				continue
 			}
 			if _, ok := c.(*ir.InstPhi); ok {
 				phis = append(phis, c)
@@ -774,9 +780,19 @@ func predIndex(preds []*ir.Block, b *ir.Block) int {
 // return.
 func (r *reverseGen) finishExit() {
 	x := r.exit
+	frees := map[*ir.InstAlloca][]ir.Instruction{}
 	for _, s := range r.frees {
 		p := x.NewLoad(s.ElemType, s)
-		x.NewCall(r.libc("free"), x.NewBitCast(p, types.I8Ptr))
+		bc := x.NewBitCast(p, types.I8Ptr)
+		frees[s] = []ir.Instruction{p, bc, x.NewCall(r.libc("free"), bc)}
+	}
+	r.noteRetainable(frees)
+	for _, c := range r.deferredFrees {
+		args := make([]value.Value, len(c.Args))
+		for i, a := range c.Args {
+			args[i] = r.mapValue(unwrapArg(a))
+		}
+		x.NewCall(c.Callee, args...)
 	}
 	var outs []value.Value
 	for i, p := range r.f.Params {
