@@ -3,6 +3,7 @@ package lto
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -77,13 +78,13 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 		// take the rule instead of being differentiated. The enzyme(...)
 		// attribute makes its function noinline where it is defined; the
 		// functions of registration globals are found in those globals
-		// alone (llvm-extract reads no function bodies). It fails when
-		// there is none.
-		text, err := toolchains.Run(ctx, "llvm-extract", "--rglob=^__enzyme_register_", "-S", "-o", "-", in)
-		if err == nil {
-			for _, name := range custom.NamesInText(string(text)) {
-				optArgs = append(optArgs, "-force-attribute="+name+":noinline")
-			}
+		// alone (llvm-extract reads no function bodies).
+		names, err := registeredRuleNames(ctx, in, job.Origin)
+		if err != nil {
+			return err
+		}
+		for _, name := range names {
+			optArgs = append(optArgs, "-force-attribute="+name+":noinline")
 		}
 	}
 	err = timeStage(ctx, "optimize", func() error {
@@ -196,6 +197,24 @@ func codegenFlags(cc1 []string) []string {
 		out = append(out, "-fPIC")
 	}
 	return out
+}
+
+// registeredRuleNames returns the functions named by the registration
+// globals (__enzyme_register_*) of the bitcode file in, read with llvm-extract.
+// A module without any (one using only the enzyme(...) attribute) is no
+// error: llvm-extract reports it as a missing global. Any other failure is,
+// naming origin rather than gozyme's temporary file.
+func registeredRuleNames(ctx context.Context, in, origin string) ([]string, error) {
+	text, err := toolchains.Run(ctx, "llvm-extract", "--rglob=^__enzyme_register_", "-S", "-o", "-", in)
+	if err != nil {
+		var te *toolchains.ToolError
+		if errors.As(err, &te) && strings.Contains(te.Stderr, "doesn't contain global named") {
+			return nil, nil
+		}
+		msg := strings.ReplaceAll(err.Error(), in, origin)
+		return nil, fmt.Errorf("%s: reading custom derivative registrations: %s", origin, msg)
+	}
+	return custom.NamesInText(string(text)), nil
 }
 
 // mentionsCustomRules reports whether any module of the job may register a
