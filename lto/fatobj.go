@@ -88,10 +88,12 @@ func putFlags(order binary.ByteOrder, b []byte, v uint64) {
 	order.PutUint32(b, uint32(v))
 }
 
-// ReplaceSection gives the section called name of the ELF object at path
-// new contents, in place: they are appended to the file (the old bytes stay,
-// unused) and the section header is pointed at them. It is how gozyme-cc
-// adds to a fat object's embedded bitcode after clang wrote it.
+// ReplaceSection gives the section called name of the ELF relocatable
+// object at path new contents, in place: the bytes after the old contents
+// move to follow the new ones, and the section headers and the section
+// header table's offset move with them, so no stale copy stays in the file.
+// It is how gozyme-cc adds to a fat object's embedded bitcode after clang
+// wrote it.
 func ReplaceSection(path, name string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
@@ -112,6 +114,10 @@ func replaceSection(f *os.File, path, name string, data []byte) error {
 	if ef.Class != elf.ELFCLASS64 {
 		return fmt.Errorf("%s: only 64-bit ELF objects are supported", path)
 	}
+	if ef.Type != elf.ET_REL {
+		// Segments would need moving too; gozyme-cc only rewrites objects.
+		return fmt.Errorf("%s: not a relocatable object", path)
+	}
 	idx := -1
 	for i, s := range ef.Sections {
 		if s.Name == name {
@@ -124,31 +130,59 @@ func replaceSection(f *os.File, path, name string, data []byte) error {
 	if idx < 0 {
 		return fmt.Errorf("%s: no %s section", path, name)
 	}
-	st, err := f.Stat()
+	old, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<62))
 	if err != nil {
-		return err
-	}
-	align := int64(ef.Sections[idx].Addralign)
-	if align < 1 {
-		align = 1
-	}
-	off := (st.Size() + align - 1) / align * align
-	if _, err := f.WriteAt(data, off); err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	var hdr [64]byte
-	if _, err := f.ReadAt(hdr[:], 0); err != nil {
-		return fmt.Errorf("%s: reading ELF header: %v", path, err)
-	}
 	order := ef.ByteOrder
-	shoff := int64(order.Uint64(hdr[0x28:]))
-	shentsize := int64(order.Uint16(hdr[0x3a:]))
-	// sh_offset and sh_size of Elf64_Shdr are at 24 and 32.
-	var buf [16]byte
-	order.PutUint64(buf[0:], uint64(off))
-	order.PutUint64(buf[8:], uint64(len(data)))
-	if _, err := f.WriteAt(buf[:], shoff+int64(idx)*shentsize+24); err != nil {
-		return fmt.Errorf("%s: writing section header %d: %v", path, idx, err)
+	shoff := int64(order.Uint64(old[0x28:]))
+	shentsize := int64(order.Uint16(old[0x3a:]))
+	sec := ef.Sections[idx]
+	start, end := int64(sec.Offset), int64(sec.Offset+sec.FileSize)
+	if sec.Type == elf.SHT_NOBITS || end > int64(len(old)) {
+		return fmt.Errorf("%s: %s has no contents in the file", path, name)
+	}
+	// Everything after the old contents moves by the same distance, a
+	// multiple of the largest alignment among it (the header table's is 8),
+	// so the new contents are followed by up to that many padding bytes.
+	align := int64(1)
+	if shoff >= end {
+		align = 8
+	}
+	for i, s := range ef.Sections {
+		if i != idx && int64(s.Offset) >= end && int64(s.Addralign) > align {
+			align = int64(s.Addralign)
+		}
+	}
+	need := start + int64(len(data)) - end
+	delta := need / align * align // rounds toward zero: up when need < 0
+	if delta < need {
+		delta += align
+	}
+	out := make([]byte, 0, int64(len(old))+delta)
+	out = append(out, old[:start]...)
+	out = append(out, data...)
+	out = append(out, make([]byte, end+delta-start-int64(len(data)))...)
+	out = append(out, old[end:]...)
+	if shoff >= end {
+		shoff += delta
+		order.PutUint64(out[0x28:], uint64(shoff))
+	}
+	for i, s := range ef.Sections {
+		// sh_offset and sh_size of Elf64_Shdr are at 24 and 32.
+		h := out[shoff+int64(i)*shentsize:]
+		switch {
+		case i == idx:
+			order.PutUint64(h[32:], uint64(len(data)))
+		case int64(s.Offset) >= end:
+			order.PutUint64(h[24:], s.Offset+uint64(delta))
+		}
+	}
+	if _, err := f.WriteAt(out, 0); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	if err := f.Truncate(int64(len(out))); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
 	}
 	return nil
 }

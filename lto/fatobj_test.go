@@ -119,12 +119,34 @@ func TestReplaceSection(t *testing.T) {
 		return e
 	}
 	before, want := read(obj), read(other)
-	if err := ReplaceSection(obj, ".llvmbc", want.Bitcode); err != nil {
-		t.Fatal(err)
+	size := func() int64 {
+		st, err := os.Stat(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Size()
+	}
+	size0 := size()
+	// Larger contents, then the smaller replacement: each time the file
+	// holds the new bytes alone, in its old size plus the difference (and
+	// padding below the largest alignment).
+	larger := append(append([]byte{}, want.Bitcode...), bytes.Repeat([]byte{0xa5}, 3000)...)
+	for _, data := range [][]byte{larger, want.Bitcode} {
+		if err := ReplaceSection(obj, ".llvmbc", data); err != nil {
+			t.Fatal(err)
+		}
+		grow := size() - (size0 + int64(len(data)-len(before.Bitcode)))
+		if grow < 0 || grow >= 64 {
+			t.Errorf("replacing %d bytes of .llvmbc by %d: file %d -> %d bytes", len(before.Bitcode), len(data), size0, size())
+		}
+		checkLayout(t, obj)
 	}
 	after := read(obj)
 	if !bytes.Equal(after.Bitcode, want.Bitcode) || bytes.Equal(after.Bitcode, before.Bitcode) {
 		t.Errorf(".llvmbc not replaced")
+	}
+	if file, _ := os.ReadFile(obj); bytes.Contains(file, before.Bitcode) || bytes.Contains(file, larger) {
+		t.Errorf("a replaced .llvmbc is still in the file")
 	}
 	if strings.Join(after.CC1Args, " ") != strings.Join(before.CC1Args, " ") {
 		t.Errorf(".llvmcmd changed")
@@ -134,4 +156,41 @@ func TestReplaceSection(t *testing.T) {
 	}
 	run(t, dir, clang, obj, "-o", filepath.Join(dir, "app"))
 	run(t, dir, filepath.Join(dir, "app"))
+}
+
+// checkLayout fails the test unless every section of the object at path
+// lies inside the file, aligned, without overlapping another.
+func checkLayout(t *testing.T, path string) {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type span struct {
+		name       string
+		start, end uint64
+	}
+	var spans []span
+	for _, s := range f.Sections {
+		if s.Type == elf.SHT_NULL || s.Type == elf.SHT_NOBITS {
+			continue
+		}
+		if s.Addralign > 1 && s.Offset%s.Addralign != 0 {
+			t.Errorf("%s at %#x, not aligned to %d", s.Name, s.Offset, s.Addralign)
+		}
+		if s.Offset+s.FileSize > uint64(st.Size()) {
+			t.Errorf("%s ends past the file", s.Name)
+		}
+		for _, o := range spans {
+			if s.Offset < o.end && o.start < s.Offset+s.FileSize {
+				t.Errorf("%s overlaps %s", s.Name, o.name)
+			}
+		}
+		spans = append(spans, span{s.Name, s.Offset, s.Offset + s.FileSize})
+	}
 }
