@@ -262,18 +262,7 @@ func (r *reverseGen) planCaches() *cachePlan {
 	flow := map[[2]int]int64{}
 	residual := func(a, b int) int64 { return capacity[[2]int{a, b}] - flow[[2]int{a, b}] + flow[[2]int{b, a}] }
 	for {
-		prev := map[int]int{source: source}
-		queue := []int{source}
-		for len(queue) > 0 {
-			a := queue[0]
-			queue = queue[1:]
-			for _, b := range adj[a] {
-				if _, seen := prev[b]; !seen && residual(a, b) > 0 {
-					prev[b] = a
-					queue = append(queue, b)
-				}
-			}
-		}
+		prev := residualBFS(adj, source, residual)
 		if _, ok := prev[sink]; !ok {
 			break
 		}
@@ -297,34 +286,45 @@ func (r *reverseGen) planCaches() *cachePlan {
 			}
 		}
 	}
-	reach := map[int]bool{source: true}
-	queue := []int{source}
-	for len(queue) > 0 {
-		a := queue[0]
-		queue = queue[1:]
-		for _, b := range adj[a] {
-			if !reach[b] && residual(a, b) > 0 {
-				reach[b] = true
-				queue = append(queue, b)
-			}
-		}
-	}
+	// The source side of the minimum cut: what the residual graph reaches.
+	tree := residualBFS(adj, source, residual)
+	reach := func(n int) bool { _, ok := tree[n]; return ok }
 	plan := &cachePlan{cache: map[value.Value]bool{}, recompute: map[value.Value]bool{}, exitCache: map[exitUse]bool{}}
 	for e, nd := range exitNodes {
-		if reach[nd.in] && !reach[nd.out] {
+		if reach(nd.in) && !reach(nd.out) {
 			plan.exitCache[e] = true
 		}
 	}
 	for _, v := range order {
 		nd := nodes[v]
 		switch {
-		case reach[nd.in] && !reach[nd.out]:
+		case reach(nd.in) && !reach(nd.out):
 			plan.cache[v] = true
 		case recomputable[v]:
 			plan.recompute[v] = true
 		}
 	}
 	return plan
+}
+
+// residualBFS searches the residual graph of a flow network breadth-first
+// from source, along edges with capacity left: every node it reaches maps to
+// the node it was reached from (source to itself), so the map is a shortest
+// path tree.
+func residualBFS(adj map[int][]int, source int, residual func(a, b int) int64) map[int]int {
+	prev := map[int]int{source: source}
+	queue := []int{source}
+	for len(queue) > 0 {
+		a := queue[0]
+		queue = queue[1:]
+		for _, b := range adj[a] {
+			if _, seen := prev[b]; !seen && residual(a, b) > 0 {
+				prev[b] = a
+				queue = append(queue, b)
+			}
+		}
+	}
+	return prev
 }
 
 // cacheWeight is the cost of caching primal value v in primal block at.
