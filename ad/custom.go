@@ -114,21 +114,14 @@ func (r *reverseGen) augmentCustomPointer(b *ir.Block, call *ir.InstCall, c *Cus
 			return ev
 		}
 	}
-	cast := func(v value.Value) value.Value {
-		if types.Equal(v.Type(), call.Typ) {
-			return v
-		}
-		bc := ir.NewBitCast(v, call.Typ)
-		out = append(out, bc)
-		return bc
-	}
 	first := len(fields) - 2
 	if first == 1 {
 		tape := field(0)
 		r.tapes[call] = tape
 		r.blockOf[tape] = b
 	}
-	ret, dret := cast(field(first)), cast(field(first+1))
+	ret := bitCastTo(&out, field(first), call.Typ)
+	dret := bitCastTo(&out, field(first+1), call.Typ)
 	r.vmap[call] = ret
 	r.blockOf[ret] = b
 	r.primalOf[ret] = call

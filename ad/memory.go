@@ -468,21 +468,8 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 // callLayoutHelper calls a layoutCopyHelper on two pointers and a byte count.
 func (r *reverseGen) callLayoutHelper(h *ir.Func, dst, src, n value.Value) []ir.Instruction {
 	var out []ir.Instruction
-	cast := func(p value.Value) value.Value {
-		if types.Equal(p.Type(), types.I8Ptr) {
-			return p
-		}
-		c := ir.NewBitCast(p, types.I8Ptr)
-		out = append(out, c)
-		return c
-	}
-	d, s := cast(dst), cast(src)
-	n = unwrapArg(n)
-	if !types.Equal(n.Type(), types.I64) {
-		z := ir.NewZExt(n, types.I64)
-		out = append(out, z)
-		n = z
-	}
+	d, s := bitCastTo(&out, dst, types.I8Ptr), bitCastTo(&out, src, types.I8Ptr)
+	n = zextI64(&out, unwrapArg(n))
 	return append(out, ir.NewCall(h, d, s, n))
 }
 
@@ -528,18 +515,7 @@ func (r *reverseGen) memcpyAdjoint(t *types.FloatType) *ir.Func {
 // callMallocZeroed emits malloc(sizeof(t) * count) + memset 0, returning the
 // typed pointer; instructions go to out.
 func (r *reverseGen) callMallocZeroed(out *[]ir.Instruction, t types.Type, count value.Value) ir.Instruction {
-	size := value.Value(sizeOf(t))
-	if count != nil {
-		c := count
-		if !types.Equal(c.Type(), types.I64) {
-			z := ir.NewZExt(c, types.I64)
-			*out = append(*out, z)
-			c = z
-		}
-		m := ir.NewMul(c, size)
-		*out = append(*out, m)
-		size = m
-	}
+	size := byteSize(out, t, count)
 	raw := ir.NewCall(declare(r.m, "malloc", types.I8Ptr, types.I64), size)
 	*out = append(*out, raw)
 	*out = append(*out, r.memsetZero(raw, size)...)
@@ -553,36 +529,50 @@ func (r *reverseGen) zeroFill(_ *[]ir.Instruction, p value.Value, t types.Type, 
 
 func (r *reverseGen) zeroFillInsts(p value.Value, t types.Type, count value.Value) []ir.Instruction {
 	var out []ir.Instruction
-	size := value.Value(sizeOf(t))
-	if count != nil {
-		c := count
-		if !types.Equal(c.Type(), types.I64) {
-			z := ir.NewZExt(c, types.I64)
-			out = append(out, z)
-			c = z
-		}
-		m := ir.NewMul(c, size)
-		out = append(out, m)
-		size = m
-	}
+	size := byteSize(&out, t, count)
 	cast := ir.NewBitCast(p, types.I8Ptr)
 	out = append(out, cast)
 	return append(out, r.memsetZero(cast, size)...)
 }
 
+// bitCastTo returns pointer v as type t, appending a bitcast to out when
+// its type differs.
+func bitCastTo(out *[]ir.Instruction, v value.Value, t types.Type) value.Value {
+	if types.Equal(v.Type(), t) {
+		return v
+	}
+	c := ir.NewBitCast(v, t)
+	*out = append(*out, c)
+	return c
+}
+
+// zextI64 returns integer v as an i64, appending a zext to out when it is
+// narrower.
+func zextI64(out *[]ir.Instruction, v value.Value) value.Value {
+	if types.Equal(v.Type(), types.I64) {
+		return v
+	}
+	z := ir.NewZExt(v, types.I64)
+	*out = append(*out, z)
+	return z
+}
+
+// byteSize is the i64 byte size of count elements of type t (one when count
+// is nil), appending its computation to out.
+func byteSize(out *[]ir.Instruction, t types.Type, count value.Value) value.Value {
+	size := value.Value(sizeOf(t))
+	if count == nil {
+		return size
+	}
+	m := ir.NewMul(zextI64(out, count), size)
+	*out = append(*out, m)
+	return m
+}
+
 // memsetZero returns a call zeroing size bytes at p.
 func (r *reverseGen) memsetZero(p value.Value, size value.Value) []ir.Instruction {
 	var out []ir.Instruction
-	if !types.Equal(p.Type(), types.I8Ptr) {
-		c := ir.NewBitCast(p, types.I8Ptr)
-		out = append(out, c)
-		p = c
-	}
-	if !types.Equal(size.Type(), types.I64) {
-		z := ir.NewZExt(size, types.I64)
-		out = append(out, z)
-		size = z
-	}
+	p, size = bitCastTo(&out, p, types.I8Ptr), zextI64(&out, size)
 	ms := declare(r.m, "llvm.memset.p0i8.i64", types.Void, types.I8Ptr, types.I8, types.I64, types.I1)
 	return append(out, ir.NewCall(ms, p, constant.NewInt(types.I8, 0), size, constant.False))
 }

@@ -33,12 +33,7 @@ func isCAllocation(c *ir.InstCall) bool {
 
 // usableSize emits malloc_usable_size(p) (0 for a null p).
 func (r *reverseGen) usableSize(out *[]ir.Instruction, p value.Value) value.Value {
-	if !types.Equal(p.Type(), types.I8Ptr) {
-		c := ir.NewBitCast(p, types.I8Ptr)
-		*out = append(*out, c)
-		p = c
-	}
-	c := ir.NewCall(declare(r.m, "malloc_usable_size", types.I64, types.I8Ptr), p)
+	c := ir.NewCall(declare(r.m, "malloc_usable_size", types.I64, types.I8Ptr), bitCastTo(out, p, types.I8Ptr))
 	*out = append(*out, c)
 	return c
 }
@@ -53,12 +48,7 @@ func (r *reverseGen) reallocShadow(b *ir.Block, x *ir.InstCall, out *[]ir.Instru
 		}
 		sp = s
 	}
-	n := unwrapArg(x.Args[1])
-	if !types.Equal(n.Type(), types.I64) {
-		z := ir.NewZExt(n, types.I64)
-		*out = append(*out, z)
-		n = z
-	}
+	n := zextI64(out, unwrapArg(x.Args[1]))
 	sq := ir.NewCall(declare(r.m, "malloc", types.I8Ptr, types.I64), n)
 	*out = append(*out, sq)
 	*out = append(*out, r.memsetZero(sq, r.usableSize(out, sq))...)
@@ -66,11 +56,7 @@ func (r *reverseGen) reallocShadow(b *ir.Block, x *ir.InstCall, out *[]ir.Instru
 	less := ir.NewICmp(enum.IPredULT, old, n)
 	m := ir.NewSelect(less, old, n)
 	*out = append(*out, less, m)
-	if !types.Equal(sp.Type(), types.I8Ptr) {
-		c := ir.NewBitCast(sp, types.I8Ptr)
-		*out = append(*out, c)
-		sp = c
-	}
+	sp = bitCastTo(out, sp, types.I8Ptr)
 	cp := declare(r.m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, types.I8Ptr, types.I8Ptr, types.I64, types.I1)
 	*out = append(*out, ir.NewCall(cp, sq, sp, m, constant.False))
 	r.blockOf[m] = b
@@ -78,12 +64,7 @@ func (r *reverseGen) reallocShadow(b *ir.Block, x *ir.InstCall, out *[]ir.Instru
 		r.reallocCopied = map[*ir.InstCall]value.Value{}
 	}
 	r.reallocCopied[x] = m
-	if !types.Equal(sq.Type(), x.Typ) {
-		c := ir.NewBitCast(sq, x.Typ)
-		*out = append(*out, c)
-		return c, nil
-	}
-	return sq, nil
+	return bitCastTo(out, sq, x.Typ), nil
 }
 
 // reverseRealloc emits the reverse of q = realloc(p, n): the adjoints of
