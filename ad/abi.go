@@ -374,5 +374,3 @@ func floatBits(t types.Type) int {
 
 // icmpEq compares two pointers, for dispatching among candidate functions.
 func icmpEq(x, y value.Value) *ir.InstICmp { return ir.NewICmp(enum.IPredEQ, x, y) }
-
-var _ = constant.NewInt
