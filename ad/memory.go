@@ -328,11 +328,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			blk.NewStore(zeroOf(t), sp).Align = x.Align
 		}
 		if r.act.active(x.Src) {
-			if isFloat(t) || isVectorOfFloat(t) {
-				r.accumulate(blk, x.Src, ds)
-			} else {
-				r.accumulate(blk, x.Src, ds)
-			}
+			r.accumulate(blk, x.Src, ds)
 		}
 		return true, nil
 	case *ir.InstAlloca:
