@@ -109,7 +109,9 @@ func (r *reverseGen) reverseRealloc(blk, at *ir.Block, x *ir.InstCall) error {
 // pointers it is used as (the pointers connected to the call through casts,
 // phis, selects and other reallocs): elements of one float type (elem), or
 // of one aggregate type mixing floats with other data (mixed), or neither
-// (no floats).
+// (no floats). Not castEvidence (tbaa.go): that follows no phis, selects or
+// reallocs, and gives up on the mixed aggregates and integer casts this
+// accepts.
 func (r *reverseGen) reallocElement(x *ir.InstCall) (elem *types.FloatType, mixed types.Type, err error) {
 	set := map[value.Value]bool{x: true}
 	operands := func(inst ir.Instruction) []value.Value {
