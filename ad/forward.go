@@ -362,6 +362,11 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 			return err
 		}
 		var src value.Value
+		if _, ok := fg.tan[unwrapArg(x.Src)]; !ok && types.IsPointer(x.Src.Type()) && !fg.act.hasShadow(x.Src) {
+			if err := shadowlessPointerStore(fg.f, x); err != nil {
+				return err
+			}
+		}
 		switch {
 		case holdsPointers(x.Src.Type()) || carriesFloat(x.Src.Type()):
 			if src, err = tg(x.Src); err != nil {

@@ -142,7 +142,8 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			return append(out, insts...), err
 		}
 		// A pointer stored into shadowed memory: its shadow goes into the
-		// shadow memory, so loads of it find the shadow again.
+		// shadow memory, so loads of it find the shadow again; a pointer
+		// without one stores null (see shadowlessPointerStore).
 		if r.act.hasShadow(x.Dst) && types.IsPointer(x.Src.Type()) {
 			dst, err := r.shadowOf(inst, x.Dst)
 			if err != nil {
@@ -153,6 +154,10 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 				if src, err = r.shadowOf(inst, src); err != nil {
 					return nil, err
 				}
+			} else if err := shadowlessPointerStore(r.f, x); err != nil {
+				return nil, err
+			} else {
+				src = constant.NewNull(src.Type().(*types.PointerType))
 			}
 			st := ir.NewStore(src, dst)
 			st.Align = x.Align
@@ -184,6 +189,27 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 		}
 	}
 	return out, nil
+}
+
+// shadowlessPointerStore checks a store of a pointer without a shadow (an
+// inactive argument, a global, memory activity analysis found no floats
+// reach) into memory with one. Its shadow there is null: Enzyme stores the
+// pointer itself, so that primal and shadow memory alias and derivatives
+// read or added through a later load of it read or overwrite the primal.
+// Where the pointer is to floating point, reaching it through the shadow is
+// likely and without runtime activity checks gives wrong results or a
+// crash, so it is an error naming the store; pointers to other data are
+// fine.
+func shadowlessPointerStore(f *ir.Func, x *ir.InstStore) error {
+	src := unwrapArg(x.Src)
+	switch src.(type) {
+	case *constant.Null, *constant.Undef:
+		return nil
+	}
+	if t := pointee(src); t == nil || !carriesFloat(t) {
+		return nil
+	}
+	return errorAt(f, x, "%s stores %s, a pointer to floating point without a shadow (inactive), into memory that has one: derivatives through the stored copy would be lost; make it active (enzyme_dup with a zeroed shadow)", describe(x), src.Ident())
 }
 
 // aggregateShadowOf is the value standing for v in a shadow aggregate: its
