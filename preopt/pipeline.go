@@ -52,6 +52,8 @@ func Optimize(ctx context.Context, in, out, level string, extra []string) error 
 	var args []string
 	// Inference is an optimization: IR llir cannot read goes on without it
 	// (the load after optimizing reports the problem if AD needs that code).
+	// Measured cost (llvm-dis, parse, inference): 0.025s of a 0.35-1.0s link
+	// for bench/workloads ba, gmm, lstm; 2.3s of 22s optimizing SQLite.
 	m, err := irutil.ParseText(lit, text)
 	if err != nil && toolchains.Verbose() {
 		fmt.Fprintf(os.Stderr, "gozyme: no attribute inference before optimizing: %v\n", err)
