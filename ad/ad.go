@@ -128,17 +128,11 @@ func (d *differ) lower(rt *root) error {
 		grads[i] = g
 	}
 
-	var pre []ir.Instruction
-	callee, err := rt.dispatch(grads, &pre)
+	callee, args, pre, err := rt.dispatchArgs(grads)
 	if err != nil {
 		return err
 	}
-	f := rt.fns[0]
-	args, err := rt.callArgs(f, &pre)
-	if err != nil {
-		return err
-	}
-	if carriesFloat(f.Sig.RetType) {
+	if f := rt.fns[0]; carriesFloat(f.Sig.RetType) {
 		args = append(args, floatConst(f.Sig.RetType, 1))
 	}
 	call := ir.NewCall(callee, args...)
@@ -314,14 +308,7 @@ func leafFields(t types.Type, path []value.Value) []leafField {
 // gradient returns the combined reverse-mode gradient of f for the given
 // parameter activities, generating it on first use.
 func (d *differ) gradient(f *ir.Func, acts []Activity) (*ir.Func, error) {
-	var sb strings.Builder
-	sb.WriteString("__gozyme_grad_")
-	sb.WriteString(f.Name())
-	sb.WriteByte('_')
-	for _, a := range acts {
-		sb.WriteByte("codn"[a])
-	}
-	name := sb.String()
+	name := derivativeName("__gozyme_grad_", f, acts)
 	if g, ok := d.grads[name]; ok {
 		return g, nil
 	}
@@ -358,13 +345,7 @@ func (d *differ) lowerForward(rt *root) error {
 	for i, fg := range fgs {
 		impls[i] = fg.g
 	}
-	var pre []ir.Instruction
-	callee, err := rt.dispatch(impls, &pre)
-	if err != nil {
-		return err
-	}
-	f := rt.fns[0]
-	args, err := rt.callArgs(f, &pre)
+	callee, args, pre, err := rt.dispatchArgs(impls)
 	if err != nil {
 		return err
 	}
@@ -395,6 +376,17 @@ func (d *differ) lowerForward(rt *root) error {
 	}
 	rt.replaceCall(pre, result)
 	return nil
+}
+
+// dispatchArgs is the callee (dispatch) and the converted arguments
+// (callArgs) of the call that replaces the root, with the instructions
+// computing them.
+func (rt *root) dispatchArgs(impls []*ir.Func) (callee value.Value, args []value.Value, pre []ir.Instruction, err error) {
+	if callee, err = rt.dispatch(impls, &pre); err != nil {
+		return nil, nil, nil, err
+	}
+	args, err = rt.callArgs(rt.fns[0], &pre)
+	return callee, args, pre, err
 }
 
 // callArgs converts the root's arguments to f's parameter types, each

@@ -43,17 +43,38 @@ type forwardGen struct {
 
 // forwardName is the generated forward function's name.
 func forwardName(f *ir.Func, acts []Activity, width int) string {
+	name := derivativeName("__gozyme_fwd_", f, acts)
+	if width > 1 {
+		name += fmt.Sprintf("_w%d", width)
+	}
+	return name
+}
+
+// derivativeName names a generated derivative of f: prefix, f's name and
+// one letter per parameter activity.
+func derivativeName(prefix string, f *ir.Func, acts []Activity) string {
 	var sb strings.Builder
-	sb.WriteString("__gozyme_fwd_")
+	sb.WriteString(prefix)
 	sb.WriteString(f.Name())
 	sb.WriteByte('_')
 	for _, a := range acts {
 		sb.WriteByte("codn"[a])
 	}
-	if width > 1 {
-		fmt.Fprintf(&sb, "_w%d", width)
-	}
 	return sb.String()
+}
+
+// remapClone points the operands of a cloned instruction at the clone's
+// values (mapValue), and a cloned phi's incoming blocks at the clone's
+// blocks (mapBlock).
+func remapClone(inst ir.Instruction, mapValue func(value.Value) value.Value, mapBlock func(*ir.Block) *ir.Block) {
+	if p, ok := inst.(*ir.InstPhi); ok {
+		for _, in := range p.Incs {
+			in.X = mapValue(in.X)
+			in.Pred = mapBlock(in.Pred.(*ir.Block))
+		}
+		return
+	}
+	irutil.RemapOperands(inst, mapValue)
 }
 
 // forward returns the forward-mode derivative of f for the activities and
@@ -173,14 +194,7 @@ func (fg *forwardGen) generate() error {
 	for _, b := range cfg.RPO {
 		nb := fg.blk[b]
 		for _, inst := range nb.Insts {
-			if p, ok := inst.(*ir.InstPhi); ok {
-				for _, in := range p.Incs {
-					in.X = fg.mapValue(in.X)
-					in.Pred = fg.blk[in.Pred.(*ir.Block)]
-				}
-				continue
-			}
-			irutil.RemapOperands(inst, fg.mapValue)
+			remapClone(inst, fg.mapValue, func(b *ir.Block) *ir.Block { return fg.blk[b] })
 		}
 		for _, inst := range b.Insts {
 			p, ok := inst.(*ir.InstPhi)

@@ -395,22 +395,7 @@ func (r *reverseGen) forward() error {
 		}
 		for _, blk := range blocks {
 			for _, inst := range blk.Insts {
-				if p, ok := inst.(*ir.InstPhi); ok {
-					for _, in := range p.Incs {
-						in.X = r.mapValue(in.X)
-						in.Pred = r.fwdTail[in.Pred.(*ir.Block)]
-					}
-					continue
-				}
-				if u, ok := inst.(interface{ Operands() []*value.Value }); ok {
-					for _, op := range u.Operands() {
-						if a, ok := (*op).(*ir.Arg); ok {
-							a.Value = r.mapValue(a.Value)
-						} else {
-							*op = r.mapValue(*op)
-						}
-					}
-				}
+				remapClone(inst, r.mapValue, func(b *ir.Block) *ir.Block { return r.fwdTail[b] })
 			}
 		}
 		if err := r.forwardTerm(b); err != nil {
