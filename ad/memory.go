@@ -209,7 +209,7 @@ func shadowlessPointerStore(f *ir.Func, x *ir.InstStore) error {
 	if t := pointee(src); t == nil || !carriesFloat(t) {
 		return nil
 	}
-	return errorAt(f, x, "%s stores %s, a pointer to floating point without a shadow (inactive), into memory that has one: derivatives through the stored copy would be lost; make it active (enzyme_dup with a zeroed shadow)", describe(x), src.Ident())
+	return errorAt(f, x, "%s stores %s, a pointer to floating point without a shadow (inactive), into memory that has one: derivatives read or added through that copy would have no shadow memory to go to (Enzyme aliases the primal there); make it active (enzyme_dup with a zeroed shadow)", describe(x), src.Ident())
 }
 
 // aggregateShadowOf is the value standing for v in a shadow aggregate: its
