@@ -125,6 +125,8 @@ func checkComparisons(t *testing.T, prog, out string, want map[string]int, tol m
 // TestFortranRuntimeCallError differentiates Fortran whose MATMUL stays a
 // call into the Fortran runtime: the link must fail naming the routine, the
 // function and its source line, and leave no executable.
+// (Both arrays are active: an enzyme_const one would stop the link first,
+// its pointer going without a shadow into the descriptor MATMUL gets.)
 func TestFortranRuntimeCallError(t *testing.T) {
 	setup(t)
 	needFlang(t)
@@ -149,8 +151,8 @@ end module
 double quad(const double *a, const double *x, int n);
 void __enzyme_autodiff(void *, ...);
 int main(void) {
-  double a[4] = {1, 2, 3, 4}, x[2] = {1, 2}, dx[2] = {0};
-  __enzyme_autodiff((void *)quad, enzyme_const, a, x, dx, enzyme_const, 2);
+  double a[4] = {1, 2, 3, 4}, da[4] = {0}, x[2] = {1, 2}, dx[2] = {0};
+  __enzyme_autodiff((void *)quad, a, da, x, dx, enzyme_const, 2);
   return 0;
 }
 `)
