@@ -127,18 +127,37 @@ func pureOp(inst ir.Instruction) bool {
 		if !ok {
 			return false
 		}
-		// Library math functions (exp, tanh, sin, ...) are pure but for
-		// errno, yet cost tens of instructions: the reverse sweep reads
-		// their cached results rather than calling them again, as Enzyme
-		// does (LSTM's gradient ran its sigmoids and tanhs twice).
 		for _, p := range []string{"llvm.sqrt.", "llvm.fmuladd.", "llvm.fma.", "llvm.fabs.", "llvm.copysign.", "llvm.minnum.", "llvm.maxnum."} {
 			if hasPrefix(f.Name(), p) {
 				return true
 			}
 		}
+		return libmCall(x)
 	}
 	return false
 }
+
+// libmCall reports whether call is a library math function gozyme has a
+// rule for (exp, tanh, sin, ...): pure but for errno, and tens of
+// instructions, where the pure ops above are one or two.
+func libmCall(call *ir.InstCall) bool {
+	f, ok := call.Callee.(*ir.Func)
+	if !ok {
+		return false
+	}
+	rule, _ := lookupMathRule(f.Name(), call.Typ)
+	return rule != nil
+}
+
+// libmRecomputeBytes is what the plan charges, in cache bytes, for calling
+// a library math function again in the reverse sweep. It only breaks ties:
+// where caching the call's result costs no more than caching what it is
+// computed from (an LSTM's sigmoid of a cached sum), the result is cached
+// and the call runs once; where the operands come free (re-loaded, or
+// rebuilt from values cached anyway), the call is recomputed, so the tape
+// stays at the values the function overwrites (a particle system's
+// pairwise sqrt would otherwise cache n² results where n are overwritten).
+const libmRecomputeBytes = 1
 
 // earlierLoad returns a load of the same address earlier in the same primal
 // block with nothing in between that may write memory: the same value.
@@ -209,6 +228,10 @@ func (r *reverseGen) planCaches() *cachePlan {
 		edge(nd.in, nd.out, r.cacheWeight(v, def))
 		if r.recomputableKind(inst) {
 			recomputable[v] = true
+			if call, ok := inst.(*ir.InstCall); ok && libmCall(call) {
+				// Recomputed (both ends cut off from the source): pay for the call.
+				edge(source, nd.in, r.loopScaled(libmRecomputeBytes, def))
+			}
 			ops := operandsOf(inst)
 			if l, ok := inst.(*ir.InstLoad); ok && r.earlierLoad(l) != nil {
 				ops = []value.Value{r.earlierLoad(l)}
@@ -329,7 +352,12 @@ func (r *reverseGen) planCaches() *cachePlan {
 
 // cacheWeight is the cost of caching primal value v in primal block at.
 func (r *reverseGen) cacheWeight(v value.Value, at *ir.Block) int64 {
-	w := typeBytes(v.Type())
+	return r.loopScaled(typeBytes(v.Type()), at)
+}
+
+// loopScaled scales a per-execution cost w of something in primal block at
+// by the loops around it.
+func (r *reverseGen) loopScaled(w int64, at *ir.Block) int64 {
 	for l := r.cfg.LoopOf[at]; l != nil; l = l.Parent {
 		w *= loopWeight
 	}
