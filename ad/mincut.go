@@ -3,6 +3,7 @@ package ad
 import (
 	"sort"
 
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -225,7 +226,7 @@ func (r *reverseGen) planCaches() *cachePlan {
 		n += 2
 		nodes[v] = nd
 		order = append(order, v)
-		edge(nd.in, nd.out, r.cacheWeight(v, def))
+		edge(nd.in, nd.out, r.valueCacheWeight(v, def))
 		if r.recomputableKind(inst) {
 			recomputable[v] = true
 			if call, ok := inst.(*ir.InstCall); ok && libmCall(call) {
@@ -355,11 +356,25 @@ func (r *reverseGen) cacheWeight(v value.Value, at *ir.Block) int64 {
 	return r.loopScaled(typeBytes(v.Type()), at)
 }
 
+// valueCacheWeight is the cost of caching primal value v where it is
+// defined, in primal block def: a value invariant in a loop is cached
+// without that loop's dimension (hoist.go), so that loop does not count.
+func (r *reverseGen) valueCacheWeight(v value.Value, def *ir.Block) int64 {
+	return r.loopScaledExcept(typeBytes(v.Type()), def, r.hoistLoop(v))
+}
+
 // loopScaled scales a per-execution cost w of something in primal block at
 // by the loops around it.
 func (r *reverseGen) loopScaled(w int64, at *ir.Block) int64 {
+	return r.loopScaledExcept(w, at, nil)
+}
+
+// loopScaledExcept is loopScaled, not counting loop skip.
+func (r *reverseGen) loopScaledExcept(w int64, at *ir.Block, skip *irutil.Loop) int64 {
 	for l := r.cfg.LoopOf[at]; l != nil; l = l.Parent {
-		w *= loopWeight
+		if l != skip {
+			w *= loopWeight
+		}
 	}
 	return w
 }

@@ -167,7 +167,7 @@ func (r *reverseGen) loadRecomputable(fwdLoad *ir.InstLoad) bool {
 		}
 		for _, a := range objs {
 			for _, b := range w.objs {
-				if mayAlias(a, b) {
+				if mayAlias(a, b) && !disjointAccess(w.inst, p) {
 					return false
 				}
 			}

@@ -78,6 +78,8 @@ type reverseGen struct {
 	order                 map[value.Value]int              // primal instructions in block order
 	exitCopies            map[exitUse]value.Value          // copies of loop values made after the loop
 	reallocCopied         map[*ir.InstCall]value.Value     // realloc -> forward count of shadow bytes copied (realloc.go)
+	hoistMemo             map[value.Value]*irutil.Loop     // primal value -> loop it is cached without (hoist.go)
+	hoists                []*hoistCache                    // cache groups without a loop's dimension (hoist.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -551,6 +553,11 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 		}
 		return blk.NewLoad(fv.Type(), s)
 	}
+	if p, ok := r.primalOf[fv]; ok {
+		if x := r.hoistLoop(p); x != nil {
+			return r.hoistedLookup(blk, at, r.hoistGroup(l, x), fv, def)
+		}
+	}
 	lc := r.loops[l]
 	buf := r.loopBuffer(lc, fv, def)
 	idx := value.Value(blk.NewLoad(types.I64, lc.counter))
@@ -824,33 +831,53 @@ func (r *reverseGen) finishExit() {
 // tripcount.go) and realloc every buffer of the loop.
 func (r *reverseGen) finishLoops() {
 	for _, l := range r.cfg.Loops {
-		lc := r.loops[l]
-		if len(lc.bufs) == 0 {
+		type group struct {
+			lc        *loopCache
+			idx, need value.Value
+		}
+		var groups []group
+		if lc := r.loops[l]; len(lc.bufs) > 0 {
+			groups = append(groups, group{lc, lc.fwdIdx, r.reservation(l)})
+		}
+		for _, h := range r.hoists {
+			if h.inner == l && len(h.lc.bufs) > 0 {
+				groups = append(groups, group{h.lc, h.idx, nil})
+			}
+		}
+		if len(groups) == 0 {
 			continue
 		}
-		need := r.reservation(l)
-		head, tail := r.fwdHead[l.Header], r.fwdTail[l.Header]
-		grow := r.g.NewBlock("")
-		capv := head.NewLoad(types.I64, lc.cap)
-		full := head.NewICmp(enum.IPredUGE, lc.fwdIdx, capv)
-		head.Term = nil
-		head.NewCondBr(full, grow, tail)
-		doubled := grow.NewShl(capv, constant.NewInt(types.I64, 1))
-		small := grow.NewICmp(enum.IPredULT, doubled, constant.NewInt(types.I64, 8))
-		var ncap value.Value = grow.NewSelect(small, constant.NewInt(types.I64, 8), doubled)
-		if need != nil {
-			// Grow to what the trip counts say the loop nest needs.
-			more := grow.NewICmp(enum.IPredUGT, need, ncap)
-			ncap = grow.NewSelect(more, need, ncap)
+		cur, tail := r.fwdHead[l.Header], r.fwdTail[l.Header]
+		cur.Term = nil
+		for k, gr := range groups {
+			next := tail
+			if k < len(groups)-1 {
+				next = r.g.NewBlock("")
+			}
+			grow := r.g.NewBlock("")
+			capv := cur.NewLoad(types.I64, gr.lc.cap)
+			full := cur.NewICmp(enum.IPredUGE, gr.idx, capv)
+			cur.NewCondBr(full, grow, next)
+			doubled := grow.NewShl(capv, constant.NewInt(types.I64, 1))
+			small := grow.NewICmp(enum.IPredULT, doubled, constant.NewInt(types.I64, 8))
+			var ncap value.Value = grow.NewSelect(small, constant.NewInt(types.I64, 8), doubled)
+			if gr.need == nil {
+				gr.need = grow.NewAdd(gr.idx, constant.NewInt(types.I64, 1))
+			}
+			// Grow to what the trip counts say the loop nest needs (a
+			// hoisted group: at least to this slot).
+			more := grow.NewICmp(enum.IPredUGT, gr.need, ncap)
+			ncap = grow.NewSelect(more, gr.need, ncap)
+			grow.NewStore(ncap, gr.lc.cap)
+			for _, b := range gr.lc.bufs {
+				old := grow.NewLoad(b.slot.ElemType, b.slot)
+				bytes := grow.NewMul(ncap, sizeOf(b.elem))
+				np := grow.NewCall(r.libc("realloc"), grow.NewBitCast(old, types.I8Ptr), bytes)
+				grow.NewStore(grow.NewBitCast(np, b.slot.ElemType), b.slot)
+			}
+			grow.NewBr(next)
+			cur = next
 		}
-		grow.NewStore(ncap, lc.cap)
-		for _, b := range lc.bufs {
-			old := grow.NewLoad(b.slot.ElemType, b.slot)
-			bytes := grow.NewMul(ncap, sizeOf(b.elem))
-			np := grow.NewCall(r.libc("realloc"), grow.NewBitCast(old, types.I8Ptr), bytes)
-			grow.NewStore(grow.NewBitCast(np, b.slot.ElemType), b.slot)
-		}
-		grow.NewBr(tail)
 	}
 }
 
