@@ -17,11 +17,14 @@ import (
 // for every (i, j), but p[j] is not written inside the i loop: cached per j,
 // not per (i, j).
 //
-// The slot of d's k-th iteration (d's linear counter) is b + k - a, where b
-// is the group's fill level on entry to x and a is d's counter at the start
-// of the current iteration of x (a = k when d is x itself). Both are forward
-// values the reverse looks up like any other; the group has its own buffers
-// and capacity, grown in d's header.
+// A value the same in every iteration of its own loop d is cached per
+// iteration of the loop around d, in that loop's buffers (or once, outside
+// loops). Otherwise, for x around d, the slot of d's k-th iteration (d's
+// linear counter) is b + k - a, where b is the group's fill level on entry
+// to x and a is d's counter at the start of the current iteration of x (on
+// entry to d, when x is d's parent). Both are forward values the reverse
+// looks up like any other; the group has its own buffers and capacity,
+// grown in d's header.
 //
 // v is x-invariant when it is computed, with operations that depend on
 // their operands only, from values defined outside x and induction
@@ -31,11 +34,13 @@ import (
 // parent); and its loads read memory nothing in x may write.
 
 // hoistCache is the cache group of the values of loop inner cached without
-// the dimension of loop over (inner itself or a loop around it).
+// the dimension of loop over, a loop around it. (Values the same in every
+// iteration of their own loop are cached per iteration of the loop around,
+// in its buffers.)
 type hoistCache struct {
 	inner, over *irutil.Loop
 	lc          *loopCache  // counter: slots filled so far; cap and bufs as a loop's
-	a, b        value.Value // forward: inner's counter at over's iteration start (nil when inner is over); the fill level at over's entry
+	a, b        value.Value // forward: inner's counter at over's iteration start; the fill level at over's entry
 	idx         value.Value // forward: this iteration's slot, defined in inner's header
 }
 
@@ -218,6 +223,13 @@ func elementRange(p value.Value, t types.Type) (base value.Value, elem types.Typ
 	if !isGEP || len(g.Indices) == 0 {
 		return nil, nil, 0, 0, false
 	}
+	base = unwrapArg(g.Src)
+	if z, ok := unwrapArg(g.Indices[0]).(*constant.Int); ok && z.X.Sign() == 0 {
+		// gep T, (gep T, base, i), 0, c...: element i of base (as -O0 writes p[i].f).
+		if inner, ok := base.(*ir.InstGetElementPtr); ok && len(inner.Indices) == 1 && inner.ElemType.Equal(g.ElemType) {
+			base = unwrapArg(inner.Src)
+		}
+	}
 	size, _, ok := abiLayout(g.ElemType)
 	if !ok {
 		return nil, nil, 0, 0, false
@@ -255,7 +267,7 @@ func elementRange(p value.Value, t types.Type) (base value.Value, elem types.Typ
 	if !ok || lo+n > size {
 		return nil, nil, 0, 0, false
 	}
-	return unwrapArg(g.Src), g.ElemType, lo, lo + n, true
+	return base, g.ElemType, lo, lo + n, true
 }
 
 // abiLayout is the x86-64 allocation size and alignment of t (ok false for
@@ -385,16 +397,17 @@ func (r *reverseGen) hoistGroup(d, x *irutil.Loop) *hoistCache {
 	r.blockOf[b] = outside
 	h.b = b
 	dh := r.fwdHead[d.Header]
-	idx := value.Value(b)
-	if d != x {
+	if c0, ok := r.entryCount[d.Header]; ok && d.Parent == x {
+		h.a = c0 // d is entered once per iteration of x: its counter on entry
+	} else {
 		a := ir.NewLoad(types.I64, r.loops[d].counter)
 		xh := r.fwdHead[x.Header]
 		xh.Insts = append(xh.Insts, a)
 		r.blockOf[a] = x.Header
 		h.a = a
-		idx = dh.NewAdd(b, dh.NewSub(r.loops[d].fwdIdx, a))
 	}
-	h.idx = idx
+	h.idx = dh.NewAdd(b, dh.NewSub(r.loops[d].fwdIdx, h.a))
+	idx := h.idx
 	// The fill level: the largest slot used so far, plus one.
 	filled := dh.NewLoad(types.I64, h.lc.counter)
 	next := dh.NewAdd(idx, constant.NewInt(types.I64, 1))
@@ -418,12 +431,9 @@ func (r *reverseGen) hoistedLookup(blk, at *ir.Block, h *hoistCache, fv value.Va
 		gep := ir.NewGetElementPtr(fv.Type(), base, h.idx)
 		tail.Insts = append(tail.Insts, base, gep, ir.NewStore(fv, gep))
 	}
-	outside, _, _ := r.simpleHeader(h.over.Header)
-	idx := r.lookupForward(blk, at, h.b, outside)
-	if h.a != nil {
-		k := blk.NewLoad(types.I64, r.loops[h.inner].counter)
-		idx = blk.NewAdd(idx, blk.NewSub(k, r.lookupForward(blk, at, h.a, h.over.Header)))
-	}
+	k := blk.NewLoad(types.I64, r.loops[h.inner].counter)
+	a := r.lookupForward(blk, at, h.a, r.blockOf[h.a])
+	idx := blk.NewAdd(r.lookupForward(blk, at, h.b, r.blockOf[h.b]), blk.NewSub(k, a))
 	base := blk.NewLoad(slot.ElemType, slot)
 	return blk.NewLoad(fv.Type(), blk.NewGetElementPtr(fv.Type(), base, idx))
 }

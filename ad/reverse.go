@@ -544,6 +544,16 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 	if exit {
 		return r.lookupAt(blk, at, r.exitCopy(fv, at), at, depth)
 	}
+	if p, ok := r.primalOf[fv]; ok && l != nil {
+		switch x := r.hoistLoop(p); {
+		case x == l:
+			// The same in every iteration of its loop: cached once per
+			// iteration of the loop around (hoist.go).
+			l = l.Parent
+		case x != nil:
+			return r.hoistedLookup(blk, at, r.hoistGroup(l, x), fv, def)
+		}
+	}
 	if l == nil {
 		s, ok := r.slots[fv]
 		if !ok {
@@ -552,11 +562,6 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 			r.storeInForward(def, fv, s)
 		}
 		return blk.NewLoad(fv.Type(), s)
-	}
-	if p, ok := r.primalOf[fv]; ok {
-		if x := r.hoistLoop(p); x != nil {
-			return r.hoistedLookup(blk, at, r.hoistGroup(l, x), fv, def)
-		}
 	}
 	lc := r.loops[l]
 	buf := r.loopBuffer(lc, fv, def)
@@ -707,6 +712,11 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		}
 		return nil
 	}
+	if p, q, cond, ok := r.diamond(b); ok {
+		// Both predecessors come from one branch: its condition tells.
+		blk.NewCondBr(r.lookup(blk, b, cond), edges[predIndex(preds, p)], edges[predIndex(preds, q)])
+		return nil
+	}
 	idx := r.lookupForward(blk, b, r.predIdx[b], b)
 	cases := make([]*ir.Case, len(preds)-1)
 	for k := range cases {
@@ -750,6 +760,32 @@ func (r *reverseGen) triangle(b *ir.Block) (p, q *ir.Block, cond value.Value, pO
 		}
 	}
 	return nil, nil, nil, false, false
+}
+
+// diamond recognizes a block b whose two predecessors p and q each have
+// one predecessor, the same block, ending in a conditional branch on cond
+// to p (when true) and q.
+func (r *reverseGen) diamond(b *ir.Block) (p, q *ir.Block, cond value.Value, ok bool) {
+	preds := r.cfg.Preds[b]
+	if len(preds) != 2 || preds[0] == preds[1] {
+		return nil, nil, nil, false
+	}
+	a, c := r.cfg.Preds[preds[0]], r.cfg.Preds[preds[1]]
+	if len(a) != 1 || len(c) != 1 || a[0] != c[0] {
+		return nil, nil, nil, false
+	}
+	br, isCond := a[0].Term.(*ir.TermCondBr)
+	if !isCond {
+		return nil, nil, nil, false
+	}
+	t, f := br.TargetTrue.(*ir.Block), br.TargetFalse.(*ir.Block)
+	switch {
+	case t == preds[0] && f == preds[1]:
+		return preds[0], preds[1], br.Cond, true
+	case t == preds[1] && f == preds[0]:
+		return preds[1], preds[0], br.Cond, true
+	}
+	return nil, nil, nil, false
 }
 
 // simpleHeader reports whether b heads a loop entered from exactly one block
@@ -841,7 +877,7 @@ func (r *reverseGen) finishLoops() {
 		}
 		for _, h := range r.hoists {
 			if h.inner == l && len(h.lc.bufs) > 0 {
-				groups = append(groups, group{h.lc, h.idx, nil})
+				groups = append(groups, group{h.lc, h.idx, r.reserve(l, h.over, h.lc.counter)})
 			}
 		}
 		if len(groups) == 0 {
@@ -861,13 +897,11 @@ func (r *reverseGen) finishLoops() {
 			doubled := grow.NewShl(capv, constant.NewInt(types.I64, 1))
 			small := grow.NewICmp(enum.IPredULT, doubled, constant.NewInt(types.I64, 8))
 			var ncap value.Value = grow.NewSelect(small, constant.NewInt(types.I64, 8), doubled)
-			if gr.need == nil {
-				gr.need = grow.NewAdd(gr.idx, constant.NewInt(types.I64, 1))
+			if gr.need != nil {
+				// Grow to what the trip counts say the loop nest needs.
+				more := grow.NewICmp(enum.IPredUGT, gr.need, ncap)
+				ncap = grow.NewSelect(more, gr.need, ncap)
 			}
-			// Grow to what the trip counts say the loop nest needs (a
-			// hoisted group: at least to this slot).
-			more := grow.NewICmp(enum.IPredUGT, gr.need, ncap)
-			ncap = grow.NewSelect(more, gr.need, ncap)
 			grow.NewStore(ncap, gr.lc.cap)
 			for _, b := range gr.lc.bufs {
 				old := grow.NewLoad(b.slot.ElemType, b.slot)
