@@ -2,6 +2,8 @@ package ad
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -147,4 +149,192 @@ int main(void) {
 	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
 }
 
-var _ = strings.Contains
+// pairsIR is the particle shape by hand: p[j].x loaded in the j loop, a
+// field of p[i] updated after it in the i loop, positions in a loop of
+// their own in each step. STORE is the field the i loop writes, START the
+// j loop's first iteration.
+const pairsIR = `
+%P = type { double, double, double, double, i32 }
+define double @pairs(%P* %p, i64 %n) {
+entry:
+  br label %step
+step:
+  %s = phi i64 [ 0, %entry ], [ %s.next, %step.latch ]
+  br label %outer
+outer:
+  %i = phi i64 [ 0, %step ], [ %i.next, %outer.latch ]
+  %pix = getelementptr inbounds %P, %P* %p, i64 %i, i32 1
+  %xi = load double, double* %pix, align 8
+  br label %inner
+inner:
+  %j = phi i64 [ START, %outer ], [ %j.next, %inner ]
+  %acc = phi double [ 0.0, %outer ], [ %acc.next, %inner ]
+  %pjx = getelementptr inbounds %P, %P* %p, i64 %j, i32 0
+  %xj = load double, double* %pjx, align 8
+  %dx = fsub double %xj, %xi
+  %sq = fmul double %dx, %dx
+  %acc.next = fadd double %acc, %sq
+  %j.next = add nuw i64 %j, 1
+  %cj = icmp ult i64 %j.next, %n
+  br i1 %cj, label %inner, label %outer.latch
+outer.latch:
+  %pf = getelementptr inbounds %P, %P* %p, i64 %i, i32 STORE
+  %f = load double, double* %pf, align 8
+  %f.new = fadd double %f, %acc.next
+  store double %f.new, double* %pf, align 8
+  %i.next = add nuw i64 %i, 1
+  %ci = icmp ult i64 %i.next, %n
+  br i1 %ci, label %outer, label %update
+update:
+  %k = phi i64 [ 0, %outer.latch ], [ %k.next, %update ]
+  %pkx = getelementptr inbounds %P, %P* %p, i64 %k, i32 0
+  %pkv = getelementptr inbounds %P, %P* %p, i64 %k, i32 2
+  %xk = load double, double* %pkx, align 8
+  %vk = load double, double* %pkv, align 8
+  %xk.new = fmul double %xk, %vk
+  store double %xk.new, double* %pkx, align 8
+  %k.next = add nuw i64 %k, 1
+  %ck = icmp ult i64 %k.next, %n
+  br i1 %ck, label %update, label %step.latch
+step.latch:
+  %s.next = add nuw i64 %s, 1
+  %cs = icmp ult i64 %s.next, 3
+  br i1 %cs, label %step, label %done
+done:
+  %p0 = getelementptr inbounds %P, %P* %p, i64 0, i32 2
+  %r = load double, double* %p0, align 8
+  ret double %r
+}
+`
+
+// The analysis on pairsIR: p[j].x is the same in every iteration of the i
+// loop, and is cached per j there, when the i loop writes another field
+// (vx); not when it writes x itself, nor when the j loop starts at i.
+func TestHoistLoopIR(t *testing.T) {
+	for _, tc := range []struct {
+		name, store, start, want string
+	}{
+		{"disjoint", "2", "0", "%outer"},
+		{"overlapping", "0", "0", ""},
+		{"triangular", "2", "%i", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := parseIR(t, strings.NewReplacer("STORE", tc.store, "START", tc.start).Replace(pairsIR))
+			d := newDiffer(m, Options{})
+			f := m.Funcs[0]
+			r, err := d.generateReverse(func() (*reverseGen, error) {
+				return newReverseGen(d, f, []Activity{Dup, Const}, true, false, false, "grad_pairs")
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if x := r.hoistLoop(findValue(f, "xj")); x != nil {
+				got = x.Header.Ident()
+			}
+			if got != tc.want {
+				t.Fatalf("p[j].x is cached without the dimension of loop %q, want %q", got, tc.want)
+			}
+			var hoisted []string
+			for _, h := range r.hoists {
+				for _, b := range h.lc.bufs {
+					hoisted = append(hoisted, h.over.Header.Ident()+":"+b.elem.String())
+				}
+			}
+			switch {
+			case tc.want != "" && (len(hoisted) != 1 || hoisted[0] != "%outer:double"):
+				t.Errorf("hoisted buffers %v, want p[j].x's double without the i loop", hoisted)
+			case tc.want == "" && len(hoisted) != 0:
+				t.Errorf("hoisted buffers %v, want none", hoisted)
+			}
+		})
+	}
+}
+
+// The tie-break of library calls (mincut.go, libmRecomputeBytes): an
+// in-place x[i] = sin(x[i])·x[i] caches the x[i] it overwrites and calls
+// sin again in the reverse, so its tape is what it overwrites; a recurrent
+// h = tanh(W·h) caches tanh's results (its derivative needs them) and never
+// calls tanh in the reverse sweep.
+func TestLibmTieBreak(t *testing.T) {
+	src := memoryPrelude + `
+#include <malloc.h>
+enum { STEPS = 20, N = 12, NI = 100 };
+__attribute__((noinline)) double inplace(double *x, int n) {
+	for (int k = 0; k < STEPS; k++)
+		for (int i = 0; i < n; i++) x[i] = sin(x[i]) * x[i] + 0.1;
+	double s = 0;
+	for (int i = 0; i < n; i++) s += x[i];
+	return s;
+}
+static const double W[N * N] = {
+#define ROW(a) 0.11 * a, -0.07 * a, 0.05, 0.13, -0.02, 0.08 * a, 0.01, -0.09, 0.04, 0.06, -0.12, 0.03
+	ROW(1), ROW(2), ROW(-1), ROW(0.5), ROW(1.5), ROW(-2), ROW(0.3), ROW(-0.7), ROW(1.1), ROW(0.9), ROW(-1.3), ROW(0.2)
+};
+__attribute__((noinline)) double rnn(double *h, int n) {
+	double z[N];
+	for (int t = 0; t < 6; t++) {
+		for (int i = 0; i < n; i++) {
+			double s = 0;
+			for (int j = 0; j < n; j++) s += W[i * n + j] * h[j];
+			z[i] = s;
+		}
+		for (int i = 0; i < n; i++) h[i] = tanh(z[i]);
+	}
+	double e = 0;
+	for (int i = 0; i < n; i++) e += h[i] * (i + 1);
+	return e;
+}
+/* The finite differences need functions that leave x alone. */
+static double inplace_copy(double *x, int n) { double y[NI]; memcpy(y, x, n * sizeof *x); return inplace(y, n); }
+static double rnn_copy(double *x, int n) { double y[N]; memcpy(y, x, n * sizeof *x); return rnn(y, n); }
+static size_t heap(void) { struct mallinfo2 m = mallinfo2(); return m.uordblks + m.hblkhd; }
+/* DIRECT(f): the gradient of f itself (a combined gradient) against the
+ * central differences of f_copy; prints the heap it keeps (its tape). */
+#define DIRECT(f, n) do { \
+		double x[n], xc[n], dx[n]; \
+		for (int i = 0; i < n; i++) x[i] = 0.3 + 0.17 * (i % 12) - 0.05 * (i % 12) * (i % 12), dx[i] = 0; \
+		memcpy(xc, x, sizeof x); \
+		size_t before = heap(); \
+		__enzyme_autodiff((void *)f, enzyme_dup, xc, dx, enzyme_const, n); \
+		printf("tape %s %zu\\n", #f, heap() - before); \
+		fdcheck(#f, f##_copy, x, n, dx); \
+	} while (0)
+int main(void) {
+	DIRECT(inplace, NI);
+	DIRECT(rnn, N);
+	return failures != 0;
+}
+`
+	overwritten := 20 * 100 * 8
+	tanhCall := regexp.MustCompile(`call [^\n]*@tanh\(`)
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			exe := buildC(t, src, o)
+			out := run(t, exe)
+			if tape := tapeOf(t, out, "inplace"); tape > overwritten*5/4 {
+				t.Errorf("-O%s: in-place sin loop keeps %d B of tape, want about the %d B it overwrites", o, tape, overwritten)
+			}
+			ll, err := os.ReadFile(filepath.Join(filepath.Dir(exe), "ad.ll"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			primal, grad := funcBody(string(ll), "@rnn("), funcBody(string(ll), "grad_rnn_")
+			if p, g := len(tanhCall.FindAllString(primal, -1)), len(tanhCall.FindAllString(grad, -1)); p == 0 || g != p {
+				t.Errorf("-O%s: the gradient of rnn calls tanh at %d places, the primal at %d: the reverse sweep should not call it", o, g, p)
+			}
+		})
+	}
+}
+
+// funcBody returns the text of the first function definition in ll whose
+// define line contains name (the gradient: "__gozyme_grad_" and name).
+func funcBody(ll, name string) string {
+	for _, part := range strings.Split(ll, "\ndefine ")[1:] {
+		head := part[:strings.Index(part, "\n")]
+		if name == "@rnn(" && strings.Contains(head, name) || name != "@rnn(" && strings.Contains(head, "grad") && strings.Contains(head, name) {
+			return part[:strings.Index(part, "\n}")]
+		}
+	}
+	return ""
+}

@@ -1,10 +1,12 @@
 package ad
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -174,7 +176,7 @@ func (r *reverseGen) earlierLoad(l *ir.InstLoad) *ir.InstLoad {
 	for i--; i >= 0; i-- {
 		switch x := b.Insts[i].(type) {
 		case *ir.InstLoad:
-			if x.Src == l.Src && x.ElemType.Equal(l.ElemType) && !x.Volatile {
+			if sameAddress(x.Src, l.Src, 4) && x.ElemType.Equal(l.ElemType) && !x.Volatile {
 				return x
 			}
 		case *ir.InstStore, *ir.InstAtomicRMW, *ir.InstCmpXchg, *ir.InstFence:
@@ -186,6 +188,49 @@ func (r *reverseGen) earlierLoad(l *ir.InstLoad) *ir.InstLoad {
 		}
 	}
 	return nil
+}
+
+// sameAddress reports whether two pointers (or integers) are provably the
+// same value: the same instruction, equal constants, or the same
+// getelementptr, cast or integer operation of the same values (-O0 computes
+// &x[i] anew for every access), looking depth levels deep.
+func sameAddress(a, b value.Value, depth int) bool {
+	a, b = unwrapArg(a), unwrapArg(b)
+	if a == b {
+		return true
+	}
+	ca, aConst := a.(*constant.Int)
+	cb, bConst := b.(*constant.Int)
+	if aConst && bConst {
+		return ca.Typ.Equal(cb.Typ) && ca.X.Cmp(cb.X) == 0
+	}
+	if depth == 0 || !a.Type().Equal(b.Type()) {
+		return false
+	}
+	var ops func(v value.Value) (string, []value.Value)
+	ops = func(v value.Value) (string, []value.Value) {
+		switch x := v.(type) {
+		case *ir.InstGetElementPtr:
+			return "gep " + x.ElemType.String(), append([]value.Value{x.Src}, x.Indices...)
+		case *ir.InstBitCast, *ir.InstSExt, *ir.InstZExt, *ir.InstTrunc, *ir.InstAdd, *ir.InstMul, *ir.InstShl:
+			return fmt.Sprintf("%T", v), operandsOf(v.(ir.Instruction))
+		}
+		return "", nil
+	}
+	ka, oa := ops(a)
+	kb, ob := ops(b)
+	if ka == "" || ka != kb || len(oa) != len(ob) {
+		return false
+	}
+	if ga, ok := a.(*ir.InstGetElementPtr); ok && ga.InBounds != b.(*ir.InstGetElementPtr).InBounds {
+		return false
+	}
+	for i := range oa {
+		if !sameAddress(oa[i], ob[i], depth-1) {
+			return false
+		}
+	}
+	return true
 }
 
 // planCaches computes the plan from a dry run's requests.
