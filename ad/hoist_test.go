@@ -14,15 +14,14 @@ import (
 // position update) and two variants that must keep their per-iteration
 // caches: one writing p[i].x inside the i loop (the p[j].x it loads
 // changes from one i to the next) and one whose inner loop starts at i (a
-// triangle: the same j iteration number reads another particle for each i).
+// triangle: the same j iteration number reads another particle for each i);
+// and two hoisted otherwise: p[j] under an intermediate loop, and x[0]
+// loaded in every iteration of a loop and overwritten after it.
 // CHECK_PARTICLES compares each gradient with central differences and
 // prints the heap the gradient keeps after a call: its cache buffers, which
 // combined gradients retain (retain.go).
-const particleC = checkPrelude + `
+const particleC = memoryPrelude + `
 #include <malloc.h>
-#include <string.h>
-extern int enzyme_dup, enzyme_const;
-void __enzyme_autodiff(void *, ...);
 typedef struct { double x, y, vx, vy; int kind; } Particle;
 
 __attribute__((noinline)) double particles(Particle *p, int n) {
@@ -89,6 +88,34 @@ static size_t heap(void) { struct mallinfo2 m = mallinfo2(); return m.uordblks +
 		printf("tape %s %zu\\n", #f, heap() - before); \
 		fdparticles(#f, f, n, d); \
 	} while (0)
+/* An intermediate loop: p[j] is the same in every i iteration for the
+ * same (k, j). */
+__attribute__((noinline)) double blocked(Particle *p, int n) {
+	for (int s = 0; s < 3; s++) {
+		for (int i = 0; i < n; i++) {
+			double f = 0;
+			for (int k = 0; k < 2; k++)
+				for (int j = 0; j < n; j++) f += sin(p[j].x * (k + 1) - p[i].y) * p[j].y;
+			p[i].vx += 0.1 * f;
+		}
+		for (int i = 0; i < n; i++) { p[i].x += 0.1 * p[i].vx; p[i].y -= 0.05 * p[i].vx; }
+	}
+	double e = 0;
+	for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y;
+	return e;
+}
+
+/* x[0] is the same in every iteration of the loop and overwritten after it:
+ * one cache for the whole loop. */
+__attribute__((noinline)) double anchored(double *x, int n) {
+	double s = 0;
+	for (int j = 1; j < n; j++) s += sin(x[0] * x[j]);
+	x[0] = s * x[1];
+	for (int j = 1; j < n; j++) x[j] = cos(x[j] + x[0]);
+	return x[0] + x[n - 1];
+}
+static double anchored_copy(double *x, int n) { double y[16]; memcpy(y, x, n * sizeof *x); return anchored(y, n); }
+
 static Particle P[64];
 static void init(int n) {
 	for (int i = 0; i < n; i++) P[i] = (Particle){cos(i * 1.7) * 3, sin(i * 2.3) * 3, 0.1 * sin(i), 0.2 * cos(i), i % 2};
@@ -131,6 +158,14 @@ int main(void) {
 	CHECK_PARTICLES(particles, %d);
 	CHECK_PARTICLES(overlapping, 12);
 	CHECK_PARTICLES(triangular, 12);
+	CHECK_PARTICLES(blocked, 12);
+	enum { N = 9 };
+	double x[N];
+	for (int i = 0; i < N; i++) x[i] = 0.3 + 0.17 * i - 0.05 * i * i;
+	double xc[N], dx[N] = {0};
+	memcpy(xc, x, sizeof x);
+	__enzyme_autodiff((void *)anchored, enzyme_dup, xc, dx, enzyme_const, N);
+	fdcheck("anchored", anchored_copy, x, N, dx);
 	return failures != 0;
 }
 `, n)
