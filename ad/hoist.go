@@ -170,26 +170,7 @@ func (r *reverseGen) chainInduction(p *ir.InstPhi, x, d *irutil.Loop, memo map[v
 // writtenIn reports whether something in loop x may write bytes primal
 // load l reads.
 func (r *reverseGen) writtenIn(x *irutil.Loop, l *ir.InstLoad) bool {
-	objs, known := underlyingObjects(l.Src)
-	if !known {
-		return true
-	}
-	for _, w := range r.writers() {
-		if !x.Contains(w.block) {
-			continue
-		}
-		if w.all {
-			return true
-		}
-		for _, a := range objs {
-			for _, b := range w.objs {
-				if mayAlias(a, b) && !disjointAccess(w.inst, l) {
-					return true
-				}
-			}
-		}
-	}
-	return false
+	return r.mayBeWritten(l, func(w memWriter) bool { return x.Contains(w.block) })
 }
 
 // disjointAccess reports whether store w and load l provably touch
