@@ -45,11 +45,8 @@ type hoistCache struct {
 }
 
 // hoistLoop returns the outermost loop around primal value v's definition
-// in whose iterations v is invariant, or nil (split mode: never).
+// in whose iterations v is invariant, or nil.
 func (r *reverseGen) hoistLoop(v value.Value) *irutil.Loop {
-	if r.split {
-		return nil
-	}
 	if x, ok := r.hoistMemo[v]; ok {
 		return x
 	}

@@ -116,6 +116,14 @@ __attribute__((noinline)) double anchored(double *x, int n) {
 }
 static double anchored_copy(double *x, int n) { double y[16]; memcpy(y, x, n * sizeof *x); return anchored(y, n); }
 
+/* The same functions as callees: split into an augmented forward and a
+ * reverse that share a tape. */
+#define CALLEE(f) __attribute__((noinline)) double f##_callee(Particle *p, int n) { return 2 * f(p, n); }
+CALLEE(particles)
+CALLEE(overlapping)
+CALLEE(triangular)
+CALLEE(blocked)
+
 static Particle P[64];
 static void init(int n) {
 	for (int i = 0; i < n; i++) P[i] = (Particle){cos(i * 1.7) * 3, sin(i * 2.3) * 3, 0.1 * sin(i), 0.2 * cos(i), i % 2};
@@ -159,6 +167,10 @@ int main(void) {
 	CHECK_PARTICLES(overlapping, 12);
 	CHECK_PARTICLES(triangular, 12);
 	CHECK_PARTICLES(blocked, 12);
+	CHECK_PARTICLES(particles_callee, 12);
+	CHECK_PARTICLES(overlapping_callee, 12);
+	CHECK_PARTICLES(triangular_callee, 12);
+	CHECK_PARTICLES(blocked_callee, 12);
 	enum { N = 9 };
 	double x[N];
 	for (int i = 0; i < N; i++) x[i] = 0.3 + 0.17 * i - 0.05 * i * i;
