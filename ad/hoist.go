@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"strings"
+
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -246,6 +248,14 @@ func elementRange(p value.Value, t types.Type) (base value.Value, elem types.Typ
 		return nil, nil, 0, 0, false
 	}
 	return base, g.ElemType, lo, lo + n, true
+}
+
+// naturalLayout reports whether module m targets a 64-bit machine where
+// scalars are aligned to their size (x86-64, AArch64; hand-written IR
+// without a target), the layout abiLayout computes.
+func naturalLayout(m *ir.Module) bool {
+	t := m.TargetTriple
+	return t == "" || strings.HasPrefix(t, "x86_64") || strings.HasPrefix(t, "aarch64") || strings.HasPrefix(t, "arm64")
 }
 
 // abiLayout is the x86-64 allocation size and alignment of t (ok false for

@@ -173,7 +173,7 @@ func (r *reverseGen) mayBeWritten(l *ir.InstLoad, consider func(memWriter) bool)
 		}
 		for _, a := range objs {
 			for _, b := range w.objs {
-				if mayAlias(a, b) && !disjointAccess(w.inst, l) {
+				if mayAlias(a, b) && !(naturalLayout(r.m) && disjointAccess(w.inst, l)) {
 					return true
 				}
 			}
