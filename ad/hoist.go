@@ -46,24 +46,38 @@ type hoistCache struct {
 	idx         value.Value // forward: this iteration's slot, defined in inner's header
 }
 
+// invariance memoizes the analysis for one pair of loops (d, x).
+type invariance struct {
+	chain bool // the loops from d out to x run the same iterations in every iteration of x
+	memo  map[value.Value]bool
+}
+
 // hoistLoop returns the outermost loop around primal value v's definition
 // in whose iterations v is invariant, or nil.
 func (r *reverseGen) hoistLoop(v value.Value) *irutil.Loop {
 	if x, ok := r.hoistMemo[v]; ok {
 		return x
 	}
+	if r.hoistMemo == nil {
+		r.hoistMemo = map[value.Value]*irutil.Loop{}
+		r.invMemo = map[[2]*irutil.Loop]*invariance{}
+	}
 	var best *irutil.Loop
 	if def, ok := r.blockOf[v]; ok {
 		d := r.cfg.LoopOf[def]
 		for x := d; x != nil; x = x.Parent {
-			memo := map[value.Value]bool{}
-			if r.chainInvariant(d, x, memo) && r.invariantIn(v, x, d, memo) {
+			inv := r.invMemo[[2]*irutil.Loop{d, x}]
+			if inv == nil {
+				// Values are invariant or not for the pair (d, x): memoize
+				// per pair (no cycles: only header phis, which stop).
+				inv = &invariance{memo: map[value.Value]bool{}}
+				inv.chain = r.chainInvariant(d, x, inv.memo)
+				r.invMemo[[2]*irutil.Loop{d, x}] = inv
+			}
+			if inv.chain && r.invariantIn(v, x, d, inv.memo) {
 				best = x
 			}
 		}
-	}
-	if r.hoistMemo == nil {
-		r.hoistMemo = map[value.Value]*irutil.Loop{}
 	}
 	r.hoistMemo[v] = best
 	return best

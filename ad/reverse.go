@@ -80,6 +80,7 @@ type reverseGen struct {
 	reallocCopied         map[*ir.InstCall]value.Value     // realloc -> forward count of shadow bytes copied (realloc.go)
 	hoistMemo             map[value.Value]*irutil.Loop     // primal value -> loop it is cached without (hoist.go)
 	hoists                []*hoistCache                    // cache groups without a loop's dimension (hoist.go)
+	invMemo               map[[2]*irutil.Loop]*invariance  // (d, x) -> invariance analysis (hoist.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
