@@ -13,6 +13,10 @@ import (
 type builder struct {
 	m *ir.Module
 	b *ir.Block
+	// arg is the type of the argument whose partial a math rule is
+	// building: constant partials need no operand (fetching one may cost
+	// a cache).
+	arg types.Type
 }
 
 func (b *builder) fadd(x, y value.Value) value.Value { return b.b.NewFAdd(x, y) }

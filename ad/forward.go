@@ -602,6 +602,7 @@ func (fg *forwardGen) partialsTangent(b *builder, inst ir.Instruction, rule *mat
 		if err != nil {
 			return nil, err
 		}
+		b.arg = a.Type()
 		term := b.fmul(rule.partials[i](b, operand, res), t)
 		if sum == nil {
 			sum = term

@@ -1,9 +1,12 @@
 package ad
 
 import (
+	"fmt"
 	"sort"
 
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -127,18 +130,37 @@ func pureOp(inst ir.Instruction) bool {
 		if !ok {
 			return false
 		}
-		// Library math functions (exp, tanh, sin, ...) are pure but for
-		// errno, yet cost tens of instructions: the reverse sweep reads
-		// their cached results rather than calling them again, as Enzyme
-		// does (LSTM's gradient ran its sigmoids and tanhs twice).
 		for _, p := range []string{"llvm.sqrt.", "llvm.fmuladd.", "llvm.fma.", "llvm.fabs.", "llvm.copysign.", "llvm.minnum.", "llvm.maxnum."} {
 			if hasPrefix(f.Name(), p) {
 				return true
 			}
 		}
+		return libmCall(x)
 	}
 	return false
 }
+
+// libmCall reports whether call is a library math function gozyme has a
+// rule for (exp, tanh, sin, ...): pure but for errno, and tens of
+// instructions, where the pure ops above are one or two.
+func libmCall(call *ir.InstCall) bool {
+	f, ok := call.Callee.(*ir.Func)
+	if !ok {
+		return false
+	}
+	rule, _ := lookupMathRule(f.Name(), call.Typ)
+	return rule != nil
+}
+
+// libmRecomputeBytes is what the plan charges, in cache bytes, for calling
+// a library math function again in the reverse sweep. It only breaks ties:
+// where caching the call's result costs no more than caching what it is
+// computed from (an LSTM's sigmoid of a cached sum), the result is cached
+// and the call runs once; where the operands come free (re-loaded, or
+// rebuilt from values cached anyway), the call is recomputed, so the tape
+// stays at the values the function overwrites (a particle system's
+// pairwise sqrt would otherwise cache n² results where n are overwritten).
+const libmRecomputeBytes = 1
 
 // earlierLoad returns a load of the same address earlier in the same primal
 // block with nothing in between that may write memory: the same value.
@@ -154,7 +176,7 @@ func (r *reverseGen) earlierLoad(l *ir.InstLoad) *ir.InstLoad {
 	for i--; i >= 0; i-- {
 		switch x := b.Insts[i].(type) {
 		case *ir.InstLoad:
-			if x.Src == l.Src && x.ElemType.Equal(l.ElemType) && !x.Volatile {
+			if sameAddress(x.Src, l.Src, 4) && x.ElemType.Equal(l.ElemType) && !x.Volatile {
 				return x
 			}
 		case *ir.InstStore, *ir.InstAtomicRMW, *ir.InstCmpXchg, *ir.InstFence:
@@ -166,6 +188,49 @@ func (r *reverseGen) earlierLoad(l *ir.InstLoad) *ir.InstLoad {
 		}
 	}
 	return nil
+}
+
+// sameAddress reports whether two pointers (or integers) are provably the
+// same value: the same instruction, equal constants, or the same
+// getelementptr, cast or integer operation of the same values (-O0 computes
+// &x[i] anew for every access), looking depth levels deep.
+func sameAddress(a, b value.Value, depth int) bool {
+	a, b = unwrapArg(a), unwrapArg(b)
+	if a == b {
+		return true
+	}
+	ca, aConst := a.(*constant.Int)
+	cb, bConst := b.(*constant.Int)
+	if aConst && bConst {
+		return ca.Typ.Equal(cb.Typ) && ca.X.Cmp(cb.X) == 0
+	}
+	if depth == 0 || !a.Type().Equal(b.Type()) {
+		return false
+	}
+	var ops func(v value.Value) (string, []value.Value)
+	ops = func(v value.Value) (string, []value.Value) {
+		switch x := v.(type) {
+		case *ir.InstGetElementPtr:
+			return "gep " + x.ElemType.String(), append([]value.Value{x.Src}, x.Indices...)
+		case *ir.InstBitCast, *ir.InstSExt, *ir.InstZExt, *ir.InstTrunc, *ir.InstAdd, *ir.InstMul, *ir.InstShl:
+			return fmt.Sprintf("%T", v), operandsOf(v.(ir.Instruction))
+		}
+		return "", nil
+	}
+	ka, oa := ops(a)
+	kb, ob := ops(b)
+	if ka == "" || ka != kb || len(oa) != len(ob) {
+		return false
+	}
+	if ga, ok := a.(*ir.InstGetElementPtr); ok && ga.InBounds != b.(*ir.InstGetElementPtr).InBounds {
+		return false
+	}
+	for i := range oa {
+		if !sameAddress(oa[i], ob[i], depth-1) {
+			return false
+		}
+	}
+	return true
 }
 
 // planCaches computes the plan from a dry run's requests.
@@ -206,9 +271,13 @@ func (r *reverseGen) planCaches() *cachePlan {
 		n += 2
 		nodes[v] = nd
 		order = append(order, v)
-		edge(nd.in, nd.out, r.cacheWeight(v, def))
+		edge(nd.in, nd.out, r.valueCacheWeight(v, def))
 		if r.recomputableKind(inst) {
 			recomputable[v] = true
+			if call, ok := inst.(*ir.InstCall); ok && libmCall(call) {
+				// Recomputed (both ends cut off from the source): pay for the call.
+				edge(source, nd.in, r.loopScaled(libmRecomputeBytes, def))
+			}
 			ops := operandsOf(inst)
 			if l, ok := inst.(*ir.InstLoad); ok && r.earlierLoad(l) != nil {
 				ops = []value.Value{r.earlierLoad(l)}
@@ -329,9 +398,28 @@ func residualBFS(adj map[int][]int, source int, residual func(a, b int) int64) m
 
 // cacheWeight is the cost of caching primal value v in primal block at.
 func (r *reverseGen) cacheWeight(v value.Value, at *ir.Block) int64 {
-	w := typeBytes(v.Type())
+	return r.loopScaled(typeBytes(v.Type()), at)
+}
+
+// valueCacheWeight is the cost of caching primal value v where it is
+// defined, in primal block def: a value invariant in a loop is cached
+// without that loop's dimension (hoist.go), so that loop does not count.
+func (r *reverseGen) valueCacheWeight(v value.Value, def *ir.Block) int64 {
+	return r.loopScaledExcept(typeBytes(v.Type()), def, r.hoistLoop(v))
+}
+
+// loopScaled scales a per-execution cost w of something in primal block at
+// by the loops around it.
+func (r *reverseGen) loopScaled(w int64, at *ir.Block) int64 {
+	return r.loopScaledExcept(w, at, nil)
+}
+
+// loopScaledExcept is loopScaled, not counting loop skip.
+func (r *reverseGen) loopScaledExcept(w int64, at *ir.Block, skip *irutil.Loop) int64 {
 	for l := r.cfg.LoopOf[at]; l != nil; l = l.Parent {
-		w *= loopWeight
+		if l != skip {
+			w *= loopWeight
+		}
 	}
 	return w
 }

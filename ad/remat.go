@@ -154,26 +154,32 @@ func (r *reverseGen) loadRecomputable(fwdLoad *ir.InstLoad) bool {
 	if !ok {
 		return false
 	}
-	objs, known := underlyingObjects(p.Src)
+	return !r.mayBeWritten(p, func(w memWriter) bool { return r.mayRunAfter(w, p) })
+}
+
+// mayBeWritten reports whether a primal writer for which consider holds may
+// write bytes primal load l reads.
+func (r *reverseGen) mayBeWritten(l *ir.InstLoad, consider func(memWriter) bool) bool {
+	objs, known := underlyingObjects(l.Src)
 	if !known {
-		return false
+		return true
 	}
 	for _, w := range r.writers() {
-		if !r.mayRunAfter(w, p) {
+		if !consider(w) {
 			continue
 		}
 		if w.all {
-			return false
+			return true
 		}
 		for _, a := range objs {
 			for _, b := range w.objs {
-				if mayAlias(a, b) {
-					return false
+				if mayAlias(a, b) && !(naturalLayout(r.m) && disjointAccess(w.inst, l)) {
+					return true
 				}
 			}
 		}
 	}
-	return true
+	return false
 }
 
 // mayRunAfter reports whether writer w may execute after primal load l:

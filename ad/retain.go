@@ -51,6 +51,11 @@ func (r *reverseGen) noteRetainable(frees map[*ir.InstAlloca][]ir.Instruction) {
 			rt.loops = append(rt.loops, lc)
 		}
 	}
+	for _, h := range r.hoists {
+		if len(h.lc.bufs) > 0 {
+			rt.loops = append(rt.loops, h.lc)
+		}
+	}
 	r.d.retainables = append(r.d.retainables, rt)
 }
 

@@ -78,6 +78,9 @@ type reverseGen struct {
 	order                 map[value.Value]int              // primal instructions in block order
 	exitCopies            map[exitUse]value.Value          // copies of loop values made after the loop
 	reallocCopied         map[*ir.InstCall]value.Value     // realloc -> forward count of shadow bytes copied (realloc.go)
+	hoistMemo             map[value.Value]*irutil.Loop     // primal value -> loop it is cached without (hoist.go)
+	hoists                []*hoistCache                    // cache groups without a loop's dimension (hoist.go)
+	invMemo               map[[2]*irutil.Loop]*invariance  // (d, x) -> invariance analysis (hoist.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -527,6 +530,16 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 	if exit {
 		return r.lookupAt(blk, at, r.exitCopy(fv, at), at, depth)
 	}
+	if p, ok := r.primalOf[fv]; ok && l != nil {
+		switch x := r.hoistLoop(p); {
+		case x == l:
+			// The same in every iteration of its loop: cached once per
+			// iteration of the loop around (hoist.go).
+			l = l.Parent
+		case x != nil:
+			return r.hoistedLookup(blk, at, r.hoistGroup(l, x), fv, def)
+		}
+	}
 	if l == nil {
 		s, ok := r.slots[fv]
 		if !ok {
@@ -685,6 +698,11 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		}
 		return nil
 	}
+	if p, q, cond, ok := r.diamond(b); ok {
+		// Both predecessors come from one branch: its condition tells.
+		blk.NewCondBr(r.lookup(blk, b, cond), edges[predIndex(preds, p)], edges[predIndex(preds, q)])
+		return nil
+	}
 	idx := r.lookupForward(blk, b, r.predIdx[b], b)
 	cases := make([]*ir.Case, len(preds)-1)
 	for k := range cases {
@@ -728,6 +746,32 @@ func (r *reverseGen) triangle(b *ir.Block) (p, q *ir.Block, cond value.Value, pO
 		}
 	}
 	return nil, nil, nil, false, false
+}
+
+// diamond recognizes a block b whose two predecessors p and q each have
+// one predecessor, the same block, ending in a conditional branch on cond
+// to p (when true) and q.
+func (r *reverseGen) diamond(b *ir.Block) (p, q *ir.Block, cond value.Value, ok bool) {
+	preds := r.cfg.Preds[b]
+	if len(preds) != 2 || preds[0] == preds[1] {
+		return nil, nil, nil, false
+	}
+	a, c := r.cfg.Preds[preds[0]], r.cfg.Preds[preds[1]]
+	if len(a) != 1 || len(c) != 1 || a[0] != c[0] {
+		return nil, nil, nil, false
+	}
+	br, isCond := a[0].Term.(*ir.TermCondBr)
+	if !isCond {
+		return nil, nil, nil, false
+	}
+	t, f := br.TargetTrue.(*ir.Block), br.TargetFalse.(*ir.Block)
+	switch {
+	case t == preds[0] && f == preds[1]:
+		return preds[0], preds[1], br.Cond, true
+	case t == preds[1] && f == preds[0]:
+		return preds[1], preds[0], br.Cond, true
+	}
+	return nil, nil, nil, false
 }
 
 // simpleHeader reports whether b heads a loop entered from exactly one block
@@ -809,33 +853,51 @@ func (r *reverseGen) finishExit() {
 // tripcount.go) and realloc every buffer of the loop.
 func (r *reverseGen) finishLoops() {
 	for _, l := range r.cfg.Loops {
-		lc := r.loops[l]
-		if len(lc.bufs) == 0 {
+		type group struct {
+			lc        *loopCache
+			idx, need value.Value
+		}
+		var groups []group
+		if lc := r.loops[l]; len(lc.bufs) > 0 {
+			groups = append(groups, group{lc, lc.fwdIdx, r.reservation(l)})
+		}
+		for _, h := range r.hoists {
+			if h.inner == l && len(h.lc.bufs) > 0 {
+				groups = append(groups, group{h.lc, h.idx, r.reserve(l, h.over, h.lc.counter)})
+			}
+		}
+		if len(groups) == 0 {
 			continue
 		}
-		need := r.reservation(l)
-		head, tail := r.fwdHead[l.Header], r.fwdTail[l.Header]
-		grow := r.g.NewBlock("")
-		capv := head.NewLoad(types.I64, lc.cap)
-		full := head.NewICmp(enum.IPredUGE, lc.fwdIdx, capv)
-		head.Term = nil
-		head.NewCondBr(full, grow, tail)
-		doubled := grow.NewShl(capv, constant.NewInt(types.I64, 1))
-		small := grow.NewICmp(enum.IPredULT, doubled, constant.NewInt(types.I64, 8))
-		var ncap value.Value = grow.NewSelect(small, constant.NewInt(types.I64, 8), doubled)
-		if need != nil {
-			// Grow to what the trip counts say the loop nest needs.
-			more := grow.NewICmp(enum.IPredUGT, need, ncap)
-			ncap = grow.NewSelect(more, need, ncap)
+		cur, tail := r.fwdHead[l.Header], r.fwdTail[l.Header]
+		cur.Term = nil
+		for k, gr := range groups {
+			next := tail
+			if k < len(groups)-1 {
+				next = r.g.NewBlock("")
+			}
+			grow := r.g.NewBlock("")
+			capv := cur.NewLoad(types.I64, gr.lc.cap)
+			full := cur.NewICmp(enum.IPredUGE, gr.idx, capv)
+			cur.NewCondBr(full, grow, next)
+			doubled := grow.NewShl(capv, constant.NewInt(types.I64, 1))
+			small := grow.NewICmp(enum.IPredULT, doubled, constant.NewInt(types.I64, 8))
+			var ncap value.Value = grow.NewSelect(small, constant.NewInt(types.I64, 8), doubled)
+			if gr.need != nil {
+				// Grow to what the trip counts say the loop nest needs.
+				more := grow.NewICmp(enum.IPredUGT, gr.need, ncap)
+				ncap = grow.NewSelect(more, gr.need, ncap)
+			}
+			grow.NewStore(ncap, gr.lc.cap)
+			for _, b := range gr.lc.bufs {
+				old := grow.NewLoad(b.slot.ElemType, b.slot)
+				bytes := grow.NewMul(ncap, sizeOf(b.elem))
+				np := grow.NewCall(r.libc("realloc"), grow.NewBitCast(old, types.I8Ptr), bytes)
+				grow.NewStore(grow.NewBitCast(np, b.slot.ElemType), b.slot)
+			}
+			grow.NewBr(next)
+			cur = next
 		}
-		grow.NewStore(ncap, lc.cap)
-		for _, b := range lc.bufs {
-			old := grow.NewLoad(b.slot.ElemType, b.slot)
-			bytes := grow.NewMul(ncap, sizeOf(b.elem))
-			np := grow.NewCall(r.libc("realloc"), grow.NewBitCast(old, types.I8Ptr), bytes)
-			grow.NewStore(grow.NewBitCast(np, b.slot.ElemType), b.slot)
-		}
-		grow.NewBr(tail)
 	}
 }
 

@@ -164,6 +164,7 @@ func (r *reverseGen) applyPartials(b *builder, at *ir.Block, rule *mathRule, arg
 		if i >= len(rule.partials) || rule.partials[i] == nil || !r.act.active(a) {
 			continue
 		}
+		b.arg = unwrapArg(a).Type()
 		p := rule.partials[i](b, operand, resultOf)
 		r.accumulate(b.b, a, b.fmul(d, p))
 	}

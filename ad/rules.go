@@ -32,8 +32,8 @@ type mathRule struct {
 func unary(p partial) *mathRule { return &mathRule{partials: []partial{p}} }
 
 var (
-	zeroPartial partial = func(b *builder, a operands, res result) value.Value { return b.konst(a(0), 0) }
-	onePartial  partial = func(b *builder, a operands, res result) value.Value { return b.konst(a(0), 1) }
+	zeroPartial partial = func(b *builder, a operands, res result) value.Value { return floatConst(b.arg, 0) }
+	onePartial  partial = func(b *builder, a operands, res result) value.Value { return floatConst(b.arg, 1) }
 )
 
 // mathRules is the derivative table, keyed by the base name shared by the

@@ -268,26 +268,41 @@ func (r *reverseGen) emitHeaderCount(blk *ir.Block, tc *tripCount) value.Value {
 // execution: the current counter plus the product of the header counts.
 // It returns nil when l's own trip count is unknown.
 func (r *reverseGen) reservation(l *irutil.Loop) value.Value {
+	return r.reserve(l, nil, r.loops[l].counter)
+}
+
+// reserve is reservation for buffers filled up to counter, whose slots
+// do not count the iterations of loop skip (hoist.go): skip's trip count
+// is left out of the product.
+func (r *reverseGen) reserve(l, skip *irutil.Loop, counter *ir.InstAlloca) value.Value {
 	var chain []*tripCount
 	top := l
 	for cur := l; cur != nil; cur = cur.Parent {
 		tc, ok := r.analyzeTripCount(cur)
+		if cur == skip {
+			tc, ok = nil, true
+		}
 		if !ok {
 			break
 		}
 		invariant := true
-		for _, t := range append(chain, tc) {
+		for _, t := range chain {
 			if r.definedIn(cur, t.start) || r.definedIn(cur, t.bound) {
 				invariant = false
 			}
 		}
+		if tc != nil && (r.definedIn(cur, tc.start) || r.definedIn(cur, tc.bound)) {
+			invariant = false
+		}
 		if !invariant {
 			break
 		}
-		chain = append(chain, tc)
+		if tc != nil {
+			chain = append(chain, tc)
+		}
 		top = cur
 	}
-	if len(chain) == 0 {
+	if len(chain) == 0 && top != skip {
 		return nil
 	}
 	outside, _, _ := r.simpleHeader(top.Header)
@@ -299,7 +314,7 @@ func (r *reverseGen) reservation(l *irutil.Loop) value.Value {
 		big := blk.NewICmp(enum.IPredUGT, n, limit)
 		n = blk.NewSelect(big, constant.NewInt(types.I64, reserveLimit+1), n)
 	}
-	c := blk.NewLoad(types.I64, r.loops[l].counter)
+	c := blk.NewLoad(types.I64, counter)
 	need := blk.NewAdd(c, n)
 	tooBig := blk.NewICmp(enum.IPredUGT, n, limit)
 	return blk.NewSelect(tooBig, constant.NewInt(types.I64, 0), need)

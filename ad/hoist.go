@@ -1,0 +1,441 @@
+package ad
+
+import (
+	"strings"
+
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Loop-invariant caches: a value cached in loop d that is the same in every
+// iteration of an enclosing loop x (for the same iteration numbers of the
+// loops between) is cached without x's dimension. Every iteration of x
+// writes the same slots with the same values, and the reverse of every
+// iteration reads them back. A particle system's pairwise loop loads p[j]
+// for every (i, j), but p[j] is not written inside the i loop: cached per j,
+// not per (i, j).
+//
+// A value the same in every iteration of its own loop d is cached per
+// iteration of the loop around d, in that loop's buffers (or once, outside
+// loops). Otherwise, for x around d, the slot of d's k-th iteration (d's
+// linear counter) is b + k - a, where b is the group's fill level on entry
+// to x and a is d's counter at the start of the current iteration of x (on
+// entry to d, when x is d's parent). Both are forward values the reverse
+// looks up like any other; the group has its own buffers and capacity,
+// grown in d's header.
+//
+// v is x-invariant when it is computed, with operations that depend on
+// their operands only, from values defined outside x and induction
+// variables of the loops between d and x; those loops run the same
+// iterations in every iteration of x (trip counts from x-invariant values,
+// exits tested every iteration, each entered once per iteration of its
+// parent); and its loads read memory nothing in x may write.
+
+// hoistCache is the cache group of the values of loop inner cached without
+// the dimension of loop over, a loop around it. (Values the same in every
+// iteration of their own loop are cached per iteration of the loop around,
+// in its buffers.)
+type hoistCache struct {
+	inner, over *irutil.Loop
+	lc          *loopCache  // counter: slots filled so far; cap and bufs as a loop's
+	a, b        value.Value // forward: inner's counter at over's iteration start; the fill level at over's entry
+	idx         value.Value // forward: this iteration's slot, defined in inner's header
+}
+
+// invariance memoizes the analysis for one pair of loops (d, x).
+type invariance struct {
+	chain bool // the loops from d out to x run the same iterations in every iteration of x
+	memo  map[value.Value]bool
+}
+
+// hoistLoop returns the outermost loop around primal value v's definition
+// in whose iterations v is invariant, or nil.
+func (r *reverseGen) hoistLoop(v value.Value) *irutil.Loop {
+	if x, ok := r.hoistMemo[v]; ok {
+		return x
+	}
+	if r.hoistMemo == nil {
+		r.hoistMemo = map[value.Value]*irutil.Loop{}
+		r.invMemo = map[[2]*irutil.Loop]*invariance{}
+	}
+	var best *irutil.Loop
+	if def, ok := r.blockOf[v]; ok {
+		d := r.cfg.LoopOf[def]
+		for x := d; x != nil; x = x.Parent {
+			inv := r.invMemo[[2]*irutil.Loop{d, x}]
+			if inv == nil {
+				// Values are invariant or not for the pair (d, x): memoize
+				// per pair (no cycles: only header phis, which stop).
+				inv = &invariance{memo: map[value.Value]bool{}}
+				inv.chain = r.chainInvariant(d, x, inv.memo)
+				r.invMemo[[2]*irutil.Loop{d, x}] = inv
+			}
+			if inv.chain && r.invariantIn(v, x, d, inv.memo) {
+				best = x
+			}
+		}
+	}
+	r.hoistMemo[v] = best
+	return best
+}
+
+// chainInvariant reports whether the loops from d out to x (exclusive) run
+// the same iterations in every iteration of x.
+func (r *reverseGen) chainInvariant(d, x *irutil.Loop, memo map[value.Value]bool) bool {
+	if _, _, ok := r.simpleHeader(x.Header); !ok {
+		return false
+	}
+	for m := d; m != x; m = m.Parent {
+		outside, latch, ok := r.simpleHeader(m.Header)
+		if !ok {
+			return false
+		}
+		tc, ok := r.analyzeTripCount(m)
+		if !ok || !r.invariantIn(tc.start, x, d, memo) || !r.invariantIn(tc.bound, x, d, memo) {
+			return false
+		}
+		for b := range m.Blocks {
+			for _, s := range irutil.Succs(b) {
+				if !m.Contains(s) && !r.cfg.Dominates(b, latch) {
+					return false // an exit not tested every iteration
+				}
+			}
+		}
+		if p := m.Parent; p != x && (len(p.Latches) != 1 || !r.cfg.Dominates(outside, p.Latches[0])) {
+			return false // not entered in every iteration of its parent
+		}
+	}
+	return true
+}
+
+// invariantIn reports whether primal value v, used in loop d, is the same
+// in every iteration of loop x for the same iteration numbers of the loops
+// between.
+func (r *reverseGen) invariantIn(v value.Value, x, d *irutil.Loop, memo map[value.Value]bool) bool {
+	v = unwrapArg(v)
+	def, ok := r.blockOf[v]
+	if !ok {
+		_, isInst := v.(ir.Instruction)
+		return !isInst // constants, parameters, globals
+	}
+	if !x.Contains(def) {
+		return true
+	}
+	if res, ok := memo[v]; ok {
+		return res
+	}
+	memo[v] = false
+	res := false
+	switch inst := v.(type) {
+	case *ir.InstPhi:
+		res = r.chainInduction(inst, x, d, memo)
+	case *ir.InstLoad:
+		res = !inst.Volatile && r.invariantIn(inst.Src, x, d, memo) && !r.writtenIn(x, inst)
+	case *ir.InstGetElementPtr, *ir.InstBitCast, *ir.InstAddrSpaceCast, *ir.InstSExt, *ir.InstZExt, *ir.InstTrunc,
+		*ir.InstAdd, *ir.InstSub, *ir.InstMul, *ir.InstShl, *ir.InstLShr, *ir.InstAShr, *ir.InstAnd, *ir.InstOr, *ir.InstXor:
+		res = r.operandsInvariant(inst.(ir.Instruction), x, d, memo)
+	default:
+		if i, ok := v.(ir.Instruction); ok && pureOp(i) {
+			res = r.operandsInvariant(i, x, d, memo)
+		}
+	}
+	memo[v] = res
+	return res
+}
+
+func (r *reverseGen) operandsInvariant(inst ir.Instruction, x, d *irutil.Loop, memo map[value.Value]bool) bool {
+	for _, op := range operandsOf(inst) {
+		if !r.invariantIn(op, x, d, memo) {
+			return false
+		}
+	}
+	return true
+}
+
+// chainInduction reports whether p is the induction variable of a loop
+// between d and x (x excluded) with a constant step and an x-invariant
+// start.
+func (r *reverseGen) chainInduction(p *ir.InstPhi, x, d *irutil.Loop, memo map[value.Value]bool) bool {
+	hb := r.blockOf[p]
+	m := r.cfg.LoopOf[hb]
+	if m == nil || m.Header != hb || m == x {
+		return false
+	}
+	inChain := false
+	for c := d; c != nil && c != x; c = c.Parent {
+		inChain = inChain || c == m
+	}
+	if !inChain {
+		return false
+	}
+	outside, latch, ok := r.simpleHeader(hb)
+	if !ok {
+		return false
+	}
+	_, start, ok := r.inductionStep(p, outside, latch)
+	return ok && r.invariantIn(start, x, d, memo)
+}
+
+// writtenIn reports whether something in loop x may write bytes primal
+// load l reads.
+func (r *reverseGen) writtenIn(x *irutil.Loop, l *ir.InstLoad) bool {
+	return r.mayBeWritten(l, func(w memWriter) bool { return x.Contains(w.block) })
+}
+
+// disjointAccess reports whether store w and load l provably touch
+// different bytes: both address fields of elements of the same array (a
+// getelementptr of one element type off one base, constant field indices)
+// at disjoint byte ranges within the element.
+func disjointAccess(w ir.Instruction, l *ir.InstLoad) bool {
+	st, ok := w.(*ir.InstStore)
+	if !ok {
+		return false
+	}
+	b1, t1, lo1, hi1, ok1 := elementRange(st.Dst, st.Src.Type())
+	b2, t2, lo2, hi2, ok2 := elementRange(l.Src, l.ElemType)
+	return ok1 && ok2 && b1 == b2 && t1.Equal(t2) && (hi1 <= lo2 || hi2 <= lo1)
+}
+
+// elementRange describes an access of type t at pointer p = gep T, base,
+// i, c1, c2, ... (constants c) as the byte range [lo, hi) it covers within
+// element i of type T; ok is false for other pointers or ranges beyond the
+// element.
+func elementRange(p value.Value, t types.Type) (base value.Value, elem types.Type, lo, hi int64, ok bool) {
+	p = unwrapArg(p)
+	for {
+		bc, isCast := p.(*ir.InstBitCast)
+		if !isCast {
+			break
+		}
+		p = unwrapArg(bc.From)
+	}
+	g, isGEP := p.(*ir.InstGetElementPtr)
+	if !isGEP || len(g.Indices) == 0 {
+		return nil, nil, 0, 0, false
+	}
+	base = unwrapArg(g.Src)
+	if z, ok := unwrapArg(g.Indices[0]).(*constant.Int); ok && z.X.Sign() == 0 {
+		// gep T, (gep T, base, i), 0, c...: element i of base (as -O0 writes p[i].f).
+		if inner, ok := base.(*ir.InstGetElementPtr); ok && len(inner.Indices) == 1 && inner.ElemType.Equal(g.ElemType) {
+			base = unwrapArg(inner.Src)
+		}
+	}
+	size, _, ok := abiLayout(g.ElemType)
+	if !ok {
+		return nil, nil, 0, 0, false
+	}
+	cur := g.ElemType
+	for _, ix := range g.Indices[1:] {
+		c, isConst := unwrapArg(ix).(*constant.Int)
+		if !isConst || !c.X.IsInt64() || c.X.Int64() < 0 {
+			return nil, nil, 0, 0, false
+		}
+		k := c.X.Int64()
+		switch ct := cur.(type) {
+		case *types.StructType:
+			if k >= int64(len(ct.Fields)) {
+				return nil, nil, 0, 0, false
+			}
+			off, ok := fieldOffset(ct, int(k))
+			if !ok {
+				return nil, nil, 0, 0, false
+			}
+			lo += off
+			cur = ct.Fields[k]
+		case *types.ArrayType:
+			es, _, ok := abiLayout(ct.ElemType)
+			if !ok || uint64(k) >= ct.Len {
+				return nil, nil, 0, 0, false
+			}
+			lo += k * es
+			cur = ct.ElemType
+		default:
+			return nil, nil, 0, 0, false
+		}
+	}
+	n, ok := storeSize(t)
+	if !ok || lo+n > size {
+		return nil, nil, 0, 0, false
+	}
+	return base, g.ElemType, lo, lo + n, true
+}
+
+// naturalLayout reports whether module m targets a 64-bit machine where
+// scalars are aligned to their size (x86-64, AArch64; hand-written IR
+// without a target), the layout abiLayout computes.
+func naturalLayout(m *ir.Module) bool {
+	t := m.TargetTriple
+	return t == "" || strings.HasPrefix(t, "x86_64") || strings.HasPrefix(t, "aarch64") || strings.HasPrefix(t, "arm64")
+}
+
+// abiLayout is the x86-64 allocation size and alignment of t (ok false for
+// types it does not know).
+func abiLayout(t types.Type) (size, align int64, ok bool) {
+	switch x := t.(type) {
+	case *types.IntType:
+		n := int64(1)
+		for n*8 < int64(x.BitSize) {
+			n *= 2
+		}
+		return n, min64(n, 16), true
+	case *types.FloatType:
+		switch x.Kind {
+		case types.FloatKindHalf:
+			return 2, 2, true
+		case types.FloatKindFloat:
+			return 4, 4, true
+		case types.FloatKindDouble:
+			return 8, 8, true
+		case types.FloatKindX86_FP80, types.FloatKindFP128:
+			return 16, 16, true
+		}
+	case *types.PointerType:
+		return 8, 8, true
+	case *types.VectorType:
+		n, ok := storeSize(x)
+		if !ok {
+			return 0, 0, false
+		}
+		a := int64(1)
+		for a < n {
+			a *= 2
+		}
+		return a, a, true
+	case *types.ArrayType:
+		s, a, ok := abiLayout(x.ElemType)
+		return s * int64(x.Len), a, ok
+	case *types.StructType:
+		if x.Opaque {
+			return 0, 0, false
+		}
+		var off, al int64 = 0, 1
+		for _, f := range x.Fields {
+			s, a, ok := abiLayout(f)
+			if !ok {
+				return 0, 0, false
+			}
+			if x.Packed {
+				a = 1
+			}
+			off = (off + a - 1) / a * a
+			off += s
+			al = max64(al, a)
+		}
+		return (off + al - 1) / al * al, al, true
+	}
+	return 0, 0, false
+}
+
+// fieldOffset is the byte offset of field k of struct t.
+func fieldOffset(t *types.StructType, k int) (int64, bool) {
+	var off int64
+	for i, f := range t.Fields[:k+1] {
+		s, a, ok := abiLayout(f)
+		if !ok {
+			return 0, false
+		}
+		if t.Packed {
+			a = 1
+		}
+		off = (off + a - 1) / a * a
+		if i == k {
+			break
+		}
+		off += s
+	}
+	return off, true
+}
+
+// storeSize is the number of bytes a load or store of t touches.
+func storeSize(t types.Type) (int64, bool) {
+	if v, ok := t.(*types.VectorType); ok {
+		if it, isInt := v.ElemType.(*types.IntType); isInt && it.BitSize%8 != 0 {
+			return 0, false
+		}
+		es, _, ok := abiLayout(v.ElemType)
+		return es * int64(v.Len), ok
+	}
+	if it, ok := t.(*types.IntType); ok {
+		return int64(it.BitSize+7) / 8, true
+	}
+	s, _, ok := abiLayout(t)
+	return s, ok
+}
+
+func min64(a, b int64) int64 {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// hoistGroup returns (creating on first use) the cache group of loop d's
+// values cached without the dimension of loop x: its fill counter, the
+// forward values a and b, and the slot index in d's header.
+func (r *reverseGen) hoistGroup(d, x *irutil.Loop) *hoistCache {
+	for _, h := range r.hoists {
+		if h.inner == d && h.over == x {
+			return h
+		}
+	}
+	h := &hoistCache{inner: d, over: x, lc: &loopCache{loop: d}}
+	h.lc.counter = r.newCacheSlot(types.I64, constant.NewInt(types.I64, 0))
+	h.lc.cap = r.newCacheSlot(types.I64, constant.NewInt(types.I64, 0))
+	outside, _, _ := r.simpleHeader(x.Header)
+	pt := r.fwdTail[outside]
+	b := ir.NewLoad(types.I64, h.lc.counter)
+	pt.Insts = append(pt.Insts, b)
+	r.blockOf[b] = outside
+	h.b = b
+	dh := r.fwdHead[d.Header]
+	if c0, ok := r.entryCount[d.Header]; ok && d.Parent == x {
+		h.a = c0 // d is entered once per iteration of x: its counter on entry
+	} else {
+		a := ir.NewLoad(types.I64, r.loops[d].counter)
+		xh := r.fwdHead[x.Header]
+		xh.Insts = append(xh.Insts, a)
+		r.blockOf[a] = x.Header
+		h.a = a
+	}
+	h.idx = dh.NewAdd(b, dh.NewSub(r.loops[d].fwdIdx, h.a))
+	idx := h.idx
+	// The fill level: the largest slot used so far, plus one.
+	filled := dh.NewLoad(types.I64, h.lc.counter)
+	next := dh.NewAdd(idx, constant.NewInt(types.I64, 1))
+	dh.NewStore(dh.NewSelect(dh.NewICmp(enum.IPredUGT, next, filled), next, filled), h.lc.counter)
+	r.hoists = append(r.hoists, h)
+	return h
+}
+
+// hoistedLookup emits, in reverse block blk (the reverse of primal block
+// at, inside loop d), the read of forward value fv of loop d from group h,
+// creating its buffer and forward store on first use.
+func (r *reverseGen) hoistedLookup(blk, at *ir.Block, h *hoistCache, fv value.Value, def *ir.Block) value.Value {
+	slot, ok := r.slots[fv]
+	if !ok {
+		slot = r.newCacheSlot(types.NewPointer(fv.Type()), constant.NewNull(types.NewPointer(fv.Type())))
+		r.slots[fv] = slot
+		h.lc.bufs = append(h.lc.bufs, &loopBuf{slot: slot, elem: fv.Type()})
+		r.frees = append(r.frees, slot)
+		tail := r.fwdTail[def]
+		base := ir.NewLoad(slot.ElemType, slot)
+		gep := ir.NewGetElementPtr(fv.Type(), base, h.idx)
+		tail.Insts = append(tail.Insts, base, gep, ir.NewStore(fv, gep))
+	}
+	k := blk.NewLoad(types.I64, r.loops[h.inner].counter)
+	a := r.lookupForward(blk, at, h.a, r.blockOf[h.a])
+	idx := blk.NewAdd(r.lookupForward(blk, at, h.b, r.blockOf[h.b]), blk.NewSub(k, a))
+	base := blk.NewLoad(slot.ElemType, slot)
+	return blk.NewLoad(fv.Type(), blk.NewGetElementPtr(fv.Type(), base, idx))
+}
