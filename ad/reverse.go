@@ -78,6 +78,7 @@ type reverseGen struct {
 	order                 map[value.Value]int              // primal instructions in block order
 	exitCopies            map[exitUse]value.Value          // copies of loop values made after the loop
 	reallocCopied         map[*ir.InstCall]value.Value     // realloc -> forward count of shadow bytes copied (realloc.go)
+	cacheAccess           map[ir.Instruction]bool          // loads and stores of loop buffer elements (scope.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -221,6 +222,7 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 	r.finishLoops()
 	r.allocas.NewBr(r.fwdHead[f.Blocks[0]])
 	setMinimalAlignment(g)
+	r.applyCacheScope()
 	return g, nil
 }
 
@@ -559,7 +561,9 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 		idx = blk.NewSub(idx, constant.NewInt(types.I64, 1))
 	}
 	base := blk.NewLoad(types.NewPointer(fv.Type()), buf.slot)
-	return blk.NewLoad(fv.Type(), blk.NewGetElementPtr(fv.Type(), base, idx))
+	ld := blk.NewLoad(fv.Type(), blk.NewGetElementPtr(fv.Type(), base, idx))
+	r.markCacheAccess(ld)
+	return ld
 }
 
 // exitUse is a forward value defined in a loop, read in primal block at
@@ -608,6 +612,7 @@ func (r *reverseGen) loopBuffer(lc *loopCache, fv value.Value, def *ir.Block) *l
 	base := ir.NewLoad(slot.ElemType, slot)
 	gep := ir.NewGetElementPtr(fv.Type(), base, lc.fwdIdx)
 	st := ir.NewStore(fv, gep)
+	r.markCacheAccess(st)
 	tail.Insts = append(tail.Insts, base, gep, st)
 	return b
 }
