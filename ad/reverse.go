@@ -484,7 +484,7 @@ func (r *reverseGen) adjSlot(v value.Value) *ir.InstAlloca {
 	if s, ok := r.adj[v]; ok {
 		return s
 	}
-	s := r.newSlot(v.Type(), zeroOf(v.Type()))
+	s := r.newSlot(v.Type(), adjZero(v.Type()))
 	r.adj[v] = s
 	return s
 }
@@ -652,7 +652,7 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		}
 		s := r.adjSlot(p)
 		d := blk.NewLoad(p.Typ, s)
-		blk.NewStore(zeroOf(p.Typ), s)
+		blk.NewStore(adjZero(p.Typ), s)
 		pas = append(pas, phiAdj{p, d})
 	}
 	preds := r.cfg.Preds[b]
@@ -803,7 +803,11 @@ func (r *reverseGen) finishExit() {
 	for i, p := range r.f.Params {
 		if r.acts[i] == Out {
 			if r.act.active(p) {
-				outs = append(outs, x.NewLoad(p.Typ, r.adjSlot(p)))
+				var o value.Value = x.NewLoad(p.Typ, r.adjSlot(p))
+				if isFloat(p.Typ) || isVectorOfFloat(p.Typ) {
+					o = x.NewFAdd(o, zeroOf(p.Typ)) // an untouched adjoint is -0.0 (adjZero): return +0.0
+				}
+				outs = append(outs, o)
 			} else {
 				outs = append(outs, zeroOf(p.Typ))
 			}
