@@ -320,7 +320,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		}
 		s := r.adjSlot(x)
 		d := blk.NewLoad(x.ElemType, s)
-		blk.NewStore(zeroOf(x.ElemType), s)
+		blk.NewStore(adjZero(x.ElemType), s)
 		sp, err := r.lookupShadow(blk, at, x, x.Src)
 		if err != nil {
 			return true, err
@@ -347,11 +347,11 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			for _, lf := range leaves {
 				if carriesFloat(lf.typ) {
 					gep := blk.NewGetElementPtr(t, sp, append([]value.Value{constant.NewInt(types.I64, 0)}, lf.path...)...)
-					blk.NewStore(zeroOf(lf.typ), gep)
+					blk.NewStore(adjZero(lf.typ), gep)
 				}
 			}
 		} else {
-			blk.NewStore(zeroOf(t), sp).Align = x.Align
+			blk.NewStore(adjZero(t), sp).Align = x.Align
 		}
 		if r.act.active(x.Src) {
 			r.accumulate(blk, x.Src, ds)

@@ -130,12 +130,18 @@ func pureOp(inst ir.Instruction) bool {
 		if !ok {
 			return false
 		}
-		for _, p := range []string{"llvm.sqrt.", "llvm.fmuladd.", "llvm.fma.", "llvm.fabs.", "llvm.copysign.", "llvm.minnum.", "llvm.maxnum."} {
-			if hasPrefix(f.Name(), p) {
-				return true
-			}
+		return hardwareMath(f.Name()) || libmCall(x)
+	}
+	return false
+}
+
+// hardwareMath reports whether name is an intrinsic that compiles to an
+// instruction or two (sqrt, fma, fabs, ...), not to a library call.
+func hardwareMath(name string) bool {
+	for _, p := range []string{"llvm.sqrt.", "llvm.fmuladd.", "llvm.fma.", "llvm.fabs.", "llvm.copysign.", "llvm.minnum.", "llvm.maxnum."} {
+		if hasPrefix(name, p) {
+			return true
 		}
-		return libmCall(x)
 	}
 	return false
 }
@@ -152,15 +158,29 @@ func libmCall(call *ir.InstCall) bool {
 	return rule != nil
 }
 
-// libmRecomputeBytes is what the plan charges, in cache bytes, for calling
-// a library math function again in the reverse sweep. It only breaks ties:
-// where caching the call's result costs no more than caching what it is
-// computed from (an LSTM's sigmoid of a cached sum), the result is cached
-// and the call runs once; where the operands come free (re-loaded, or
-// rebuilt from values cached anyway), the call is recomputed, so the tape
-// stays at the values the function overwrites (a particle system's
-// pairwise sqrt would otherwise cache n² results where n are overwritten).
-const libmRecomputeBytes = 1
+// recomputeBytes is what the plan charges, in cache bytes, for calling
+// library math function call again in the reverse sweep, per execution.
+//
+// An intrinsic that is an instruction (sqrt) costs 1: it only breaks ties,
+// so where its operands come free (re-loaded, or rebuilt from values cached
+// anyway) it is recomputed and the tape stays at the values the function
+// overwrites (a particle system's pairwise sqrt would otherwise cache n²
+// results where n are overwritten).
+//
+// A real library call (exp, tanh, log, sin, ...) costs tens of instructions
+// each time, where reading a cached result costs a store and a load: it
+// costs 8, what caching its double result costs, so recomputing it no longer
+// wins on the tie-breaker; it is recomputed only where that saves caching
+// something else. An LSTM's sigmoids and tanhs, recomputed from free
+// operands at 1 byte, ran twice per cell (28.9M -> 20.6M instructions per
+// gradient, l=2). At 9 the plan also caches GMM's fmax chains, which the
+// optimizer rebuilt for free (+3% instructions).
+func recomputeBytes(call *ir.InstCall) int64 {
+	if f, ok := call.Callee.(*ir.Func); ok && hardwareMath(f.Name()) {
+		return 1
+	}
+	return 8
+}
 
 // earlierLoad returns a load of the same address earlier in the same primal
 // block with nothing in between that may write memory: the same value.
@@ -276,7 +296,7 @@ func (r *reverseGen) planCaches() *cachePlan {
 			recomputable[v] = true
 			if call, ok := inst.(*ir.InstCall); ok && libmCall(call) {
 				// Recomputed (both ends cut off from the source): pay for the call.
-				edge(source, nd.in, r.loopScaled(libmRecomputeBytes, def))
+				edge(source, nd.in, r.loopScaled(recomputeBytes(call), def))
 			}
 			ops := operandsOf(inst)
 			if l, ok := inst.(*ir.InstLoad); ok && r.earlierLoad(l) != nil {

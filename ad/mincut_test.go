@@ -1,6 +1,10 @@
 package ad
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/llir/llvm/ir"
+)
 
 // A pairwise loop nest over memory the outer loop overwrites: the inner
 // loop reads x[j] and x[i] (both overwritten later) and computes
@@ -149,5 +153,67 @@ func TestTriangleBranchNotCached(t *testing.T) {
 	// %v (for the derivative of v*v) and %t (for sin's): nothing else.
 	if len(cached) != 2 || cached[0] != "double" || cached[1] != "double" {
 		t.Errorf("loop caches %v per iteration, want two doubles and no record of the branch taken", cached)
+	}
+}
+
+// An LSTM-like gate: g[i] = 1/(1 + exp(-(w[i]*h[i] + b[i]))) with h
+// overwritten by the gate (so h[i] must be cached) and w, b read-only
+// (noalias). The
+// exp could be rebuilt from values the reverse has anyway, but a library
+// call costs more to run again than its cached result: the plan caches the
+// exp and does not call it in the reverse sweep.
+const gateIR = `
+define double @gate(double* noalias %w, double* noalias %b, double* noalias %h, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %s = phi double [ 0.0, %entry ], [ %s.next, %loop ]
+  %wp = getelementptr inbounds double, double* %w, i64 %i
+  %bp = getelementptr inbounds double, double* %b, i64 %i
+  %hp = getelementptr inbounds double, double* %h, i64 %i
+  %wv = load double, double* %wp, align 8
+  %bv = load double, double* %bp, align 8
+  %hv = load double, double* %hp, align 8
+  %a = call double @llvm.fmuladd.f64(double %wv, double %hv, double %bv)
+  %na = fneg double %a
+  %e = call double @llvm.exp.f64(double %na)
+  %den = fadd double %e, 1.0
+  %g = fdiv double 1.0, %den
+  store double %g, double* %hp, align 8
+  %s.next = fadd double %s, %g
+  %i.next = add nuw i64 %i, 1
+  %c = icmp ult i64 %i.next, %n
+  br i1 %c, label %loop, label %exit
+exit:
+  ret double %s.next
+}
+declare double @llvm.fmuladd.f64(double, double, double)
+declare double @llvm.exp.f64(double)
+`
+
+func TestLibmResultCached(t *testing.T) {
+	m := parseIR(t, gateIR)
+	f := m.Funcs[0]
+	d := newDiffer(m, Options{})
+	r, err := d.generateReverse(func() (*reverseGen, error) {
+		return newReverseGen(d, f, []Activity{Dup, Dup, Dup, Const}, true, false, false, "grad_gate")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.plan.recompute[findValue(f, "e")] {
+		t.Errorf("plan recomputes exp: cache %v, recompute %v", r.plan.cache, r.plan.recompute)
+	}
+	exps := 0
+	for _, b := range r.g.Blocks {
+		for _, inst := range b.Insts {
+			if c, ok := inst.(*ir.InstCall); ok && calleeName(c) == "llvm.exp.f64" {
+				exps++
+			}
+		}
+	}
+	if exps != 1 {
+		t.Errorf("the gradient calls exp at %d sites, want 1 (the forward sweep's)", exps)
 	}
 }

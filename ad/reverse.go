@@ -81,6 +81,7 @@ type reverseGen struct {
 	hoistMemo             map[value.Value]*irutil.Loop     // primal value -> loop it is cached without (hoist.go)
 	hoists                []*hoistCache                    // cache groups without a loop's dimension (hoist.go)
 	invMemo               map[[2]*irutil.Loop]*invariance  // (d, x) -> invariance analysis (hoist.go)
+	cacheAccess           map[ir.Instruction]bool          // loads and stores of loop buffer elements (scope.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -224,6 +225,7 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 	r.finishLoops()
 	r.allocas.NewBr(r.fwdHead[f.Blocks[0]])
 	setMinimalAlignment(g)
+	r.applyCacheScope()
 	return g, nil
 }
 
@@ -470,7 +472,7 @@ func (r *reverseGen) adjSlot(v value.Value) *ir.InstAlloca {
 	if s, ok := r.adj[v]; ok {
 		return s
 	}
-	s := r.newSlot(v.Type(), zeroOf(v.Type()))
+	s := r.newSlot(v.Type(), adjZero(v.Type()))
 	r.adj[v] = s
 	return s
 }
@@ -557,7 +559,9 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 		idx = blk.NewSub(idx, constant.NewInt(types.I64, 1))
 	}
 	base := blk.NewLoad(types.NewPointer(fv.Type()), buf.slot)
-	return blk.NewLoad(fv.Type(), blk.NewGetElementPtr(fv.Type(), base, idx))
+	ld := blk.NewLoad(fv.Type(), blk.NewGetElementPtr(fv.Type(), base, idx))
+	r.markCacheAccess(ld)
+	return ld
 }
 
 // exitUse is a forward value defined in a loop, read in primal block at
@@ -606,6 +610,7 @@ func (r *reverseGen) loopBuffer(lc *loopCache, fv value.Value, def *ir.Block) *l
 	base := ir.NewLoad(slot.ElemType, slot)
 	gep := ir.NewGetElementPtr(fv.Type(), base, lc.fwdIdx)
 	st := ir.NewStore(fv, gep)
+	r.markCacheAccess(st)
 	tail.Insts = append(tail.Insts, base, gep, st)
 	return b
 }
@@ -645,7 +650,7 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		}
 		s := r.adjSlot(p)
 		d := blk.NewLoad(p.Typ, s)
-		blk.NewStore(zeroOf(p.Typ), s)
+		blk.NewStore(adjZero(p.Typ), s)
 		pas = append(pas, phiAdj{p, d})
 	}
 	preds := r.cfg.Preds[b]
@@ -827,7 +832,11 @@ func (r *reverseGen) finishExit() {
 	for i, p := range r.f.Params {
 		if r.acts[i] == Out {
 			if r.act.active(p) {
-				outs = append(outs, x.NewLoad(p.Typ, r.adjSlot(p)))
+				var o value.Value = x.NewLoad(p.Typ, r.adjSlot(p))
+				if isFloat(p.Typ) || isVectorOfFloat(p.Typ) {
+					o = x.NewFAdd(o, zeroOf(p.Typ)) // an untouched adjoint is -0.0 (adjZero): return +0.0
+				}
+				outs = append(outs, o)
 			} else {
 				outs = append(outs, zeroOf(p.Typ))
 			}

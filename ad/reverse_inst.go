@@ -22,7 +22,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 			if r.act.active(call) {
 				s := r.adjSlot(call)
 				d = blk.NewLoad(call.Typ, s)
-				blk.NewStore(zeroOf(call.Typ), s)
+				blk.NewStore(adjZero(call.Typ), s)
 			}
 			return blk, r.reverseCustom(blk, at, call, rule, d)
 		}
@@ -38,7 +38,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 	// d: the adjoint of the result, consumed here.
 	s := r.adjSlot(v)
 	d := blk.NewLoad(v.Type(), s)
-	blk.NewStore(zeroOf(v.Type()), s)
+	blk.NewStore(adjZero(v.Type()), s)
 	b := &builder{m: r.m, b: blk}
 	look := func(x value.Value) value.Value { return r.lookup(blk, at, x) }
 	acc := func(x, delta value.Value) { r.accumulate(blk, x, delta) }
@@ -79,7 +79,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 		acc(x.X, d)
 	case *ir.InstSelect:
 		c := look(x.Cond)
-		z := zeroOf(v.Type())
+		z := adjZero(v.Type())
 		if r.act.active(x.ValueTrue) {
 			acc(x.ValueTrue, blk.NewSelect(c, d, z))
 		}
@@ -98,7 +98,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 			acc(x.Elem, blk.NewExtractValue(d, x.Indices...))
 		}
 		if r.act.active(x.X) {
-			r.accumulate(blk, x.X, blk.NewInsertValue(d, zeroOf(x.Elem.Type()), x.Indices...))
+			r.accumulate(blk, x.X, blk.NewInsertValue(d, adjZero(x.Elem.Type()), x.Indices...))
 		}
 	case *ir.InstExtractElement:
 		if r.act.active(x.X) {
@@ -114,7 +114,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 			acc(x.Elem, blk.NewExtractElement(d, idx))
 		}
 		if r.act.active(x.X) {
-			acc(x.X, blk.NewInsertElement(d, zeroOf(x.Elem.Type()), idx))
+			acc(x.X, blk.NewInsertElement(d, adjZero(x.Elem.Type()), idx))
 		}
 	case *ir.InstShuffleVector:
 		if err := r.reverseShuffle(blk, x, d); err != nil {
@@ -247,7 +247,7 @@ func (r *reverseGen) reverseShuffle(blk *ir.Block, x *ir.InstShuffleVector, d va
 		if !r.act.active(src.v) {
 			continue
 		}
-		var delta value.Value = zeroOf(src.v.Type())
+		var delta value.Value = adjZero(src.v.Type())
 		for i, m := range mask {
 			if m < src.offset || m >= src.offset+n {
 				continue

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/llir/llvm/ir/constant"
@@ -32,6 +33,23 @@ func carriesFloat(t types.Type) bool {
 		}
 	}
 	return false
+}
+
+// adjZero is the zero an adjoint starts from and is reset to in the reverse
+// sweep: -0.0 for floats and float vectors, the additive identity (x + -0.0
+// is x for every x, +0.0 included), so the optimizer folds the first
+// accumulation into a cleared adjoint (x + +0.0 is not x for x = -0.0 and
+// stays an fadd). zeroOf for other types.
+func adjZero(t types.Type) constant.Constant {
+	switch t := t.(type) {
+	case *types.FloatType:
+		return constant.NewFloat(t, math.Copysign(0, -1))
+	case *types.VectorType:
+		if _, ok := t.ElemType.(*types.FloatType); ok {
+			return floatConst(t, math.Copysign(0, -1))
+		}
+	}
+	return zeroOf(t)
 }
 
 // zeroOf returns the zero constant of a derivative type.

@@ -48,7 +48,7 @@ func (r *reverseGen) reverseReduction(blk *ir.Block, at *ir.Block, call *ir.Inst
 			all = blk.NewFMul(all, l)
 		}
 		r.accumulate(blk, args[0], blk.NewFMul(d, all))
-		var dv value.Value = zeroOf(vec.Type())
+		var dv value.Value = adjZero(vec.Type())
 		for i := range lanes {
 			p := start
 			for j, l := range lanes {
@@ -62,9 +62,9 @@ func (r *reverseGen) reverseReduction(blk *ir.Block, at *ir.Block, call *ir.Inst
 	case "fmax", "fmin", "fmaximum", "fminimum":
 		// The derivative goes to the first lane holding the result.
 		vec, res := r.lookup(blk, at, args[0]), r.lookup(blk, at, call)
-		var dv value.Value = zeroOf(vec.Type())
+		var dv value.Value = adjZero(vec.Type())
 		for i, hit := range resultLane(blk, vec, res) {
-			dv = blk.NewInsertElement(dv, blk.NewSelect(hit, d, zeroOf(d.Type())), constant.NewInt(types.I32, int64(i)))
+			dv = blk.NewInsertElement(dv, blk.NewSelect(hit, d, adjZero(d.Type())), constant.NewInt(types.I32, int64(i)))
 		}
 		r.accumulate(blk, args[0], dv)
 	default:
@@ -199,7 +199,7 @@ func (r *reverseGen) reverseMasked(blk *ir.Block, at *ir.Block, call *ir.InstCal
 		}
 		s := r.adjSlot(call)
 		d := blk.NewLoad(call.Typ, s)
-		blk.NewStore(zeroOf(call.Typ), s)
+		blk.NewStore(adjZero(call.Typ), s)
 		mask := r.lookup(blk, at, call.Args[2])
 		if r.act.hasShadow(call.Args[0]) {
 			sp, err := r.lookupShadow(blk, at, call, call.Args[0])
@@ -210,7 +210,7 @@ func (r *reverseGen) reverseMasked(blk *ir.Block, at *ir.Block, call *ir.InstCal
 			old := r.maskedLoad(blk, sp, align, mask, call.Typ)
 			r.maskedStore(blk, blk.NewFAdd(old, d), sp, align, mask)
 		}
-		r.accumulate(blk, call.Args[3], blk.NewSelect(mask, zeroOf(call.Typ), d))
+		r.accumulate(blk, call.Args[3], blk.NewSelect(mask, adjZero(call.Typ), d))
 		return true, nil
 	case isMaskedStore(call): // (value, ptr, align, mask)
 		if !r.act.hasShadow(call.Args[1]) {

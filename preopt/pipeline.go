@@ -30,11 +30,23 @@ const light = "function(sroa,early-cse<memssa>,simplifycfg,instcombine),cgscc(fu
 // LICM hoists the now argmemonly calls while they are still calls.
 const hoist = "forceattrs,function(loop-mssa(loop-rotate,licm))"
 
+// noRuntimeUnroll keeps LLVM from unrolling loops whose trip count is only
+// known at run time before AD. Such a loop becomes an unrolled loop plus a
+// remainder loop (and guards around them), and the reverse sweep pays for
+// each loop it differentiates: an iteration counter, the counter on entry
+// and the induction start cached per execution of the enclosing loop, a
+// record of which exit was taken. The optimizer after AD unrolls the
+// gradient's loops as it sees fit. Loops with constant trip counts are
+// still unrolled (fully or partially) before AD. GMM's gradient at
+// (d,k) = (2,5): 3.53M -> 3.37M instructions, (20,50): 309M -> 294M.
+const noRuntimeUnroll = "-unroll-runtime=false"
+
 // Optimize runs gozyme's pre-AD pipeline at optimization level ("0".."3",
 // "s", "z") on the bitcode file in and writes bitcode to out; extra are
 // further opt arguments. -O0 only promotes locals to SSA values. Other levels
 // run the light pipeline, infer argmemonly (ArgMemOnly), and run LICM with
-// the inferred attributes and then LLVM's default pipeline at that level.
+// the inferred attributes and then LLVM's default pipeline at that level,
+// without runtime loop unrolling (noRuntimeUnroll).
 func Optimize(ctx context.Context, in, out, level string, extra []string) error {
 	if level == "0" {
 		_, err := toolchains.Run(ctx, "opt", append([]string{"-passes=mem2reg", in, "-o", out}, extra...)...)
@@ -64,7 +76,7 @@ func Optimize(ctx context.Context, in, out, level string, extra []string) error 
 	if len(args) > 0 {
 		passes = hoist + "," + passes
 	}
-	args = append(append(args, extra...), "-passes="+passes, lit, "-o", out)
+	args = append(append(append(args, noRuntimeUnroll), extra...), "-passes="+passes, lit, "-o", out)
 	if _, err := toolchains.Run(ctx, "opt", args...); err != nil {
 		return fmt.Errorf("with inferred attributes: %w", err)
 	}

@@ -2,6 +2,7 @@ package preopt
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -110,4 +111,45 @@ func TestNormGradient(t *testing.T) {
 	if err != nil || rel > 1e-12 {
 		t.Errorf("norm gradient: largest relative error %s, want <= 1e-12", out)
 	}
+}
+
+// TestNoRuntimeUnroll: a loop whose trip count is only known at run time (a
+// recurrence through sin, which does not vectorize) stays one loop before
+// AD, not an unrolled loop plus a remainder loop (noRuntimeUnroll).
+func TestNoRuntimeUnroll(t *testing.T) {
+	if _, err := toolchains.Tool("clang"); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	src, bc, out := filepath.Join(dir, "rec.c"), filepath.Join(dir, "rec.bc"), filepath.Join(dir, "opt.bc")
+	code := "#include <math.h>\ndouble rec(double x, const double *w, int n) {\n" +
+		"\tfor (int i = 0; i < n; i++) x = sin(x) * w[i] + x;\n\treturn x;\n}\n"
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := toolchains.Run(ctx, "clang", "-c", "-emit-llvm", "-O2", "-fno-math-errno", "-Xclang", "-disable-llvm-passes", src, "-o", bc); err != nil {
+		t.Fatal(err)
+	}
+	if err := Optimize(ctx, bc, out, "2", nil); err != nil {
+		t.Fatal(err)
+	}
+	m, err := irutil.LoadBitcode(ctx, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range m.Funcs {
+		if f.Name() != "rec" {
+			continue
+		}
+		cfg, err := irutil.NewCFG(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cfg.Loops) != 1 {
+			t.Errorf("@rec has %d loops after the pre-AD pipeline, want 1 (not runtime-unrolled)", len(cfg.Loops))
+		}
+		return
+	}
+	t.Fatal("no @rec in the optimized module")
 }
