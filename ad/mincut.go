@@ -168,18 +168,27 @@ func libmCall(call *ir.InstCall) bool {
 // results where n are overwritten).
 //
 // A real library call (exp, tanh, log, sin, ...) costs tens of instructions
-// each time, where reading a cached result costs a store and a load: it
-// costs 8, what caching its double result costs, so recomputing it no longer
-// wins on the tie-breaker; it is recomputed only where that saves caching
-// something else. An LSTM's sigmoids and tanhs, recomputed from free
-// operands at 1 byte, ran twice per cell (28.9M -> 20.6M instructions per
-// gradient, l=2). At 9 the plan also caches GMM's fmax chains, which the
-// optimizer rebuilt for free (+3% instructions).
-func recomputeBytes(call *ir.InstCall) int64 {
+// each time, where reading a cached result costs a store and a load. Where
+// the reverse sweep reads the call's result but none of its operands (exp,
+// tanh: their derivatives are functions of the result), recomputing would
+// only serve to call it again: it costs what caching its result costs, so
+// the result is cached unless recomputing saves caching something else. An
+// LSTM's sigmoids and tanhs, recomputed from free operands at 1 byte, ran
+// twice per cell (28.9M -> 20.6M instructions per gradient, l=2). Where the
+// reverse sweep needs an operand anyway (sin's derivative is cos of it),
+// caching the result as well would add to the tape what the function
+// overwrites: it costs 1 (an in-place sin iteration keeps the x it
+// overwrites, not x and sin x).
+func (r *reverseGen) recomputeBytes(call *ir.InstCall) int64 {
 	if f, ok := call.Callee.(*ir.Func); ok && hardwareMath(f.Name()) {
 		return 1
 	}
-	return 8
+	for _, op := range call.Args {
+		if r.requested[unwrapArg(op)] {
+			return 1
+		}
+	}
+	return typeBytes(call.Typ)
 }
 
 // earlierLoad returns a load of the same address earlier in the same primal
@@ -296,7 +305,7 @@ func (r *reverseGen) planCaches() *cachePlan {
 			recomputable[v] = true
 			if call, ok := inst.(*ir.InstCall); ok && libmCall(call) {
 				// Recomputed (both ends cut off from the source): pay for the call.
-				edge(source, nd.in, r.loopScaled(recomputeBytes(call), def))
+				edge(source, nd.in, r.loopScaled(r.recomputeBytes(call), def))
 			}
 			ops := operandsOf(inst)
 			if l, ok := inst.(*ir.InstLoad); ok && r.earlierLoad(l) != nil {
