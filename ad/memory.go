@@ -344,14 +344,16 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		if leaves, ok := layoutLeaves(t); ok && hasPointerField(t) {
 			// Clear the float fields only: the pointer fields hold shadow
 			// pointers the rest of the reverse sweep may still read.
+			// Shadow memory is the caller's: cleared to +0.0, as Enzyme
+			// does, not to adjZero's -0.0 (a d_out would print as -0).
 			for _, lf := range leaves {
 				if carriesFloat(lf.typ) {
 					gep := blk.NewGetElementPtr(t, sp, append([]value.Value{constant.NewInt(types.I64, 0)}, lf.path...)...)
-					blk.NewStore(adjZero(lf.typ), gep)
+					blk.NewStore(zeroOf(lf.typ), gep)
 				}
 			}
 		} else {
-			blk.NewStore(adjZero(t), sp).Align = x.Align
+			blk.NewStore(zeroOf(t), sp).Align = x.Align
 		}
 		if r.act.active(x.Src) {
 			r.accumulate(blk, x.Src, ds)
