@@ -82,6 +82,7 @@ type reverseGen struct {
 	hoists                []*hoistCache                    // cache groups without a loop's dimension (hoist.go)
 	invMemo               map[[2]*irutil.Loop]*invariance  // (d, x) -> invariance analysis (hoist.go)
 	cacheAccess           map[ir.Instruction]bool          // loads and stores of loop buffer elements (scope.go)
+	entryPlans            map[*irutil.Loop]*entryPlan      // loop -> how the reverse recomputes its entry counter (counters.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -514,6 +515,9 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 	l := r.cfg.LoopOf[def]
 	if l == nil && r.postDomRet[def] && !r.split {
 		return fv
+	}
+	if v, ok := r.recomputedEntryCount(blk, at, fv, depth); ok {
+		return v
 	}
 	exit := l != nil && !l.Contains(at)
 	if depth == 0 {

@@ -1,0 +1,141 @@
+package ad
+
+import (
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Entry counters recomputed: the reverse sweep tells a loop's first
+// iteration from the others by the loop's linear counter on entry (see
+// entryCount), a forward value of the loop around it. Cached, it costs 8
+// bytes per iteration of that outer loop. Where the nest is rectangular
+// enough, the reverse computes it instead: for loop l inside loop p,
+//
+//	entry = base + (k_p - entry_p) · n_l
+//
+// where base is l's counter on entry to p (a forward value outside p,
+// cached per iteration of the loop around p, if any), k_p - entry_p is the
+// number of the current iteration of p within its entry, and n_l is l's
+// header count on one entry, computed from its trip count. This holds when
+// every earlier iteration of the same entry of p entered l exactly once (l
+// is entered from p's own body, in a block every path to p's latch passes)
+// and ran n_l header executions (l's exits all test one induction variable
+// against bounds invariant in p, in blocks every iteration reaches: the
+// analysis of hoist.go's chainInvariant), and when n_l is exact (signed
+// comparisons, or != with unit steps on 64-bit induction variables) and
+// computable in the reverse from values defined outside p. Otherwise the
+// entry counter stays cached.
+
+// entryPlan is what the reverse needs to recompute loop l's entry counter.
+type entryPlan struct {
+	tc   *tripCount
+	base *ir.InstLoad // forward: l's counter on entry to l's parent loop
+}
+
+// entryCountLoop returns the loop whose entry counter forward value fv is,
+// or nil.
+func (r *reverseGen) entryCountLoop(fv value.Value) *irutil.Loop {
+	for h, c0 := range r.entryCount {
+		if c0 == fv {
+			return r.cfg.LoopOf[h]
+		}
+	}
+	return nil
+}
+
+// planEntryCount returns (memoized) the plan recomputing l's entry counter,
+// or nil where the nest does not prove it.
+func (r *reverseGen) planEntryCount(l *irutil.Loop) *entryPlan {
+	if plan, ok := r.entryPlans[l]; ok {
+		return plan
+	}
+	if r.entryPlans == nil {
+		r.entryPlans = map[*irutil.Loop]*entryPlan{}
+	}
+	plan := r.proveEntryCount(l)
+	r.entryPlans[l] = plan
+	return plan
+}
+
+func (r *reverseGen) proveEntryCount(l *irutil.Loop) *entryPlan {
+	p := l.Parent
+	if p == nil {
+		return nil
+	}
+	outside, _, ok := r.simpleHeader(l.Header)
+	if !ok || r.cfg.LoopOf[outside] != p {
+		return nil // not entered from p's own body
+	}
+	pOutside, pLatch, ok := r.simpleHeader(p.Header)
+	if !ok || !r.cfg.Dominates(outside, pLatch) {
+		return nil // an iteration of p may skip l
+	}
+	if _, ok := r.entryCount[p.Header]; !ok {
+		return nil
+	}
+	if !r.chainInvariant(l, p, map[value.Value]bool{}) {
+		return nil
+	}
+	tc, ok := r.analyzeTripCount(l)
+	if !ok || r.definedIn(p, tc.start) || r.definedIn(p, tc.bound) || !exactCount(tc) {
+		return nil
+	}
+	base := ir.NewLoad(types.I64, r.loops[l].counter)
+	tail := r.fwdTail[pOutside]
+	tail.Insts = append(tail.Insts, base)
+	r.blockOf[base] = pOutside
+	return &entryPlan{tc: tc, base: base}
+}
+
+// exactCount reports whether headerCount is the exact header count of a
+// loop with trip count tc: the induction variable runs monotonically to
+// the bound without wrapping (signed comparisons, whose overflow C leaves
+// undefined; != with a unit step on a 64-bit variable, which cannot run
+// past its bound 2^63 times).
+func exactCount(tc *tripCount) bool {
+	switch tc.pred {
+	case enum.IPredSLT, enum.IPredSLE, enum.IPredSGT, enum.IPredSGE:
+		return true
+	case enum.IPredNE:
+		it, ok := tc.phi.Typ.(*types.IntType)
+		return ok && it.BitSize == 64 && (tc.step == 1 || tc.step == -1)
+	}
+	return false
+}
+
+// recomputedEntryCount emits, in reverse block blk (the reverse of primal
+// block at), forward value fv when it is the entry counter of a loop whose
+// nest proves the formula above and at lies in that loop's parent.
+func (r *reverseGen) recomputedEntryCount(blk, at *ir.Block, fv value.Value, depth int) (value.Value, bool) {
+	if depth > rematDepth {
+		return nil, false
+	}
+	l := r.entryCountLoop(fv)
+	if l == nil || l.Parent == nil || !l.Parent.Contains(at) {
+		return nil, false
+	}
+	plan := r.planEntryCount(l)
+	if plan == nil {
+		return nil, false
+	}
+	start, ok1 := r.operandInReverse(blk, at, r.mapValue(unwrapArg(plan.tc.start)), depth+1)
+	bound, ok2 := r.operandInReverse(blk, at, r.mapValue(unwrapArg(plan.tc.bound)), depth+1)
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	n := r.headerCount(blk, plan.tc, func(v value.Value) value.Value {
+		if v == plan.tc.start {
+			return start
+		}
+		return bound
+	}, false)
+	p := l.Parent
+	pOutside := r.blockOf[plan.base]
+	base := r.lookupAt(blk, at, plan.base, pOutside, depth+1)
+	c0p := r.entryCount[p.Header]
+	k := blk.NewSub(blk.NewLoad(types.I64, r.loops[p].counter), r.lookupAt(blk, at, c0p, pOutside, depth+1))
+	return blk.NewAdd(base, blk.NewMul(k, n)), true
+}
