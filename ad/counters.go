@@ -20,9 +20,8 @@ import (
 // cached per iteration of the loop around p, if any), k_p - entry_p is the
 // number of the current iteration of p within its entry, and n_l is l's
 // header count on one entry, computed from its trip count. This holds when
-// every earlier iteration of the same entry of p entered l exactly once (l
-// is entered from p's own body, in a block every path to p's latch passes)
-// and ran n_l header executions (l's exits all test one induction variable
+// every earlier iteration of the same entry of p entered l exactly once
+// (enteredEveryIteration) and ran n_l header executions (l's exits all test one induction variable
 // against bounds invariant in p, in blocks every iteration reaches: the
 // analysis of hoist.go's chainInvariant), and when n_l is exact (signed
 // comparisons, or != with unit steps on 64-bit induction variables) and
@@ -65,12 +64,11 @@ func (r *reverseGen) proveEntryCount(l *irutil.Loop) *entryPlan {
 	if p == nil {
 		return nil
 	}
-	outside, _, ok := r.simpleHeader(l.Header)
-	if !ok || r.cfg.LoopOf[outside] != p {
-		return nil // not entered from p's own body
+	if _, _, ok := r.simpleHeader(l.Header); !ok {
+		return nil
 	}
 	pOutside, pLatch, ok := r.simpleHeader(p.Header)
-	if !ok || !r.cfg.Dominates(outside, pLatch) {
+	if !ok || !r.enteredEveryIteration(l, pLatch) {
 		return nil // an iteration of p may skip l
 	}
 	if _, ok := r.entryCount[p.Header]; !ok {
@@ -88,6 +86,55 @@ func (r *reverseGen) proveEntryCount(l *irutil.Loop) *entryPlan {
 	tail.Insts = append(tail.Insts, base)
 	r.blockOf[base] = pOutside
 	return &entryPlan{tc: tc, base: base}
+}
+
+// enteredEveryIteration reports whether every iteration of l's parent p
+// that reaches p's latch enters l, or none of an entry of p does: l's
+// header dominates the latch, or a guard decides, a block run in every
+// iteration that branches on a condition invariant in p (as a rotated
+// loop's zero-trip test) to a side from which every way to the latch
+// enters l and a side from which none does. Where one iteration entered l,
+// then, all earlier ones of the same entry of p did. None enters l twice:
+// that would need a cycle in p's body around l, a loop between l and p.
+func (r *reverseGen) enteredEveryIteration(l *irutil.Loop, pLatch *ir.Block) bool {
+	p := l.Parent
+	if r.cfg.Dominates(l.Header, pLatch) {
+		return true
+	}
+	for b := r.cfg.IDom[l.Header]; b != nil && p.Contains(b); b = r.cfg.IDom[b] {
+		br, ok := b.Term.(*ir.TermCondBr)
+		if !ok || r.cfg.LoopOf[b] != p || !r.cfg.Dominates(b, pLatch) {
+			continue
+		}
+		enters := func(s value.Value) bool { return !r.reachesInIteration(p, s.(*ir.Block), pLatch, l.Header) }
+		skips := func(s value.Value) bool { return !r.reachesInIteration(p, s.(*ir.Block), l.Header, nil) }
+		t, f := br.TargetTrue, br.TargetFalse
+		if (enters(t) && skips(f) || enters(f) && skips(t)) && r.invariantIn(br.Cond, p, p, map[value.Value]bool{}) {
+			return true
+		}
+	}
+	return false
+}
+
+// reachesInIteration reports whether a path runs from block from to block
+// to within one iteration of loop p (not through p's header), avoiding
+// block avoid.
+func (r *reverseGen) reachesInIteration(p *irutil.Loop, from, to, avoid *ir.Block) bool {
+	seen := map[*ir.Block]bool{}
+	stack := []*ir.Block{from}
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if b == to {
+			return true
+		}
+		if seen[b] || b == avoid || b == p.Header || !p.Contains(b) {
+			continue
+		}
+		seen[b] = true
+		stack = append(stack, irutil.Succs(b)...)
+	}
+	return false
 }
 
 // exactCount reports whether headerCount is the exact header count of a
