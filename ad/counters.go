@@ -3,6 +3,7 @@ package ad
 import (
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -24,14 +25,16 @@ import (
 // (enteredEveryIteration) and ran n_l header executions (l's exits all test one induction variable
 // against bounds invariant in p, in blocks every iteration reaches: the
 // analysis of hoist.go's chainInvariant), and when n_l is exact (signed
-// comparisons, or != with unit steps on 64-bit induction variables) and
-// computable in the reverse from values defined outside p. Otherwise the
+// comparisons, or != on 64-bit induction variables, see exactCount) and
+// computable in the reverse from values defined outside p. A loop entered
+// at most once per call (enteredOnce) has entry counter 0. Otherwise the
 // entry counter stays cached.
 
 // entryPlan is what the reverse needs to recompute loop l's entry counter.
 type entryPlan struct {
-	tc   *tripCount
-	base *ir.InstLoad // forward: l's counter on entry to l's parent loop
+	tc       *tripCount
+	pOutside *ir.Block    // the block entering l's parent loop
+	base     *ir.InstLoad // forward: l's counter on entry to its parent loop (nil: 0, see enteredOnce)
 }
 
 // entryCountLoop returns the loop whose entry counter forward value fv is,
@@ -81,47 +84,77 @@ func (r *reverseGen) proveEntryCount(l *irutil.Loop) *entryPlan {
 	if !ok || r.definedIn(p, tc.start) || r.definedIn(p, tc.bound) || !exactCount(tc) {
 		return nil
 	}
-	base := ir.NewLoad(types.I64, r.loops[l].counter)
-	tail := r.fwdTail[pOutside]
-	tail.Insts = append(tail.Insts, base)
-	r.blockOf[base] = pOutside
-	return &entryPlan{tc: tc, base: base}
+	plan := &entryPlan{tc: tc, pOutside: pOutside}
+	if !r.enteredOnce(p) {
+		plan.base = ir.NewLoad(types.I64, r.loops[l].counter)
+		tail := r.fwdTail[pOutside]
+		tail.Insts = append(tail.Insts, plan.base)
+		r.blockOf[plan.base] = pOutside
+	}
+	return plan
+}
+
+// enteredOnce reports whether loop l is entered at most once per call: an
+// outermost loop that cannot come back to the block entering it. Its
+// counter on entry is 0, and so is the counter of every loop inside it.
+func (r *reverseGen) enteredOnce(l *irutil.Loop) bool {
+	outside, _, ok := r.simpleHeader(l.Header)
+	return ok && l.Parent == nil && !r.reachable(l.Header)[outside]
 }
 
 // enteredEveryIteration reports whether every iteration of l's parent p
-// that reaches p's latch enters l, or none of an entry of p does: l's
-// header dominates the latch, or a guard decides, a block run in every
-// iteration that branches on a condition invariant in p (as a rotated
-// loop's zero-trip test) to a side from which every way to the latch
-// enters l and a side from which none does. Where one iteration entered l,
-// then, all earlier ones of the same entry of p did. None enters l twice:
-// that would need a cycle in p's body around l, a loop between l and p.
+// that reaches p's latch enters l, or none of an entry of p does. Where
+// one iteration entered l, then, all earlier ones of the same entry of p
+// did. None enters l twice: that would need a cycle in p's body around l,
+// a loop between l and p.
+//
+// A block of p is undecided when from it the latch can be reached both
+// through l's header and around it. Two iterations follow the same blocks
+// while these are undecided if each undecided block with two successors
+// that still reach the latch branches on a condition invariant in p (as
+// the zero-trip guards of rotated loops): they then reach the same decided
+// block, from which either every way to the latch enters l or none does.
 func (r *reverseGen) enteredEveryIteration(l *irutil.Loop, pLatch *ir.Block) bool {
 	p := l.Parent
 	if r.cfg.Dominates(l.Header, pLatch) {
 		return true
 	}
-	for b := r.cfg.IDom[l.Header]; b != nil && p.Contains(b); b = r.cfg.IDom[b] {
-		br, ok := b.Term.(*ir.TermCondBr)
-		if !ok || r.cfg.LoopOf[b] != p || !r.cfg.Dominates(b, pLatch) {
+	enters := func(b *ir.Block) bool { return r.reachesInIteration(p, b, l.Header, nil) }
+	skips := func(b *ir.Block) bool { return r.reachesInIteration(p, b, pLatch, l.Header) }
+	memo := map[value.Value]bool{}
+	for b := range p.Blocks {
+		if !enters(b) || !skips(b) {
 			continue
 		}
-		enters := func(s value.Value) bool { return !r.reachesInIteration(p, s.(*ir.Block), pLatch, l.Header) }
-		skips := func(s value.Value) bool { return !r.reachesInIteration(p, s.(*ir.Block), l.Header, nil) }
-		t, f := br.TargetTrue, br.TargetFalse
-		if (enters(t) && skips(f) || enters(f) && skips(t)) && r.invariantIn(br.Cond, p, p, map[value.Value]bool{}) {
-			return true
+		live := 0
+		for _, s := range irutil.Succs(b) {
+			if p.Contains(s) && s != p.Header && (enters(s) || skips(s)) {
+				live++
+			}
+		}
+		if live < 2 {
+			continue
+		}
+		br, ok := b.Term.(*ir.TermCondBr)
+		if !ok || !r.invariantIn(br.Cond, p, p, memo) {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // reachesInIteration reports whether a path runs from block from to block
-// to within one iteration of loop p (not through p's header), avoiding
-// block avoid.
+// to within one iteration of loop p (not back through p's header),
+// avoiding block avoid.
 func (r *reverseGen) reachesInIteration(p *irutil.Loop, from, to, avoid *ir.Block) bool {
+	if from == to {
+		return true
+	}
+	if from == avoid {
+		return false
+	}
 	seen := map[*ir.Block]bool{}
-	stack := []*ir.Block{from}
+	stack := irutil.Succs(from)
 	for len(stack) > 0 {
 		b := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -138,17 +171,18 @@ func (r *reverseGen) reachesInIteration(p *irutil.Loop, from, to, avoid *ir.Bloc
 }
 
 // exactCount reports whether headerCount is the exact header count of a
-// loop with trip count tc: the induction variable runs monotonically to
-// the bound without wrapping (signed comparisons, whose overflow C leaves
-// undefined; != with a unit step on a 64-bit variable, which cannot run
-// past its bound 2^63 times).
+// loop with trip count tc that terminates: the induction variable runs
+// monotonically to the bound without wrapping (signed comparisons, whose
+// overflow C leaves undefined), or it meets the bound exactly (!= on a
+// 64-bit variable with a step of at most 16: missing the bound, or
+// starting past it, it would wrap around, 2^59 iterations and more).
 func exactCount(tc *tripCount) bool {
 	switch tc.pred {
 	case enum.IPredSLT, enum.IPredSLE, enum.IPredSGT, enum.IPredSGE:
 		return true
 	case enum.IPredNE:
 		it, ok := tc.phi.Typ.(*types.IntType)
-		return ok && it.BitSize == 64 && (tc.step == 1 || tc.step == -1)
+		return ok && it.BitSize == 64 && tc.step >= -16 && tc.step <= 16
 	}
 	return false
 }
@@ -161,6 +195,9 @@ func (r *reverseGen) recomputedEntryCount(blk, at *ir.Block, fv value.Value, dep
 		return nil, false
 	}
 	l := r.entryCountLoop(fv)
+	if l != nil && r.enteredOnce(l) {
+		return constant.NewInt(types.I64, 0), true
+	}
 	if l == nil || l.Parent == nil || !l.Parent.Contains(at) {
 		return nil, false
 	}
@@ -180,9 +217,11 @@ func (r *reverseGen) recomputedEntryCount(blk, at *ir.Block, fv value.Value, dep
 		return bound
 	}, false)
 	p := l.Parent
-	pOutside := r.blockOf[plan.base]
-	base := r.lookupAt(blk, at, plan.base, pOutside, depth+1)
+	var base value.Value = constant.NewInt(types.I64, 0)
+	if plan.base != nil {
+		base = r.lookupAt(blk, at, plan.base, plan.pOutside, depth+1)
+	}
 	c0p := r.entryCount[p.Header]
-	k := blk.NewSub(blk.NewLoad(types.I64, r.loops[p].counter), r.lookupAt(blk, at, c0p, pOutside, depth+1))
+	k := blk.NewSub(blk.NewLoad(types.I64, r.loops[p].counter), r.lookupAt(blk, at, c0p, plan.pOutside, depth+1))
 	return blk.NewAdd(base, blk.NewMul(k, n)), true
 }
