@@ -108,8 +108,8 @@ func (r *reverseGen) enteredOnce(l *irutil.Loop) bool {
 // did. None enters l twice: that would need a cycle in p's body around l,
 // a loop between l and p.
 //
-// A block of p is undecided when from it the latch can be reached both
-// through l's header and around it. Two iterations follow the same blocks
+// A block of p outside l is undecided when from it the latch can be
+// reached both through l's header and around it. Two iterations follow the same blocks
 // while these are undecided if each undecided block with two successors
 // that still reach the latch branches on a condition invariant in p (as
 // the zero-trip guards of rotated loops): they then reach the same decided
@@ -123,7 +123,7 @@ func (r *reverseGen) enteredEveryIteration(l *irutil.Loop, pLatch *ir.Block) boo
 	skips := func(b *ir.Block) bool { return r.reachesInIteration(p, b, pLatch, l.Header) }
 	memo := map[value.Value]bool{}
 	for b := range p.Blocks {
-		if !enters(b) || !skips(b) {
+		if l.Contains(b) || !enters(b) || !skips(b) {
 			continue
 		}
 		live := 0
