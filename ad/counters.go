@@ -225,3 +225,70 @@ func (r *reverseGen) recomputedEntryCount(blk, at *ir.Block, fv value.Value, dep
 	k := blk.NewSub(blk.NewLoad(types.I64, r.loops[p].counter), r.lookupAt(blk, at, c0p, plan.pOutside, depth+1))
 	return blk.NewAdd(base, blk.NewMul(k, n)), true
 }
+
+// decidingBranch recognizes a block b with two predecessors whose
+// immediate dominator d, in b's loop, ends in a conditional branch that
+// decides which of them the forward sweep came from: from d's true
+// successor paths reach b (without passing d or b again) through one of
+// them only, from the false one through the other only. The reverse reads
+// d's condition (often invariant, as a rotated loop's zero-trip guard)
+// instead of a predecessor record per iteration. triangle and diamond
+// are its simplest shapes.
+func (r *reverseGen) decidingBranch(b *ir.Block) (onTrue, onFalse *ir.Block, cond value.Value, ok bool) {
+	preds := r.cfg.Preds[b]
+	d := r.cfg.IDom[b]
+	if len(preds) != 2 || d == nil || r.cfg.LoopOf[d] != r.cfg.LoopOf[b] {
+		return nil, nil, nil, false
+	}
+	br, isCond := d.Term.(*ir.TermCondBr)
+	if !isCond || br.TargetTrue == br.TargetFalse {
+		return nil, nil, nil, false
+	}
+	// through returns the one predecessor paths from s reach b through.
+	through := func(s *ir.Block) *ir.Block {
+		if s == b {
+			if d == preds[0] || d == preds[1] {
+				return d
+			}
+			return nil
+		}
+		var found *ir.Block
+		for _, p := range preds {
+			if p != d && reachesAvoiding(s, p, d, b) {
+				if found != nil {
+					return nil
+				}
+				found = p
+			}
+		}
+		return found
+	}
+	t, f := through(br.TargetTrue.(*ir.Block)), through(br.TargetFalse.(*ir.Block))
+	if t == nil || f == nil || t == f {
+		return nil, nil, nil, false
+	}
+	return t, f, br.Cond, true
+}
+
+// reachesAvoiding reports whether a path runs from block from to block to
+// through neither of blocks a and b (from and to excepted).
+func reachesAvoiding(from, to, a, b *ir.Block) bool {
+	if from == to {
+		return true
+	}
+	seen := map[*ir.Block]bool{}
+	stack := irutil.Succs(from)
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x == to {
+			return true
+		}
+		if seen[x] || x == a || x == b {
+			continue
+		}
+		seen[x] = true
+		stack = append(stack, irutil.Succs(x)...)
+	}
+	return false
+}

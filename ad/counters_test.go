@@ -9,7 +9,8 @@ import (
 // inner loop's counter on entry: a rectangular nest, where it is
 // recomputed from the counters around it (counters.go), and nests where it
 // is not and stays cached: a triangular one (j from i), a data-dependent
-// inner trip count, and early exits from the inner loop.
+// inner trip count, a guard on the data, and early exits from the inner
+// loop.
 const counterNests = memoryPrelude + `
 #include <malloc.h>
 /* Rectangular: 3 steps over ROWS rows of n/ROWS columns, each element
@@ -66,6 +67,18 @@ __attribute__((noinline)) double datadep(double *x, int n) {
 	return e;
 }
 
+/* A guard on the data: the inner loop runs in some iterations of the
+ * outer one only. */
+__attribute__((noinline)) double guarded(double *x, int n) {
+	for (int s = 0; s < 3; s++)
+		for (int i = 0; i < n; i++)
+			if (x[i] > 0.4)
+				for (int j = 0; j < n; j++) x[j] = x[j] * cos(x[i]) * 0.9 + 0.05;
+	double e = 0;
+	for (int i = 0; i < n; i++) e += x[i] * (i + 1);
+	return e;
+}
+
 /* Early exits from the inner loop: on the data, and on an index the outer
  * loop computes. */
 __attribute__((noinline)) double early(double *x, int n) {
@@ -91,6 +104,7 @@ COPY64(rect)
 COPY64(siblings)
 COPY64(tri)
 COPY64(datadep)
+COPY64(guarded)
 COPY64(early)
 static size_t heap(void) { struct mallinfo2 m = mallinfo2(); return m.uordblks + m.hblkhd; }
 /* NEST(f, n): the gradient of f against central differences; prints the
@@ -110,6 +124,7 @@ int main(void) {
 	NEST(siblings, 12);
 	NEST(tri, 12);
 	NEST(datadep, 12);
+	NEST(guarded, 12);
 	NEST(early, 12);
 	return failures != 0;
 }

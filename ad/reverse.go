@@ -712,6 +712,11 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		blk.NewCondBr(r.lookup(blk, b, cond), edges[predIndex(preds, p)], edges[predIndex(preds, q)])
 		return nil
 	}
+	if t, f, cond, ok := r.decidingBranch(b); ok {
+		// A branch that decides it, further up (counters.go).
+		blk.NewCondBr(r.lookup(blk, b, cond), edges[predIndex(preds, t)], edges[predIndex(preds, f)])
+		return nil
+	}
 	idx := r.lookupForward(blk, b, r.predIdx[b], b)
 	cases := make([]*ir.Case, len(preds)-1)
 	for k := range cases {
