@@ -40,12 +40,17 @@ type entryPlan struct {
 // entryCountLoop returns the loop whose entry counter forward value fv is,
 // or nil.
 func (r *reverseGen) entryCountLoop(fv value.Value) *irutil.Loop {
-	for h, c0 := range r.entryCount {
-		if c0 == fv {
-			return r.cfg.LoopOf[h]
+	c0, ok := fv.(*ir.InstLoad)
+	if !ok {
+		return nil
+	}
+	if r.entryLoops == nil {
+		r.entryLoops = map[*ir.InstLoad]*irutil.Loop{}
+		for h, c := range r.entryCount {
+			r.entryLoops[c] = r.cfg.LoopOf[h]
 		}
 	}
-	return nil
+	return r.entryLoops[c0]
 }
 
 // planEntryCount returns (memoized) the plan recomputing l's entry counter,

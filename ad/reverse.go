@@ -83,6 +83,7 @@ type reverseGen struct {
 	invMemo               map[[2]*irutil.Loop]*invariance  // (d, x) -> invariance analysis (hoist.go)
 	cacheAccess           map[ir.Instruction]bool          // loads and stores of loop buffer elements (scope.go)
 	entryPlans            map[*irutil.Loop]*entryPlan      // loop -> how the reverse recomputes its entry counter (counters.go)
+	entryLoops            map[*ir.InstLoad]*irutil.Loop    // entry counter -> its loop (counters.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
