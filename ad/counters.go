@@ -152,27 +152,7 @@ func (r *reverseGen) enteredEveryIteration(l *irutil.Loop, pLatch *ir.Block) boo
 // to within one iteration of loop p (not back through p's header),
 // avoiding block avoid.
 func (r *reverseGen) reachesInIteration(p *irutil.Loop, from, to, avoid *ir.Block) bool {
-	if from == to {
-		return true
-	}
-	if from == avoid {
-		return false
-	}
-	seen := map[*ir.Block]bool{}
-	stack := irutil.Succs(from)
-	for len(stack) > 0 {
-		b := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if b == to {
-			return true
-		}
-		if seen[b] || b == avoid || b == p.Header || !p.Contains(b) {
-			continue
-		}
-		seen[b] = true
-		stack = append(stack, irutil.Succs(b)...)
-	}
-	return false
+	return from != avoid && reaches(from, to, func(b *ir.Block) bool { return b == avoid || b == p.Header || !p.Contains(b) })
 }
 
 // exactCount reports whether headerCount is the exact header count of a
@@ -259,7 +239,7 @@ func (r *reverseGen) decidingBranch(b *ir.Block) (onTrue, onFalse *ir.Block, con
 		}
 		var found *ir.Block
 		for _, p := range preds {
-			if p != d && reachesAvoiding(s, p, d, b) {
+			if p != d && reaches(s, p, func(x *ir.Block) bool { return x == d || x == b }) {
 				if found != nil {
 					return nil
 				}
@@ -275,9 +255,9 @@ func (r *reverseGen) decidingBranch(b *ir.Block) (onTrue, onFalse *ir.Block, con
 	return t, f, br.Cond, true
 }
 
-// reachesAvoiding reports whether a path runs from block from to block to
-// through neither of blocks a and b (from and to excepted).
-func reachesAvoiding(from, to, a, b *ir.Block) bool {
+// reaches reports whether a path runs from block from to block to through
+// no block for which stop holds (from and to excepted).
+func reaches(from, to *ir.Block, stop func(*ir.Block) bool) bool {
 	if from == to {
 		return true
 	}
@@ -289,7 +269,7 @@ func reachesAvoiding(from, to, a, b *ir.Block) bool {
 		if x == to {
 			return true
 		}
-		if seen[x] || x == a || x == b {
+		if seen[x] || stop(x) {
 			continue
 		}
 		seen[x] = true
