@@ -98,6 +98,13 @@ __attribute__((noinline)) double early(double *x, int n) {
 	return e;
 }
 
+/* As callees: split into an augmented forward and a reverse that share
+ * a tape. */
+#define CALLEE(f) __attribute__((noinline)) double f##_callee(double *x, int n) { return 2 * f(x, n); }
+CALLEE(siblings)
+CALLEE(guarded)
+CALLEE(early)
+
 /* The finite differences need functions that leave x alone. */
 #define COPY64(f) static double f##_copy(double *x, int n) { double y[64]; memcpy(y, x, n * sizeof *x); return f(y, n); }
 COPY64(rect)
@@ -106,6 +113,9 @@ COPY64(tri)
 COPY64(datadep)
 COPY64(guarded)
 COPY64(early)
+COPY64(siblings_callee)
+COPY64(guarded_callee)
+COPY64(early_callee)
 static size_t heap(void) { struct mallinfo2 m = mallinfo2(); return m.uordblks + m.hblkhd; }
 /* NEST(f, n): the gradient of f against central differences; prints the
  * heap the gradient keeps (its tape) as "tape f BYTES". */
@@ -126,6 +136,9 @@ int main(void) {
 	NEST(datadep, 12);
 	NEST(guarded, 12);
 	NEST(early, 12);
+	NEST(siblings_callee, 12);
+	NEST(guarded_callee, 12);
+	NEST(early_callee, 12);
 	return failures != 0;
 }
 `
