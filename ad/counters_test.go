@@ -10,7 +10,7 @@ import (
 // recomputed from the counters around it (counters.go), and nests where it
 // is not and stays cached: a triangular one (j from i), a data-dependent
 // inner trip count, a guard on the data, and early exits from the inner
-// loop.
+// loop; three of them also as callees (split gradients).
 const counterNests = memoryPrelude + `
 #include <malloc.h>
 /* Rectangular: 3 steps over ROWS rows of n/ROWS columns, each element
