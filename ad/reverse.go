@@ -82,6 +82,8 @@ type reverseGen struct {
 	hoists                []*hoistCache                    // cache groups without a loop's dimension (hoist.go)
 	invMemo               map[[2]*irutil.Loop]*invariance  // (d, x) -> invariance analysis (hoist.go)
 	cacheAccess           map[ir.Instruction]bool          // loads and stores of loop buffer elements (scope.go)
+	entryPlans            map[*irutil.Loop]*entryPlan      // loop -> how the reverse recomputes its entry counter (counters.go)
+	entryLoops            map[*ir.InstLoad]*irutil.Loop    // entry counter -> its loop (counters.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -515,6 +517,9 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 	if l == nil && r.postDomRet[def] && !r.split {
 		return fv
 	}
+	if v, ok := r.recomputedEntryCount(blk, at, fv, depth); ok {
+		return v
+	}
 	exit := l != nil && !l.Contains(at)
 	if depth == 0 {
 		r.recordRequest(fv, at, exit)
@@ -706,6 +711,11 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 	if p, q, cond, ok := r.diamond(b); ok {
 		// Both predecessors come from one branch: its condition tells.
 		blk.NewCondBr(r.lookup(blk, b, cond), edges[predIndex(preds, p)], edges[predIndex(preds, q)])
+		return nil
+	}
+	if t, f, cond, ok := r.decidingBranch(b); ok {
+		// A branch that decides it, further up (counters.go).
+		blk.NewCondBr(r.lookup(blk, b, cond), edges[predIndex(preds, t)], edges[predIndex(preds, f)])
 		return nil
 	}
 	idx := r.lookupForward(blk, b, r.predIdx[b], b)

@@ -221,9 +221,15 @@ func swapPred(p enum.IPred) enum.IPred {
 // entry of the loop: 1 + the number of k for which x_k pred bound holds,
 // clamped to [1, reserveLimit+1].
 func (r *reverseGen) emitHeaderCount(blk *ir.Block, tc *tripCount) value.Value {
+	return r.headerCount(blk, tc, r.mapValue, true)
+}
+
+// headerCount emits emitHeaderCount's count with the primal start and
+// bound mapped by val, clamped only when clamp is set.
+func (r *reverseGen) headerCount(blk *ir.Block, tc *tripCount, val func(value.Value) value.Value, clamp bool) value.Value {
 	signed := tc.pred != enum.IPredULT && tc.pred != enum.IPredULE && tc.pred != enum.IPredUGT && tc.pred != enum.IPredUGE
 	ext := func(v value.Value) value.Value {
-		v = r.mapValue(v)
+		v = val(v)
 		it, ok := v.Type().(*types.IntType)
 		switch {
 		case !ok || it.BitSize == 64:
@@ -258,8 +264,10 @@ func (r *reverseGen) emitHeaderCount(blk *ir.Block, tc *tripCount) value.Value {
 	}
 	neg := blk.NewICmp(enum.IPredSLT, dist, i64(0))
 	k = blk.NewSelect(neg, i64(0), k)
-	big := blk.NewICmp(enum.IPredSGT, k, i64(reserveLimit))
-	k = blk.NewSelect(big, i64(reserveLimit), k)
+	if clamp {
+		big := blk.NewICmp(enum.IPredSGT, k, i64(reserveLimit))
+		k = blk.NewSelect(big, i64(reserveLimit), k)
+	}
 	return blk.NewAdd(k, i64(1))
 }
 
