@@ -192,7 +192,9 @@ declare double @llvm.fmuladd.f64(double, double, double)
 declare double @llvm.exp.f64(double)
 `
 
-func TestLibmResultCached(t *testing.T) {
+// gateGradient differentiates gateIR with its caches planned.
+func gateGradient(t *testing.T) (*reverseGen, *ir.Func) {
+	t.Helper()
 	m := parseIR(t, gateIR)
 	f := m.Funcs[0]
 	d := newDiffer(m, Options{})
@@ -202,6 +204,11 @@ func TestLibmResultCached(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r, f
+}
+
+func TestLibmResultCached(t *testing.T) {
+	r, f := gateGradient(t)
 	if r.plan.recompute[findValue(f, "e")] {
 		t.Errorf("plan recomputes exp: cache %v, recompute %v", r.plan.cache, r.plan.recompute)
 	}
@@ -215,5 +222,74 @@ func TestLibmResultCached(t *testing.T) {
 	}
 	if exps != 1 {
 		t.Errorf("the gradient calls exp at %d sites, want 1 (the forward sweep's)", exps)
+	}
+}
+
+// TestSigmoidReverseOneDivision checks that the reverse of a sigmoid
+// 1/(1+e) in a loop divides once: the plan recomputes the quotient (it
+// caches e), so the reverse computes r = 1/den and multiplies, rather than
+// dividing d by den and recomputing 1/den besides.
+func TestSigmoidReverseOneDivision(t *testing.T) {
+	r, _ := gateGradient(t)
+	divs := 0
+	for _, b := range r.g.Blocks {
+		for _, inst := range b.Insts {
+			if _, ok := inst.(*ir.InstFDiv); ok {
+				divs++
+			}
+		}
+	}
+	if divs != 2 {
+		t.Errorf("the gradient has %d divisions, want 2 (the forward sweep's and d/den):\n%s", divs, r.g.LLString())
+	}
+}
+
+// TestDivisionGradients runs reverses of divisions in loops that overwrite
+// their inputs, both partials active: the sigmoid gate (the quotient
+// recomputed from 1/(1+e)) and x/y stored over x and squared (the
+// quotient read back), against analytic gradients to a few ulps.
+func TestDivisionGradients(t *testing.T) {
+	src := checkPrelude + `
+void __enzyme_autodiff(void *, ...);
+__attribute__((noinline)) double gate(double *w, double *b, double *h, int n) {
+	double s = 0;
+	for (int i = 0; i < n; i++) {
+		h[i] = 1.0 / (1.0 + exp(-(w[i] * h[i] + b[i])));
+		s += h[i];
+	}
+	return s;
+}
+__attribute__((noinline)) double ratio(double *x, double *y, int n) {
+	double s = 0;
+	for (int i = 0; i < n; i++) {
+		x[i] = x[i] / y[i];
+		s += x[i] * x[i];
+	}
+	return s;
+}
+int main(void) {
+	enum { N = 5 };
+	double w[N], b[N], h[N], h0[N], dw[N] = {0}, db[N] = {0}, dh[N] = {0};
+	double x[N], x0[N], y[N], dx[N] = {0}, dy[N] = {0};
+	for (int i = 0; i < N; i++) {
+		w[i] = 0.3 + 0.7 * i; b[i] = -1.1 + 0.45 * i; h0[i] = h[i] = 0.9 - 0.35 * i;
+		x0[i] = x[i] = 1.7 - 0.6 * i; y[i] = 0.4 + 1.3 * i;
+	}
+	__enzyme_autodiff((void *)gate, w, dw, b, db, h, dh, N);
+	__enzyme_autodiff((void *)ratio, x, dx, y, dy, N);
+	for (int i = 0; i < N; i++) {
+		double g = 1.0 / (1.0 + exp(-(w[i] * h0[i] + b[i]))), dg = g * (1 - g);
+		check("gate dw", dw[i], dg * h0[i], 4e-16);
+		check("gate db", db[i], dg, 4e-16);
+		check("gate dh", dh[i], dg * w[i], 4e-16);
+		double q = x0[i] / y[i];
+		check("ratio dx", dx[i], 2 * q / y[i], 4e-16);
+		check("ratio dy", dy[i], -2 * q * q / y[i], 4e-16);
+	}
+	return failures != 0;
+}
+`
+	for _, o := range []string{"0", "2"} {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}
 }

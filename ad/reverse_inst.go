@@ -61,11 +61,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 		}
 	case *ir.InstFDiv:
 		if r.act.active(x.X) || r.act.active(x.Y) {
-			q := b.fdiv(d, look(x.Y))
-			acc(x.X, q)
-			if r.act.active(x.Y) {
-				acc(x.Y, b.fneg(b.fmul(q, b.fdiv(look(x.X), look(x.Y)))))
-			}
+			r.reverseFDiv(b, x, d, look, acc)
 		}
 	case *ir.InstFRem:
 		r.applyPartials(b, at, fmodRule, []value.Value{x.X, x.Y}, x, d)
@@ -260,4 +256,27 @@ func (r *reverseGen) reverseShuffle(blk *ir.Block, x *ir.InstShuffleVector, d va
 		r.accumulate(blk, src.v, delta)
 	}
 	return nil
+}
+
+// reverseFDiv accumulates the partials of q = x/y: d/y into x and
+// -(d/y)·q into y, dividing once. Where the plan recomputes q in the
+// reverse sweep (itself a division) and y is active, r = 1/y is computed instead and both
+// partials and q = x·r come from it: d·r and x·r are within an ulp of d/y
+// and x/y (exact for x = ±1, the sigmoid's 1/(1+e), where q = r and the
+// optimizer merges r with any other recomputation of q). Elsewhere q is
+// the forward quotient, read (cached or at hand) as the sweep reads any
+// value, and the partials are those of dividing twice, bit for bit.
+func (r *reverseGen) reverseFDiv(b *builder, x *ir.InstFDiv, d value.Value, look func(value.Value) value.Value, acc func(x, delta value.Value)) {
+	if _, recompute := r.planned(r.mapValue(x)); recompute && r.act.active(x.Y) {
+		inv := b.fdiv(b.konst(d, 1), look(x.Y))
+		dx := b.fmul(d, inv)
+		acc(x.X, dx)
+		acc(x.Y, b.fneg(b.fmul(dx, b.fmul(look(x.X), inv))))
+		return
+	}
+	dx := b.fdiv(d, look(x.Y))
+	acc(x.X, dx)
+	if r.act.active(x.Y) {
+		acc(x.Y, b.fneg(b.fmul(dx, look(x))))
+	}
 }

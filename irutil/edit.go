@@ -68,17 +68,48 @@ func ReplaceAllUses(f *ir.Func, old, new value.Value) {
 }
 
 // CloneInst returns a copy of inst whose operands are mapped through remap.
-// The copy keeps the original's name, flags and attributes, and drops its
-// metadata (debug locations belong to the original function).
+// The copy keeps the original's name, flags and attributes, and of its
+// metadata the kinds in faithfulMetadata: what describes the access or
+// value itself and stays true of a copy of it wherever that copy runs.
 func CloneInst(inst ir.Instruction, remap func(value.Value) value.Value) (ir.Instruction, error) {
 	out, err := cloneKeepMetadata(inst, remap)
 	if err != nil {
 		return nil, err
 	}
 	if md := reflect.ValueOf(out).Elem().FieldByName("Metadata"); md.IsValid() && md.CanSet() {
-		md.Set(reflect.Zero(md.Type()))
+		var kept ir.Metadata
+		if m, ok := md.Interface().(ir.Metadata); ok {
+			for _, a := range m {
+				if faithfulMetadata[a.Name] {
+					kept = append(kept, a)
+				}
+			}
+		}
+		md.Set(reflect.ValueOf(kept))
 	}
 	return out, nil
+}
+
+// faithfulMetadata are the attachments CloneInst keeps. Each is a fact about
+// the one access or value (its memory's type, the loaded value's range,
+// alignment, nullness) that holds of an exact copy of the instruction in
+// another function just as of the original. Dropped: !dbg and
+// !heapallocsite (debug info scoped to the original function), !alias.scope
+// and !noalias (claims between the original's dynamic scopes, which
+// llvm.experimental.noalias.scope.decl ties to one run of the inlined body;
+// a copy placed elsewhere, e.g. recomputed in a reverse sweep, would make the
+// claim across runs), !llvm.access.group (a claim about one loop's
+// iterations), !invariant.load (the memory must stay unchanged everywhere
+// the copy can run) and the rest, which gozyme has no use for on a copy.
+var faithfulMetadata = map[string]bool{
+	"tbaa":                    true,
+	"tbaa.struct":             true,
+	"range":                   true,
+	"nonnull":                 true,
+	"noundef":                 true,
+	"align":                   true,
+	"dereferenceable":         true,
+	"dereferenceable_or_null": true,
 }
 
 // cloneKeepMetadata is CloneInst keeping the instruction's metadata.
