@@ -76,7 +76,9 @@ func (r *reverseGen) proveEntryCount(l *irutil.Loop) *entryPlan {
 		return nil
 	}
 	pOutside, pLatch, ok := r.simpleHeader(p.Header)
-	if !ok || !r.enteredEveryIteration(l, pLatch) {
+	memo := map[value.Value]bool{}
+	pInvariant := func(v value.Value) bool { return r.invariantIn(v, p, p, memo) }
+	if !ok || !r.enteredEveryIteration(l, pLatch, pInvariant) {
 		return nil // an iteration of p may skip l
 	}
 	if _, ok := r.entryCount[p.Header]; !ok {
@@ -116,17 +118,17 @@ func (r *reverseGen) enteredOnce(l *irutil.Loop) bool {
 // A block of p outside l is undecided when from it the latch can be
 // reached both through l's header and around it. Two iterations follow the same blocks
 // while these are undecided if each undecided block with two successors
-// that still reach the latch branches on a condition invariant in p (as
-// the zero-trip guards of rotated loops): they then reach the same decided
-// block, from which either every way to the latch enters l or none does.
-func (r *reverseGen) enteredEveryIteration(l *irutil.Loop, pLatch *ir.Block) bool {
+// that still reach the latch branches on a condition for which invariant
+// holds (one invariant in p, as the zero-trip guards of rotated loops):
+// they then reach the same decided block, from which either every way to
+// the latch enters l or none does.
+func (r *reverseGen) enteredEveryIteration(l *irutil.Loop, pLatch *ir.Block, invariant func(value.Value) bool) bool {
 	p := l.Parent
 	if r.cfg.Dominates(l.Header, pLatch) {
 		return true
 	}
 	enters := func(b *ir.Block) bool { return r.reachesInIteration(p, b, l.Header, nil) }
 	skips := func(b *ir.Block) bool { return r.reachesInIteration(p, b, pLatch, l.Header) }
-	memo := map[value.Value]bool{}
 	for b := range p.Blocks {
 		if l.Contains(b) || !enters(b) || !skips(b) {
 			continue
@@ -141,7 +143,7 @@ func (r *reverseGen) enteredEveryIteration(l *irutil.Loop, pLatch *ir.Block) boo
 			continue
 		}
 		br, ok := b.Term.(*ir.TermCondBr)
-		if !ok || !r.invariantIn(br.Cond, p, p, memo) {
+		if !ok || !invariant(br.Cond) {
 			return false
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/gozyme/gozyme/toolchains"
+	"github.com/llir/llvm/ir"
 )
 
 // optLevels are the optimization levels every end-to-end AD test runs at.
@@ -47,27 +48,45 @@ func tryBuild(t *testing.T, file, src, level string, flags ...string) (string, e
 	if _, err := toolchains.Tool("clang"); err != nil {
 		t.Skip(err)
 	}
-	ctx := context.Background()
 	dir := t.TempDir()
-	c := filepath.Join(dir, file)
 	driver, link := "clang", []string{"-lm"}
 	if strings.HasSuffix(file, ".cc") {
 		driver, link = "clang++", nil
 	}
+	bc := compileBitcode(t, dir, driver, file, src, level, flags...)
+	return finishBuild(t, dir, driver, bc, level, link...)
+}
+
+// compileBitcode writes source src to file in dir and compiles it with
+// driver to bitcode at -O<level>, returning the bitcode's path.
+func compileBitcode(t *testing.T, dir, driver, file, src, level string, flags ...string) string {
+	t.Helper()
+	c := filepath.Join(dir, file)
 	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bc := filepath.Join(dir, "prog.bc")
 	args := append([]string{"-c", "-emit-llvm", "-g", "-O" + level, "-Xclang", "-disable-O0-optnone", c, "-o", bc}, flags...)
-	if _, err := toolchains.Run(ctx, driver, args...); err != nil {
+	if _, err := toolchains.Run(context.Background(), driver, args...); err != nil {
 		t.Fatal(err)
 	}
-	return finishBuild(t, dir, driver, bc, level, link...)
+	return bc
 }
 
-// finishBuild runs the pre-AD pipeline on bitcode bc, differentiates it and
-// links the result into an executable in dir.
-func finishBuild(t *testing.T, dir, driver, bc, level string, link ...string) (string, error) {
+// preADModuleC is C source src compiled at -O<level> and through the
+// pre-AD pipeline, as buildC differentiates it.
+func preADModuleC(t *testing.T, src, level string) *ir.Module {
+	t.Helper()
+	if _, err := toolchains.Tool("clang"); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	return preAD(t, dir, compileBitcode(t, dir, "clang", "prog.c", src, level), level)
+}
+
+// preAD runs the pre-AD pipeline of level on bitcode bc (in dir) and
+// loads the result.
+func preAD(t *testing.T, dir, bc, level string) *ir.Module {
 	t.Helper()
 	ctx := context.Background()
 	pipeline := "default<O" + level + ">"
@@ -82,6 +101,15 @@ func finishBuild(t *testing.T, dir, driver, bc, level string, link ...string) (s
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+// finishBuild runs the pre-AD pipeline on bitcode bc, differentiates it and
+// links the result into an executable in dir.
+func finishBuild(t *testing.T, dir, driver, bc, level string, link ...string) (string, error) {
+	t.Helper()
+	ctx := context.Background()
+	m := preAD(t, dir, bc, level)
 	if _, err := Differentiate(m, Options{}); err != nil {
 		return "", err
 	}

@@ -32,8 +32,10 @@ import (
 // their operands only, from values defined outside x and induction
 // variables of the loops between d and x; those loops run the same
 // iterations in every iteration of x (trip counts from x-invariant values,
-// exits tested every iteration, each entered once per iteration of its
-// parent); and its loads read memory nothing in x may write.
+// exits tested every iteration, each below the outermost entered in every
+// iteration of its parent or skipped by guards on x-invariant conditions:
+// a guard that differs between iterations of x would move the slots of the
+// iterations after it); and its loads read memory nothing in x may write.
 
 // hoistCache is the cache group of the values of loop inner cached without
 // the dimension of loop over, a loop around it. (Values the same in every
@@ -84,13 +86,15 @@ func (r *reverseGen) hoistLoop(v value.Value) *irutil.Loop {
 }
 
 // chainInvariant reports whether the loops from d out to x (exclusive) run
-// the same iterations in every iteration of x.
+// the same iterations in every iteration of x: x-invariant trip counts,
+// and guards skipping a loop of the chain decided the same way in every
+// iteration of x (enteredEveryIteration with x-invariant conditions).
 func (r *reverseGen) chainInvariant(d, x *irutil.Loop, memo map[value.Value]bool) bool {
 	if _, _, ok := r.simpleHeader(x.Header); !ok {
 		return false
 	}
 	for m := d; m != x; m = m.Parent {
-		outside, latch, ok := r.simpleHeader(m.Header)
+		_, latch, ok := r.simpleHeader(m.Header)
 		if !ok {
 			return false
 		}
@@ -105,8 +109,15 @@ func (r *reverseGen) chainInvariant(d, x *irutil.Loop, memo map[value.Value]bool
 				}
 			}
 		}
-		if p := m.Parent; p != x && (len(p.Latches) != 1 || !r.cfg.Dominates(outside, p.Latches[0])) {
-			return false // not entered in every iteration of its parent
+		if p := m.Parent; p != x {
+			// m's preheader may end in a guard that skips m (a rotated
+			// loop's, or the program's): it must decide alike in every
+			// iteration of x.
+			_, pLatch, ok := r.simpleHeader(p.Header)
+			xInvariant := func(v value.Value) bool { return r.invariantIn(v, x, d, memo) }
+			if !ok || !r.enteredEveryIteration(m, pLatch, xInvariant) {
+				return false // not entered in the same iterations of its parent in every iteration of x
+			}
 		}
 	}
 	return true
