@@ -540,7 +540,7 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 			blk.NewStore(zeroOf(x.ElemType), a)
 		} else {
 			rg := &reverseGen{m: fg.m}
-			blk.Insts = append(blk.Insts, rg.zeroFillInsts(a, x.ElemType, x.NElems)...)
+			blk.Insts = append(blk.Insts, rg.zeroFill(a, x.ElemType, x.NElems)...)
 		}
 		return a, nil
 	case *ir.InstCall:

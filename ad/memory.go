@@ -54,7 +54,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 				a.Align = x.Align
 				r.allocas.Insts = append(r.allocas.Insts, a)
 				sv = a
-				out = append(out, r.zeroFill(&out, a, x.ElemType, x.NElems)...)
+				out = append(out, r.zeroFill(a, x.ElemType, x.NElems)...)
 			}
 		case *ir.InstCall:
 			if isRealloc(x) {
@@ -371,7 +371,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			blk.NewCall(r.libc("free"), blk.NewBitCast(sp, types.I8Ptr))
 		} else {
 			// The next reversed execution of this alloca starts from zero.
-			blk.Insts = append(blk.Insts, r.zeroFillInsts(sp, x.ElemType, x.NElems)...)
+			blk.Insts = append(blk.Insts, r.zeroFill(sp, x.ElemType, x.NElems)...)
 		}
 		return true, nil
 	case *ir.InstCall:
@@ -547,11 +547,7 @@ func (r *reverseGen) callMallocZeroed(out *[]ir.Instruction, t types.Type, count
 }
 
 // zeroFill returns instructions that zero count elements of type t at p.
-func (r *reverseGen) zeroFill(_ *[]ir.Instruction, p value.Value, t types.Type, count value.Value) []ir.Instruction {
-	return r.zeroFillInsts(p, t, count)
-}
-
-func (r *reverseGen) zeroFillInsts(p value.Value, t types.Type, count value.Value) []ir.Instruction {
+func (r *reverseGen) zeroFill(p value.Value, t types.Type, count value.Value) []ir.Instruction {
 	var out []ir.Instruction
 	size := byteSize(&out, t, count)
 	cast := ir.NewBitCast(p, types.I8Ptr)
