@@ -83,8 +83,10 @@ func syntaxArgs(cmd *Command, in Input) []string {
 }
 
 // includeDirs lists the -I, -iquote, -isystem and -idirafter directories
-// of a command line (not the compiler's default ones: system headers do not
-// carry enzyme attributes).
+// of a command line, then those of CPATH, C_INCLUDE_PATH and
+// CPLUS_INCLUDE_PATH and /usr/local/include, where a library installed by
+// hand may declare its derivatives (not /usr/include and the compiler's
+// own: system headers do not carry enzyme attributes).
 func includeDirs(cmd *Command) []string {
 	var dirs []string
 	for _, it := range cmd.Items {
@@ -98,11 +100,18 @@ func includeDirs(cmd *Command) []string {
 			}
 		}
 	}
-	return dirs
+	for _, env := range []string{"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH"} {
+		for _, d := range filepath.SplitList(os.Getenv(env)) {
+			if d != "" {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	return append(dirs, "/usr/local/include")
 }
 
 var (
-	includeLine = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]`)
+	includeLine = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*(?:include(?:_next)?|import)[ \t]*(?:[<"]([^>"\n]+)[>"]|([A-Za-z_]))`)
 	attrUse     = regexp.MustCompile(`(^|[^\w])enzyme[ \t]*\(`)
 )
 
@@ -123,7 +132,8 @@ func forcedIncludes(cmd *Command) []string {
 
 // mentionsAttribute reports whether a source, the files forced in with
 // -include, or a header they include (found next to the including file or
-// in dirs) mentions enzyme(.
+// in dirs) mentions enzyme(, or may do so: a computed #include (a macro
+// naming the header) counts as a mention, and the AST dump decides.
 func mentionsAttribute(src string, dirs, forced []string) bool {
 	seen := map[string]bool{}
 	var visit func(path string) bool
@@ -140,6 +150,9 @@ func mentionsAttribute(src string, dirs, forced []string) bool {
 			return true
 		}
 		for _, m := range includeLine.FindAllSubmatch(data, -1) {
+			if len(m[2]) > 0 {
+				return true // #include MACRO: only the compiler knows which file; let the AST decide
+			}
 			name := string(m[1])
 			for _, dir := range append([]string{filepath.Dir(path)}, dirs...) {
 				p := filepath.Join(dir, name)
