@@ -98,6 +98,11 @@ func (r *reverseGen) analyzeTripCount(l *irutil.Loop) (*tripCount, bool) {
 	if tc == nil {
 		return nil, false
 	}
+	if it, ok := tc.phi.Typ.(*types.IntType); ok && tc.pred == enum.IPredEQ && (tc.offset == 0 || it.BitSize == 64) {
+		// Continuing while x_k == bound: once at most, as x_1 = x_0 + step
+		// differs from x_0 (as -O1 writes a loop of two iterations).
+		return tc, true
+	}
 	switch {
 	case tc.step > 0:
 		switch tc.pred {
@@ -244,6 +249,9 @@ func (r *reverseGen) headerCount(blk *ir.Block, tc *tripCount, val func(value.Va
 	i64 := func(n int64) *constant.Int { return constant.NewInt(types.I64, n) }
 	first := blk.NewAdd(ext(tc.start), i64(tc.offset)) // x_0
 	bound := ext(tc.bound)
+	if tc.pred == enum.IPredEQ {
+		return blk.NewAdd(blk.NewZExt(blk.NewICmp(enum.IPredEQ, first, bound), types.I64), i64(1))
+	}
 	// dist: how far x_0 is from the bound, in the direction of the step.
 	var dist value.Value
 	step := tc.step
