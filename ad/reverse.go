@@ -719,6 +719,11 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		blk.NewCondBr(r.lookup(blk, b, cond), edges[predIndex(preds, t)], edges[predIndex(preds, f)])
 		return nil
 	}
+	if tree, ok := r.decisionTree(b); ok && len(preds) > 2 {
+		// Branches that decide it, further up (decide.go).
+		r.emitDecision(blk, b, tree, preds, edges)
+		return nil
+	}
 	idx := r.lookupForward(blk, b, r.predIdx[b], b)
 	cases := make([]*ir.Case, len(preds)-1)
 	for k := range cases {
