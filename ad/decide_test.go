@@ -1,46 +1,30 @@
 package ad
 
-import (
-	"testing"
-
-	"github.com/llir/llvm/ir"
-)
+import "testing"
 
 // waysKernels: ways' guards test the arguments (decided outside the step
 // loop: the reverse re-reads them, decide.go); waysdata's test the data,
 // which change from step to step (a record per step stays).
 const waysKernels = `
-__attribute__((noinline)) double ways(double *x, int n) {
-	int a = n > 4, b = n > 8;
-	for (int s = 0; s < 3; s++) {
-		if (a) {
-			if (b) {
-				for (int i = 0; i < n; i++) x[i] = sin(x[i]) * x[i] + 0.1;
-			} else {
-				x[0] = cos(x[0]) * x[1];
-			}
-		}
-		x[s] = x[s] * x[n - 1] + 0.2;
-	}
-	double e = 0;
-	for (int i = 0; i < n; i++) e += x[i] * (i + 1);
-	return e;
+#define WAYS_KERNEL(f, SETUP, A, B) \
+__attribute__((noinline)) double f(double *x, int n) { \
+	SETUP; \
+	for (int s = 0; s < 3; s++) { \
+		if (A) { \
+			if (B) { \
+				for (int i = 0; i < n; i++) x[i] = sin(x[i]) * x[i] + 0.1; \
+			} else { \
+				x[0] = cos(x[0]) * x[1]; \
+			} \
+		} \
+		x[s] = x[s] * x[n - 1] + 0.2; \
+	} \
+	double e = 0; \
+	for (int i = 0; i < n; i++) e += x[i] * (i + 1); \
+	return e; \
 }
-__attribute__((noinline)) double waysdata(double *x, int n) {
-	for (int s = 0; s < 3; s++) {
-		if (x[0] > 0.3) {
-			if (x[1] > 0.2) {
-				for (int i = 0; i < n; i++) x[i] = sin(x[i]) * x[i] + 0.1;
-			} else {
-				x[0] = cos(x[0]) * x[1];
-			}
-		}
-		x[s] = x[s] * x[n - 1] + 0.2;
-	}
-	double e = 0;
-	for (int i = 0; i < n; i++) e += x[i] * (i + 1);
-	return e;
-}
+WAYS_KERNEL(ways, int a = n > 4; int b = n > 8, a, b)
+WAYS_KERNEL(waysdata, (void)0, x[0] > 0.3, x[1] > 0.2)
 `
 
 // decisionNests are steps ending in a block entered three ways: past the
@@ -94,23 +78,7 @@ func TestDecisionTreeIR(t *testing.T) {
 			record bool
 		}{{"ways", false}, {"particles", false}, {"waysdata", true}} {
 			for _, split := range []bool{false, true} {
-				var f *ir.Func
-				for _, g := range m.Funcs {
-					if g.Name() == tc.name {
-						f = g
-					}
-				}
-				d := newDiffer(m, Options{})
-				pf, err := d.prepared(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := d.generateReverse(func() (*reverseGen, error) {
-					return newReverseGen(d, pf, []Activity{Dup, Const}, true, false, split, "ways_"+tc.name)
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
+				d, r := reverseOf(t, m, tc.name, split, "ways_"+tc.name)
 				records, trees := 0, 0
 				for b, phi := range r.predIdx {
 					if _, ok := r.slots[phi]; ok {

@@ -116,23 +116,7 @@ func TestSnapshotIR(t *testing.T) {
 			cached bool
 		}{{"particles", false}, {"deep", false}, {"stepdata", true}, {"stepskip", true}, {"rowskip", true}} {
 			for _, split := range []bool{false, true} {
-				var f *ir.Func
-				for _, g := range m.Funcs {
-					if g.Name() == tc.name {
-						f = g
-					}
-				}
-				d := newDiffer(m, Options{})
-				pf, err := d.prepared(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := d.generateReverse(func() (*reverseGen, error) {
-					return newReverseGen(d, pf, []Activity{Dup, Const}, true, false, split, "snap_"+tc.name)
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
+				d, r := reverseOf(t, m, tc.name, split, "snap_"+tc.name)
 				cached, recomputed := 0, 0
 				for ld, s := range r.snapOf {
 					if _, ok := r.slots[ld]; ok {
@@ -156,4 +140,29 @@ func TestSnapshotIR(t *testing.T) {
 			}
 		}
 	}
+}
+
+// reverseOf generates the reverse of function name of m, its pointer
+// argument Dup and its integer Const (combined, or split), for tests that
+// inspect the generator's analyses; the caller drops r.g from d.
+func reverseOf(t *testing.T, m *ir.Module, name string, split bool, tag string) (*differ, *reverseGen) {
+	t.Helper()
+	var f *ir.Func
+	for _, g := range m.Funcs {
+		if g.Name() == name {
+			f = g
+		}
+	}
+	d := newDiffer(m, Options{})
+	pf, err := d.prepared(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := d.generateReverse(func() (*reverseGen, error) {
+		return newReverseGen(d, pf, []Activity{Dup, Const}, true, false, split, tag)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, r
 }
