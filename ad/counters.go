@@ -13,92 +13,188 @@ import (
 // iteration from the others by the loop's linear counter on entry (see
 // entryCount), a forward value of the loop around it. Cached, it costs 8
 // bytes per iteration of that outer loop. Where the nest is rectangular
-// enough, the reverse computes it instead: for loop l inside loop p,
+// enough, the reverse computes it instead. More generally, a counter
+// snapshot, the value of a counter slot on entry to loop p (a loop's linear
+// counter, or a hoisted cache group's fill level, hoist.go), is, in the
+// current iteration of p's parent g,
 //
-//	entry = base + (k_p - entry_p) · n_l
+//	snapshot(p) = snapshot(g) + (k_g - entry_g) · P
 //
-// where base is l's counter on entry to p (a forward value outside p,
-// cached per iteration of the loop around p, if any), k_p - entry_p is the
-// number of the current iteration of p within its entry, and n_l is l's
-// header count on one entry, computed from its trip count. This holds when
-// every earlier iteration of the same entry of p entered l exactly once
-// (enteredEveryIteration) and ran n_l header executions (l's exits all test one induction variable
-// against bounds invariant in p, in blocks every iteration reaches: the
-// analysis of hoist.go's chainInvariant), and when n_l is exact (signed
-// comparisons, or != on 64-bit induction variables, see exactCount) and
-// computable in the reverse from values defined outside p. A loop entered
-// at most once per call (enteredOnce) has entry counter 0. Otherwise the
-// entry counter stays cached.
+// where snapshot(g) is the same counter on entry to g (0 if g is entered
+// once per call, else recomputed the same way or cached per iteration of
+// the loop around g), k_g - entry_g is the number of the current iteration
+// of g within its entry, and P is how far one entry of p advances the
+// counter: the product of the header counts of the loops from the
+// counter's loop out to p (the entries of a loop's child are its header
+// count, or one less when the loop exits from its header; a hoisted
+// group's over loop contributes no factor, its iterations share slots).
+// This holds when every earlier iteration of the same entry of g entered p
+// exactly once, and every entry of p advanced the counter by P: the loops
+// from the counter's loop out to p run the same iterations in every
+// iteration of g (hoist.go's chainInvariant, and p entered in every
+// iteration of g or in none: enteredEveryIteration with g-invariant
+// conditions), with exact header counts (exactCount) computable in the
+// reverse from values defined outside g. A loop's entry counter is the
+// snapshot of its own counter on entry to it. Otherwise the snapshot stays
+// cached.
 
-// entryPlan is what the reverse needs to recompute loop l's entry counter.
-type entryPlan struct {
-	tc       *tripCount
-	pOutside *ir.Block    // the block entering l's parent loop
-	base     *ir.InstLoad // forward: l's counter on entry to its parent loop (nil: 0, see enteredOnce)
+// snapshot is a forward load of counter slot counter in the block entering
+// loop at. The slot advances in the header of loop src; skip, when set, is
+// a loop around src whose iterations do not advance it (a hoisted group's
+// over loop).
+type snapshot struct {
+	counter       *ir.InstAlloca
+	at, src, skip *irutil.Loop
 }
 
-// entryCountLoop returns the loop whose entry counter forward value fv is,
-// or nil.
-func (r *reverseGen) entryCountLoop(fv value.Value) *irutil.Loop {
+// countFactor is one factor of P: a loop's header count, less one when
+// it counts the entries of a child of a loop that exits from its header.
+type countFactor struct {
+	tc     *tripCount
+	minus1 bool
+}
+
+// snapshotPlan is what the reverse needs to recompute a snapshot from the
+// snapshot on entry to the loop around.
+type snapshotPlan struct {
+	factors  []countFactor
+	gOutside *ir.Block // the block entering the loop around
+}
+
+// snapshotOf returns the snapshot forward value fv is, if it is one.
+func (r *reverseGen) snapshotOf(fv value.Value) (snapshot, bool) {
 	c0, ok := fv.(*ir.InstLoad)
+	if !ok {
+		return snapshot{}, false
+	}
+	r.initSnapshots()
+	s, ok := r.snapOf[c0]
+	return s, ok
+}
+
+// initSnapshots registers every loop's entry counter as a snapshot.
+func (r *reverseGen) initSnapshots() {
+	if r.snapOf != nil {
+		return
+	}
+	r.snapOf = map[*ir.InstLoad]snapshot{}
+	r.snapLoads = map[snapshot]*ir.InstLoad{}
+	for h, c := range r.entryCount {
+		l := r.cfg.LoopOf[h]
+		r.addSnapshot(snapshot{counter: r.loops[l].counter, at: l, src: l}, c)
+	}
+}
+
+func (r *reverseGen) addSnapshot(s snapshot, ld *ir.InstLoad) {
+	r.initSnapshots()
+	r.snapOf[ld] = s
+	r.snapLoads[s] = ld
+}
+
+// snapshotLoad returns the forward load of snapshot s, emitting it at the
+// end of the block entering s.at on first use.
+func (r *reverseGen) snapshotLoad(s snapshot) (*ir.InstLoad, *ir.Block) {
+	r.initSnapshots()
+	outside, _, _ := r.simpleHeader(s.at.Header)
+	if ld, ok := r.snapLoads[s]; ok {
+		return ld, outside
+	}
+	ld := ir.NewLoad(types.I64, s.counter)
+	tail := r.fwdTail[outside]
+	tail.Insts = append(tail.Insts, ld)
+	r.blockOf[ld] = outside
+	r.addSnapshot(s, ld)
+	return ld, outside
+}
+
+// planSnapshot returns (memoized) the plan recomputing snapshot s from the
+// one on entry to the loop around s.at, or nil where the nest does not
+// prove it.
+func (r *reverseGen) planSnapshot(s snapshot) *snapshotPlan {
+	if plan, ok := r.snapPlans[s]; ok {
+		return plan
+	}
+	if r.snapPlans == nil {
+		r.snapPlans = map[snapshot]*snapshotPlan{}
+	}
+	plan := r.proveSnapshot(s)
+	r.snapPlans[s] = plan
+	return plan
+}
+
+func (r *reverseGen) proveSnapshot(s snapshot) *snapshotPlan {
+	p := s.at
+	g := p.Parent
+	if g == nil {
+		return nil
+	}
+	if _, _, ok := r.simpleHeader(p.Header); !ok {
+		return nil
+	}
+	gOutside, gLatch, ok := r.simpleHeader(g.Header)
 	if !ok {
 		return nil
 	}
-	if r.entryLoops == nil {
-		r.entryLoops = map[*ir.InstLoad]*irutil.Loop{}
-		for h, c := range r.entryCount {
-			r.entryLoops[c] = r.cfg.LoopOf[h]
+	if _, ok := r.entryCount[g.Header]; !ok {
+		return nil
+	}
+	// Guards deciding whether a loop of the chain is entered must decide
+	// alike in every iteration of every loop up to g: invariant in g,
+	// not depending on induction variables of the chain (strict).
+	memo := map[value.Value]bool{}
+	strict := func(v value.Value) bool { return r.invariantIn(v, g, g, memo) }
+	if !r.enteredEveryIteration(p, gLatch, strict) {
+		return nil // an iteration of g may skip p
+	}
+	if !r.chainInvariant(s.src, g, map[value.Value]bool{}) {
+		return nil
+	}
+	plan := &snapshotPlan{gOutside: gOutside}
+	var child *irutil.Loop
+	for m := s.src; m != g; child, m = m, m.Parent {
+		if m == s.skip {
+			// Its iterations share slots: the group advances by the
+			// same amount in each entry of it that enters the chain
+			// (chainInvariant: alike in every iteration of g).
+			continue
+		}
+		tc, ok := r.analyzeTripCount(m)
+		if !ok || r.definedIn(g, tc.start) || r.definedIn(g, tc.bound) || !exactCount(tc) {
+			return nil
+		}
+		f := countFactor{tc: tc}
+		if child != nil {
+			// Every iteration of m enters child, or none of any entry of
+			// m within an entry of g.
+			_, mLatch, _ := r.simpleHeader(m.Header)
+			if !r.enteredEveryIteration(child, mLatch, strict) {
+				return nil
+			}
+			if f.minus1, ok = r.childEntries(m); !ok {
+				return nil
+			}
+		}
+		plan.factors = append(plan.factors, f)
+	}
+	return plan
+}
+
+// childEntries tells how many times an iteration-entered child of loop m
+// is entered per entry of m: m's header count when m exits only from its
+// latch (every iteration reaches it), one less (minus1) when m exits only
+// from its header (the last header execution leaves at once).
+func (r *reverseGen) childEntries(m *irutil.Loop) (minus1, ok bool) {
+	_, latch, _ := r.simpleHeader(m.Header)
+	onlyLatch, onlyHeader := true, true
+	for b := range m.Blocks {
+		for _, x := range irutil.Succs(b) {
+			if !m.Contains(x) {
+				onlyLatch = onlyLatch && b == latch
+				onlyHeader = onlyHeader && b == m.Header
+			}
 		}
 	}
-	return r.entryLoops[c0]
-}
-
-// planEntryCount returns (memoized) the plan recomputing l's entry counter,
-// or nil where the nest does not prove it.
-func (r *reverseGen) planEntryCount(l *irutil.Loop) *entryPlan {
-	if plan, ok := r.entryPlans[l]; ok {
-		return plan
-	}
-	if r.entryPlans == nil {
-		r.entryPlans = map[*irutil.Loop]*entryPlan{}
-	}
-	plan := r.proveEntryCount(l)
-	r.entryPlans[l] = plan
-	return plan
-}
-
-func (r *reverseGen) proveEntryCount(l *irutil.Loop) *entryPlan {
-	p := l.Parent
-	if p == nil {
-		return nil
-	}
-	if _, _, ok := r.simpleHeader(l.Header); !ok {
-		return nil
-	}
-	pOutside, pLatch, ok := r.simpleHeader(p.Header)
-	memo := map[value.Value]bool{}
-	pInvariant := func(v value.Value) bool { return r.invariantIn(v, p, p, memo) }
-	if !ok || !r.enteredEveryIteration(l, pLatch, pInvariant) {
-		return nil // an iteration of p may skip l
-	}
-	if _, ok := r.entryCount[p.Header]; !ok {
-		return nil
-	}
-	if !r.chainInvariant(l, p, map[value.Value]bool{}) {
-		return nil
-	}
-	tc, ok := r.analyzeTripCount(l)
-	if !ok || r.definedIn(p, tc.start) || r.definedIn(p, tc.bound) || !exactCount(tc) {
-		return nil
-	}
-	plan := &entryPlan{tc: tc, pOutside: pOutside}
-	if !r.enteredOnce(p) {
-		plan.base = ir.NewLoad(types.I64, r.loops[l].counter)
-		tail := r.fwdTail[pOutside]
-		tail.Insts = append(tail.Insts, plan.base)
-		r.blockOf[plan.base] = pOutside
-	}
-	return plan
+	return !onlyLatch, onlyLatch || onlyHeader
 }
 
 // enteredOnce reports whether loop l is entered at most once per call: an
@@ -119,7 +215,9 @@ func (r *reverseGen) enteredOnce(l *irutil.Loop) bool {
 // reached both through l's header and around it. Two iterations follow the same blocks
 // while these are undecided if each undecided block with two successors
 // that still reach the latch branches on a condition for which invariant
-// holds (one invariant in p, as the zero-trip guards of rotated loops):
+// holds (one invariant in p, as the zero-trip guards of rotated loops), or
+// lies in a loop inside p that leaves to one block only (its branches
+// decide how long that loop runs, not where the iteration goes after it):
 // they then reach the same decided block, from which either every way to
 // the latch enters l or none does.
 func (r *reverseGen) enteredEveryIteration(l *irutil.Loop, pLatch *ir.Block, invariant func(value.Value) bool) bool {
@@ -142,12 +240,33 @@ func (r *reverseGen) enteredEveryIteration(l *irutil.Loop, pLatch *ir.Block, inv
 		if live < 2 {
 			continue
 		}
+		if c := r.cfg.LoopOf[b]; c != p && oneExitTarget(c) {
+			continue // it decides how long c runs: every way leaves c to one block
+		}
 		br, ok := b.Term.(*ir.TermCondBr)
 		if !ok || !invariant(br.Cond) {
 			return false
 		}
 	}
 	return true
+}
+
+// oneExitTarget reports whether every edge leaving loop c goes to the
+// same block.
+func oneExitTarget(c *irutil.Loop) bool {
+	var target *ir.Block
+	for b := range c.Blocks {
+		for _, s := range irutil.Succs(b) {
+			if c.Contains(s) {
+				continue
+			}
+			if target != nil && target != s {
+				return false
+			}
+			target = s
+		}
+	}
+	return target != nil
 }
 
 // reachesInIteration reports whether a path runs from block from to block
@@ -162,10 +281,13 @@ func (r *reverseGen) reachesInIteration(p *irutil.Loop, from, to, avoid *ir.Bloc
 // monotonically to the bound without wrapping (signed comparisons, whose
 // overflow C leaves undefined), or it meets the bound exactly (!= on a
 // 64-bit variable with a step of at most 16: missing the bound, or
-// starting past it, it would wrap around, 2^59 iterations and more).
+// starting past it, it would wrap around, 2^59 iterations and more), or
+// it continues while equal to the bound (once at most).
 func exactCount(tc *tripCount) bool {
 	switch tc.pred {
 	case enum.IPredSLT, enum.IPredSLE, enum.IPredSGT, enum.IPredSGE:
+		return true
+	case enum.IPredEQ:
 		return true
 	case enum.IPredNE:
 		it, ok := tc.phi.Typ.(*types.IntType)
@@ -175,41 +297,54 @@ func exactCount(tc *tripCount) bool {
 }
 
 // recomputedEntryCount emits, in reverse block blk (the reverse of primal
-// block at), forward value fv when it is the entry counter of a loop whose
-// nest proves the formula above and at lies in that loop's parent.
+// block at), forward value fv when it is a counter snapshot (a loop's entry
+// counter, a hoisted group's fill level) that the formula above recomputes
+// at at.
 func (r *reverseGen) recomputedEntryCount(blk, at *ir.Block, fv value.Value, depth int) (value.Value, bool) {
-	if depth > rematDepth {
+	s, ok := r.snapshotOf(fv)
+	if !ok || depth > rematDepth {
 		return nil, false
 	}
-	l := r.entryCountLoop(fv)
-	if l != nil && r.enteredOnce(l) {
+	if r.enteredOnce(s.at) {
 		return constant.NewInt(types.I64, 0), true
 	}
-	if l == nil || l.Parent == nil || !l.Parent.Contains(at) {
+	g := s.at.Parent
+	if g == nil || !g.Contains(at) {
 		return nil, false
 	}
-	plan := r.planEntryCount(l)
+	plan := r.planSnapshot(s)
 	if plan == nil {
 		return nil, false
 	}
-	start, ok1 := r.operandInReverse(blk, at, r.mapValue(unwrapArg(plan.tc.start)), depth+1)
-	bound, ok2 := r.operandInReverse(blk, at, r.mapValue(unwrapArg(plan.tc.bound)), depth+1)
-	if !ok1 || !ok2 {
-		return nil, false
-	}
-	n := r.headerCount(blk, plan.tc, func(v value.Value) value.Value {
-		if v == plan.tc.start {
-			return start
+	var n value.Value = constant.NewInt(types.I64, 1)
+	for _, f := range plan.factors {
+		tc := f.tc
+		start, ok1 := r.operandInReverse(blk, at, r.mapValue(unwrapArg(tc.start)), depth+1)
+		bound, ok2 := r.operandInReverse(blk, at, r.mapValue(unwrapArg(tc.bound)), depth+1)
+		if !ok1 || !ok2 {
+			return nil, false
 		}
-		return bound
-	}, false)
-	p := l.Parent
-	var base value.Value = constant.NewInt(types.I64, 0)
-	if plan.base != nil {
-		base = r.lookupAt(blk, at, plan.base, plan.pOutside, depth+1)
+		c := r.headerCount(blk, tc, func(v value.Value) value.Value {
+			if v == tc.start {
+				return start
+			}
+			return bound
+		}, false)
+		if f.minus1 {
+			c = blk.NewSub(c, constant.NewInt(types.I64, 1))
+		}
+		if len(plan.factors) == 1 {
+			n = c
+		} else {
+			n = blk.NewMul(n, c)
+		}
 	}
-	c0p := r.entryCount[p.Header]
-	k := blk.NewSub(blk.NewLoad(types.I64, r.loops[p].counter), r.lookupAt(blk, at, c0p, plan.pOutside, depth+1))
+	var base value.Value = constant.NewInt(types.I64, 0)
+	if !r.enteredOnce(g) {
+		outer, def := r.snapshotLoad(snapshot{counter: s.counter, at: g, src: s.src, skip: s.skip})
+		base = r.lookupAt(blk, at, outer, def, depth+1)
+	}
+	k := blk.NewSub(blk.NewLoad(types.I64, r.loops[g].counter), r.lookupAt(blk, at, r.entryCount[g.Header], plan.gOutside, depth+1))
 	return blk.NewAdd(base, blk.NewMul(k, n)), true
 }
 

@@ -1,10 +1,6 @@
 package ad
 
-import (
-	"testing"
-
-	"github.com/llir/llvm/ir"
-)
+import "testing"
 
 // guardedNests are loop nests whose inner loops load particles an
 // enclosing loop (i, or the steps s) does not write, so that they are
@@ -346,23 +342,7 @@ func TestHoistGuardedIR(t *testing.T) {
 		overStep bool
 	}{{"gmidw", false}, {"gstep", false}, {"gmidv", false}, {"gkind", true}} {
 		for _, split := range []bool{false, true} {
-			var f *ir.Func
-			for _, g := range m.Funcs {
-				if g.Name() == tc.name {
-					f = g
-				}
-			}
-			d := newDiffer(m, Options{})
-			pf, err := d.prepared(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := d.generateReverse(func() (*reverseGen, error) {
-				return newReverseGen(d, pf, []Activity{Dup, Const}, true, false, split, "guarded_"+tc.name)
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			d, r := reverseOf(t, m, tc.name, split, "guarded_"+tc.name)
 			overStep := false
 			for _, h := range r.hoists {
 				// The step loop is the outermost loop around a nest.

@@ -408,6 +408,7 @@ func (r *reverseGen) hoistGroup(d, x *irutil.Loop) *hoistCache {
 	b := ir.NewLoad(types.I64, h.lc.counter)
 	pt.Insts = append(pt.Insts, b)
 	r.blockOf[b] = outside
+	r.addSnapshot(snapshot{counter: h.lc.counter, at: x, src: d, skip: x}, b)
 	h.b = b
 	dh := r.fwdHead[d.Header]
 	if c0, ok := r.entryCount[d.Header]; ok && d.Parent == x {

@@ -82,8 +82,9 @@ type reverseGen struct {
 	hoists                []*hoistCache                    // cache groups without a loop's dimension (hoist.go)
 	invMemo               map[[2]*irutil.Loop]*invariance  // (d, x) -> invariance analysis (hoist.go)
 	cacheAccess           map[ir.Instruction]bool          // loads and stores of loop buffer elements (scope.go)
-	entryPlans            map[*irutil.Loop]*entryPlan      // loop -> how the reverse recomputes its entry counter (counters.go)
-	entryLoops            map[*ir.InstLoad]*irutil.Loop    // entry counter -> its loop (counters.go)
+	snapPlans             map[snapshot]*snapshotPlan       // counter snapshot -> how the reverse recomputes it (counters.go)
+	snapOf                map[*ir.InstLoad]snapshot        // forward load -> the counter snapshot it is (counters.go)
+	snapLoads             map[snapshot]*ir.InstLoad        // counter snapshot -> its forward load (counters.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -718,6 +719,11 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		blk.NewCondBr(r.lookup(blk, b, cond), edges[predIndex(preds, t)], edges[predIndex(preds, f)])
 		return nil
 	}
+	if tree, ok := r.decisionTree(b); ok && len(preds) > 2 {
+		// Branches that decide it, further up (decide.go).
+		r.emitDecision(blk, b, tree, preds, edges)
+		return nil
+	}
 	idx := r.lookupForward(blk, b, r.predIdx[b], b)
 	cases := make([]*ir.Case, len(preds)-1)
 	for k := range cases {
@@ -869,7 +875,8 @@ func (r *reverseGen) finishExit() {
 // finishLoops adds the buffer growth check to the forward header of every
 // loop that caches values: when the iteration index reaches the capacity,
 // double it (at least 8, at least what the trip counts reserve, see
-// tripcount.go) and realloc every buffer of the loop.
+// tripcount.go; exactly the reservation on the first growth when it covers
+// the index) and realloc every buffer of the loop.
 func (r *reverseGen) finishLoops() {
 	for _, l := range r.cfg.Loops {
 		type group struct {
@@ -903,9 +910,13 @@ func (r *reverseGen) finishLoops() {
 			small := grow.NewICmp(enum.IPredULT, doubled, constant.NewInt(types.I64, 8))
 			var ncap value.Value = grow.NewSelect(small, constant.NewInt(types.I64, 8), doubled)
 			if gr.need != nil {
-				// Grow to what the trip counts say the loop nest needs.
+				// Grow to what the trip counts say the loop nest needs:
+				// exactly that on the first growth where it suffices
+				// (no rounding up to 8), at least that later on.
 				more := grow.NewICmp(enum.IPredUGT, gr.need, ncap)
 				ncap = grow.NewSelect(more, gr.need, ncap)
+				first := grow.NewAnd(grow.NewICmp(enum.IPredEQ, capv, constant.NewInt(types.I64, 0)), grow.NewICmp(enum.IPredUGT, gr.need, gr.idx))
+				ncap = grow.NewSelect(first, gr.need, ncap)
 			}
 			grow.NewStore(ncap, gr.lc.cap)
 			for _, b := range gr.lc.bufs {

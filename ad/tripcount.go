@@ -98,6 +98,11 @@ func (r *reverseGen) analyzeTripCount(l *irutil.Loop) (*tripCount, bool) {
 	if tc == nil {
 		return nil, false
 	}
+	if it, ok := tc.phi.Typ.(*types.IntType); ok && tc.pred == enum.IPredEQ && (tc.offset == 0 || it.BitSize == 64) {
+		// Continuing while x_k == bound: once at most, as x_1 = x_0 + step
+		// differs from x_0 (as -O1 writes a loop of two iterations).
+		return tc, true
+	}
 	switch {
 	case tc.step > 0:
 		switch tc.pred {
@@ -244,6 +249,9 @@ func (r *reverseGen) headerCount(blk *ir.Block, tc *tripCount, val func(value.Va
 	i64 := func(n int64) *constant.Int { return constant.NewInt(types.I64, n) }
 	first := blk.NewAdd(ext(tc.start), i64(tc.offset)) // x_0
 	bound := ext(tc.bound)
+	if tc.pred == enum.IPredEQ {
+		return blk.NewAdd(blk.NewZExt(blk.NewICmp(enum.IPredEQ, first, bound), types.I64), i64(1))
+	}
 	// dist: how far x_0 is from the bound, in the direction of the step.
 	var dist value.Value
 	step := tc.step
@@ -273,7 +281,9 @@ func (r *reverseGen) headerCount(blk *ir.Block, tc *tripCount, val func(value.Va
 
 // reservation emits, on entry to the outermost loop around l whose nest
 // has trip counts known there, the capacity l's buffers need for that whole
-// execution: the current counter plus the product of the header counts.
+// execution: the current counter plus the product of the header counts
+// (an outer loop's less one where it exits from its header only: its last
+// header execution enters nothing).
 // It returns nil when l's own trip count is unknown.
 func (r *reverseGen) reservation(l *irutil.Loop) value.Value {
 	return r.reserve(l, nil, r.loops[l].counter)
@@ -283,7 +293,7 @@ func (r *reverseGen) reservation(l *irutil.Loop) value.Value {
 // do not count the iterations of loop skip (hoist.go): skip's trip count
 // is left out of the product.
 func (r *reverseGen) reserve(l, skip *irutil.Loop, counter *ir.InstAlloca) value.Value {
-	var chain []*tripCount
+	var chain []countFactor
 	top := l
 	for cur := l; cur != nil; cur = cur.Parent {
 		tc, ok := r.analyzeTripCount(cur)
@@ -294,8 +304,8 @@ func (r *reverseGen) reserve(l, skip *irutil.Loop, counter *ir.InstAlloca) value
 			break
 		}
 		invariant := true
-		for _, t := range chain {
-			if r.definedIn(cur, t.start) || r.definedIn(cur, t.bound) {
+		for _, f := range chain {
+			if r.definedIn(cur, f.tc.start) || r.definedIn(cur, f.tc.bound) {
 				invariant = false
 			}
 		}
@@ -306,7 +316,14 @@ func (r *reverseGen) reserve(l, skip *irutil.Loop, counter *ir.InstAlloca) value
 			break
 		}
 		if tc != nil {
-			chain = append(chain, tc)
+			f := countFactor{tc: tc}
+			if cur != l {
+				// An outer loop exiting from its header enters the loop
+				// inside it one time less than it runs its header.
+				minus1, ok := r.childEntries(cur)
+				f.minus1 = ok && minus1
+			}
+			chain = append(chain, f)
 		}
 		top = cur
 	}
@@ -317,8 +334,12 @@ func (r *reverseGen) reserve(l, skip *irutil.Loop, counter *ir.InstAlloca) value
 	blk := r.fwdTail[outside]
 	limit := constant.NewInt(types.I64, reserveLimit)
 	var n value.Value = constant.NewInt(types.I64, 1)
-	for _, tc := range chain {
-		n = blk.NewMul(n, r.emitHeaderCount(blk, tc))
+	for _, f := range chain {
+		c := r.emitHeaderCount(blk, f.tc)
+		if f.minus1 {
+			c = blk.NewSub(c, constant.NewInt(types.I64, 1))
+		}
+		n = blk.NewMul(n, c)
 		big := blk.NewICmp(enum.IPredUGT, n, limit)
 		n = blk.NewSelect(big, constant.NewInt(types.I64, reserveLimit+1), n)
 	}

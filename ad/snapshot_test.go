@@ -1,0 +1,168 @@
+package ad
+
+import (
+	"testing"
+
+	"github.com/llir/llvm/ir"
+)
+
+// snapshotNests are particle systems whose reverse needs counters on
+// entry to loops nested two and three deep (counters.go): the j loop's
+// entry counter and the fill level of the group caching p[j] without the
+// i loop's dimension, both on entry to the i loop in every step. deep
+// nests the steps in rounds; the others must keep a snapshot cached: the
+// i loop skipped in some steps (on the data, or on the step), or the j
+// loop skipped in some rows (its entry counter on entry to the i loop is
+// not a multiple of the row count).
+const snapshotNests = `
+/* Rounds of steps: the counters on entry to the i loop, from the counters
+ * on entry to the step loop, from 0 on entry to the round loop. */
+__attribute__((noinline)) double deep(Particle *p, int n) {
+	for (int t = 0; t < 2; t++)
+		for (int s = 0; s < 2; s++) {
+			for (int i = 0; i < n; i++) {
+				double f = 0;
+				for (int j = 0; j < n; j++) f += sin(p[j].x - p[i].y) * p[j].y;
+				p[i].vx += 0.05 * f;
+			}
+			for (int i = 0; i < n; i++) { p[i].x += 0.1 * p[i].vx; p[i].y -= 0.03 * p[i].vx; }
+		}
+	double e = 0;
+	for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y;
+	return e;
+}
+
+/* The i loop runs in the steps where the data say so. */
+__attribute__((noinline)) double stepdata(Particle *p, int n) {
+	for (int s = 0; s < 4; s++) {
+		if (p[0].vx < 0.3)
+			for (int i = 0; i < n; i++) {
+				double f = 0;
+				for (int j = 0; j < n; j++) f += sin(p[j].x - p[i].y) * p[j].y;
+				p[i].vx += 0.1 * f;
+			}
+		for (int i = 0; i < n; i++) p[i].x += 0.1 * p[i].vx;
+	}
+	double e = 0;
+	for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y;
+	return e;
+}
+
+/* The i loop runs in every step but the second. */
+__attribute__((noinline)) double stepskip(Particle *p, int n) {
+	for (int s = 0; s < 4; s++) {
+		if (s != 1)
+			for (int i = 0; i < n; i++) {
+				double f = 0;
+				for (int j = 0; j < n; j++) f += cos(p[j].x * p[i].y);
+				p[i].vx += 0.1 * f;
+			}
+		for (int i = 0; i < n; i++) p[i].x += 0.1 * p[i].vx;
+	}
+	double e = 0;
+	for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y;
+	return e;
+}
+
+/* The j loop runs in two rows of three. */
+__attribute__((noinline)) double rowskip(Particle *p, int n) {
+	for (int s = 0; s < 3; s++) {
+		for (int i = 0; i < n; i++) {
+			double f = 0;
+			if (i % 3 != 1)
+				for (int j = 0; j < n; j++) f += sin(p[j].x * p[i].y) * p[j].y;
+			p[i].vx += 0.1 * f;
+		}
+		for (int i = 0; i < n; i++) p[i].x += 0.1 * p[i].vx;
+	}
+	double e = 0;
+	for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y;
+	return e;
+}
+
+#define CALLEE2(f) __attribute__((noinline)) double f##_callee(Particle *p, int n) { return 2 * f(p, n); }
+CALLEE2(deep)
+CALLEE2(stepdata)
+CALLEE2(rowskip)
+`
+
+// Every snapshot nest's gradient matches central differences at every
+// level, combined and split, and leaks nothing.
+func TestSnapshotNests(t *testing.T) {
+	main := "int main(void) {\n"
+	for _, f := range []string{"deep", "stepdata", "stepskip", "rowskip", "deep_callee", "stepdata_callee", "rowskip_callee"} {
+		main += "\tCHECK_PARTICLES(" + f + ", 9);\n"
+	}
+	main += "\treturn failures != 0;\n}\n"
+	src := particleC + snapshotNests + main
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			run(t, buildC(t, src, o))
+		})
+	}
+	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
+}
+
+// The reverse of particles and deep caches no counter snapshot at any
+// level, combined or split: their tape holds overwritten values only (it
+// held the j loop's entry counter and the p[j] group's fill level on
+// entry to the i loop, per step). stepdata, stepskip and rowskip keep one
+// cached (at -O0 and -O1, which keep their shape).
+func TestSnapshotIR(t *testing.T) {
+	for _, o := range optLevels {
+		m := preADModuleC(t, particleC+snapshotNests+"int main(void) { return 0; }\n", o)
+		for _, tc := range []struct {
+			name   string
+			cached bool
+		}{{"particles", false}, {"deep", false}, {"stepdata", true}, {"stepskip", true}, {"rowskip", true}} {
+			for _, split := range []bool{false, true} {
+				d, r := reverseOf(t, m, tc.name, split, "snap_"+tc.name)
+				cached, recomputed := 0, 0
+				for ld, s := range r.snapOf {
+					if _, ok := r.slots[ld]; ok {
+						t.Logf("-O%s %s (split %v): cached the counter of the loop at %s on entry to the loop at %s", o, tc.name, split, s.src.Header.Ident(), s.at.Header.Ident())
+						cached++
+					} else if s.at.Parent != nil && r.planSnapshot(s) != nil {
+						recomputed++
+					}
+				}
+				switch {
+				case !tc.cached && cached > 0:
+					t.Errorf("-O%s %s (split %v): %d counter snapshots cached, want none", o, tc.name, split, cached)
+				case !tc.cached && recomputed == 0:
+					t.Errorf("-O%s %s (split %v): no counter snapshot recomputed", o, tc.name, split)
+				case tc.cached && cached == 0 && (o == "0" || o == "1"):
+					// (-O2 and -O3 reshape these nests: unswitched,
+					// unrolled; TestSnapshotNests checks their gradients.)
+					t.Errorf("-O%s %s (split %v): no counter snapshot cached", o, tc.name, split)
+				}
+				d.dropFunc(r.g)
+			}
+		}
+	}
+}
+
+// reverseOf generates the reverse of function name of m, its pointer
+// argument Dup and its integer Const (combined, or split), for tests that
+// inspect the generator's analyses; the caller drops r.g from d.
+func reverseOf(t *testing.T, m *ir.Module, name string, split bool, tag string) (*differ, *reverseGen) {
+	t.Helper()
+	var f *ir.Func
+	for _, g := range m.Funcs {
+		if g.Name() == name {
+			f = g
+		}
+	}
+	d := newDiffer(m, Options{})
+	pf, err := d.prepared(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := d.generateReverse(func() (*reverseGen, error) {
+		return newReverseGen(d, pf, []Activity{Dup, Const}, true, false, split, tag)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, r
+}
