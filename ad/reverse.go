@@ -88,18 +88,18 @@ type reverseGen struct {
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
 // that runs across all executions of the loop (so nested loops with varying
-// trip counts linearize), a capacity, and one growable buffer per cached value.
+// trip counts linearize), a capacity, and one growable buffer of iteration
+// records, a field per cached value (record.go).
 type loopCache struct {
 	loop    *irutil.Loop
 	counter *ir.InstAlloca // i64: iterations executed so far (forward), remaining (reverse)
-	cap     *ir.InstAlloca // i64: capacity of every buffer of this loop
+	cap     *ir.InstAlloca // i64: capacity of the buffer, in records
 	fwdIdx  value.Value    // this iteration's index, defined in fwdHead(header)
-	bufs    []*loopBuf
-}
-
-type loopBuf struct {
-	slot *ir.InstAlloca // T**: the buffer
-	elem types.Type
+	rec     *types.StructType
+	slot    *ir.InstAlloca // rec*: the buffer, created with the first field
+	bufs    []*loopBuf     // the record's fields, in the order requested
+	fields  map[value.Value]*loopBuf
+	geps    []*ir.InstGetElementPtr // field addresses, renumbered by recordLayout
 }
 
 // newReverseGen prepares the gradient of f for the given parameter
@@ -557,16 +557,13 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 		return blk.NewLoad(fv.Type(), s)
 	}
 	lc := r.loops[l]
-	buf := r.loopBuffer(lc, fv, def)
+	buf := r.recordField(lc, fv, def, lc.fwdIdx)
 	idx := value.Value(blk.NewLoad(types.I64, lc.counter))
 	if !l.Contains(at) {
 		// Outside the loop's reverse: the value of its last iteration.
 		idx = blk.NewSub(idx, constant.NewInt(types.I64, 1))
 	}
-	base := blk.NewLoad(types.NewPointer(fv.Type()), buf.slot)
-	ld := blk.NewLoad(fv.Type(), blk.NewGetElementPtr(fv.Type(), base, idx))
-	r.markCacheAccess(ld)
-	return ld
+	return r.readField(blk, lc, buf, idx)
 }
 
 // exitUse is a forward value defined in a loop, read in primal block at
@@ -592,32 +589,6 @@ func (r *reverseGen) exitCopy(fv value.Value, at *ir.Block) value.Value {
 	}
 	r.exitCopies[key] = c
 	return c
-}
-
-// loopBuffer returns the per-iteration buffer caching fv, creating it and the
-// forward store on first use.
-func (r *reverseGen) loopBuffer(lc *loopCache, fv value.Value, def *ir.Block) *loopBuf {
-	key := fv
-	if s, ok := r.slots[key]; ok {
-		for _, b := range lc.bufs {
-			if b.slot == s {
-				return b
-			}
-		}
-	}
-	slot := r.newCacheSlot(types.NewPointer(fv.Type()), constant.NewNull(types.NewPointer(fv.Type())))
-	r.slots[key] = slot
-	b := &loopBuf{slot: slot, elem: fv.Type()}
-	lc.bufs = append(lc.bufs, b)
-	r.frees = append(r.frees, slot)
-	// Forward: buf[i] = fv, before the defining block's terminator.
-	tail := r.fwdTail[def]
-	base := ir.NewLoad(slot.ElemType, slot)
-	gep := ir.NewGetElementPtr(fv.Type(), base, lc.fwdIdx)
-	st := ir.NewStore(fv, gep)
-	r.markCacheAccess(st)
-	tail.Insts = append(tail.Insts, base, gep, st)
-	return b
 }
 
 // storeInForward stores fv into slot at the end of the forward copy of def.
@@ -869,7 +840,7 @@ func (r *reverseGen) finishExit() {
 // finishLoops adds the buffer growth check to the forward header of every
 // loop that caches values: when the iteration index reaches the capacity,
 // double it (at least 8, at least what the trip counts reserve, see
-// tripcount.go) and realloc every buffer of the loop.
+// tripcount.go) and realloc the loop's buffer of records.
 func (r *reverseGen) finishLoops() {
 	for _, l := range r.cfg.Loops {
 		type group struct {
@@ -877,11 +848,11 @@ func (r *reverseGen) finishLoops() {
 			idx, need value.Value
 		}
 		var groups []group
-		if lc := r.loops[l]; len(lc.bufs) > 0 {
+		if lc := r.loops[l]; lc.rec != nil {
 			groups = append(groups, group{lc, lc.fwdIdx, r.reservation(l)})
 		}
 		for _, h := range r.hoists {
-			if h.inner == l && len(h.lc.bufs) > 0 {
+			if h.inner == l && h.lc.rec != nil {
 				groups = append(groups, group{h.lc, h.idx, r.reserve(l, h.over, h.lc.counter)})
 			}
 		}
@@ -908,12 +879,12 @@ func (r *reverseGen) finishLoops() {
 				ncap = grow.NewSelect(more, gr.need, ncap)
 			}
 			grow.NewStore(ncap, gr.lc.cap)
-			for _, b := range gr.lc.bufs {
-				old := grow.NewLoad(b.slot.ElemType, b.slot)
-				bytes := grow.NewMul(ncap, sizeOf(b.elem))
-				np := grow.NewCall(r.libc("realloc"), grow.NewBitCast(old, types.I8Ptr), bytes)
-				grow.NewStore(grow.NewBitCast(np, b.slot.ElemType), b.slot)
-			}
+			recordLayout(gr.lc)
+			slot := gr.lc.slot
+			old := grow.NewLoad(slot.ElemType, slot)
+			bytes := grow.NewMul(ncap, sizeOf(gr.lc.rec))
+			np := grow.NewCall(r.libc("realloc"), grow.NewBitCast(old, types.I8Ptr), bytes)
+			grow.NewStore(grow.NewBitCast(np, slot.ElemType), slot)
 			grow.NewBr(next)
 			cur = next
 		}
