@@ -84,6 +84,7 @@ type reverseGen struct {
 	cacheAccess           map[ir.Instruction]bool          // loads and stores of loop buffer elements (scope.go)
 	entryPlans            map[*irutil.Loop]*entryPlan      // loop -> how the reverse recomputes its entry counter (counters.go)
 	entryLoops            map[*ir.InstLoad]*irutil.Loop    // entry counter -> its loop (counters.go)
+	entryEdge             map[*irutil.Loop]*ir.Block       // loop -> forward block entering its header, after growth checks (entrygrow.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -837,10 +838,12 @@ func (r *reverseGen) finishExit() {
 	}
 }
 
-// finishLoops adds the buffer growth check to the forward header of every
-// loop that caches values: when the iteration index reaches the capacity,
-// double it (at least 8, at least what the trip counts reserve, see
-// tripcount.go) and realloc the loop's buffer of records.
+// finishLoops adds the buffer growth checks of every loop that caches
+// values: in the forward header, when the iteration index reaches the
+// capacity, double it (at least 8, at least what the trip counts reserve,
+// see tripcount.go) and realloc the loop's buffer of records. Where exact
+// trip counts bound the records of a whole loop nest, the check is made
+// once on entry to the nest instead (entrygrow.go).
 func (r *reverseGen) finishLoops() {
 	for _, l := range r.cfg.Loops {
 		type group struct {
@@ -849,7 +852,15 @@ func (r *reverseGen) finishLoops() {
 		}
 		var groups []group
 		if lc := r.loops[l]; lc.rec != nil {
-			groups = append(groups, group{lc, lc.fwdIdx, r.reservation(l)})
+			if top, chain, ok := r.entryGrowth(l); ok {
+				var need value.Value
+				if further, _ := r.nestChain(l, nil, false); further != top {
+					need = r.reservation(l)
+				}
+				r.growOnEntry(top, chain, lc, need)
+			} else {
+				groups = append(groups, group{lc, lc.fwdIdx, r.reservation(l)})
+			}
 		}
 		for _, h := range r.hoists {
 			if h.inner == l && h.lc.rec != nil {
@@ -866,29 +877,41 @@ func (r *reverseGen) finishLoops() {
 			if k < len(groups)-1 {
 				next = r.g.NewBlock("")
 			}
-			grow := r.g.NewBlock("")
-			capv := cur.NewLoad(types.I64, gr.lc.cap)
-			full := cur.NewICmp(enum.IPredUGE, gr.idx, capv)
-			cur.NewCondBr(full, grow, next)
-			doubled := grow.NewShl(capv, constant.NewInt(types.I64, 1))
-			small := grow.NewICmp(enum.IPredULT, doubled, constant.NewInt(types.I64, 8))
-			var ncap value.Value = grow.NewSelect(small, constant.NewInt(types.I64, 8), doubled)
-			if gr.need != nil {
-				// Grow to what the trip counts say the loop nest needs.
-				more := grow.NewICmp(enum.IPredUGT, gr.need, ncap)
-				ncap = grow.NewSelect(more, gr.need, ncap)
-			}
-			grow.NewStore(ncap, gr.lc.cap)
-			recordLayout(gr.lc)
-			slot := gr.lc.slot
-			old := grow.NewLoad(slot.ElemType, slot)
-			bytes := grow.NewMul(ncap, sizeOf(gr.lc.rec))
-			np := grow.NewCall(r.libc("realloc"), grow.NewBitCast(old, types.I8Ptr), bytes)
-			grow.NewStore(grow.NewBitCast(np, slot.ElemType), slot)
-			grow.NewBr(next)
+			idx := gr.idx
+			r.growRecords(cur, gr.lc, func(capv value.Value) value.Value { return cur.NewICmp(enum.IPredUGE, idx, capv) }, gr.need, next)
 			cur = next
 		}
 	}
+}
+
+// growRecords ends block cur with the growth check of lc's buffer: when
+// full (emitted into cur, given the capacity) holds, the buffer grows to
+// twice its capacity, at least 8 records and at least need (when not nil),
+// and execution goes on at next. An allocation that fails traps.
+func (r *reverseGen) growRecords(cur *ir.Block, lc *loopCache, full func(capv value.Value) value.Value, need value.Value, next *ir.Block) {
+	i64 := func(n int64) *constant.Int { return constant.NewInt(types.I64, n) }
+	grow, failed := r.g.NewBlock(""), r.g.NewBlock("")
+	capv := cur.NewLoad(types.I64, lc.cap)
+	cur.NewCondBr(full(capv), grow, next)
+	doubled := grow.NewShl(capv, i64(1))
+	var ncap value.Value = grow.NewSelect(grow.NewICmp(enum.IPredULT, doubled, i64(8)), i64(8), doubled)
+	if need != nil {
+		// Grow to what the trip counts say the loop nest needs.
+		ncap = grow.NewSelect(grow.NewICmp(enum.IPredUGT, need, ncap), need, ncap)
+	}
+	grow.NewStore(ncap, lc.cap)
+	recordLayout(lc)
+	slot := lc.slot
+	old := grow.NewLoad(slot.ElemType, slot)
+	// More records than an address space holds: ask for SIZE_MAX bytes,
+	// which fails, rather than for a product that wrapped around.
+	huge := grow.NewICmp(enum.IPredUGT, ncap, i64(1<<48))
+	bytes := grow.NewSelect(huge, i64(-1), grow.NewMul(ncap, sizeOf(lc.rec)))
+	np := grow.NewCall(r.libc("realloc"), grow.NewBitCast(old, types.I8Ptr), bytes)
+	grow.NewStore(grow.NewBitCast(np, slot.ElemType), slot)
+	grow.NewCondBr(grow.NewICmp(enum.IPredEQ, np, constant.NewNull(types.I8Ptr)), failed, next)
+	failed.NewCall(declare(r.m, "llvm.trap", types.Void))
+	failed.NewUnreachable()
 }
 
 // sizeOf is the allocation size of t as an i64 constant expression
