@@ -58,15 +58,7 @@ func TestGrowOnEntry(t *testing.T) {
 		{"nest", nestIR, []Activity{Dup, Const, Const}, true},
 		{"rec_ir", recordIR, []Activity{Dup, Const, Const}, false},
 	} {
-		for _, split := range []bool{false, true} {
-			m := parseIR(t, tc.src)
-			d := newDiffer(m, Options{})
-			r, err := d.generateReverse(func() (*reverseGen, error) {
-				return newReverseGen(d, m.Funcs[0], tc.acts, true, false, split, "grad_"+tc.name)
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+		eachReverse(t, tc.src, tc.acts, func(r *reverseGen, split bool) {
 			records := 0
 			for _, l := range r.cfg.Loops {
 				if r.loops[l].rec == nil {
@@ -82,7 +74,7 @@ func TestGrowOnEntry(t *testing.T) {
 			if records == 0 {
 				t.Errorf("%s split=%v: no loop caches anything", tc.name, split)
 			}
-		}
+		})
 	}
 }
 

@@ -48,17 +48,8 @@ exit:
 // TestMergePhiRecomputed: no loop caches %start (it is rebuilt as a select
 // on %flag), combined and split.
 func TestMergePhiRecomputed(t *testing.T) {
-	for _, split := range []bool{false, true} {
-		m := parseIR(t, mergeIR)
-		f := m.Funcs[0]
-		d := newDiffer(m, Options{})
-		r, err := d.generateReverse(func() (*reverseGen, error) {
-			return newReverseGen(d, f, []Activity{Dup, Const, Const}, true, false, split, "grad_merge")
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		start := findValue(f, "start")
+	eachReverse(t, mergeIR, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
+		start := findValue(r.f, "start")
 		for _, l := range r.cfg.Loops {
 			for fv := range r.loops[l].fields {
 				if r.primalOf[fv] == start {
@@ -69,35 +60,25 @@ func TestMergePhiRecomputed(t *testing.T) {
 		if s, ok := r.slots[r.vmap[start]]; ok {
 			t.Errorf("split=%v: %%start cached in %s", split, s.Ident())
 		}
-	}
+	})
 }
 
 // The gradient of merge_ir, both ways through the merge, against central
 // differences.
 func TestMergePhiRun(t *testing.T) {
-	src := checkPrelude + `
-#include <string.h>
-extern int enzyme_dup, enzyme_const;
-void __enzyme_autodiff(void *, ...);
+	src := memoryPrelude + `
 double merge_ir(double *x, long n, long k);
 enum { N = 6 };
-static double value(const double *x, long k) { double y[N]; memcpy(y, x, sizeof y); return merge_ir(y, N, k); }
+/* k = 1 and k = 3 take both ways through the merge. */
+static double merge1(double *x, int n) { double y[N]; memcpy(y, x, sizeof y); return merge_ir(y, n, 1); }
+static double merge3(double *x, int n) { double y[N]; memcpy(y, x, sizeof y); return merge_ir(y, n, 3); }
 int main(void) {
 	for (long k = 1; k <= 3; k += 2) {
 		double x[N], xc[N], dx[N] = {0};
 		for (int i = 0; i < N; i++) x[i] = 0.9 - 0.07 * i;
 		memcpy(xc, x, sizeof x);
 		__enzyme_autodiff((void *)merge_ir, enzyme_dup, xc, dx, enzyme_const, (long)N, enzyme_const, k);
-		for (int i = 0; i < N; i++) {
-			double xp[N], xm[N], h = 1e-6;
-			memcpy(xp, x, sizeof x);
-			memcpy(xm, x, sizeof x);
-			xp[i] += h;
-			xm[i] -= h;
-			char what[64];
-			snprintf(what, sizeof what, "k=%ld d/dx[%d]", k, i);
-			check(what, dx[i], (value(xp, k) - value(xm, k)) / (2 * h), 1e-6);
-		}
+		fdcheck(k == 1 ? "merge1" : "merge3", k == 1 ? merge1 : merge3, x, N, dx);
 	}
 	return failures != 0;
 }
@@ -105,7 +86,7 @@ int main(void) {
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
 			out := run(t, buildCWithIR(t, src, mergeIR, o))
-			if !strings.Contains(out, "ok k=3 d/dx[5]") {
+			if !strings.Contains(out, "ok merge1[5]") || !strings.Contains(out, "ok merge3[5]") {
 				t.Errorf("missing checks:\n%s", out)
 			}
 		})
