@@ -108,26 +108,21 @@ func TestIterationRecordRun(t *testing.T) {
 double rec_ir(double *x, int *idx, long n);
 enum { N = 7 };
 static const int perm[N] = {3, 0, 6, 2, 2, 5, 1};
-/* direct and caller: rec_ir and twice on copies of x (fdcheck needs x left alone). */
-static double direct(double *x, int n) {
-	double y[N];
-	int idx[N];
-	memcpy(y, x, sizeof y);
-	memcpy(idx, perm, sizeof idx);
-	return rec_ir(y, idx, n);
-}
 __attribute__((noinline)) double twice(double *x, int *idx, long n) {
 	int again[N];
 	memcpy(again, idx, sizeof again);
 	return rec_ir(x, idx, n) * rec_ir(x, again, n);
 }
-static double caller(double *x, int n) {
+/* on_copy: g on copies of x and perm (fdcheck needs x left alone). */
+static double on_copy(double (*g)(double *, int *, long), double *x, int n) {
 	double y[N];
 	int idx[N];
 	memcpy(y, x, sizeof y);
 	memcpy(idx, perm, sizeof idx);
-	return twice(y, idx, n);
+	return g(y, idx, n);
 }
+static double direct(double *x, int n) { return on_copy(rec_ir, x, n); }
+static double caller(double *x, int n) { return on_copy(twice, x, n); }
 /* RECCHECK(f, root): the gradient of root, called twice, against central differences of f. */
 #define RECCHECK(f, root) do { \
 		double x[N]; \
