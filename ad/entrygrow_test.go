@@ -82,8 +82,8 @@ func TestGrowOnEntry(t *testing.T) {
 // are reserved on entry: a rectangular nest (once per entry of the outer
 // loop, which a while loop enters again and again, so the buffer grows
 // between entries), a triangular one (the inner loop's start depends on
-// the outer index: reserved on each entry of the inner loop) and a loop
-// with a negative step.
+// the outer index: reserved on each entry of the inner loop), a loop with
+// a negative step, and calls to all three (split mode at -O0).
 func TestGrowOnEntryRun(t *testing.T) {
 	src := memoryPrelude + `
 __attribute__((noinline)) double sweeps(double *x, int n) {
@@ -121,6 +121,9 @@ __attribute__((noinline)) double down(double *in, int n) {
 	}
 	return s;
 }
+/* Calls to differentiated functions: their augmented forward and reverse
+ * (split mode) carry the records on the tape. */
+__attribute__((noinline)) double calls(double *x, int n) { return triangle(x, n) * sweeps(x, n) + down(x, n); }
 int main(void) {
 	enum { N = 9 };
 	double x[N];
@@ -128,6 +131,7 @@ int main(void) {
 	GRADCHECK(sweeps);
 	GRADCHECK(triangle);
 	GRADCHECK(down);
+	GRADCHECK(calls);
 	return failures != 0;
 }
 `
