@@ -43,7 +43,7 @@ import (
 // in its buffers.)
 type hoistCache struct {
 	inner, over *irutil.Loop
-	lc          *loopCache  // counter: slots filled so far; cap and bufs as a loop's
+	lc          *loopCache  // counter: slots filled so far; cap and records as a loop's
 	a, b        value.Value // forward: inner's counter at over's iteration start; the fill level at over's entry
 	idx         value.Value // forward: this iteration's slot, defined in inner's header
 }
@@ -434,20 +434,9 @@ func (r *reverseGen) hoistGroup(d, x *irutil.Loop) *hoistCache {
 // at, inside loop d), the read of forward value fv of loop d from group h,
 // creating its buffer and forward store on first use.
 func (r *reverseGen) hoistedLookup(blk, at *ir.Block, h *hoistCache, fv value.Value, def *ir.Block) value.Value {
-	slot, ok := r.slots[fv]
-	if !ok {
-		slot = r.newCacheSlot(types.NewPointer(fv.Type()), constant.NewNull(types.NewPointer(fv.Type())))
-		r.slots[fv] = slot
-		h.lc.bufs = append(h.lc.bufs, &loopBuf{slot: slot, elem: fv.Type()})
-		r.frees = append(r.frees, slot)
-		tail := r.fwdTail[def]
-		base := ir.NewLoad(slot.ElemType, slot)
-		gep := ir.NewGetElementPtr(fv.Type(), base, h.idx)
-		tail.Insts = append(tail.Insts, base, gep, ir.NewStore(fv, gep))
-	}
+	b := r.recordField(h.lc, fv, def, h.idx)
 	k := blk.NewLoad(types.I64, r.loops[h.inner].counter)
 	a := r.lookupForward(blk, at, h.a, r.blockOf[h.a])
 	idx := blk.NewAdd(r.lookupForward(blk, at, h.b, r.blockOf[h.b]), blk.NewSub(k, a))
-	base := blk.NewLoad(slot.ElemType, slot)
-	return blk.NewLoad(fv.Type(), blk.NewGetElementPtr(fv.Type(), base, idx))
+	return r.readField(blk, h.lc, b, idx)
 }

@@ -301,6 +301,23 @@ func (r *reverseGen) planCaches() *cachePlan {
 		nodes[v] = nd
 		order = append(order, v)
 		edge(nd.in, nd.out, r.valueCacheWeight(v, def))
+		if p, ok := inst.(*ir.InstPhi); ok {
+			if ops, byIndex, ok := r.mergeOperands(p); ok {
+				// A merge phi (mergephi.go): a select in the reverse, over
+				// its incoming values, by a condition or the recorded
+				// predecessor index (a byte per execution).
+				recomputable[v] = true
+				if byIndex {
+					edge(source, nd.in, r.loopScaled(1, def))
+				}
+				for _, op := range ops {
+					if ond, ok := visit(op); ok {
+						edge(ond.out, nd.in, inf)
+					}
+				}
+				return nd, true
+			}
+		}
 		if r.recomputableKind(inst) {
 			recomputable[v] = true
 			if call, ok := inst.(*ir.InstCall); ok && libmCall(call) {

@@ -40,7 +40,10 @@ func (r *reverseGen) rematerialize(blk, at *ir.Block, fv value.Value, depth int)
 			return r.lookupAt(blk, at, r.mapValue(e), r.blockOf[e], depth+1), true
 		}
 	case *ir.InstPhi:
-		return r.inductionValue(blk, at, x, depth)
+		if v, ok := r.inductionValue(blk, at, x, depth); ok {
+			return v, true
+		}
+		return r.mergeValue(blk, at, x, depth)
 	default:
 		if _, recompute := r.planned(fv); !recompute || !pureOp(inst) {
 			return nil, false

@@ -47,12 +47,12 @@ func (r *reverseGen) noteRetainable(frees map[*ir.InstAlloca][]ir.Instruction) {
 	}
 	rt := &retainable{g: r.g, allocas: r.allocas, exit: r.exit, frees: frees}
 	for _, l := range r.cfg.Loops {
-		if lc := r.loops[l]; len(lc.bufs) > 0 {
+		if lc := r.loops[l]; lc.rec != nil {
 			rt.loops = append(rt.loops, lc)
 		}
 	}
 	for _, h := range r.hoists {
-		if len(h.lc.bufs) > 0 {
+		if h.lc.rec != nil {
 			rt.loops = append(rt.loops, h.lc)
 		}
 	}
@@ -149,17 +149,15 @@ func (d *differ) retainLoop(rt *retainable, i int, lc *loopCache) []*ir.Global {
 	theirs := x.NewLoad(types.I64, capG)
 	keep := x.NewICmp(enum.IPredUGT, mine, theirs)
 	x.NewStore(x.NewSelect(keep, mine, theirs), capG)
-	for j, b := range lc.bufs {
-		t := b.slot.ElemType
-		g := d.threadLocal(rt.g, fmt.Sprintf("%d.%d", i, j), t)
-		homes = append(homes, g)
-		a.NewStore(a.NewLoad(t, g), b.slot)
-		a.NewStore(constant.NewNull(t.(*types.PointerType)), g)
-		pm := x.NewLoad(t, b.slot)
-		pt := x.NewLoad(t, g)
-		x.NewStore(x.NewSelect(keep, pm, pt), g)
-		x.NewCall(declare(d.m, "free", types.Void, types.I8Ptr), x.NewBitCast(x.NewSelect(keep, pt, pm), types.I8Ptr))
-	}
+	t := lc.slot.ElemType
+	g := d.threadLocal(rt.g, fmt.Sprintf("%d.rec", i), t)
+	homes = append(homes, g)
+	a.NewStore(a.NewLoad(t, g), lc.slot)
+	a.NewStore(constant.NewNull(t.(*types.PointerType)), g)
+	pm := x.NewLoad(t, lc.slot)
+	pt := x.NewLoad(t, g)
+	x.NewStore(x.NewSelect(keep, pm, pt), g)
+	x.NewCall(declare(d.m, "free", types.Void, types.I8Ptr), x.NewBitCast(x.NewSelect(keep, pt, pm), types.I8Ptr))
 	return homes
 }
 

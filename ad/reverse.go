@@ -85,22 +85,23 @@ type reverseGen struct {
 	snapPlans             map[snapshot]*snapshotPlan       // counter snapshot -> how the reverse recomputes it (counters.go)
 	snapOf                map[*ir.InstLoad]snapshot        // forward load -> the counter snapshot it is (counters.go)
 	snapLoads             map[snapshot]*ir.InstLoad        // counter snapshot -> its forward load (counters.go)
+	entryEdge             map[*irutil.Loop]*ir.Block       // loop -> forward block entering its header, after growth checks (entrygrow.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
 // that runs across all executions of the loop (so nested loops with varying
-// trip counts linearize), a capacity, and one growable buffer per cached value.
+// trip counts linearize), a capacity, and one growable buffer of iteration
+// records, a field per cached value (record.go).
 type loopCache struct {
 	loop    *irutil.Loop
 	counter *ir.InstAlloca // i64: iterations executed so far (forward), remaining (reverse)
-	cap     *ir.InstAlloca // i64: capacity of every buffer of this loop
+	cap     *ir.InstAlloca // i64: capacity of the buffer, in records
 	fwdIdx  value.Value    // this iteration's index, defined in fwdHead(header)
-	bufs    []*loopBuf
-}
-
-type loopBuf struct {
-	slot *ir.InstAlloca // T**: the buffer
-	elem types.Type
+	rec     *types.StructType
+	slot    *ir.InstAlloca // rec*: the buffer, created with the first field
+	bufs    []*loopBuf     // the record's fields, in the order requested
+	fields  map[value.Value]*loopBuf
+	geps    []*ir.InstGetElementPtr // field addresses, renumbered by recordLayout
 }
 
 // newReverseGen prepares the gradient of f for the given parameter
@@ -558,16 +559,13 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 		return blk.NewLoad(fv.Type(), s)
 	}
 	lc := r.loops[l]
-	buf := r.loopBuffer(lc, fv, def)
+	buf := r.recordField(lc, fv, def, lc.fwdIdx)
 	idx := value.Value(blk.NewLoad(types.I64, lc.counter))
 	if !l.Contains(at) {
 		// Outside the loop's reverse: the value of its last iteration.
 		idx = blk.NewSub(idx, constant.NewInt(types.I64, 1))
 	}
-	base := blk.NewLoad(types.NewPointer(fv.Type()), buf.slot)
-	ld := blk.NewLoad(fv.Type(), blk.NewGetElementPtr(fv.Type(), base, idx))
-	r.markCacheAccess(ld)
-	return ld
+	return r.readField(blk, lc, buf, idx)
 }
 
 // exitUse is a forward value defined in a loop, read in primal block at
@@ -593,32 +591,6 @@ func (r *reverseGen) exitCopy(fv value.Value, at *ir.Block) value.Value {
 	}
 	r.exitCopies[key] = c
 	return c
-}
-
-// loopBuffer returns the per-iteration buffer caching fv, creating it and the
-// forward store on first use.
-func (r *reverseGen) loopBuffer(lc *loopCache, fv value.Value, def *ir.Block) *loopBuf {
-	key := fv
-	if s, ok := r.slots[key]; ok {
-		for _, b := range lc.bufs {
-			if b.slot == s {
-				return b
-			}
-		}
-	}
-	slot := r.newCacheSlot(types.NewPointer(fv.Type()), constant.NewNull(types.NewPointer(fv.Type())))
-	r.slots[key] = slot
-	b := &loopBuf{slot: slot, elem: fv.Type()}
-	lc.bufs = append(lc.bufs, b)
-	r.frees = append(r.frees, slot)
-	// Forward: buf[i] = fv, before the defining block's terminator.
-	tail := r.fwdTail[def]
-	base := ir.NewLoad(slot.ElemType, slot)
-	gep := ir.NewGetElementPtr(fv.Type(), base, lc.fwdIdx)
-	st := ir.NewStore(fv, gep)
-	r.markCacheAccess(st)
-	tail.Insts = append(tail.Insts, base, gep, st)
-	return b
 }
 
 // storeInForward stores fv into slot at the end of the forward copy of def.
@@ -872,11 +844,13 @@ func (r *reverseGen) finishExit() {
 	}
 }
 
-// finishLoops adds the buffer growth check to the forward header of every
-// loop that caches values: when the iteration index reaches the capacity,
-// double it (at least 8, at least what the trip counts reserve, see
-// tripcount.go; exactly the reservation on the first growth when it covers
-// the index) and realloc every buffer of the loop.
+// finishLoops adds the buffer growth checks of every loop that caches
+// values: in the forward header, when the iteration index reaches the
+// capacity, double it (at least 8, at least what the trip counts reserve,
+// see tripcount.go; exactly the reservation on the first growth when it
+// covers the index) and realloc the loop's buffer of records. Where exact
+// trip counts bound the records of a whole loop nest, the check is made
+// once on entry to the nest instead (entrygrow.go).
 func (r *reverseGen) finishLoops() {
 	for _, l := range r.cfg.Loops {
 		type group struct {
@@ -884,11 +858,19 @@ func (r *reverseGen) finishLoops() {
 			idx, need value.Value
 		}
 		var groups []group
-		if lc := r.loops[l]; len(lc.bufs) > 0 {
-			groups = append(groups, group{lc, lc.fwdIdx, r.reservation(l)})
+		if lc := r.loops[l]; lc.rec != nil {
+			if top, chain, ok := r.entryGrowth(l); ok {
+				var need value.Value
+				if further, _ := r.nestChain(l, nil, false); further != top {
+					need = r.reservation(l)
+				}
+				r.growOnEntry(top, chain, lc, need)
+			} else {
+				groups = append(groups, group{lc, lc.fwdIdx, r.reservation(l)})
+			}
 		}
 		for _, h := range r.hoists {
-			if h.inner == l && len(h.lc.bufs) > 0 {
+			if h.inner == l && h.lc.rec != nil {
 				groups = append(groups, group{h.lc, h.idx, r.reserve(l, h.over, h.lc.counter)})
 			}
 		}
@@ -902,33 +884,47 @@ func (r *reverseGen) finishLoops() {
 			if k < len(groups)-1 {
 				next = r.g.NewBlock("")
 			}
-			grow := r.g.NewBlock("")
-			capv := cur.NewLoad(types.I64, gr.lc.cap)
-			full := cur.NewICmp(enum.IPredUGE, gr.idx, capv)
-			cur.NewCondBr(full, grow, next)
-			doubled := grow.NewShl(capv, constant.NewInt(types.I64, 1))
-			small := grow.NewICmp(enum.IPredULT, doubled, constant.NewInt(types.I64, 8))
-			var ncap value.Value = grow.NewSelect(small, constant.NewInt(types.I64, 8), doubled)
-			if gr.need != nil {
-				// Grow to what the trip counts say the loop nest needs:
-				// exactly that on the first growth where it suffices
-				// (no rounding up to 8), at least that later on.
-				more := grow.NewICmp(enum.IPredUGT, gr.need, ncap)
-				ncap = grow.NewSelect(more, gr.need, ncap)
-				first := grow.NewAnd(grow.NewICmp(enum.IPredEQ, capv, constant.NewInt(types.I64, 0)), grow.NewICmp(enum.IPredUGT, gr.need, gr.idx))
-				ncap = grow.NewSelect(first, gr.need, ncap)
-			}
-			grow.NewStore(ncap, gr.lc.cap)
-			for _, b := range gr.lc.bufs {
-				old := grow.NewLoad(b.slot.ElemType, b.slot)
-				bytes := grow.NewMul(ncap, sizeOf(b.elem))
-				np := grow.NewCall(r.libc("realloc"), grow.NewBitCast(old, types.I8Ptr), bytes)
-				grow.NewStore(grow.NewBitCast(np, b.slot.ElemType), b.slot)
-			}
-			grow.NewBr(next)
+			idx := gr.idx
+			r.growRecords(cur, gr.lc, func(b *ir.Block, capv value.Value) value.Value { return b.NewICmp(enum.IPredUGE, idx, capv) }, gr.need, next)
 			cur = next
 		}
 	}
+}
+
+// growRecords ends block cur with the growth check of lc's buffer: when
+// full (emitted into the block given, for a capacity) holds, the buffer
+// grows to twice its capacity, at least 8 records and at least need (when
+// not nil; exactly need on the first growth where need is not full), and
+// execution goes on at next. An allocation that fails traps.
+func (r *reverseGen) growRecords(cur *ir.Block, lc *loopCache, full func(b *ir.Block, capv value.Value) value.Value, need value.Value, next *ir.Block) {
+	i64 := func(n int64) *constant.Int { return constant.NewInt(types.I64, n) }
+	grow, failed := r.g.NewBlock(""), r.g.NewBlock("")
+	capv := cur.NewLoad(types.I64, lc.cap)
+	cur.NewCondBr(full(cur, capv), grow, next)
+	doubled := grow.NewShl(capv, i64(1))
+	var ncap value.Value = grow.NewSelect(grow.NewICmp(enum.IPredULT, doubled, i64(8)), i64(8), doubled)
+	if need != nil {
+		// Grow to what the trip counts say the loop nest needs: exactly
+		// that on the first growth where it suffices (no rounding up to
+		// 8), at least that later on.
+		ncap = grow.NewSelect(grow.NewICmp(enum.IPredUGT, need, ncap), need, ncap)
+		suffices := grow.NewXor(full(grow, need), constant.NewBool(true))
+		first := grow.NewAnd(grow.NewICmp(enum.IPredEQ, capv, i64(0)), suffices)
+		ncap = grow.NewSelect(first, need, ncap)
+	}
+	grow.NewStore(ncap, lc.cap)
+	recordLayout(lc)
+	slot := lc.slot
+	old := grow.NewLoad(slot.ElemType, slot)
+	// More records than an address space holds: ask for SIZE_MAX bytes,
+	// which fails, rather than for a product that wrapped around.
+	huge := grow.NewICmp(enum.IPredUGT, ncap, i64(1<<48))
+	bytes := grow.NewSelect(huge, i64(-1), grow.NewMul(ncap, sizeOf(lc.rec)))
+	np := grow.NewCall(r.libc("realloc"), grow.NewBitCast(old, types.I8Ptr), bytes)
+	grow.NewStore(grow.NewBitCast(np, slot.ElemType), slot)
+	grow.NewCondBr(grow.NewICmp(enum.IPredEQ, np, constant.NewNull(types.I8Ptr)), failed, next)
+	failed.NewCall(declare(r.m, "llvm.trap", types.Void))
+	failed.NewUnreachable()
 }
 
 // sizeOf is the allocation size of t as an i64 constant expression

@@ -293,14 +293,49 @@ func (r *reverseGen) reservation(l *irutil.Loop) value.Value {
 // do not count the iterations of loop skip (hoist.go): skip's trip count
 // is left out of the product.
 func (r *reverseGen) reserve(l, skip *irutil.Loop, counter *ir.InstAlloca) value.Value {
-	var chain []countFactor
-	top := l
+	top, chain := r.nestChain(l, skip, false)
+	if len(chain) == 0 && top != skip {
+		return nil
+	}
+	outside, _, _ := r.simpleHeader(top.Header)
+	blk := r.fwdTail[outside]
+	limit := constant.NewInt(types.I64, reserveLimit)
+	var n value.Value = constant.NewInt(types.I64, 1)
+	for _, f := range chain {
+		n = blk.NewMul(n, r.emitFactor(blk, f))
+		big := blk.NewICmp(enum.IPredUGT, n, limit)
+		n = blk.NewSelect(big, constant.NewInt(types.I64, reserveLimit+1), n)
+	}
+	c := blk.NewLoad(types.I64, counter)
+	need := blk.NewAdd(c, n)
+	tooBig := blk.NewICmp(enum.IPredUGT, n, limit)
+	return blk.NewSelect(tooBig, constant.NewInt(types.I64, 0), need)
+}
+
+// emitFactor emits into blk the header count of f's loop, less one where
+// f says so.
+func (r *reverseGen) emitFactor(blk *ir.Block, f countFactor) value.Value {
+	c := r.emitHeaderCount(blk, f.tc)
+	if f.minus1 {
+		c = blk.NewSub(c, constant.NewInt(types.I64, 1))
+	}
+	return c
+}
+
+// nestChain returns the trip counts of l and of the loops around it, out
+// to the outermost loop top whose entry knows them all: each is known
+// (skip's is left out) and computed from values defined outside top. An
+// outer loop's factor is one less where it exits from its header only (its
+// last header execution enters nothing). With exact set, only exact counts
+// (exactCount) extend the chain.
+func (r *reverseGen) nestChain(l, skip *irutil.Loop, exact bool) (top *irutil.Loop, chain []countFactor) {
+	top = l
 	for cur := l; cur != nil; cur = cur.Parent {
 		tc, ok := r.analyzeTripCount(cur)
 		if cur == skip {
 			tc, ok = nil, true
 		}
-		if !ok {
+		if !ok || (exact && tc != nil && !exactCount(tc)) {
 			break
 		}
 		invariant := true
@@ -327,24 +362,5 @@ func (r *reverseGen) reserve(l, skip *irutil.Loop, counter *ir.InstAlloca) value
 		}
 		top = cur
 	}
-	if len(chain) == 0 && top != skip {
-		return nil
-	}
-	outside, _, _ := r.simpleHeader(top.Header)
-	blk := r.fwdTail[outside]
-	limit := constant.NewInt(types.I64, reserveLimit)
-	var n value.Value = constant.NewInt(types.I64, 1)
-	for _, f := range chain {
-		c := r.emitHeaderCount(blk, f.tc)
-		if f.minus1 {
-			c = blk.NewSub(c, constant.NewInt(types.I64, 1))
-		}
-		n = blk.NewMul(n, c)
-		big := blk.NewICmp(enum.IPredUGT, n, limit)
-		n = blk.NewSelect(big, constant.NewInt(types.I64, reserveLimit+1), n)
-	}
-	c := blk.NewLoad(types.I64, counter)
-	need := blk.NewAdd(c, n)
-	tooBig := blk.NewICmp(enum.IPredUGT, n, limit)
-	return blk.NewSelect(tooBig, constant.NewInt(types.I64, 0), need)
+	return top, chain
 }

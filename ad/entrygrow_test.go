@@ -1,0 +1,142 @@
+package ad
+
+import (
+	"testing"
+
+	"github.com/llir/llvm/ir"
+)
+
+// A nest with exact trip counts (signed compares, bounds from arguments):
+// the inner loop's records are reserved on entry to the outer loop, and
+// neither forward header tests the capacity. The outer loop's own records
+// (the accumulator, read after the inner loop) are reserved on its entry
+// too.
+const nestIR = `
+define double @nest(double* %x, i64 %n, i64 %m) {
+entry:
+  br label %outer
+outer:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %latch ]
+  %s = phi double [ 0.0, %entry ], [ %s.next, %latch ]
+  %xip = getelementptr inbounds double, double* %x, i64 %i
+  br label %inner
+inner:
+  %j = phi i64 [ 0, %outer ], [ %j.next, %inner ]
+  %acc = phi double [ 0.0, %outer ], [ %acc.next, %inner ]
+  %xjp = getelementptr inbounds double, double* %x, i64 %j
+  %xj = load double, double* %xjp, align 8
+  %xi = load double, double* %xip, align 8
+  %p = fmul double %xj, %xi
+  %e = call double @llvm.exp.f64(double %p)
+  %acc.next = fadd double %acc, %e
+  %j.next = add nsw i64 %j, 1
+  %cj = icmp slt i64 %j.next, %m
+  br i1 %cj, label %inner, label %latch
+latch:
+  %old = load double, double* %xip, align 8
+  %new = fmul double %old, %acc.next
+  store double %new, double* %xip, align 8
+  %s.next = fadd double %s, %new
+  %i.next = add nsw i64 %i, 1
+  %ci = icmp slt i64 %i.next, %n
+  br i1 %ci, label %outer, label %exit
+exit:
+  ret double %s.next
+}
+declare double @llvm.exp.f64(double)
+`
+
+// TestGrowOnEntry: with exact trip counts the forward headers branch
+// straight into their loop bodies (no capacity test, no call in the loop);
+// the unsigned compare of recordIR keeps its per-iteration test.
+func TestGrowOnEntry(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		acts      []Activity
+		onEntry   bool
+	}{
+		{"nest", nestIR, []Activity{Dup, Const, Const}, true},
+		{"rec_ir", recordIR, []Activity{Dup, Const, Const}, false},
+	} {
+		eachReverse(t, tc.src, tc.acts, func(r *reverseGen, split bool) {
+			records := 0
+			for _, l := range r.cfg.Loops {
+				if r.loops[l].rec == nil {
+					continue
+				}
+				records++
+				_, straight := r.fwdHead[l.Header].Term.(*ir.TermBr)
+				if straight != tc.onEntry {
+					t.Errorf("%s split=%v: loop %s: forward header ends in %s, want growth on entry %v",
+						tc.name, split, l.Header.Ident(), r.fwdHead[l.Header].Term.LLString(), tc.onEntry)
+				}
+			}
+			if records == 0 {
+				t.Errorf("%s split=%v: no loop caches anything", tc.name, split)
+			}
+		})
+	}
+}
+
+// TestGrowOnEntryRun: gradients against central differences where records
+// are reserved on entry: a rectangular nest (once per entry of the outer
+// loop, which a while loop enters again and again, so the buffer grows
+// between entries), a triangular one (the inner loop's start depends on
+// the outer index: reserved on each entry of the inner loop), a loop with
+// a negative step, and calls to all three (split mode at -O0).
+func TestGrowOnEntryRun(t *testing.T) {
+	src := memoryPrelude + `
+__attribute__((noinline)) double sweeps(double *x, int n) {
+	double s = 0, t[16];
+	int rounds = 0;
+	for (int i = 0; i < n; i++) t[i] = x[i];
+	while (s < 40 && rounds < 6) {
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++) {
+				s += sin(t[i] * t[j]);
+				t[i] = t[i] * 0.9 + 0.05 * t[j];
+			}
+		s += 10;
+		rounds++;
+	}
+	return s;
+}
+__attribute__((noinline)) double triangle(double *in, int n) {
+	double s = 0, x[16];
+	for (int i = 0; i < n; i++) x[i] = in[i];
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++) {
+			double d = x[j] - x[i];
+			s += exp(-d * d);
+			x[j] = x[j] + 0.1 * x[i];
+		}
+	return s;
+}
+__attribute__((noinline)) double down(double *in, int n) {
+	double s = 1, x[16];
+	for (int i = 0; i < n; i++) x[i] = in[i];
+	for (int i = n - 1; i >= 0; i -= 2) {
+		s = s * cos(x[i]) + x[i];
+		x[i] = s;
+	}
+	return s;
+}
+/* Calls to differentiated functions: their augmented forward and reverse
+ * (split mode) carry the records on the tape. */
+__attribute__((noinline)) double calls(double *x, int n) { return triangle(x, n) * sweeps(x, n) + down(x, n); }
+int main(void) {
+	enum { N = 9 };
+	double x[N];
+	for (int i = 0; i < N; i++) x[i] = 0.3 + 0.17 * i - 0.05 * i * i;
+	GRADCHECK(sweeps);
+	GRADCHECK(triangle);
+	GRADCHECK(down);
+	GRADCHECK(calls);
+	return failures != 0;
+}
+`
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
+}

@@ -1,0 +1,94 @@
+package ad
+
+import (
+	"strings"
+	"testing"
+)
+
+// A loop nest whose inner loop starts where a merge phi says (k or 0, by
+// a condition computed before the loops, as a vectorized loop's remainder
+// starts where the vector loop stopped). The reverse rebuilds the inner
+// induction variable from that start: a select, not a cached start per
+// outer iteration.
+const mergeIR = `
+define double @merge_ir(double* %x, i64 %n, i64 %k) {
+entry:
+  %flag = icmp sgt i64 %k, 2
+  br label %outer
+outer:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %latch ]
+  %s = phi double [ 0.0, %entry ], [ %acc.next, %latch ]
+  br i1 %flag, label %skip, label %merge
+skip:
+  br label %merge
+merge:
+  %start = phi i64 [ %k, %skip ], [ 0, %outer ]
+  br label %inner
+inner:
+  %j = phi i64 [ %start, %merge ], [ %j.next, %inner ]
+  %acc = phi double [ %s, %merge ], [ %acc.next, %inner ]
+  %xjp = getelementptr inbounds double, double* %x, i64 %j
+  %xj = load double, double* %xjp, align 8
+  %sq = fmul double %xj, %xj
+  %t = fmul double %sq, 0.5
+  store double %t, double* %xjp, align 8
+  %acc.next = fadd double %acc, %sq
+  %j.next = add nsw i64 %j, 1
+  %cj = icmp slt i64 %j.next, %n
+  br i1 %cj, label %inner, label %latch
+latch:
+  %i.next = add nsw i64 %i, 1
+  %ci = icmp slt i64 %i.next, 3
+  br i1 %ci, label %outer, label %exit
+exit:
+  ret double %acc.next
+}
+`
+
+// TestMergePhiRecomputed: no loop caches %start (it is rebuilt as a select
+// on %flag), combined and split.
+func TestMergePhiRecomputed(t *testing.T) {
+	eachReverse(t, mergeIR, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
+		start := findValue(r.f, "start")
+		for _, l := range r.cfg.Loops {
+			for fv := range r.loops[l].fields {
+				if r.primalOf[fv] == start {
+					t.Errorf("split=%v: loop %s caches %%start", split, l.Header.Ident())
+				}
+			}
+		}
+		if s, ok := r.slots[r.vmap[start]]; ok {
+			t.Errorf("split=%v: %%start cached in %s", split, s.Ident())
+		}
+	})
+}
+
+// The gradient of merge_ir, both ways through the merge, against central
+// differences.
+func TestMergePhiRun(t *testing.T) {
+	src := memoryPrelude + `
+double merge_ir(double *x, long n, long k);
+enum { N = 6 };
+/* k = 1 and k = 3 take both ways through the merge. */
+static double merge1(double *x, int n) { double y[N]; memcpy(y, x, sizeof y); return merge_ir(y, n, 1); }
+static double merge3(double *x, int n) { double y[N]; memcpy(y, x, sizeof y); return merge_ir(y, n, 3); }
+int main(void) {
+	for (long k = 1; k <= 3; k += 2) {
+		double x[N], xc[N], dx[N] = {0};
+		for (int i = 0; i < N; i++) x[i] = 0.9 - 0.07 * i;
+		memcpy(xc, x, sizeof x);
+		__enzyme_autodiff((void *)merge_ir, enzyme_dup, xc, dx, enzyme_const, (long)N, enzyme_const, k);
+		fdcheck(k == 1 ? "merge1" : "merge3", k == 1 ? merge1 : merge3, x, N, dx);
+	}
+	return failures != 0;
+}
+`
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			out := run(t, buildCWithIR(t, src, mergeIR, o))
+			if !strings.Contains(out, "ok merge1[5]") || !strings.Contains(out, "ok merge3[5]") {
+				t.Errorf("missing checks:\n%s", out)
+			}
+		})
+	}
+}
