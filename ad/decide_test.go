@@ -81,7 +81,7 @@ func TestDecisionTreeIR(t *testing.T) {
 				d, r := reverseOf(t, m, tc.name, split, "ways_"+tc.name)
 				records, trees := 0, 0
 				for b, phi := range r.predIdx {
-					if _, ok := r.slots[phi]; ok {
+					if isCached(r, phi) {
 						records++
 					}
 					if _, ok := r.decisionTree(b); ok && len(r.cfg.Preds[b]) > 2 && r.cfg.LoopOf[b] != nil {
