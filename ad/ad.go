@@ -59,6 +59,7 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 		}
 	}
 	d.retainCaches()
+	keepDebugScopes(m)
 	return len(roots), nil
 }
 

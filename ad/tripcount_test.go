@@ -145,9 +145,7 @@ func TestTripCountExactReservation(t *testing.T) {
 #include <stdio.h>
 #include <math.h>
 static size_t smallest, largest, regrown;
-/* noinline: inlined into the gradient (no debug scope), its debug
- * locations crash clang-14's DWARF writer. */
-__attribute__((noinline)) void *realloc(void *p, size_t n) {
+void *realloc(void *p, size_t n) {
 	static void *(*real)(void *, size_t);
 	if (!real) real = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
 	if (n < smallest) smallest = n;
