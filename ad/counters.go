@@ -159,7 +159,7 @@ func (r *reverseGen) proveSnapshot(s snapshot) *snapshotPlan {
 			continue
 		}
 		tc, ok := r.analyzeTripCount(m)
-		if !ok || !r.fromOutside(g, tc.start) || !r.fromOutside(g, tc.bound) || !exactCount(tc) {
+		if !ok || r.definedIn(g, tc.start) || r.definedIn(g, tc.bound) || !exactCount(tc) {
 			return nil
 		}
 		f := countFactor{tc: tc}
@@ -177,32 +177,6 @@ func (r *reverseGen) proveSnapshot(s snapshot) *snapshotPlan {
 		plan.factors = append(plan.factors, f)
 	}
 	return plan
-}
-
-// fromOutside reports whether the reverse rebuilds primal value v,
-// read in loop g, from values defined outside g: v is one of them, or a
-// merge phi in g picking one of them by a branch condition defined outside
-// g (the start of a vectorized loop's remainder, 0 or where the vector
-// loop stopped; mergephi.go rebuilds it as a select).
-func (r *reverseGen) fromOutside(g *irutil.Loop, v value.Value) bool {
-	v = unwrapArg(v)
-	if !r.definedIn(g, v) {
-		return true
-	}
-	p, ok := v.(*ir.InstPhi)
-	if !ok {
-		return false
-	}
-	ops, byIndex, ok := r.mergeOperands(p)
-	if !ok || byIndex {
-		return false
-	}
-	for _, op := range ops {
-		if r.definedIn(g, unwrapArg(op)) {
-			return false
-		}
-	}
-	return true
 }
 
 // childEntries tells how many times an iteration-entered child of loop m

@@ -37,6 +37,32 @@ func (r *reverseGen) exitEntry(l *irutil.Loop) (*tripCount, bool) {
 	return tc, true
 }
 
+// fromOutside reports whether the reverse rebuilds primal value v,
+// read in loop g, from values defined outside g: v is one of them, or a
+// merge phi in g picking one of them by a branch condition defined outside
+// g (the start of a vectorized loop's remainder, 0 or where the vector
+// loop stopped; mergephi.go rebuilds it as a select).
+func (r *reverseGen) fromOutside(g *irutil.Loop, v value.Value) bool {
+	v = unwrapArg(v)
+	if !r.definedIn(g, v) {
+		return true
+	}
+	p, ok := v.(*ir.InstPhi)
+	if !ok {
+		return false
+	}
+	ops, byIndex, ok := r.mergeOperands(p)
+	if !ok || byIndex {
+		return false
+	}
+	for _, op := range ops {
+		if r.definedIn(g, unwrapArg(op)) {
+			return false
+		}
+	}
+	return true
+}
+
 // exitEntrySlot returns the reverse slot holding l's entry counter,
 // creating it on first use (the edges store it, finishExitEntries).
 func (r *reverseGen) exitEntrySlot(l *irutil.Loop) *ir.InstAlloca {

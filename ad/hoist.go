@@ -143,7 +143,7 @@ func (r *reverseGen) invariantIn(v value.Value, x, d *irutil.Loop, memo map[valu
 	res := false
 	switch inst := v.(type) {
 	case *ir.InstPhi:
-		res = r.chainInduction(inst, x, d, memo) || r.mergeInvariantIn(inst, x, d, memo)
+		res = r.chainInduction(inst, x, d, memo)
 	case *ir.InstLoad:
 		res = !inst.Volatile && r.invariantIn(inst.Src, x, d, memo) && !r.writtenIn(x, inst)
 	case *ir.InstGetElementPtr, *ir.InstBitCast, *ir.InstAddrSpaceCast, *ir.InstSExt, *ir.InstZExt, *ir.InstTrunc,
@@ -189,23 +189,6 @@ func (r *reverseGen) chainInduction(p *ir.InstPhi, x, d *irutil.Loop, memo map[v
 	}
 	_, start, ok := r.inductionStep(p, outside, latch)
 	return ok && r.invariantIn(start, x, d, memo)
-}
-
-// mergeInvariantIn reports whether p is a merge phi (mergephi.go) whose
-// incoming values and deciding branch condition are x-invariant: the
-// same predecessor, and the same value, in every iteration of x (a
-// vectorized loop's remainder start, n & -VF or 0 on a guard of n).
-func (r *reverseGen) mergeInvariantIn(p *ir.InstPhi, x, d *irutil.Loop, memo map[value.Value]bool) bool {
-	ops, byIndex, ok := r.mergeOperands(p)
-	if !ok || byIndex {
-		return false
-	}
-	for _, op := range ops {
-		if !r.invariantIn(op, x, d, memo) {
-			return false
-		}
-	}
-	return true
 }
 
 // writtenIn reports whether something in loop x may write bytes primal
