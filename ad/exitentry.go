@@ -12,11 +12,16 @@ import (
 // loop's counter still holds its value at that exit: its value on entry
 // plus the loop's header count (the forward header advances it once per
 // execution). Where that count is exact (counters.go's exactCount, every
-// exit testing the same induction variable) and computable there from
-// values defined outside the loop around, the reverse subtracts it on
-// that edge and keeps the entry counter in a slot of its own that the
-// loop's reverse reads: no forward load, no cache per entry, and a count
-// invariant in the loop around, which the optimizer after AD hoists.
+// exit testing the same induction variable against the same bound), the
+// reverse computes it on that edge from the loop's start and bound (their
+// forward values in the iteration of the loop around that the reverse is
+// in), subtracts it from the counter, and keeps the entry counter in a
+// reverse slot that the loop's reverse reads: no forward load and no cache
+// per entry. Where start and bound are invariant in the loops around, the
+// optimizer after AD hoists the count, and an entry costs one subtraction.
+// Where they change (a triangular nest), they are looked up like any other
+// forward value: recomputed, or cached in the loop around's records (often
+// already, for other uses), in place of the entry counter.
 
 // exitEntry reports whether the reverse of loop l recomputes l's entry
 // counter on the edges entering it from below.
@@ -31,36 +36,13 @@ func (r *reverseGen) exitEntry(l *irutil.Loop) (*tripCount, bool) {
 	if !ok || !exactCount(tc) {
 		return nil, false
 	}
-	if g := l.Parent; g != nil && (!r.fromOutside(g, tc.start) || !r.fromOutside(g, tc.bound)) {
-		return nil, false // the count changes between iterations of g
-	}
-	return tc, true
-}
-
-// fromOutside reports whether the reverse rebuilds primal value v,
-// read in loop g, from values defined outside g: v is one of them, or a
-// merge phi in g picking one of them by a branch condition defined outside
-// g (the start of a vectorized loop's remainder, 0 or where the vector
-// loop stopped; mergephi.go rebuilds it as a select).
-func (r *reverseGen) fromOutside(g *irutil.Loop, v value.Value) bool {
-	v = unwrapArg(v)
-	if !r.definedIn(g, v) {
-		return true
-	}
-	p, ok := v.(*ir.InstPhi)
-	if !ok {
-		return false
-	}
-	ops, byIndex, ok := r.mergeOperands(p)
-	if !ok || byIndex {
-		return false
-	}
-	for _, op := range ops {
-		if r.definedIn(g, unwrapArg(op)) {
-			return false
+	for _, v := range []value.Value{tc.start, tc.bound} {
+		v = unwrapArg(v)
+		if _, isInst := v.(ir.Instruction); isInst && r.blockOf[v] == nil {
+			return nil, false // not a value the reverse can look up
 		}
 	}
-	return true
+	return tc, true
 }
 
 // exitEntrySlot returns the reverse slot holding l's entry counter,
@@ -92,9 +74,9 @@ func (r *reverseGen) exitEntryLookup(blk, at *ir.Block, fv value.Value) (value.V
 }
 
 // exitEdge is a reverse edge block entering loop l from below: the reverse
-// of primal edge from (in l) to b (outside).
+// of the primal edge from p (in l) to a block outside.
 type exitEdge struct {
-	e, b *ir.Block
+	e, p *ir.Block
 	l    *irutil.Loop
 }
 
@@ -103,7 +85,7 @@ type exitEdge struct {
 // steps their counters back.
 func (r *reverseGen) noteExitEdge(e, p, b *ir.Block) {
 	for l := r.cfg.LoopOf[p]; l != nil && !l.Contains(b); l = l.Parent {
-		r.exitEdges = append(r.exitEdges, exitEdge{e, b, l})
+		r.exitEdges = append(r.exitEdges, exitEdge{e, p, l})
 	}
 }
 
@@ -125,7 +107,10 @@ func (r *reverseGen) finishExitEntries() {
 			}
 		}
 		n := r.headerCount(pre, tc, func(v value.Value) value.Value {
-			w, _ := r.operandInReverse(pre, x.b, r.mapValue(unwrapArg(v)), 1)
+			// Read as in the reverse of p: start and bound dominate it
+			// (not always the exit block, which may be reached around
+			// the loop).
+			w, _ := r.operandInReverse(pre, x.p, r.mapValue(unwrapArg(v)), 1)
 			return w
 		}, false)
 		c := pre.NewLoad(types.I64, r.loops[x.l].counter)
