@@ -86,6 +86,8 @@ type reverseGen struct {
 	snapOf                map[*ir.InstLoad]snapshot        // forward load -> the counter snapshot it is (counters.go)
 	snapLoads             map[snapshot]*ir.InstLoad        // counter snapshot -> its forward load (counters.go)
 	entryEdge             map[*irutil.Loop]*ir.Block       // loop -> forward block entering its header, after growth checks (entrygrow.go)
+	exitSlots             map[*irutil.Loop]*ir.InstAlloca  // loop -> reverse slot of its entry counter (exitentry.go)
+	exitEdges             []exitEdge                       // reverse edges entering loops from below (exitentry.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -225,6 +227,7 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 			return nil, err
 		}
 	}
+	r.finishExitEntries()
 	r.finishExit()
 	r.finishLoops()
 	r.allocas.NewBr(r.fwdHead[f.Blocks[0]])
@@ -519,6 +522,9 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 	if l == nil && r.postDomRet[def] && !r.split {
 		return fv
 	}
+	if v, ok := r.exitEntryLookup(blk, at, fv); ok {
+		return v
+	}
 	if v, ok := r.recomputedEntryCount(blk, at, fv, depth); ok {
 		return v
 	}
@@ -639,6 +645,7 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 	edges := make([]*ir.Block, len(preds))
 	for k, p := range preds {
 		e := r.g.NewBlock("")
+		r.noteExitEdge(e, p, b)
 		for _, pa := range pas {
 			for _, in := range pa.phi.Incs {
 				if in.Pred == p {

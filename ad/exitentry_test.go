@@ -1,0 +1,154 @@
+package ad
+
+import (
+	"strings"
+	"testing"
+)
+
+// exitNests are loop nests whose inner loops cache values per iteration
+// (q and x are overwritten), so that their reverse needs each inner loop's
+// entry counter. comps's inner loops run DIM iterations in every
+// component, the first one vectorized at -O2 with a remainder loop that
+// starts where the vector loop stopped (a merge phi decided by conditions
+// outside the nest); tricomp's inner loop runs c + 1 times (its count
+// changes between components): their entry counters come from their exits
+// (exitentry.go). brkcomp's inner loop leaves on the data (its header
+// count is not its trip count's): its entry counter stays cached.
+const exitNests = memoryPrelude + `
+#include <stdlib.h>
+int DIM = 3; /* $DIM where set */
+__attribute__((noinline)) double comps(double *x, int n) {
+	int d = DIM, k = n / d;
+	double q[64], e = 0;
+	for (int c = 0; c < k; c++) {
+		for (int j = 0; j < d; j++) q[j] = x[c * d + j] - 0.5 * x[j];
+		double s = 0;
+		for (int j = 0; j < d; j++) {
+			s += sin(q[j]) * q[j];
+			q[j] = q[j] * s;
+		}
+		for (int j = 0; j < d; j++) s += q[j] * x[j];
+		e += s * s;
+	}
+	return e;
+}
+
+__attribute__((noinline)) double tricomp(double *x, int n) {
+	double e = 0;
+	for (int c = 0; c < n; c++) {
+		double s = 0;
+		for (int j = 0; j <= c; j++) {
+			x[j] = sin(x[j]) * 0.9 + 0.1 * x[c];
+			s += x[j];
+		}
+		e += s * x[c];
+	}
+	return e;
+}
+
+__attribute__((noinline)) double brkcomp(double *x, int n) {
+	double e = 0;
+	for (int c = 0; c < 3; c++)
+		for (int j = 0; j < n; j++) {
+			x[j] = x[j] * cos(x[c]) + 0.3;
+			e += x[j];
+			if (x[j] > 0.8) break;
+		}
+	return e;
+}
+
+#define CALLEE(f) __attribute__((noinline)) double f##_callee(double *x, int n) { return 2 * f(x, n); }
+CALLEE(comps)
+CALLEE(tricomp)
+/* The finite differences need functions that leave x alone. */
+#define COPY64(f) static double f##_copy(double *x, int n) { double y[64]; memcpy(y, x, n * sizeof *x); return f(y, n); }
+COPY64(comps)
+COPY64(tricomp)
+COPY64(brkcomp)
+COPY64(comps_callee)
+COPY64(tricomp_callee)
+#define EXITNEST(f, n) do { \
+		double x[n], xc[n], dx[n]; \
+		for (int i = 0; i < n; i++) x[i] = 0.3 + 0.11 * (i % 7) - 0.02 * (i % 5) * (i % 3), dx[i] = 0; \
+		memcpy(xc, x, sizeof x); \
+		__enzyme_autodiff((void *)f, enzyme_dup, xc, dx, enzyme_const, n); \
+		fdcheck(#f, f##_copy, x, n, dx); \
+	} while (0)
+int main(void) {
+	if (getenv("DIM")) DIM = atoi(getenv("DIM"));
+	EXITNEST(comps, 12);
+	EXITNEST(comps, 30);
+	EXITNEST(tricomp, 10);
+	EXITNEST(brkcomp, 10);
+	EXITNEST(comps_callee, 12);
+	EXITNEST(tricomp_callee, 10);
+	return failures != 0;
+}
+`
+
+// TestExitEntryRun: every gradient matches central differences at every
+// level, combined and split, with components of 1 to 9 coordinates (no
+// vector loop, no remainder, both), and leaks nothing.
+func TestExitEntryRun(t *testing.T) {
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			exe := buildC(t, exitNests, o)
+			for _, dim := range []string{"1", "3", "4", "9"} {
+				t.Setenv("DIM", dim)
+				out := run(t, exe)
+				for _, want := range []string{"ok comps[29]", "ok tricomp[9]", "ok brkcomp[9]", "ok comps_callee[11]", "ok tricomp_callee[9]"} {
+					if !strings.Contains(out, want) {
+						t.Errorf("-O%s DIM=%s: no %q in\n%s", o, dim, want, out)
+					}
+				}
+			}
+		})
+	}
+	t.Run("leaks", func(t *testing.T) {
+		t.Setenv("DIM", "3")
+		runLeakChecked(t, buildC(t, exitNests, "2"))
+	})
+}
+
+// TestExitEntryIR: comps and tricomp cache no entry counter (at -O2 and
+// -O3 comps's remainder loops' neither) and read them from reverse slots;
+// brkcomp keeps a cached one where its shape stays (-O0, -O1). merge_ir's
+// inner loop, starting at a merge phi, reads its entry counter from a slot.
+func TestExitEntryIR(t *testing.T) {
+	for _, o := range optLevels {
+		m := preADModuleC(t, exitNests, o)
+		for _, tc := range []struct {
+			name   string
+			cached bool
+		}{{"comps", false}, {"tricomp", false}, {"brkcomp", true}} {
+			for _, split := range []bool{false, true} {
+				d, r := reverseOf(t, m, tc.name, split, "exit_"+tc.name)
+				cached := 0
+				for ld, s := range r.snapOf {
+					if s.at == s.src && isCached(r, ld) {
+						t.Logf("-O%s %s (split %v): cached the entry counter of the loop at %s", o, tc.name, split, s.at.Header.Ident())
+						cached++
+					}
+				}
+				switch {
+				case !tc.cached && cached > 0:
+					t.Errorf("-O%s %s (split %v): %d entry counters cached, want none", o, tc.name, split, cached)
+				case !tc.cached && len(r.exitSlots) == 0:
+					t.Errorf("-O%s %s (split %v): no entry counter from the exit", o, tc.name, split)
+				case tc.cached && cached == 0 && (o == "0" || o == "1"):
+					t.Errorf("-O%s %s (split %v): no entry counter cached", o, tc.name, split)
+				}
+				d.dropFunc(r.g)
+			}
+		}
+	}
+	eachReverse(t, mergeIR, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
+		inner := r.cfg.LoopOf[r.blockOf[findValue(r.f, "j")]]
+		if _, ok := r.exitSlots[inner]; !ok {
+			t.Errorf("split=%v: the inner loop's entry counter does not come from its exit", split)
+		}
+		if isCached(r, r.entryCount[inner.Header]) {
+			t.Errorf("split=%v: the inner loop's entry counter is cached", split)
+		}
+	})
+}
