@@ -280,6 +280,7 @@ func (r *reverseGen) planCaches() *cachePlan {
 	}
 	const inf = int64(1) << 50
 	recomputable := map[value.Value]bool{}
+	var pin func(v value.Value, b *ir.Block)
 	var visit func(v value.Value) (node, bool)
 	visit = func(v value.Value) (node, bool) {
 		v = unwrapArg(v)
@@ -313,6 +314,7 @@ func (r *reverseGen) planCaches() *cachePlan {
 				for _, op := range ops {
 					if ond, ok := visit(op); ok {
 						edge(ond.out, nd.in, inf)
+						pin(op, def)
 					}
 				}
 				return nd, true
@@ -337,6 +339,19 @@ func (r *reverseGen) planCaches() *cachePlan {
 			edge(source, nd.in, inf)
 		}
 		return nd, true
+	}
+	// pin makes the edge values under a merge phi of block b (mergephi.go)
+	// uncuttable: never cached, they are rebuilt where the phi is.
+	pin = func(v value.Value, b *ir.Block) {
+		v = unwrapArg(v)
+		nd, ok := nodes[v]
+		if !ok || !r.edgeIncoming(v, b) || capacity[[2]int{nd.in, nd.out}] >= inf {
+			return
+		}
+		edge(nd.in, nd.out, inf)
+		for _, op := range operandsOf(v.(ir.Instruction)) {
+			pin(op, b)
+		}
 	}
 	var reqs []value.Value
 	for v := range r.requested {
