@@ -114,12 +114,7 @@ func (r *reverseGen) edgeValue(v value.Value, b *ir.Block, depth int) bool {
 // selects, conversions, math without side effects but errno) and integer
 // and address arithmetic that yields poison, never undefined behaviour.
 func cannotTrap(inst ir.Instruction) bool {
-	switch inst.(type) {
-	case *ir.InstGetElementPtr, *ir.InstBitCast, *ir.InstSExt, *ir.InstZExt, *ir.InstTrunc,
-		*ir.InstAdd, *ir.InstSub, *ir.InstMul, *ir.InstShl, *ir.InstLShr, *ir.InstAShr, *ir.InstAnd, *ir.InstOr, *ir.InstXor:
-		return true
-	}
-	return pureOp(inst)
+	return addressArith(inst) || pureOp(inst)
 }
 
 // hasEdgeIncoming reports whether merge phi p has an edge incoming value.

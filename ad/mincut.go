@@ -488,15 +488,26 @@ func (r *reverseGen) loopScaledExcept(w int64, at *ir.Block, skip *irutil.Loop) 
 // recomputableKind reports whether the reverse sweep can rebuild primal
 // instruction inst from its operands (rematerialize's kinds and pure ops).
 func (r *reverseGen) recomputableKind(inst ir.Instruction) bool {
-	switch x := inst.(type) {
-	case *ir.InstGetElementPtr, *ir.InstBitCast, *ir.InstAddrSpaceCast, *ir.InstSExt, *ir.InstZExt, *ir.InstTrunc,
-		*ir.InstAdd, *ir.InstSub, *ir.InstMul, *ir.InstShl, *ir.InstLShr, *ir.InstAShr, *ir.InstAnd, *ir.InstOr, *ir.InstXor:
+	if addressArith(inst) {
 		return true
+	}
+	switch x := inst.(type) {
 	case *ir.InstLoad:
 		fl, ok := r.vmap[x].(*ir.InstLoad)
 		return ok && (r.loadRecomputable(fl) || r.earlierLoad(x) != nil)
 	}
 	return pureOp(inst)
+}
+
+// addressArith reports integer, address and cast instructions: rebuilt
+// from their operands, and never trapping (at worst poison).
+func addressArith(inst ir.Instruction) bool {
+	switch inst.(type) {
+	case *ir.InstGetElementPtr, *ir.InstBitCast, *ir.InstAddrSpaceCast, *ir.InstSExt, *ir.InstZExt, *ir.InstTrunc,
+		*ir.InstAdd, *ir.InstSub, *ir.InstMul, *ir.InstShl, *ir.InstLShr, *ir.InstAShr, *ir.InstAnd, *ir.InstOr, *ir.InstXor:
+		return true
+	}
+	return false
 }
 
 // operandsOf lists the value operands of a primal instruction.
