@@ -79,6 +79,11 @@ func (r *reverseGen) operandInReverse(blk, at *ir.Block, op value.Value, depth i
 		}
 		return op, true
 	}
+	if l := r.cfg.LoopOf[def]; l != nil && !l.Contains(at) && !r.cfg.Dominates(def, at) {
+		// Its last iteration's value, on some paths to at only: no copy
+		// made after the loop would be defined (the caller caches).
+		return nil, false
+	}
 	return r.lookupAt(blk, at, op, def, depth), true
 }
 
