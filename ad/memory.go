@@ -353,7 +353,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 				}
 			}
 		} else {
-			blk.NewStore(zeroOf(t), sp).Align = x.Align
+			blk.NewStore(r.clearedShadow(x.Dst, t), sp).Align = x.Align
 		}
 		if r.act.active(x.Src) {
 			r.accumulate(blk, x.Src, ds)
@@ -423,6 +423,42 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		}
 	}
 	return false, nil
+}
+
+// clearedShadow is the zero the reverse of a store to p leaves in p's
+// shadow. Memory the caller can see afterwards gets +0.0, as Enzyme leaves
+// it (a consumed seed reads back as 0, not -0). The shadow of an allocation
+// of this function (alloca, malloc, new) is private to the gradient: the
+// reverse of the allocation frees or re-zeroes it, and until then only the
+// reverse sweep reads it, adding what it reads into adjoints (and the
+// caller's memory is only ever added into), so a zero's sign there changes
+// no result but the sign of zero adjoints, which start from -0.0 anyway.
+// There it gets adjZero's -0.0, the exact additive identity: the reverse of
+// a read-modify-write (x[j] += ...) clears the shadow and then adds the
+// load's adjoint into it, and -0.0 + d folds to d where +0.0 + d cannot.
+// Every store into private memory clears this way, not only those an
+// accumulation certainly follows: the sign is as harmless everywhere there,
+// and it folds more (clearing to -0.0 only after an earlier load of the
+// same address in the block: GMM (d,k)=(10,25) 61.29M instructions instead
+// of 61.07M, LSTM 20.46M instead of 20.35M). The cost: a loop that only
+// clears private memory is no memset in the reverse (a store loop instead).
+func (r *reverseGen) clearedShadow(p value.Value, t types.Type) constant.Constant {
+	objs, known := underlyingObjects(p)
+	if !known || len(objs) == 0 {
+		return zeroOf(t)
+	}
+	for _, o := range objs {
+		switch x := o.(type) {
+		case *ir.InstAlloca:
+		case *ir.InstCall:
+			if !isAllocation(x) {
+				return zeroOf(t)
+			}
+		default:
+			return zeroOf(t)
+		}
+	}
+	return adjZero(t)
 }
 
 // reverseMemTransfer: the adjoints of the copied floats move from the

@@ -42,8 +42,8 @@ func (r *reverseGen) mergeDecision(b *ir.Block) (cond value.Value, onTrue, onFal
 }
 
 // mergeOperands lists the primal values primal phi p is rebuilt from: its
-// incoming values (each defined in a block dominating p's) and the
-// deciding condition (none when byIndex).
+// incoming values (each defined in a block dominating p's, or an edge
+// value) and the deciding condition (none when byIndex).
 func (r *reverseGen) mergeOperands(p *ir.InstPhi) (ops []value.Value, byIndex, ok bool) {
 	b := r.blockOf[p]
 	if b == nil || !r.distinctIncoming(p, b) {
@@ -55,8 +55,9 @@ func (r *reverseGen) mergeOperands(p *ir.InstPhi) (ops []value.Value, byIndex, o
 	}
 	for _, in := range p.Incs {
 		// Read in the reverse wherever p is: its definition must
-		// dominate p's block, not only the edge it comes in on.
-		if d, isInst := r.blockOf[unwrapArg(in.X)]; isInst && !r.cfg.Dominates(d, b) {
+		// dominate p's block, not only the edge it comes in on, or it
+		// must be rebuilt there from values that do.
+		if r.edgeIncoming(in.X, b) && !r.edgeValue(in.X, b, rematDepth) {
 			return nil, false, false
 		}
 		ops = append(ops, in.X)
@@ -67,12 +68,73 @@ func (r *reverseGen) mergeOperands(p *ir.InstPhi) (ops []value.Value, byIndex, o
 	return ops, byIndex, true
 }
 
+// edgeIncoming reports whether v, an incoming value of a merge phi of
+// primal block b, is an instruction whose block does not dominate b: it is
+// computed on the way in from one predecessor only.
+func (r *reverseGen) edgeIncoming(v value.Value, b *ir.Block) bool {
+	d, isInst := r.blockOf[unwrapArg(v)]
+	return isInst && !r.cfg.Dominates(d, b)
+}
+
+// edgeValue reports whether v (an incoming value of a merge phi of primal
+// block b, or an operand of one) can be rebuilt in the reverse sweep
+// wherever the phi is read: defined in a block dominating b, or not an
+// instruction, or an operation of b's own loop that cannot trap (pure
+// arithmetic, comparisons, casts, address arithmetic; no loads, divisions
+// or calls with effects) of such values, depth levels deep. Where the
+// forward sweep came from another predecessor it is computed from defined
+// values all the same and the select discards it, so it is never cached (a
+// cache written on one path only would be read stale on the others). A
+// value of a loop b is outside of is its last iteration's, which the
+// reverse cannot rebuild from values dominating b: not an edge value.
+func (r *reverseGen) edgeValue(v value.Value, b *ir.Block, depth int) bool {
+	v = unwrapArg(v)
+	d, isInst := r.blockOf[v]
+	if !isInst {
+		_, unknown := v.(ir.Instruction)
+		return !unknown
+	}
+	if r.cfg.Dominates(d, b) {
+		return true
+	}
+	inst, _ := v.(ir.Instruction)
+	if depth == 0 || r.cfg.LoopOf[d] != r.cfg.LoopOf[b] || !cannotTrap(inst) {
+		return false
+	}
+	for _, op := range operandsOf(inst) {
+		if !r.edgeValue(op, b, depth-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// cannotTrap reports pure instructions the reverse sweep may compute on a
+// path the forward sweep did not take: pureOp's (floating point, compares,
+// selects, conversions, math without side effects but errno) and integer
+// and address arithmetic that yields poison, never undefined behaviour.
+func cannotTrap(inst ir.Instruction) bool {
+	return addressArith(inst) || pureOp(inst)
+}
+
+// hasEdgeIncoming reports whether merge phi p has an edge incoming value.
+func (r *reverseGen) hasEdgeIncoming(p *ir.InstPhi) bool {
+	b := r.blockOf[p]
+	for _, in := range p.Incs {
+		if r.edgeIncoming(in.X, b) {
+			return true
+		}
+	}
+	return false
+}
+
 // mergeInvariant reports whether primal phi p is rebuilt from values
 // defined outside its block's loop, by a condition or, for values wider
-// than the byte it costs, the predecessor index.
+// than the byte it costs, the predecessor index. Edge incoming values are
+// rebuilt only where the plan says (it never caches them).
 func (r *reverseGen) mergeInvariant(p *ir.InstPhi) bool {
 	ops, byIndex, ok := r.mergeOperands(p)
-	if !ok || (byIndex && typeBytes(p.Typ) <= 1) {
+	if !ok || (byIndex && typeBytes(p.Typ) <= 1) || r.hasEdgeIncoming(p) {
 		return false
 	}
 	if l := r.cfg.LoopOf[r.blockOf[p]]; l != nil {
@@ -117,6 +179,11 @@ func (r *reverseGen) mergeValue(blk, at *ir.Block, fv *ir.InstPhi, depth int) (v
 		return nil, false
 	}
 	b := r.blockOf[fv]
+	if l := r.cfg.LoopOf[b]; l != nil && !l.Contains(at) && r.hasEdgeIncoming(p) {
+		// Read after its loop: an edge value would be read there as
+		// its last iteration's, where the forward may not have computed it.
+		return nil, false
+	}
 	cond, onTrue, onFalse, byIndex, _ := r.mergeDecision(b)
 	// incoming returns, in the reverse, the value fv takes from primal
 	// predecessor p (the forward phi's edges come from forward tails).

@@ -280,6 +280,7 @@ func (r *reverseGen) planCaches() *cachePlan {
 	}
 	const inf = int64(1) << 50
 	recomputable := map[value.Value]bool{}
+	var pin func(v value.Value, b *ir.Block)
 	var visit func(v value.Value) (node, bool)
 	visit = func(v value.Value) (node, bool) {
 		v = unwrapArg(v)
@@ -313,6 +314,7 @@ func (r *reverseGen) planCaches() *cachePlan {
 				for _, op := range ops {
 					if ond, ok := visit(op); ok {
 						edge(ond.out, nd.in, inf)
+						pin(op, def)
 					}
 				}
 				return nd, true
@@ -337,6 +339,19 @@ func (r *reverseGen) planCaches() *cachePlan {
 			edge(source, nd.in, inf)
 		}
 		return nd, true
+	}
+	// pin makes the edge values under a merge phi of block b (mergephi.go)
+	// uncuttable: never cached, they are rebuilt where the phi is.
+	pin = func(v value.Value, b *ir.Block) {
+		v = unwrapArg(v)
+		nd, ok := nodes[v]
+		if !ok || !r.edgeIncoming(v, b) || capacity[[2]int{nd.in, nd.out}] >= inf {
+			return
+		}
+		edge(nd.in, nd.out, inf)
+		for _, op := range operandsOf(v.(ir.Instruction)) {
+			pin(op, b)
+		}
 	}
 	var reqs []value.Value
 	for v := range r.requested {
@@ -473,15 +488,26 @@ func (r *reverseGen) loopScaledExcept(w int64, at *ir.Block, skip *irutil.Loop) 
 // recomputableKind reports whether the reverse sweep can rebuild primal
 // instruction inst from its operands (rematerialize's kinds and pure ops).
 func (r *reverseGen) recomputableKind(inst ir.Instruction) bool {
-	switch x := inst.(type) {
-	case *ir.InstGetElementPtr, *ir.InstBitCast, *ir.InstAddrSpaceCast, *ir.InstSExt, *ir.InstZExt, *ir.InstTrunc,
-		*ir.InstAdd, *ir.InstSub, *ir.InstMul, *ir.InstShl, *ir.InstLShr, *ir.InstAShr, *ir.InstAnd, *ir.InstOr, *ir.InstXor:
+	if addressArith(inst) {
 		return true
+	}
+	switch x := inst.(type) {
 	case *ir.InstLoad:
 		fl, ok := r.vmap[x].(*ir.InstLoad)
 		return ok && (r.loadRecomputable(fl) || r.earlierLoad(x) != nil)
 	}
 	return pureOp(inst)
+}
+
+// addressArith reports integer, address and cast instructions: rebuilt
+// from their operands, and never trapping (at worst poison).
+func addressArith(inst ir.Instruction) bool {
+	switch inst.(type) {
+	case *ir.InstGetElementPtr, *ir.InstBitCast, *ir.InstAddrSpaceCast, *ir.InstSExt, *ir.InstZExt, *ir.InstTrunc,
+		*ir.InstAdd, *ir.InstSub, *ir.InstMul, *ir.InstShl, *ir.InstLShr, *ir.InstAShr, *ir.InstAnd, *ir.InstOr, *ir.InstXor:
+		return true
+	}
+	return false
 }
 
 // operandsOf lists the value operands of a primal instruction.

@@ -27,8 +27,6 @@ func (r *reverseGen) rematerialize(blk, at *ir.Block, fv value.Value, depth int)
 		return nil, false
 	}
 	switch x := inst.(type) {
-	case *ir.InstGetElementPtr, *ir.InstBitCast, *ir.InstAddrSpaceCast, *ir.InstSExt, *ir.InstZExt, *ir.InstTrunc,
-		*ir.InstAdd, *ir.InstSub, *ir.InstMul, *ir.InstShl, *ir.InstLShr, *ir.InstAShr, *ir.InstAnd, *ir.InstOr, *ir.InstXor:
 	case *ir.InstLoad:
 		if !r.loadRecomputable(x) {
 			// The same value as an earlier load of the same address?
@@ -45,7 +43,7 @@ func (r *reverseGen) rematerialize(blk, at *ir.Block, fv value.Value, depth int)
 		}
 		return r.mergeValue(blk, at, x, depth)
 	default:
-		if _, recompute := r.planned(fv); !recompute || !pureOp(inst) {
+		if _, recompute := r.planned(fv); !addressArith(inst) && (!recompute || !pureOp(inst)) {
 			return nil, false
 		}
 	}
@@ -80,6 +78,11 @@ func (r *reverseGen) operandInReverse(blk, at *ir.Block, op value.Value, depth i
 			return nil, false // not a value gozyme knows the origin of
 		}
 		return op, true
+	}
+	if l := r.cfg.LoopOf[def]; l != nil && !l.Contains(at) && !r.cfg.Dominates(def, at) {
+		// Its last iteration's value, on some paths to at only: no copy
+		// made after the loop would be defined (the caller caches).
+		return nil, false
 	}
 	return r.lookupAt(blk, at, op, def, depth), true
 }
