@@ -12,61 +12,48 @@ import "testing"
 // an inner loop whose entry counter the reverse recomputes (counters.go)
 // under a guard. Several also as callees (split gradients).
 const guardedNests = `
+/* STEPS(name, body): three steps of the i loop running body (which
+ * computes the force f and updates p[i].vx), then moving the particles;
+ * name returns an energy of the final state. */
+#define STEPS(name, ...) \
+	__attribute__((noinline)) double name(Particle *p, int n) { \
+		for (int s = 0; s < 3; s++) { \
+			for (int i = 0; i < n; i++) { __VA_ARGS__ } \
+			for (int i = 0; i < n; i++) p[i].x += 0.1 * p[i].vx; \
+		} \
+		double e = 0; \
+		for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y; \
+		return e; \
+	}
+
 /* A data guard between the middle loop j and the inner loop k: which (j,
  * k) run changes with i. */
-__attribute__((noinline)) double gmid(Particle *p, int n) {
-	for (int s = 0; s < 3; s++) {
-		for (int i = 0; i < n; i++) {
-			double f = 0;
-			for (int j = 0; j < 3; j++)
-				if (p[(i + j) % n].kind)
-#pragma clang loop unroll(disable)
-					for (int k = 0; k < 4; k++) f += sin(p[j * 4 + k].x * p[i].y);
-			p[i].vx += 0.1 * f;
-		}
-		for (int i = 0; i < n; i++) p[i].x += 0.1 * p[i].vx;
-	}
-	double e = 0;
-	for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y;
-	return e;
-}
+STEPS(gmid,
+	double f = 0;
+	for (int j = 0; j < 3; j++)
+		if (p[(i + j) % n].kind)
+			_Pragma("clang loop unroll(disable)")
+			for (int k = 0; k < 4; k++) f += sin(p[j * 4 + k].x * p[i].y);
+	p[i].vx += 0.1 * f;)
 
 /* The same guarded on p[].vx, which the i loop writes (and which
  * differs from one step to the next). */
-__attribute__((noinline)) double gmidv(Particle *p, int n) {
-	for (int s = 0; s < 3; s++) {
-		for (int i = 0; i < n; i++) {
-			double f = 0;
-			for (int j = 0; j < 3; j++)
-				if (p[(i + j) % n].vx > 0.03)
-#pragma clang loop unroll(disable)
-					for (int k = 0; k < 4; k++) f += sin(p[j * 4 + k].x * p[i].y);
-			p[i].vx += 0.1 * f;
-		}
-		for (int i = 0; i < n; i++) p[i].x += 0.1 * p[i].vx;
-	}
-	double e = 0;
-	for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y;
-	return e;
-}
+STEPS(gmidv,
+	double f = 0;
+	for (int j = 0; j < 3; j++)
+		if (p[(i + j) % n].vx > 0.03)
+			_Pragma("clang loop unroll(disable)")
+			for (int k = 0; k < 4; k++) f += sin(p[j * 4 + k].x * p[i].y);
+	p[i].vx += 0.1 * f;)
 
 /* An index guard between j and k that depends on i. */
-__attribute__((noinline)) double gidx(Particle *p, int n) {
-	for (int s = 0; s < 3; s++) {
-		for (int i = 0; i < n; i++) {
-			double f = 0;
-			for (int j = 0; j < 3; j++)
-				if ((i + j) % 3 != 1)
-#pragma clang loop unroll(disable)
-					for (int k = 0; k < 4; k++) f += sin(p[j * 4 + k].x * p[i].y);
-			p[i].vx += 0.1 * f;
-		}
-		for (int i = 0; i < n; i++) p[i].x += 0.1 * p[i].vx;
-	}
-	double e = 0;
-	for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y;
-	return e;
-}
+STEPS(gidx,
+	double f = 0;
+	for (int j = 0; j < 3; j++)
+		if ((i + j) % 3 != 1)
+			_Pragma("clang loop unroll(disable)")
+			for (int k = 0; k < 4; k++) f += sin(p[j * 4 + k].x * p[i].y);
+	p[i].vx += 0.1 * f;)
 
 /* A guard on an invariant trip count m between j and k, and one on j. */
 __attribute__((noinline)) double ginv(Particle *p, int n) {
@@ -88,135 +75,63 @@ __attribute__((noinline)) double ginv(Particle *p, int n) {
 
 /* Guards directly between i and j: skipping the first iteration, all but
  * the last, and on a value the i loop computes. */
-__attribute__((noinline)) double gfirst(Particle *p, int n) {
-	for (int s = 0; s < 3; s++) {
-		for (int i = 0; i < n; i++) {
-			double f = 0;
-			if (i > 0)
-				for (int j = 0; j < n; j++) f += sin(p[j].x * p[i].y);
-			p[i].vx += 0.1 * f;
-		}
-		for (int i = 0; i < n; i++) p[i].x += 0.1 * p[i].vx;
-	}
-	double e = 0;
-	for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y;
-	return e;
-}
+STEPS(gfirst,
+	double f = 0;
+	if (i > 0)
+		for (int j = 0; j < n; j++) f += sin(p[j].x * p[i].y);
+	p[i].vx += 0.1 * f;)
 
-__attribute__((noinline)) double glast(Particle *p, int n) {
-	for (int s = 0; s < 3; s++) {
-		for (int i = 0; i < n; i++) {
-			double f = 0;
-			if (i == n - 1)
-				for (int j = 0; j < n; j++) f += sin(p[j].x * p[i].y);
-			p[i].vx += 0.1 * f + p[i].y;
-		}
-		for (int i = 0; i < n; i++) p[i].x += 0.1 * p[i].vx;
-	}
-	double e = 0;
-	for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y;
-	return e;
-}
+STEPS(glast,
+	double f = 0;
+	if (i == n - 1)
+		for (int j = 0; j < n; j++) f += sin(p[j].x * p[i].y);
+	p[i].vx += 0.1 * f + p[i].y;)
 
-__attribute__((noinline)) double gcomputed(Particle *p, int n) {
-	for (int s = 0; s < 3; s++) {
-		for (int i = 0; i < n; i++) {
-			double c = p[i].vx * p[i].y, f = 0;
-			if (c > 0.05)
-				for (int j = 0; j < n; j++) f += sin(p[j].x * p[i].y);
-			p[i].vx += 0.1 * f - 0.2 * c;
-		}
-		for (int i = 0; i < n; i++) p[i].x += 0.1 * p[i].vx;
-	}
-	double e = 0;
-	for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y;
-	return e;
-}
+STEPS(gcomputed,
+	double c = p[i].vx * p[i].y, f = 0;
+	if (c > 0.05)
+		for (int j = 0; j < n; j++) f += sin(p[j].x * p[i].y);
+	p[i].vx += 0.1 * f - 0.2 * c;)
 
 /* continue and break in the i loop. */
-__attribute__((noinline)) double gcont(Particle *p, int n) {
-	for (int s = 0; s < 3; s++) {
-		for (int i = 0; i < n; i++) {
-			if (i % 3 == 1) continue;
-			double f = 0;
-			for (int j = 0; j < n; j++) f += sin(p[j].x * p[i].y);
-			p[i].vx += 0.1 * f;
-		}
-		for (int i = 0; i < n; i++) p[i].x += 0.1 * p[i].vx;
-	}
-	double e = 0;
-	for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y;
-	return e;
-}
+STEPS(gcont,
+	if (i % 3 == 1) continue;
+	double f = 0;
+	for (int j = 0; j < n; j++) f += sin(p[j].x * p[i].y);
+	p[i].vx += 0.1 * f;)
 
-__attribute__((noinline)) double gbreak(Particle *p, int n) {
-	for (int s = 0; s < 3; s++) {
-		for (int i = 0; i < n; i++) {
-			if (p[i].vy > 0.15 + 0.02 * s) break;
-			double f = 0;
-			for (int j = 0; j < n; j++) f += sin(p[j].x * p[i].y);
-			p[i].vx += 0.1 * f;
-		}
-		for (int i = 0; i < n; i++) p[i].x += 0.1 * p[i].vx;
-	}
-	double e = 0;
-	for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y;
-	return e;
-}
+STEPS(gbreak,
+	if (p[i].vy > 0.15 + 0.02 * s) break;
+	double f = 0;
+	for (int j = 0; j < n; j++) f += sin(p[j].x * p[i].y);
+	p[i].vx += 0.1 * f;)
 
 /* Two sibling inner loops, the second guarded on the data. */
-__attribute__((noinline)) double gsib(Particle *p, int n) {
-	for (int s = 0; s < 3; s++) {
-		for (int i = 0; i < n; i++) {
-			double f = 0, g = 0;
-			for (int j = 0; j < n; j++) f += sin(p[j].x * p[i].y);
-			if (p[i].kind + (f > 100))
-				for (int j = 0; j < n; j++) g += cos(p[j].x - p[i].y) * p[j].y;
-			p[i].vx += 0.1 * f + 0.05 * g;
-		}
-		for (int i = 0; i < n; i++) p[i].x += 0.1 * p[i].vx;
-	}
-	double e = 0;
-	for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y;
-	return e;
-}
+STEPS(gsib,
+	double f = 0, g = 0;
+	for (int j = 0; j < n; j++) f += sin(p[j].x * p[i].y);
+	if (p[i].kind + (f > 100))
+		for (int j = 0; j < n; j++) g += cos(p[j].x - p[i].y) * p[j].y;
+	p[i].vx += 0.1 * f + 0.05 * g;)
 
 /* The inner loop loads p[j].x, which the i loop writes, but only in the
  * iterations that skip the inner loop. */
-__attribute__((noinline)) double gskipw(Particle *p, int n) {
-	for (int s = 0; s < 3; s++) {
-		for (int i = 0; i < n; i++) {
-			double f = 0;
-			if (i % 2 == 0)
-				p[(i + 5) % n].x *= 0.9;
-			else
-				for (int j = 0; j < n; j++) f += sin(p[j].x * p[i].y);
-			p[i].vx += 0.1 * f;
-		}
-		for (int i = 0; i < n; i++) p[i].x += 0.1 * p[i].vx;
-	}
-	double e = 0;
-	for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y;
-	return e;
-}
+STEPS(gskipw,
+	double f = 0;
+	if (i % 2 == 0)
+		p[(i + 5) % n].x *= 0.9;
+	else
+		for (int j = 0; j < n; j++) f += sin(p[j].x * p[i].y);
+	p[i].vx += 0.1 * f;)
 
 /* A data guard around the middle loop j (outermost of the chain). */
-__attribute__((noinline)) double gouter(Particle *p, int n) {
-	for (int s = 0; s < 3; s++) {
-		for (int i = 0; i < n; i++) {
-			double f = 0;
-			if (p[i].vy > 0)
-				for (int j = 0; j < 3; j++)
-#pragma clang loop unroll(disable)
-					for (int k = 0; k < 4; k++) f += sin(p[j * 4 + k].x * p[i].y);
-			p[i].vx += 0.1 * f;
-		}
-		for (int i = 0; i < n; i++) p[i].x += 0.1 * p[i].vx;
-	}
-	double e = 0;
-	for (int i = 0; i < n; i++) e += p[i].vx * p[i].x + p[i].y;
-	return e;
-}
+STEPS(gouter,
+	double f = 0;
+	if (p[i].vy > 0)
+		for (int j = 0; j < 3; j++)
+			_Pragma("clang loop unroll(disable)")
+			for (int k = 0; k < 4; k++) f += sin(p[j * 4 + k].x * p[i].y);
+	p[i].vx += 0.1 * f;)
 
 /* p[(i + j * 4 + k) & 7].y is written after the steps only: cached
  * without the step dimension, while which (i, j) enter the k loop changes from
