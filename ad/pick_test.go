@@ -127,7 +127,7 @@ func TestPickCachedNotOperands(t *testing.T) {
 // goes to fmax's or fmin's first argument on a tie, to the other on a NaN,
 // as the rule always did: checked against the analytic gradient), and a
 // max loop that needs its operands anyway.
-const pickRuns = memoryPrelude + `
+const pickRuns = loopRunPrelude + `
 int K = 4; /* columns: a global, so that the loops stay loops */
 __attribute__((noinline)) double lserows(double *x, int n) {
 	double w[16], t = 0;
@@ -167,21 +167,12 @@ __attribute__((noinline)) double maxprod(double *x, int n) {
 	return s + mx;
 }
 
-#define CALLEE(f) __attribute__((noinline)) double f##_callee(double *x, int n) { return 2 * f(x, n); }
 CALLEE(lserows)
 CALLEE(maxprod)
-#define COPY64(f) static double f##_copy(double *x, int n) { double y[64]; memcpy(y, x, n * sizeof *x); return f(y, n); }
 COPY64(lserows)
 COPY64(maxprod)
 COPY64(lserows_callee)
 COPY64(maxprod_callee)
-#define FDRUN(f, n) do { \
-		double x[n], xc[n], dx[n]; \
-		for (int i = 0; i < n; i++) x[i] = 0.3 + 0.11 * (i % 7) - 0.02 * (i % 5) * (i % 3), dx[i] = 0; \
-		memcpy(xc, x, sizeof x); \
-		__enzyme_autodiff((void *)f, enzyme_dup, xc, dx, enzyme_const, n); \
-		fdcheck(#f, f##_copy, x, n, dx); \
-	} while (0)
 /* ties: the gradient of ties at x, against want (3 into the element fmax
  * returned, 1 into fmin's). */
 static void tiecheck(const char *name, const double *x0, const double *want, int n) {
@@ -216,23 +207,6 @@ int main(void) {
 // of the rule, at every level, combined and split, with rows of 1 to 9
 // columns; and leak nothing.
 func TestPickRun(t *testing.T) {
-	for _, o := range optLevels {
-		t.Run("O"+o, func(t *testing.T) {
-			exe := buildC(t, pickRuns, o)
-			for _, k := range []string{"1", "2", "4", "9"} {
-				t.Setenv("K", k)
-				out := run(t, exe)
-				for _, want := range []string{"ok lserows[39]", "ok lserows_callee[11]", "ok maxprod[8]", "ok maxprod_callee[8]",
-					"ok tie[5]", "ok distinct[5]", "ok nan[4]"} {
-					if !strings.Contains(out, want) {
-						t.Errorf("-O%s K=%s: no %q in\n%s", o, k, want, out)
-					}
-				}
-			}
-		})
-	}
-	t.Run("leaks", func(t *testing.T) {
-		t.Setenv("K", "3")
-		runLeakChecked(t, buildC(t, pickRuns, "2"))
-	})
+	runSizes(t, pickRuns, "K", []string{"1", "3", "4", "9"}, []string{"ok lserows[39]", "ok lserows_callee[11]",
+		"ok maxprod[8]", "ok maxprod_callee[8]", "ok tie[5]", "ok distinct[5]", "ok nan[4]"})
 }
