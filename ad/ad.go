@@ -24,6 +24,7 @@ type differ struct {
 	custom      map[*ir.Func]*Custom   // user-supplied derivatives
 	fwds        map[string]*forwardGen // forward-mode derivatives, by name
 	retainables []*retainable          // combined gradients whose caches may be retained (retain.go)
+	picks       map[*ir.InstCall]pick  // primal fmin/fmax calls -> the bit their reverse reads (pick.go)
 }
 
 // prepared returns f as the AD engine differentiates it: f itself, or, when

@@ -17,6 +17,10 @@ type builder struct {
 	// building: constant partials need no operand (fetching one may cost
 	// a cache).
 	arg types.Type
+	// picked is the pick of the call whose partials are being built
+	// (mathRule.pick), where the reverse sweep has it; nil: the partials
+	// compute it from the operands.
+	picked value.Value
 }
 
 func (b *builder) fadd(x, y value.Value) value.Value { return b.b.NewFAdd(x, y) }

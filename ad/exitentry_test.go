@@ -1,7 +1,6 @@
 package ad
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -14,7 +13,7 @@ import (
 // changes between components): their entry counters come from their exits
 // (exitentry.go). brkcomp's inner loop leaves on the data (its header
 // count is not its trip count's): its entry counter stays cached.
-const exitNests = memoryPrelude + `
+const exitNests = loopRunPrelude + `
 #include <stdlib.h>
 int DIM = 3; /* $DIM where set */
 __attribute__((noinline)) double comps(double *x, int n) {
@@ -57,31 +56,22 @@ __attribute__((noinline)) double brkcomp(double *x, int n) {
 	return e;
 }
 
-#define CALLEE(f) __attribute__((noinline)) double f##_callee(double *x, int n) { return 2 * f(x, n); }
 CALLEE(comps)
 CALLEE(tricomp)
 /* The finite differences need functions that leave x alone. */
-#define COPY64(f) static double f##_copy(double *x, int n) { double y[64]; memcpy(y, x, n * sizeof *x); return f(y, n); }
 COPY64(comps)
 COPY64(tricomp)
 COPY64(brkcomp)
 COPY64(comps_callee)
 COPY64(tricomp_callee)
-#define EXITNEST(f, n) do { \
-		double x[n], xc[n], dx[n]; \
-		for (int i = 0; i < n; i++) x[i] = 0.3 + 0.11 * (i % 7) - 0.02 * (i % 5) * (i % 3), dx[i] = 0; \
-		memcpy(xc, x, sizeof x); \
-		__enzyme_autodiff((void *)f, enzyme_dup, xc, dx, enzyme_const, n); \
-		fdcheck(#f, f##_copy, x, n, dx); \
-	} while (0)
 int main(void) {
 	if (getenv("DIM")) DIM = atoi(getenv("DIM"));
-	EXITNEST(comps, 12);
-	EXITNEST(comps, 30);
-	EXITNEST(tricomp, 10);
-	EXITNEST(brkcomp, 10);
-	EXITNEST(comps_callee, 12);
-	EXITNEST(tricomp_callee, 10);
+	FDRUN(comps, 12);
+	FDRUN(comps, 30);
+	FDRUN(tricomp, 10);
+	FDRUN(brkcomp, 10);
+	FDRUN(comps_callee, 12);
+	FDRUN(tricomp_callee, 10);
 	return failures != 0;
 }
 `
@@ -90,24 +80,8 @@ int main(void) {
 // level, combined and split, with components of 1 to 9 coordinates (no
 // vector loop, no remainder, both), and leaks nothing.
 func TestExitEntryRun(t *testing.T) {
-	for _, o := range optLevels {
-		t.Run("O"+o, func(t *testing.T) {
-			exe := buildC(t, exitNests, o)
-			for _, dim := range []string{"1", "3", "4", "9"} {
-				t.Setenv("DIM", dim)
-				out := run(t, exe)
-				for _, want := range []string{"ok comps[29]", "ok tricomp[9]", "ok brkcomp[9]", "ok comps_callee[11]", "ok tricomp_callee[9]"} {
-					if !strings.Contains(out, want) {
-						t.Errorf("-O%s DIM=%s: no %q in\n%s", o, dim, want, out)
-					}
-				}
-			}
-		})
-	}
-	t.Run("leaks", func(t *testing.T) {
-		t.Setenv("DIM", "3")
-		runLeakChecked(t, buildC(t, exitNests, "2"))
-	})
+	runSizes(t, exitNests, "DIM", []string{"1", "3", "4", "9"},
+		[]string{"ok comps[29]", "ok tricomp[9]", "ok brkcomp[9]", "ok comps_callee[11]", "ok tricomp_callee[9]"})
 }
 
 // TestExitEntryIR: comps and tricomp cache no entry counter (at -O2 and

@@ -190,3 +190,29 @@ func tryBuildCWithIR(t *testing.T, src, ll, level string) (string, error) {
 	}
 	return finishBuild(t, dir, "clang", bc, level, "-lm")
 }
+
+// runSizes builds C program src at every level and runs it once for each
+// value of the environment variable env, failing where its output lacks
+// one of the wanted lines; then runs it leak-checked at -O2 with env set
+// to the first value but one (or the only one).
+func runSizes(t *testing.T, src, env string, values, wants []string) {
+	t.Helper()
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			exe := buildC(t, src, o)
+			for _, v := range values {
+				t.Setenv(env, v)
+				out := run(t, exe)
+				for _, want := range wants {
+					if !strings.Contains(out, want) {
+						t.Errorf("-O%s %s=%s: no %q in\n%s", o, env, v, want, out)
+					}
+				}
+			}
+		})
+	}
+	t.Run("leaks", func(t *testing.T) {
+		t.Setenv(env, values[min(1, len(values)-1)])
+		runLeakChecked(t, buildC(t, src, "2"))
+	})
+}

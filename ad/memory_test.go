@@ -28,6 +28,22 @@ static void fdcheck(const char *name, double (*f)(double *, int), double *x, int
 	} while (0)
 `
 
+// loopRunPrelude adds to memoryPrelude, for f(double *x, int n) that may
+// overwrite x: CALLEE(f), f_callee = 2·f (differentiated split); COPY64(f),
+// f_copy = f on a copy of x (for the finite differences); and FDRUN(f, n),
+// the gradient of f at a fixed x[n] against central differences.
+const loopRunPrelude = memoryPrelude + `
+#define CALLEE(f) __attribute__((noinline)) double f##_callee(double *x, int n) { return 2 * f(x, n); }
+#define COPY64(f) static double f##_copy(double *x, int n) { double y[64]; memcpy(y, x, n * sizeof *x); return f(y, n); }
+#define FDRUN(f, n) do { \
+		double x[n], xc[n], dx[n]; \
+		for (int i = 0; i < n; i++) x[i] = 0.3 + 0.11 * (i % 7) - 0.02 * (i % 5) * (i % 3), dx[i] = 0; \
+		memcpy(xc, x, sizeof x); \
+		__enzyme_autodiff((void *)f, enzyme_dup, xc, dx, enzyme_const, n); \
+		fdcheck(#f, f##_copy, x, n, dx); \
+	} while (0)
+`
+
 func TestMemory(t *testing.T) {
 	src := memoryPrelude + `
 /* Arrays through pointers. */

@@ -530,6 +530,11 @@ func (r *reverseGen) valueOrder(v value.Value) int {
 				if x, ok := inst.(value.Value); ok {
 					r.order[x] = len(r.order)
 				}
+				if c, ok := inst.(*ir.InstCall); ok {
+					for _, p := range r.d.picks[c] {
+						r.order[p.(value.Value)] = len(r.order)
+					}
+				}
 			}
 		}
 	}

@@ -237,23 +237,34 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 }
 
 // setMinimalAlignment gives every load and store gozyme generated (those
-// without an explicit alignment) align 8: caches live in malloc'd buffers and
-// tapes, which do not have the natural alignment of 32-byte vectors.
+// without an explicit alignment) align 8, or less for types aligned less:
+// caches live in malloc'd buffers and tapes, which do not have the natural
+// alignment of 32-byte vectors, and a record of bytes (one i1 per
+// iteration) has them one byte apart.
 func setMinimalAlignment(g *ir.Func) {
 	for _, b := range g.Blocks {
 		for _, inst := range b.Insts {
 			switch x := inst.(type) {
 			case *ir.InstLoad:
 				if x.Align == 0 {
-					x.Align = 8
+					x.Align = minimalAlign(x.ElemType)
 				}
 			case *ir.InstStore:
 				if x.Align == 0 {
-					x.Align = 8
+					x.Align = minimalAlign(x.Src.Type())
 				}
 			}
 		}
 	}
+}
+
+// minimalAlign is the alignment setMinimalAlignment claims for an access
+// of type t: its ABI alignment, at most 8.
+func minimalAlign(t types.Type) ir.Align {
+	if _, a, ok := abiLayout(t); ok && a < 8 {
+		return ir.Align(a)
+	}
+	return 8
 }
 
 // reverseEntries returns, for split mode, the reverse blocks of the returns.
@@ -355,6 +366,13 @@ func (r *reverseGen) forward() error {
 				return err
 			}
 			rest = append(rest, extra...)
+			if call, ok := inst.(*ir.InstCall); ok && r.usesPick(call) {
+				picks, err := r.forwardPick(b, call)
+				if err != nil {
+					return err
+				}
+				rest = append(rest, picks...)
+			}
 			if call, ok := inst.(*ir.InstCall); ok {
 				if rule, ok := r.customRule(call); ok && r.customCallActive(call) {
 					aug, err := r.augmentCustom(b, call, rule)

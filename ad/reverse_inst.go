@@ -133,6 +133,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 			err.Callee = callee.Name()
 			return blk, err
 		}
+		b.picked = r.pickedValue(blk, at, x)
 		r.applyPartials(b, at, rule, x.Args, x, d)
 	default:
 		return blk, errorAt(r.f, inst, "no derivative rule for %s", describe(inst))

@@ -27,6 +27,10 @@ type result func() value.Value
 // and the tangent rule Σ ∂_i·dx_i: both modes come from this one entry.
 type mathRule struct {
 	partials []partial
+	// pick, for functions that return one of their two arguments (fmin,
+	// fmax), builds from the operands x and y the i1 "x was returned":
+	// all the partials depend on (pick.go).
+	pick func(b *builder, x, y value.Value) value.Value
 }
 
 func unary(p partial) *mathRule { return &mathRule{partials: []partial{p}} }
@@ -155,25 +159,34 @@ var fmodRule = &mathRule{partials: []partial{
 }}
 
 // minMax's partials pick the argument that was returned; NaN arguments are
-// ignored as fmin/fmax ignore them.
+// ignored as fmin/fmax ignore them. Which one was returned is the rule's
+// pick, one bit: where the reverse sweep has it (cached or recomputed,
+// pick.go), the partials read it instead of the operands.
 func minMax(isMin bool) *mathRule {
-	pickX := func(b *builder, a operands) value.Value {
+	rule := &mathRule{pick: func(b *builder, x, y value.Value) value.Value {
 		pred := enum.FPredOLE
 		if !isMin {
 			pred = enum.FPredOGE
 		}
-		cmp := b.fcmp(pred, a(0), a(1))
-		yNaN := b.fcmp(enum.FPredUNO, a(1), a(1))
+		cmp := b.fcmp(pred, x, y)
+		yNaN := b.fcmp(enum.FPredUNO, y, y)
 		return b.b.NewOr(cmp, yNaN)
-	}
-	return &mathRule{partials: []partial{
-		func(b *builder, a operands, res result) value.Value {
-			return b.sel(pickX(b, a), b.konst(a(0), 1), b.konst(a(0), 0))
-		},
-		func(b *builder, a operands, res result) value.Value {
-			return b.sel(pickX(b, a), b.konst(a(0), 0), b.konst(a(0), 1))
-		},
 	}}
+	pickX := func(b *builder, a operands) value.Value {
+		if b.picked != nil {
+			return b.picked
+		}
+		return rule.pick(b, a(0), a(1))
+	}
+	rule.partials = []partial{
+		func(b *builder, a operands, res result) value.Value {
+			return b.sel(pickX(b, a), floatConst(b.arg, 1), floatConst(b.arg, 0))
+		},
+		func(b *builder, a operands, res result) value.Value {
+			return b.sel(pickX(b, a), floatConst(b.arg, 0), floatConst(b.arg, 1))
+		},
+	}
+	return rule
 }
 
 func oneMinusSquareRoot(b *builder, x value.Value) value.Value {
