@@ -75,13 +75,9 @@ int main(void) {
 	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
 }
 
-// With trip counts known on entry to the nest, a gradient allocates each
-// cache buffer once, whatever the size: no more reallocs for n = 64 than
-// for n = 8 (growth would add one per doubling; buffers retained from the
-// n = 8 call may need none). A second call of the same size reuses the
-// retained buffers (retain.go): no realloc at all.
-func TestTripCountAllocatesOnce(t *testing.T) {
-	src := `#define _GNU_SOURCE
+// reallocCounter is C source defining the program's own realloc, which
+// counts its calls in reallocs and forwards them to the C library's.
+const reallocCounter = `#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
 #include <math.h>
@@ -92,7 +88,15 @@ void *realloc(void *p, size_t n) {
 	reallocs++;
 	return real(p, n);
 }
-extern int enzyme_dup, enzyme_const;
+`
+
+// With trip counts known on entry to the nest, a gradient allocates each
+// cache buffer once, whatever the size: no more reallocs for n = 64 than
+// for n = 8 (growth would add one per doubling; buffers retained from the
+// n = 8 call may need none). A second call of the same size reuses the
+// retained buffers (retain.go): no realloc at all.
+func TestTripCountAllocatesOnce(t *testing.T) {
+	src := reallocCounter + `extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
 __attribute__((noinline)) double nest(double *x, int n) {
 	for (int s = 0; s < 3; s++)
