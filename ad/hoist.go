@@ -146,11 +146,8 @@ func (r *reverseGen) invariantIn(v value.Value, x, d *irutil.Loop, memo map[valu
 		res = r.chainInduction(inst, x, d, memo)
 	case *ir.InstLoad:
 		res = !inst.Volatile && r.invariantIn(inst.Src, x, d, memo) && !r.writtenIn(x, inst)
-	case *ir.InstGetElementPtr, *ir.InstBitCast, *ir.InstAddrSpaceCast, *ir.InstSExt, *ir.InstZExt, *ir.InstTrunc,
-		*ir.InstAdd, *ir.InstSub, *ir.InstMul, *ir.InstShl, *ir.InstLShr, *ir.InstAShr, *ir.InstAnd, *ir.InstOr, *ir.InstXor:
-		res = r.operandsInvariant(inst.(ir.Instruction), x, d, memo)
 	default:
-		if i, ok := v.(ir.Instruction); ok && pureOp(i) {
+		if i, ok := v.(ir.Instruction); ok && (addressArith(i) || pureOp(i)) {
 			res = r.operandsInvariant(i, x, d, memo)
 		}
 	}
