@@ -366,30 +366,29 @@ func (r *reverseGen) decidingBranch(b *ir.Block) (onTrue, onFalse *ir.Block, con
 	if !isCond || br.TargetTrue == br.TargetFalse {
 		return nil, nil, nil, false
 	}
-	// through returns the one predecessor paths from s reach b through.
-	through := func(s *ir.Block) *ir.Block {
-		if s == b {
-			if d == preds[0] || d == preds[1] {
-				return d
-			}
-			return nil
-		}
-		var found *ir.Block
-		for _, p := range preds {
-			if p != d && reaches(s, p, func(x *ir.Block) bool { return x == d || x == b }) {
-				if found != nil {
-					return nil
-				}
-				found = p
-			}
-		}
-		return found
-	}
-	t, f := through(br.TargetTrue.(*ir.Block)), through(br.TargetFalse.(*ir.Block))
-	if t == nil || f == nil || t == f {
+	t, f := predsThrough(b, d, br.TargetTrue.(*ir.Block), preds), predsThrough(b, d, br.TargetFalse.(*ir.Block), preds)
+	if len(t) != 1 || len(f) != 1 || t[0] == f[0] {
 		return nil, nil, nil, false
 	}
-	return t, f, br.Cond, true
+	return t[0], f[0], br.Cond, true
+}
+
+// predsThrough returns the predecessors (of b, among preds) through which
+// paths from s, a successor of b's dominator d, reach b without passing d
+// or b again; d itself where s is b.
+func predsThrough(b, d, s *ir.Block, preds []*ir.Block) []*ir.Block {
+	var out []*ir.Block
+	for _, p := range preds {
+		switch {
+		case s == b:
+			if p == d {
+				out = append(out, p)
+			}
+		case p != d && reaches(s, p, func(x *ir.Block) bool { return x == d || x == b }):
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // reaches reports whether a path runs from block from to block to through

@@ -53,22 +53,7 @@ func (r *reverseGen) decide(b, d *ir.Block, preds []*ir.Block, depth int) (*deci
 	if l := r.cfg.LoopOf[b]; l != nil && r.definedIn(l, unwrapArg(br.Cond)) {
 		return nil, false
 	}
-	// through returns the predecessors paths from s reach b through.
-	through := func(s *ir.Block) []*ir.Block {
-		var out []*ir.Block
-		for _, p := range preds {
-			switch {
-			case s == b:
-				if p == d {
-					out = append(out, p)
-				}
-			case p != d && reaches(s, p, func(x *ir.Block) bool { return x == d || x == b }):
-				out = append(out, p)
-			}
-		}
-		return out
-	}
-	t, f := through(br.TargetTrue.(*ir.Block)), through(br.TargetFalse.(*ir.Block))
+	t, f := predsThrough(b, d, br.TargetTrue.(*ir.Block), preds), predsThrough(b, d, br.TargetFalse.(*ir.Block), preds)
 	if len(t) == 0 || len(f) == 0 || len(t)+len(f) != len(preds) {
 		return nil, false // a predecessor reached both ways, or neither
 	}
