@@ -7,6 +7,7 @@ import (
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/metadata"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -88,6 +89,7 @@ type reverseGen struct {
 	entryEdge             map[*irutil.Loop]*ir.Block       // loop -> forward block entering its header, after growth checks (entrygrow.go)
 	exitSlots             map[*irutil.Loop]*ir.InstAlloca  // loop -> reverse slot of its entry counter (exitentry.go)
 	exitEdges             []exitEdge                       // reverse edges entering loops from below (exitentry.go)
+	revLoopIDs            map[*irutil.Loop]*metadata.Tuple // loop -> the loop ID of its reverse (loophints.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -456,6 +458,7 @@ func (r *reverseGen) forwardTerm(b *ir.Block) error {
 		if !cloneBranch(tail, b.Term, blk, r.mapValue) {
 			return errorAt(r.f, t, "terminator %s is not supported", describe(t))
 		}
+		r.d.copyLoopID(b.Term, tail.Term)
 	}
 	return nil
 }
@@ -682,6 +685,9 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 			}
 		}
 		e.NewBr(r.rev[p])
+		if l := r.cfg.LoopOf[b]; l != nil && l.Header == b && l.Contains(p) {
+			r.markReverseLatch(e, l)
+		}
 		edges[k] = e
 	}
 	if len(preds) == 1 {
