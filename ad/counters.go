@@ -344,7 +344,10 @@ func (r *reverseGen) recomputedEntryCount(blk, at *ir.Block, fv value.Value, dep
 		outer, def := r.snapshotLoad(snapshot{counter: s.counter, at: g, src: s.src, skip: s.skip})
 		base = r.lookupAt(blk, at, outer, def, depth+1)
 	}
-	k := blk.NewSub(blk.NewLoad(types.I64, r.loops[g].counter), r.lookupAt(blk, at, r.entryCount[g.Header], plan.gOutside, depth+1))
+	cur := blk.NewLoad(types.I64, r.loops[g].counter)
+	entry := r.lookupAt(blk, at, r.entryCount[g.Header], plan.gOutside, depth+1)
+	r.relativeRead(g, cur, entry)
+	k := blk.NewSub(cur, entry)
 	return blk.NewAdd(base, blk.NewMul(k, n)), true
 }
 

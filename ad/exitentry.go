@@ -3,6 +3,7 @@ package ad
 import (
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -114,7 +115,134 @@ func (r *reverseGen) finishExitEntries() {
 			return w
 		}, false)
 		c := pre.NewLoad(types.I64, r.loops[x.l].counter)
-		pre.NewStore(pre.NewSub(c, n), s)
+		st := pre.NewStore(pre.NewSub(c, n), s)
 		pre.NewBr(x.e)
+		if r.exitPres == nil {
+			r.exitPres = map[*irutil.Loop][]exitPre{}
+		}
+		r.exitPres[x.l] = append(r.exitPres[x.l], exitPre{pre, n, st})
 	}
+}
+
+// Counters restarted on entry. A loop without records (nothing cached per
+// iteration) needs its counter only to count its reverse's iterations: where
+// every read of it in the reverse is against the entry counter from the exit
+// (a difference or a comparison), the reverse can as well restart it on each
+// entry, at the header count, with entry counter 0. The forward sweep then
+// reads it nowhere, and the optimizer after AD deletes its increments: the
+// loops around carry one value less in both sweeps.
+
+// exitPre is a block storing loop's entry counter on an edge entering its
+// reverse (finishExitEntries): store counter - n into the exit slot.
+type exitPre struct {
+	pre   *ir.Block
+	n     value.Value
+	store *ir.InstStore
+}
+
+// relativeRead notes a reverse load cur of l's counter whose one use is a
+// difference or comparison with entry, when entry is l's entry counter read
+// from its exit slot.
+func (r *reverseGen) relativeRead(l *irutil.Loop, cur *ir.InstLoad, entry value.Value) {
+	ld, ok := entry.(*ir.InstLoad)
+	if s, used := r.exitSlots[l]; !ok || !used || ld.Src != s {
+		return
+	}
+	if r.relReads == nil {
+		r.relReads = map[*ir.InstLoad]bool{}
+	}
+	r.relReads[cur] = true
+}
+
+// restartCounters restarts, on entry to their reverse, the counters of
+// loops without records whose every load in g is a relative read, a step
+// (loaded, stepped by a constant, stored back) or unused.
+func (r *reverseGen) restartCounters() {
+	if len(r.exitPres) == 0 {
+		return
+	}
+	users := map[value.Value][]ir.Instruction{}
+	loads := map[value.Value][]*ir.InstLoad{}
+	for _, b := range r.g.Blocks {
+		for _, inst := range b.Insts {
+			if ld, ok := inst.(*ir.InstLoad); ok {
+				loads[ld.Src] = append(loads[ld.Src], ld)
+			}
+			if u, ok := inst.(interface{ Operands() []*value.Value }); ok {
+				for _, op := range u.Operands() {
+					users[*op] = append(users[*op], inst)
+				}
+			}
+		}
+		if u, ok := b.Term.(interface{ Operands() []*value.Value }); ok {
+			for _, op := range u.Operands() {
+				users[*op] = append(users[*op], nil)
+			}
+		}
+	}
+	for _, l := range r.cfg.Loops {
+		pres, ok := r.exitPres[l]
+		lc := r.loops[l]
+		if !ok || lc.rec != nil {
+			continue
+		}
+		own := map[value.Value]bool{}
+		for _, x := range pres {
+			own[x.store.Src.(*ir.InstSub).X] = true // removed below
+		}
+		restart := true
+		for _, ld := range loads[lc.counter] {
+			if own[ld] {
+				continue
+			}
+			if !r.relReads[ld] && len(users[ld]) > 0 && !counterStep(ld, lc.counter, users) {
+				restart = false
+				break
+			}
+		}
+		if !restart {
+			continue
+		}
+		for _, x := range pres {
+			// pre: ... n ...; c = load counter; d = sub c, n; store d, slot
+			sub := x.store.Src.(*ir.InstSub)
+			var keep []ir.Instruction
+			for _, inst := range x.pre.Insts {
+				switch inst {
+				case x.store:
+					keep = append(keep, ir.NewStore(x.n, lc.counter), ir.NewStore(constant.NewInt(types.I64, 0), x.store.Dst))
+				case ir.Instruction(sub), sub.X.(ir.Instruction):
+				default:
+					keep = append(keep, inst)
+				}
+			}
+			x.pre.Insts = keep
+		}
+	}
+}
+
+// counterStep reports whether ld's one use steps it by a constant into a
+// store back to counter, and nothing else.
+func counterStep(ld *ir.InstLoad, counter value.Value, users map[value.Value][]ir.Instruction) bool {
+	if len(users[ld]) != 1 {
+		return false
+	}
+	var x, y value.Value
+	switch s := users[ld][0].(type) {
+	case *ir.InstAdd:
+		x, y = s.X, s.Y
+	case *ir.InstSub:
+		x, y = s.X, s.Y
+	default:
+		return false
+	}
+	if _, isConst := y.(*constant.Int); x != ld || !isConst {
+		return false
+	}
+	step := users[ld][0].(value.Value)
+	if len(users[step]) != 1 {
+		return false
+	}
+	st, ok := users[step][0].(*ir.InstStore)
+	return ok && st.Src == step && st.Dst == counter
 }

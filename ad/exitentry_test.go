@@ -2,6 +2,10 @@ package ad
 
 import (
 	"testing"
+
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 )
 
 // exitNests are loop nests whose inner loops cache values per iteration
@@ -56,12 +60,26 @@ __attribute__((noinline)) double brkcomp(double *x, int n) {
 	return e;
 }
 
+/* The count of afterx's inner loop is read after it (its exit value):
+ * in the reverse, outside the loop's reverse. */
+__attribute__((noinline)) double afterx(double *x, int n) {
+	double t[64], e = 0;
+	for (int m = 0; m < 3; m++) {
+		int j;
+		for (j = 0; j < n - m; j++) t[j] = x[j] * x[m];
+		e += sin(t[j - 1]) * x[(j + m) % n];
+		for (int i = 0; i < j; i++) e += t[i] * t[i];
+	}
+	return e;
+}
+
 CALLEE(comps)
 CALLEE(tricomp)
 /* The finite differences need functions that leave x alone. */
 COPY64(comps)
 COPY64(tricomp)
 COPY64(brkcomp)
+COPY64(afterx)
 COPY64(comps_callee)
 COPY64(tricomp_callee)
 int main(void) {
@@ -70,6 +88,7 @@ int main(void) {
 	FDRUN(comps, 30);
 	FDRUN(tricomp, 10);
 	FDRUN(brkcomp, 10);
+	FDRUN(afterx, 10);
 	FDRUN(comps_callee, 12);
 	FDRUN(tricomp_callee, 10);
 	return failures != 0;
@@ -81,7 +100,7 @@ int main(void) {
 // vector loop, no remainder, both), and leaks nothing.
 func TestExitEntryRun(t *testing.T) {
 	runSizes(t, exitNests, "DIM", []string{"1", "3", "4", "9"},
-		[]string{"ok comps[29]", "ok tricomp[9]", "ok brkcomp[9]", "ok comps_callee[11]", "ok tricomp_callee[9]"})
+		[]string{"ok comps[29]", "ok tricomp[9]", "ok brkcomp[9]", "ok afterx[9]", "ok comps_callee[11]", "ok tricomp_callee[9]"})
 }
 
 // TestExitEntryIR: comps and tricomp cache no entry counter (at -O2 and
@@ -125,4 +144,65 @@ func TestExitEntryIR(t *testing.T) {
 			t.Errorf("split=%v: the inner loop's entry counter is cached", split)
 		}
 	})
+}
+
+// restartedLoops lists the loops of r whose counter the reverse restarts
+// on entry: every store to their entry counter's exit slot stores 0.
+func restartedLoops(r *reverseGen) []*irutil.Loop {
+	var out []*irutil.Loop
+	for _, l := range r.cfg.Loops {
+		s, ok := r.exitSlots[l]
+		if !ok {
+			continue
+		}
+		zero := true
+		for _, b := range r.g.Blocks {
+			for _, inst := range b.Insts {
+				if st, ok := inst.(*ir.InstStore); ok && st.Dst == s {
+					if c, isInt := st.Src.(*constant.Int); !isInt || c.X.Sign() != 0 {
+						zero = false
+					}
+				}
+			}
+		}
+		if zero {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestRestartedCountersIR: comps's centring loop (vectorized at -O2 and
+// -O3, with its remainder) caches nothing per iteration, and its reverse
+// restarts its counter on entry; the forward sweep then reads the counter
+// only to step it. No loop with records is restarted, in comps, tricomp
+// or afterx.
+func TestRestartedCountersIR(t *testing.T) {
+	for _, o := range optLevels {
+		m := preADModuleC(t, exitNests, o)
+		for _, name := range []string{"comps", "tricomp", "afterx"} {
+			for _, split := range []bool{false, true} {
+				d, r := reverseOf(t, m, name, split, "restart_"+name)
+				restarted := restartedLoops(r)
+				for _, l := range restarted {
+					lc := r.loops[l]
+					if lc.rec != nil {
+						t.Errorf("-O%s %s (split %v): the loop at %s has records and its counter restarts", o, name, split, l.Header.Ident())
+					}
+					for _, blk := range []*ir.Block{r.fwdHead[l.Header], r.fwdTail[l.Header]} {
+						for _, inst := range blk.Insts {
+							if ld, ok := inst.(*ir.InstLoad); ok && ld.Src == lc.counter && ld != lc.fwdIdx {
+								t.Errorf("-O%s %s (split %v): the forward header of the loop at %s reads its restarted counter: %s", o, name, split, l.Header.Ident(), ld.LLString())
+							}
+						}
+					}
+				}
+				if name == "comps" && (o == "2" || o == "3") && len(restarted) == 0 {
+					t.Errorf("-O%s comps (split %v): no loop counter restarted", o, split)
+				}
+				t.Logf("-O%s %s (split %v): %d of %d loops restart their counter", o, name, split, len(restarted), len(r.cfg.Loops))
+				d.dropFunc(r.g)
+			}
+		}
+	}
 }

@@ -134,11 +134,16 @@ func (r *reverseGen) inductionValue(blk, at *ir.Block, phi *ir.InstPhi, depth in
 		return nil, false
 	}
 	l := r.cfg.LoopOf[def]
-	cur := value.Value(blk.NewLoad(types.I64, r.loops[l].counter))
+	ld := blk.NewLoad(types.I64, r.loops[l].counter)
+	cur := value.Value(ld)
 	if !l.Contains(at) {
 		cur = blk.NewSub(cur, constant.NewInt(types.I64, 1))
 	}
-	k := value.Value(blk.NewSub(cur, r.lookupAt(blk, at, c0, outside, depth+1)))
+	entry := r.lookupAt(blk, at, c0, outside, depth+1)
+	if cur == ld {
+		r.relativeRead(l, ld, entry)
+	}
+	k := value.Value(blk.NewSub(cur, entry))
 	if it.BitSize < 64 {
 		k = blk.NewTrunc(k, it)
 	} else if it.BitSize > 64 {

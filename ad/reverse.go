@@ -90,6 +90,8 @@ type reverseGen struct {
 	exitSlots             map[*irutil.Loop]*ir.InstAlloca  // loop -> reverse slot of its entry counter (exitentry.go)
 	exitEdges             []exitEdge                       // reverse edges entering loops from below (exitentry.go)
 	revLoopIDs            map[*irutil.Loop]*metadata.Tuple // loop -> the loop ID of its reverse (loophints.go)
+	exitPres              map[*irutil.Loop][]exitPre       // loop -> the blocks storing its entry counter on entering its reverse (exitentry.go)
+	relReads              map[*ir.InstLoad]bool            // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -232,6 +234,7 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 	r.finishExitEntries()
 	r.finishExit()
 	r.finishLoops()
+	r.restartCounters()
 	r.allocas.NewBr(r.fwdHead[f.Blocks[0]])
 	setMinimalAlignment(g)
 	r.applyCacheScope()
@@ -696,8 +699,11 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 	}
 	if c0, ok := r.entryCount[b]; ok {
 		outside, latch, _ := r.simpleHeader(b)
-		cur := blk.NewLoad(types.I64, r.loops[r.cfg.LoopOf[b]].counter)
-		first := blk.NewICmp(enum.IPredEQ, cur, r.lookupForward(blk, b, c0, outside))
+		l := r.cfg.LoopOf[b]
+		cur := blk.NewLoad(types.I64, r.loops[l].counter)
+		entry := r.lookupForward(blk, b, c0, outside)
+		r.relativeRead(l, cur, entry)
+		first := blk.NewICmp(enum.IPredEQ, cur, entry)
 		blk.NewCondBr(first, edges[predIndex(preds, outside)], edges[predIndex(preds, latch)])
 		return nil
 	}
