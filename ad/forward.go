@@ -783,6 +783,7 @@ func (fg *forwardGen) terminator(b *ir.Block) error {
 		if !cloneBranch(nb, b.Term, blk, fg.mapValue) {
 			return errorAt(fg.f, t, "terminator %s is not supported", describe(t))
 		}
+		fg.d.copyLoopID(b.Term, nb.Term)
 	}
 	return nil
 }

@@ -12,7 +12,8 @@ import (
 // optimizer before AD already did to the loop, or what the programmer asked
 // of it: vectorized already (a vector body or its scalar remainder), not to
 // be unrolled at run time, a pragma's width or count. A copy of the loop in
-// the forward sweep keeps all of it. The loop's reverse keeps the hints about
+// the forward sweep, or in a forward-mode derivative, keeps all of it (but
+// its locations, copyHint). The loop's reverse keeps the hints about
 // vectorizing and unrolling: it runs as many iterations as the loop, so the
 // reverse of a scalar remainder (a few iterations) is not vectorized and
 // unrolled again by the optimizer after AD, with the run-time checks, the

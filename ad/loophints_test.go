@@ -54,6 +54,17 @@ CALLEE(hcomps)
 COPY64(hcomps)
 COPY64(hpragma)
 COPY64(hcomps_callee)
+double __enzyme_fwddiff(void *, ...);
+/* FWDRUN(f, n): f's forward-mode derivative in a direction v at a fixed
+ * x[n] against the central difference. */
+#define FWDRUN(f, n) do { \
+		double x[n], xc[n], v[n], xp[n], xm[n], h = 1e-6; \
+		for (int i = 0; i < n; i++) x[i] = 0.3 + 0.11 * (i % 7) - 0.02 * (i % 5) * (i % 3), v[i] = 0.5 - 0.1 * (i % 4); \
+		for (int i = 0; i < n; i++) xp[i] = x[i] + h * v[i], xm[i] = x[i] - h * v[i]; \
+		memcpy(xc, x, sizeof x); \
+		double jv = __enzyme_fwddiff((void *)f, enzyme_dup, xc, v, enzyme_const, n); \
+		check("fwd " #f, jv, (f##_copy(xp, n) - f##_copy(xm, n)) / (2 * h), 1e-6); \
+	} while (0)
 int main(void) {
 	if (getenv("DIM")) DIM = atoi(getenv("DIM"));
 	FDRUN(hcomps, 12);
@@ -61,16 +72,18 @@ int main(void) {
 	FDRUN(hpragma, 7);
 	FDRUN(hpragma, 13);
 	FDRUN(hcomps_callee, 12);
+	FWDRUN(hcomps, 30);
+	FWDRUN(hpragma, 13);
 	return failures != 0;
 }
 `
 
-// TestLoopHintsRun: the gradients match central differences at every level,
-// combined and split, with components of 1 to 9 coordinates (no vector
+// TestLoopHintsRun: the gradients and forward-mode derivatives match central
+// differences at every level, combined and split, with components of 1 to 9 coordinates (no vector
 // loop, a remainder only, both), and leak nothing.
 func TestLoopHintsRun(t *testing.T) {
 	runSizes(t, hintLoops, "DIM", []string{"1", "2", "4", "9"},
-		[]string{"ok hcomps[29]", "ok hpragma[12]", "ok hcomps_callee[11]"})
+		[]string{"ok hcomps[29]", "ok hpragma[12]", "ok hcomps_callee[11]", "ok fwd hcomps", "ok fwd hpragma"})
 }
 
 // hintsOf lists the hint names of loop ID id (sorted), "" for none.
@@ -86,12 +99,24 @@ func hintsOf(id *metadata.Tuple) string {
 	return strings.Join(names, " ")
 }
 
+// copied is loop ID id with the hints a copy of the loop keeps.
+func copied(id *metadata.Tuple) *metadata.Tuple {
+	out := &metadata.Tuple{Fields: []metadata.Field{id}}
+	for _, f := range id.Fields[1:] {
+		if copyHint(hintName(f)) {
+			out.Fields = append(out.Fields, f)
+		}
+	}
+	return out
+}
+
 // TestLoopHintsIR: in the gradients of hcomps and hpragma, every loop
 // whose latch carries hints keeps them in the forward sweep under a loop ID
 // of its own (distinct, naming itself), and its reverse back edge carries
 // the hints about vectorizing and unrolling, at least isvectorized for the
-// loops the optimizer vectorized and unroll.disable for the pragma's; the
-// module passes LLVM's verifier.
+// loops the optimizer vectorized and unroll.disable for the pragma's; so do
+// the tangent loops of their forward-mode derivatives; the module passes
+// LLVM's verifier.
 func TestLoopHintsIR(t *testing.T) {
 	for _, o := range []string{"2", "3"} {
 		m := preADModuleC(t, hintLoops, o)
@@ -109,16 +134,9 @@ func TestLoopHintsIR(t *testing.T) {
 						continue
 					}
 					fid := loopIDOf(*termMetadata(r.fwdTail[latch].Term))
-					var kept []string
-					for _, f := range pid.Fields[1:] {
-						if n := hintName(f); copyHint(n) {
-							kept = append(kept, n)
-						}
-					}
-					sort.Strings(kept)
-					if fid == nil || fid == pid || !fid.Distinct || fid.Fields[0] != fid || hintsOf(fid) != strings.Join(kept, " ") {
+					if fid == nil || fid == pid || !fid.Distinct || fid.Fields[0] != fid || hintsOf(fid) != hintsOf(copied(pid)) {
 						t.Errorf("-O%s %s (split %v): the forward copy of the loop at %s has hints %q, want a distinct loop ID of its own with hints %q",
-							o, name, split, l.Header.Ident(), hintsOf(fid), strings.Join(kept, " "))
+							o, name, split, l.Header.Ident(), hintsOf(fid), hintsOf(copied(pid)))
 					}
 					var want []string
 					for _, f := range pid.Fields[1:] {
@@ -147,6 +165,36 @@ func TestLoopHintsIR(t *testing.T) {
 				}[name] {
 					if !seen[want] {
 						t.Errorf("-O%s %s: no loop with %s", o, name, want)
+					}
+				}
+			}
+		}
+		// Forward mode: the tangent loops keep the hints too.
+		for _, name := range []string{"hcomps", "hpragma"} {
+			var f *ir.Func
+			for _, g := range m.Funcs {
+				if g.Name() == name {
+					f = g
+				}
+			}
+			d := newDiffer(m, Options{})
+			fg, err := d.forward(f, []Activity{Dup, Const}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := irutil.NewCFG(fg.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range cfg.Loops {
+				for _, latch := range l.Latches {
+					pid := loopIDOf(*termMetadata(latch.Term))
+					if pid == nil {
+						continue
+					}
+					fid := loopIDOf(*termMetadata(fg.blk[latch].Term))
+					if fid == nil || fid == pid || fid.Fields[0] != fid || hintsOf(fid) != hintsOf(copied(pid)) {
+						t.Errorf("-O%s %s forward mode: the tangent loop at %s has hints %q, want %q", o, name, l.Header.Ident(), hintsOf(fid), hintsOf(copied(pid)))
 					}
 				}
 			}
