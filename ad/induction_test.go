@@ -3,15 +3,18 @@ package ad
 import (
 	"testing"
 
+	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/types"
 )
 
 // TestInductionRun: the nests' gradients match central differences at
-// every level, combined and split, with 1 to 5 coordinates (no vector
-// loop, no remainder, both), and leak nothing.
+// every level, combined and split, with 1 to 12 coordinates (inner loops
+// of up to 11 iterations: no vector loop, no remainder, both, and at -O2
+// the unrolled vector loop skipped, run, and followed by its epilogue),
+// and leak nothing.
 func TestInductionRun(t *testing.T) {
-	runSizes(t, triNests, "DIM", []string{"1", "2", "3", "5"},
-		[]string{"ok tri[59]", "ok trili[29]", "ok trili[60]", "ok cntli[11]", "ok tri_callee[59]", "ok trili_callee[29]"})
+	runSizes(t, triNests, "DIM", []string{"1", "2", "3", "5", "9", "12"},
+		[]string{"ok tri[159]", "ok trili[29]", "ok trili[79]", "ok cntli[11]", "ok tri_callee[159]", "ok trili_callee[29]"})
 }
 
 // triIR is the shape -O2 gives a triangular nest over a row of l,
@@ -116,6 +119,38 @@ func TestInductionRecordIR(t *testing.T) {
 	})
 }
 
+// TestInductionNestsIR: at every level, no loop of tri caches an integer
+// but the byte of a way taken: i, i+1, the remainder loops' starts (merge
+// phis) and, at -O2 and -O3, the exit value of the unrolled vector loop's
+// index (0 when it was skipped) are all rebuilt from loop counters and
+// trip counts. trili keeps at most its running index li (not affine: it
+// grows by the inner trip count), as a header phi of the loop around it.
+func TestInductionNestsIR(t *testing.T) {
+	for _, o := range optLevels {
+		m := preADModuleC(t, triNests, o)
+		for _, name := range []string{"tri", "trili"} {
+			for _, split := range []bool{false, true} {
+				d, r := reverseOf(t, m, name, split, "ind_"+name)
+				for _, l := range r.cfg.Loops {
+					wide := 0
+					for v := range r.loops[l].fields {
+						it, ok := v.Type().(*types.IntType)
+						if !ok || it.BitSize <= 8 {
+							continue
+						}
+						p, isPhi := r.primalOf[v].(*ir.InstPhi)
+						if name == "tri" || !isPhi || r.blockOf[p] != l.Header || wide > 0 {
+							t.Errorf("-O%s %s (split %v): the loop at %s caches %s", o, name, split, l.Header.Ident(), v.Ident())
+						}
+						wide++
+					}
+				}
+				d.dropFunc(r.g)
+			}
+		}
+	}
+}
+
 // triNests are GMM-like loop nests over components c: xc and q are
 // rewritten per component (so the reverse needs xc[i] of each one, cached)
 // and q[j] accumulates a strictly lower triangle. tri indexes the triangle
@@ -176,18 +211,20 @@ __attribute__((noinline)) double cntli(double *x, int n) {
 
 CALLEE(tri)
 CALLEE(trili)
-COPY64(tri)
-COPY64(trili)
-COPY64(cntli)
-COPY64(tri_callee)
-COPY64(trili_callee)
+/* The finite differences need functions that leave x alone. */
+#define COPY(f) static double f##_copy(double *x, int n) { double y[160]; memcpy(y, x, n * sizeof *x); return f(y, n); }
+COPY(tri)
+COPY(trili)
+COPY(cntli)
+COPY(tri_callee)
+COPY(trili_callee)
 int main(void) {
 	if (getenv("DIM")) DIM = atoi(getenv("DIM"));
-	FDRUN(tri, 60);
+	FDRUN(tri, 160);
 	FDRUN(trili, 30);
-	FDRUN(trili, 61);
+	FDRUN(trili, 80);
 	FDRUN(cntli, 12);
-	FDRUN(tri_callee, 60);
+	FDRUN(tri_callee, 160);
 	FDRUN(trili_callee, 30);
 	return failures != 0;
 }

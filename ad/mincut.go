@@ -301,14 +301,12 @@ func (r *reverseGen) planCaches() *cachePlan {
 			// An induction variable: rebuilt from its start and the
 			// iteration counter (inductionValue), where its start is
 			// available, so the start belongs to the graph.
-			if outside, latch, ok := r.simpleHeader(def); ok {
-				if start, _, ok := r.affineHeader(p, outside, latch); ok {
-					recomputable[v] = true
-					if snd, ok := visit(start); ok {
-						edge(snd.out, nd.in, inf)
-					}
-					return nd, true
+			if start, _, ok := r.affineOf(p); ok {
+				recomputable[v] = true
+				if snd, ok := visit(start); ok {
+					edge(snd.out, nd.in, inf)
 				}
+				return nd, true
 			}
 		} else if ok {
 			if ops, byIndex, ok := r.mergeOperands(p); ok {

@@ -82,9 +82,10 @@ func (r *reverseGen) operandInReverse(blk, at *ir.Block, op value.Value, depth i
 		return op, true
 	}
 	if l := r.cfg.LoopOf[def]; l != nil && !l.Contains(at) && !r.cfg.Dominates(def, at) {
-		// Its last iteration's value, on some paths to at only: no copy
-		// made after the loop would be defined (the caller caches).
-		return nil, false
+		// Its last iteration's value, on some paths to at only: an
+		// induction's exit value is rebuilt (exitvalue.go), no copy made
+		// after the loop would be defined (the caller caches).
+		return r.exitInductionValue(blk, at, op, depth)
 	}
 	return r.lookupAt(blk, at, op, def, depth), true
 }
@@ -105,8 +106,8 @@ func (r *reverseGen) inductionValue(blk, at *ir.Block, phi *ir.InstPhi, depth in
 	if !ok {
 		return nil, false
 	}
-	outside, latch, _ := r.simpleHeader(def)
-	start, step, ok := r.affineHeader(phi, r.fwdTail[outside], r.fwdTail[latch])
+	outside, _, _ := r.simpleHeader(def)
+	start, step, ok := r.affineOf(phi)
 	if !ok {
 		return nil, false
 	}
