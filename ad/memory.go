@@ -307,6 +307,12 @@ func (r *reverseGen) lookupShadow(blk *ir.Block, at *ir.Block, inst interface{},
 	if !isInst {
 		return s, nil
 	}
+	if fv, ok := r.vmap[p]; ok {
+		// The shadow is rebuilt as the primal pointer would be (the same
+		// indices): the plan (mincut.go) sees what that reads through p.
+		l := r.cfg.LoopOf[def]
+		r.recordRequest(fv, at, l != nil && !l.Contains(at))
+	}
 	return r.lookupForward(blk, at, s, def), nil
 }
 

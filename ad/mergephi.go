@@ -97,6 +97,15 @@ func (r *reverseGen) edgeValue(v value.Value, b *ir.Block, depth int) bool {
 	if r.cfg.Dominates(d, b) {
 		return true
 	}
+	if phi, _, tc, ok := r.exitInduction(v, b); ok && depth > 0 {
+		// Its loop's exit value, from values outside the loop (exitvalue.go).
+		for _, op := range r.exitOperands(phi, tc) {
+			if !r.edgeValue(op, b, depth-1) {
+				return false
+			}
+		}
+		return true
+	}
 	inst, _ := v.(ir.Instruction)
 	if depth == 0 || r.cfg.LoopOf[d] != r.cfg.LoopOf[b] || !cannotTrap(inst) {
 		return false

@@ -292,17 +292,23 @@ func (r *reverseGen) planCaches() *cachePlan {
 		if !ok || !isInst || (r.cfg.LoopOf[def] == nil && r.postDomRet[def] && !r.split) {
 			return node{}, false // available without caching
 		}
-		if p, ok := v.(*ir.InstPhi); ok && r.isHeader(def) {
-			if _, isInt := p.Typ.(*types.IntType); isInt {
-				return node{}, false // an induction variable, or a small cache
-			}
-		}
 		nd := node{n, n + 1}
 		n += 2
 		nodes[v] = nd
 		order = append(order, v)
 		edge(nd.in, nd.out, r.valueCacheWeight(v, def))
-		if p, ok := inst.(*ir.InstPhi); ok {
+		if p, ok := inst.(*ir.InstPhi); ok && r.isHeader(def) {
+			// An induction variable: rebuilt from its start and the
+			// iteration counter (inductionValue), where its start is
+			// available, so the start belongs to the graph.
+			if start, _, ok := r.affineOf(p); ok {
+				recomputable[v] = true
+				if snd, ok := visit(start); ok {
+					edge(snd.out, nd.in, inf)
+				}
+				return nd, true
+			}
+		} else if ok {
 			if ops, byIndex, ok := r.mergeOperands(p); ok {
 				// A merge phi (mergephi.go): a select in the reverse, over
 				// its incoming values, by a condition or the recorded

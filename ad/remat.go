@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"math/big"
+
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -80,19 +82,20 @@ func (r *reverseGen) operandInReverse(blk, at *ir.Block, op value.Value, depth i
 		return op, true
 	}
 	if l := r.cfg.LoopOf[def]; l != nil && !l.Contains(at) && !r.cfg.Dominates(def, at) {
-		// Its last iteration's value, on some paths to at only: no copy
-		// made after the loop would be defined (the caller caches).
-		return nil, false
+		// Its last iteration's value, on some paths to at only: an
+		// induction's exit value is rebuilt (exitvalue.go), no copy made
+		// after the loop would be defined (the caller caches).
+		return r.exitInductionValue(blk, at, op, depth)
 	}
 	return r.lookupAt(blk, at, op, def, depth), true
 }
 
-// inductionValue rebuilds a canonical induction variable of a simple loop,
-// phi [start, outside], [phi + step, latch], as start + step·k where k is
-// the iteration number: the counter minus its value on loop entry.
+// inductionValue rebuilds an induction variable of a simple loop (see
+// affineHeader) as start + step·k where k is the iteration number: the
+// counter minus its value on loop entry.
 func (r *reverseGen) inductionValue(blk, at *ir.Block, phi *ir.InstPhi, depth int) (value.Value, bool) {
 	def := r.blockOf[phi]
-	if def == nil || !r.isHeader(def) || len(phi.Incs) != 2 {
+	if def == nil || !r.isHeader(def) {
 		return nil, false
 	}
 	it, ok := phi.Typ.(*types.IntType)
@@ -103,30 +106,9 @@ func (r *reverseGen) inductionValue(blk, at *ir.Block, phi *ir.InstPhi, depth in
 	if !ok {
 		return nil, false
 	}
-	outside, latch, _ := r.simpleHeader(def)
-	var start, next value.Value
-	for _, in := range phi.Incs {
-		switch in.Pred {
-		case r.fwdTail[outside]:
-			start = in.X
-		case r.fwdTail[latch]:
-			next = in.X
-		}
-	}
-	add, ok := next.(*ir.InstAdd)
-	if !ok || start == nil {
-		return nil, false
-	}
-	var step value.Value
-	switch {
-	case add.X == phi:
-		step = add.Y
-	case add.Y == phi:
-		step = add.X
-	default:
-		return nil, false
-	}
-	if _, isConst := step.(*constant.Int); !isConst {
+	outside, _, _ := r.simpleHeader(def)
+	start, step, ok := r.affineOf(phi)
+	if !ok {
 		return nil, false
 	}
 	s, ok := r.operandInReverse(blk, at, start, depth+1)
@@ -149,7 +131,76 @@ func (r *reverseGen) inductionValue(blk, at *ir.Block, phi *ir.InstPhi, depth in
 	} else if it.BitSize > 64 {
 		k = blk.NewZExt(k, it)
 	}
-	return blk.NewAdd(s, blk.NewMul(k, step)), true
+	return blk.NewAdd(s, blk.NewMul(k, constant.NewInt(it, step))), true
+}
+
+// affineHeader recognises header phi p (primal or forward; outside and
+// latch are the predecessors its incoming values come from) as an affine
+// function of the iteration number k, start + step·k:
+//   - p = phi [start, outside], [p + step, latch], the latch value
+//     possibly a phi of such sums (inductionStep);
+//   - p = phi [start, outside], [q, latch], lagging one iteration behind
+//     another such phi q of the same header with the same step, whose start
+//     is start + step (a rotated loop's i beside its i+1: -O2 keeps both).
+//     Then p takes start in iteration 0 and q's value of iteration k-1,
+//     start + step + step·(k-1), in iteration k.
+//
+// The arithmetic wraps as the reverse sweep computes it, so the identity
+// holds modulo 2^bits whatever the flags of the forward adds.
+func (r *reverseGen) affineHeader(p *ir.InstPhi, outside, latch *ir.Block) (value.Value, int64, bool) {
+	it, ok := p.Typ.(*types.IntType)
+	if !ok || len(p.Incs) != 2 {
+		return nil, 0, false
+	}
+	if step, start, ok := r.inductionStep(p, outside, latch); ok {
+		return start, step, true
+	}
+	var start value.Value
+	var q *ir.InstPhi
+	for _, in := range p.Incs {
+		switch in.Pred {
+		case outside:
+			start = in.X
+		case latch:
+			q, _ = in.X.(*ir.InstPhi)
+		}
+	}
+	if start == nil || q == nil || q == p || len(q.Incs) != 2 || !samePreds(p, q) {
+		return nil, 0, false
+	}
+	step, qstart, ok := r.inductionStep(q, outside, latch)
+	if !ok {
+		return nil, 0, false
+	}
+	if add, ok := qstart.(*ir.InstAdd); ok {
+		if base, c, ok := phiPlusConst(add); ok && base == start && c == step {
+			return start, step, true
+		}
+	}
+	c0, ok1 := start.(*constant.Int)
+	c1, ok2 := qstart.(*constant.Int)
+	if !ok1 || !ok2 {
+		return nil, 0, false
+	}
+	diff := new(big.Int).Sub(c1.X, c0.X)
+	diff.Sub(diff, big.NewInt(step))
+	diff.Mod(diff, new(big.Int).Lsh(big.NewInt(1), uint(it.BitSize)))
+	return start, step, diff.Sign() == 0
+}
+
+// samePreds reports whether phis p and q have their incoming values from
+// the same blocks (those of one header).
+func samePreds(p, q *ir.InstPhi) bool {
+	for _, a := range p.Incs {
+		found := false
+		for _, b := range q.Incs {
+			found = found || a.Pred == b.Pred
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // loadRecomputable reports whether a forward load may be executed again in

@@ -399,9 +399,12 @@ func (r *reverseGen) forward() error {
 			r.blockOf[c0] = outside
 		} else if len(preds) > 1 {
 			// Record which predecessor was taken, for the reverse sweep.
-			incs := make([]*ir.Incoming, len(preds))
+			var incs []*ir.Incoming
 			for i, p := range preds {
-				incs[i] = ir.NewIncoming(constant.NewInt(predIdxType(len(preds)), int64(i)), p) // remapped below
+				// One entry per edge: a switch may reach b by several cases.
+				for k := edgeCount(p, b); k > 0; k-- {
+					incs = append(incs, ir.NewIncoming(constant.NewInt(predIdxType(len(preds)), int64(i)), p)) // remapped below
+				}
 			}
 			phi := ir.NewPhi(incs...)
 			phis = append(phis, phi)
@@ -824,6 +827,31 @@ func (r *reverseGen) simpleHeader(b *ir.Block) (outside, latch *ir.Block, ok boo
 		return nil, nil, false
 	}
 	return outside, l.Latches[0], true
+}
+
+// edgeCount is the number of edges from p to b: a switch may branch to
+// the same block by several cases (or a branch by both ways), and a phi of b
+// has an entry for each.
+func edgeCount(p, b *ir.Block) int {
+	n := 0
+	count := func(t value.Value) {
+		if t == b {
+			n++
+		}
+	}
+	switch t := p.Term.(type) {
+	case *ir.TermCondBr:
+		count(t.TargetTrue)
+		count(t.TargetFalse)
+	case *ir.TermSwitch:
+		count(t.TargetDefault)
+		for _, c := range t.Cases {
+			count(c.Target)
+		}
+	default:
+		return 1
+	}
+	return n
 }
 
 func predIndex(preds []*ir.Block, b *ir.Block) int {
