@@ -23,7 +23,8 @@ type decision struct {
 	pred            *ir.Block
 	cond            value.Value
 	onTrue, onFalse *decision
-	path            bool // made by pathDecision: cond read by pathCond
+	path            bool                        // made by pathDecision: cond read by decisionCond
+	phis            map[*ir.InstPhi]value.Value // path decisions: the phis the path to the node fixed
 }
 
 // maxDecisionDepth bounds the tree.
@@ -108,7 +109,7 @@ func (r *reverseGen) emitDecision(blk, b *ir.Block, tree *decision, preds, edges
 	}
 	var c value.Value
 	if tree.path {
-		c = r.pathCond(blk, b, tree.cond)
+		c = r.decisionCond(blk, b, tree.cond, tree.phis)
 	} else {
 		c = r.lookup(blk, b, tree.cond)
 	}

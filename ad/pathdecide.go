@@ -53,39 +53,76 @@ func (r *reverseGen) pathDecision(b *ir.Block) (*decision, bool) {
 		return nil, false
 	}
 	w := &pathWalk{r: r, b: b, d: d, l: r.cfg.LoopOf[b]}
-	t, out := w.from(d, map[value.Value]bool{}, 0)
+	t, out := w.from(d, pathState{assumed: map[value.Value]bool{}, phis: map[*ir.InstPhi]value.Value{}}, 0)
 	return t, out == pathTree
 }
 
-// from decides the paths leaving block x, given the conditions already
-// assumed on the way from d.
-func (w *pathWalk) from(x *ir.Block, assumed map[value.Value]bool, depth int) (*decision, pathOutcome) {
+// pathState is what a path from d has fixed: the conditions assumed, and
+// the values the phis of the blocks it entered took on the edges it came
+// in by (the start of a remainder loop: 0 past the skip edge, n.vec from
+// middle.block).
+type pathState struct {
+	assumed map[value.Value]bool
+	phis    map[*ir.InstPhi]value.Value
+}
+
+// with returns a copy of st assuming c is v.
+func (st pathState) with(c value.Value, v bool) pathState {
+	next := pathState{assumed: make(map[value.Value]bool, len(st.assumed)+1), phis: st.phis}
+	for k, a := range st.assumed {
+		next.assumed[k] = a
+	}
+	next.assumed[c] = v
+	return next
+}
+
+// entering returns st with the phis of y resolved for the edge from x
+// (those whose value comes from x: none where x is nil).
+func (st pathState) entering(x, y *ir.Block) pathState {
+	next := pathState{assumed: st.assumed, phis: make(map[*ir.InstPhi]value.Value, len(st.phis)+2)}
+	for k, v := range st.phis {
+		next.phis[k] = v
+	}
+	for _, inst := range y.Insts {
+		p, ok := inst.(*ir.InstPhi)
+		if !ok {
+			break
+		}
+		delete(next.phis, p)
+		for _, in := range p.Incs {
+			if x != nil && in.Pred == x {
+				next.phis[p] = in.X
+				break
+			}
+		}
+	}
+	return next
+}
+
+// from decides the paths leaving block x, given what the way from d has
+// fixed.
+func (w *pathWalk) from(x *ir.Block, st pathState, depth int) (*decision, pathOutcome) {
 	if w.steps++; w.steps > maxPathSteps {
 		return nil, pathUndecided
 	}
 	switch t := x.Term.(type) {
 	case *ir.TermBr:
-		return w.edge(x, t.Target.(*ir.Block), assumed, depth)
+		return w.edge(x, t.Target.(*ir.Block), st, depth)
 	case *ir.TermCondBr:
 		c := unwrapArg(t.Cond)
 		if k, ok := c.(*constant.Int); ok {
-			return w.takeSide(x, t, k.X.Sign() != 0, assumed, depth)
+			return w.takeSide(x, t, k.X.Sign() != 0, st, depth)
 		}
-		if v, ok := assumed[c]; ok {
-			return w.takeSide(x, t, v, assumed, depth)
+		if v, ok := st.assumed[c]; ok {
+			return w.takeSide(x, t, v, st, depth)
 		}
-		if depth >= maxDecisionDepth || !w.r.invariantCond(w.l, c, rematDepth) {
+		if depth >= maxDecisionDepth || !w.r.invariantCond(w.l, c, st.phis, rematDepth) {
 			return nil, pathUndecided
 		}
 		sides := [2]*decision{}
 		outs := [2]pathOutcome{}
 		for i, v := range []bool{true, false} {
-			next := make(map[value.Value]bool, len(assumed)+1)
-			for k, a := range assumed {
-				next[k] = a
-			}
-			next[c] = v
-			sides[i], outs[i] = w.takeSide(x, t, v, next, depth+1)
+			sides[i], outs[i] = w.takeSide(x, t, v, st.with(c, v), depth+1)
 			if outs[i] == pathUndecided {
 				return nil, pathUndecided
 			}
@@ -98,7 +135,7 @@ func (w *pathWalk) from(x *ir.Block, assumed map[value.Value]bool, depth int) (*
 		case sides[0].pred != nil && sides[0].pred == sides[1].pred:
 			return sides[0], pathTree
 		}
-		return &decision{cond: c, onTrue: sides[0], onFalse: sides[1], path: true}, pathTree
+		return &decision{cond: c, onTrue: sides[0], onFalse: sides[1], path: true, phis: st.phis}, pathTree
 	case *ir.TermRet, *ir.TermUnreachable:
 		return nil, pathNever
 	}
@@ -106,17 +143,17 @@ func (w *pathWalk) from(x *ir.Block, assumed map[value.Value]bool, depth int) (*
 }
 
 // takeSide follows x's conditional branch t the way v says.
-func (w *pathWalk) takeSide(x *ir.Block, t *ir.TermCondBr, v bool, assumed map[value.Value]bool, depth int) (*decision, pathOutcome) {
+func (w *pathWalk) takeSide(x *ir.Block, t *ir.TermCondBr, v bool, st pathState, depth int) (*decision, pathOutcome) {
 	if v {
-		return w.edge(x, t.TargetTrue.(*ir.Block), assumed, depth)
+		return w.edge(x, t.TargetTrue.(*ir.Block), st, depth)
 	}
-	return w.edge(x, t.TargetFalse.(*ir.Block), assumed, depth)
+	return w.edge(x, t.TargetFalse.(*ir.Block), st, depth)
 }
 
 // edge follows the edge from x to y: a leaf where y is b; no way to b
 // where it leaves b's loop iteration or comes back to d; an inner loop
 // passed whole to the one block it leaves to.
-func (w *pathWalk) edge(x, y *ir.Block, assumed map[value.Value]bool, depth int) (*decision, pathOutcome) {
+func (w *pathWalk) edge(x, y *ir.Block, st pathState, depth int) (*decision, pathOutcome) {
 	for {
 		switch {
 		case y == w.b:
@@ -124,9 +161,10 @@ func (w *pathWalk) edge(x, y *ir.Block, assumed map[value.Value]bool, depth int)
 		case y == w.d || (w.l != nil && (!w.l.Contains(y) || y == w.l.Header)):
 			return nil, pathNever
 		}
+		st = st.entering(x, y)
 		m := w.r.cfg.LoopOf[y]
 		if m == w.l {
-			return w.from(y, assumed, depth)
+			return w.from(y, st, depth)
 		}
 		for m.Parent != w.l {
 			m = m.Parent
@@ -172,13 +210,19 @@ func (r *reverseGen) loneExit(m *irutil.Loop) (exiting, target *ir.Block) {
 	return exiting, target
 }
 
-// invariantCond reports whether primal value v is the same throughout an
-// iteration of loop l (all of a run where l is nil) and readable in the
-// reverse at no cost per iteration: a constant or parameter, a value
-// defined outside l in a loop around it, or a pure operation of such
-// values.
-func (r *reverseGen) invariantCond(l *irutil.Loop, v value.Value, depth int) bool {
+// invariantCond reports whether primal value v is, on a path that fixed
+// phis, the same throughout an iteration of loop l (all of a run where l
+// is nil) and readable in the reverse at no cost per iteration: a
+// constant or parameter, a value defined outside l in a loop around it, a
+// phi the path fixed to such a value, or a pure operation of such values.
+func (r *reverseGen) invariantCond(l *irutil.Loop, v value.Value, phis map[*ir.InstPhi]value.Value, depth int) bool {
 	v = unwrapArg(v)
+	if depth < 0 {
+		return false
+	}
+	if p, ok := v.(*ir.InstPhi); ok && phis[p] != nil {
+		return r.invariantCond(l, phis[p], phis, depth-1)
+	}
 	def, isInst := r.blockOf[v]
 	if !isInst {
 		_, unknown := v.(ir.Instruction)
@@ -195,7 +239,7 @@ func (r *reverseGen) invariantCond(l *irutil.Loop, v value.Value, depth int) boo
 		return false
 	}
 	for _, op := range operandsOf(inst) {
-		if !r.invariantCond(l, op, depth-1) {
+		if !r.invariantCond(l, op, phis, depth-1) {
 			return false
 		}
 	}
@@ -203,17 +247,39 @@ func (r *reverseGen) invariantCond(l *irutil.Loop, v value.Value, depth int) boo
 }
 
 // decisionCond returns, in reverse block blk (the reverse of primal block
-// b), the forward value of a decision's condition v: read back where it is
-// defined outside b's loop, else rebuilt from such values.
-func (r *reverseGen) decisionCond(blk, b *ir.Block, v value.Value) value.Value {
+// b), the forward value of a path decision's condition v, on the path that
+// fixed phis: rebuilt from values defined outside b's loop. A value
+// defined outside every loop is stored once by the forward sweep and read
+// back by a volatile load. Read as an SSA value, the optimizer after AD
+// propagates what each branch on it implies (n.vec = trip count where
+// cmp.n holds) into the reverse loop's paths and merges the results in
+// phis that are no longer invariant, which measured costlier than the
+// records removed. A value of a loop around b's is read by lookup.
+func (r *reverseGen) decisionCond(blk, b *ir.Block, v value.Value, phis map[*ir.InstPhi]value.Value) value.Value {
 	v = unwrapArg(v)
+	if p, ok := v.(*ir.InstPhi); ok && phis[p] != nil {
+		return r.decisionCond(blk, b, phis[p], phis)
+	}
 	def, isInst := r.blockOf[v]
 	l := r.cfg.LoopOf[b]
-	if !isInst || l == nil || !l.Contains(def) {
+	switch {
+	case !isInst:
+		return r.lookup(blk, b, v)
+	case r.cfg.LoopOf[def] == nil:
+		s, ok := r.condSlots[v]
+		if !ok {
+			s = r.newCacheSlot(v.Type(), nil)
+			r.storeInForward(def, r.mapValue(v), s)
+			r.condSlots[v] = s
+		}
+		ld := blk.NewLoad(v.Type(), s)
+		ld.Volatile = true
+		return ld
+	case l == nil || !l.Contains(def):
 		return r.lookup(blk, b, v)
 	}
 	c, err := irutil.CloneInst(v.(ir.Instruction), func(op value.Value) value.Value {
-		return r.decisionCond(blk, b, op)
+		return r.decisionCond(blk, b, op, phis)
 	})
 	if err != nil {
 		panic(err) // invariantCond admitted only instructions CloneInst copies
@@ -223,29 +289,4 @@ func (r *reverseGen) decisionCond(blk, b *ir.Block, v value.Value) value.Value {
 	}
 	blk.Insts = append(blk.Insts, c)
 	return c.(value.Value)
-}
-
-// pathCond returns, in reverse block blk (the reverse of primal block b),
-// the forward value of a path decision's condition v. A condition defined
-// outside every loop is stored once by the forward sweep and read back by
-// a volatile load: read as an SSA value, the optimizer after AD propagates
-// what each branch on it implies (n.vec = trip count where cmp.n holds)
-// into the reverse loop's paths and merges the results in phis that are no
-// longer invariant, which measured costlier than the records removed.
-// Other conditions are read as decisionCond reads them.
-func (r *reverseGen) pathCond(blk, b *ir.Block, v value.Value) value.Value {
-	v = unwrapArg(v)
-	def, isInst := r.blockOf[v]
-	if !isInst || r.cfg.LoopOf[def] != nil {
-		return r.decisionCond(blk, b, v)
-	}
-	s, ok := r.condSlots[v]
-	if !ok {
-		s = r.newCacheSlot(v.Type(), nil)
-		r.storeInForward(def, r.mapValue(v), s)
-		r.condSlots[v] = s
-	}
-	ld := blk.NewLoad(v.Type(), s)
-	ld.Volatile = true
-	return ld
 }
