@@ -40,6 +40,18 @@ STEPS(vlast,
 		x[m + i] = y + 0.1;
 	}
 	e += y * x[s];)
+__attribute__((noinline)) double vnest(double *x, int n) {
+	int rounds = n > 3 ? 3 : n, steps = 2 + (n & 1);
+	double e = 0;
+	for (int r = 1; r <= rounds; r++) {
+		int m = n / 2 - r + 1;
+		for (int s = 0; s < steps; s++) {
+			for (int i = 0; i < m; i++) x[m + i] = x[m + i] * 0.9 + x[i] * x[i];
+			e += x[s] * x[n - 1];
+		}
+	}
+	return e;
+}
 STEPS(vdata,
 	int k = x[s] > 0.45 ? m : m / 2;
 	for (int i = 0; i < k; i++) x[m + i] = x[m + i] * 0.9 + x[i] * x[i];
@@ -56,14 +68,17 @@ const pathRuns = loopRunPrelude + pathKernels + `
 CALLEE(vsteps)
 CALLEE(vsum)
 CALLEE(vdata)
+CALLEE(vnest)
+COPY64(vnest)
+COPY64(vnest_callee)
 COPY64(vsteps)
 COPY64(vsum)
 COPY64(vdata)
 COPY64(vsteps_callee)
 COPY64(vsum_callee)
 COPY64(vdata_callee)
-#define ALL(n) FDRUN(vsteps, n); FDRUN(vsum, n); FDRUN(vdata, n); \
-	FDRUN(vsteps_callee, n); FDRUN(vsum_callee, n); FDRUN(vdata_callee, n)
+#define ALL(n) FDRUN(vsteps, n); FDRUN(vsum, n); FDRUN(vnest, n); FDRUN(vdata, n); \
+	FDRUN(vsteps_callee, n); FDRUN(vsum_callee, n); FDRUN(vnest_callee, n); FDRUN(vdata_callee, n)
 int main(void) {
 	ALL(2); ALL(4); ALL(6); ALL(8); ALL(10); ALL(16); ALL(18); ALL(27);
 	return failures != 0;
@@ -86,7 +101,7 @@ func TestPathDecisionIR(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
 		record, path bool
-	}{{"vsteps", false, true}, {"vlast", false, true}, {"vsum", false, false}, {"vdata", true, false}} {
+	}{{"vsteps", false, true}, {"vlast", false, true}, {"vsum", false, false}, {"vnest", false, true}, {"vdata", true, false}} {
 		for _, split := range []bool{false, true} {
 			d, r := reverseOf(t, m, tc.name, split, "paths_"+tc.name)
 			records, paths := 0, 0
