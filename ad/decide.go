@@ -23,6 +23,8 @@ type decision struct {
 	pred            *ir.Block
 	cond            value.Value
 	onTrue, onFalse *decision
+	path            bool                        // made by pathDecision: cond read by decisionCond
+	phis            map[*ir.InstPhi]value.Value // path decisions: the phis the path to the node fixed
 }
 
 // maxDecisionDepth bounds the tree.
@@ -90,7 +92,8 @@ func (r *reverseGen) commonDominator(bs []*ir.Block) *ir.Block {
 }
 
 // emitDecision ends reverse block blk (the reverse of b) with the
-// branches of tree, to edges (one per predecessor of b, in preds' order).
+// branches of tree, to edges (one per predecessor of b, in preds' order);
+// a tree that is a leaf is a plain branch.
 func (r *reverseGen) emitDecision(blk, b *ir.Block, tree *decision, preds, edges []*ir.Block) {
 	target := func(t *decision) *ir.Block {
 		if t.pred != nil {
@@ -100,6 +103,15 @@ func (r *reverseGen) emitDecision(blk, b *ir.Block, tree *decision, preds, edges
 		r.emitDecision(nb, b, t, preds, edges)
 		return nb
 	}
-	c := r.lookup(blk, b, tree.cond)
+	if tree.pred != nil {
+		blk.NewBr(target(tree))
+		return
+	}
+	var c value.Value
+	if tree.path {
+		c = r.decisionCond(blk, b, tree.cond, tree.phis)
+	} else {
+		c = r.lookup(blk, b, tree.cond)
+	}
 	blk.NewCondBr(c, target(tree.onTrue), target(tree.onFalse))
 }

@@ -58,6 +58,7 @@ type reverseGen struct {
 	adj                   map[value.Value]*ir.InstAlloca
 	slots                 map[value.Value]*ir.InstAlloca // non-loop caches, by forward value
 	loops                 map[*irutil.Loop]*loopCache
+	condSlots             map[value.Value]*ir.InstAlloca   // function-level conditions of path decisions (pathdecide.go)
 	predIdx               map[*ir.Block]*ir.InstPhi        // forward phi recording the predecessor taken
 	entryCount            map[*ir.Block]*ir.InstLoad       // loop header -> iteration counter on entry
 	shadow                map[value.Value]value.Value      // primal pointer -> forward shadow
@@ -122,7 +123,7 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 	r := &reverseGen{d: d, m: d.m, f: f, cfg: cfg, acts: acts, passes: d.passes, split: split,
 		fwdHead: map[*ir.Block]*ir.Block{}, fwdTail: map[*ir.Block]*ir.Block{}, rev: map[*ir.Block]*ir.Block{},
 		blockOf: map[value.Value]*ir.Block{}, vmap: map[value.Value]value.Value{}, primalOf: map[value.Value]value.Value{}, adj: map[value.Value]*ir.InstAlloca{},
-		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{}, entryCount: map[*ir.Block]*ir.InstLoad{},
+		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{}, condSlots: map[value.Value]*ir.InstAlloca{}, entryCount: map[*ir.Block]*ir.InstLoad{},
 		shadow:     map[value.Value]value.Value{},
 		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}}
 	r.act = analyzeActivity(f, acts, retActive, retShadow, d.passes)
@@ -733,6 +734,12 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 	}
 	if tree, ok := r.decisionTree(b); ok && len(preds) > 2 {
 		// Branches that decide it, further up (decide.go).
+		r.emitDecision(blk, b, tree, preds, edges)
+		return nil
+	}
+	if tree, ok := r.pathDecision(b); ok {
+		// The paths from b's dominator, under conditions invariant in
+		// b's loop (pathdecide.go).
 		r.emitDecision(blk, b, tree, preds, edges)
 		return nil
 	}
