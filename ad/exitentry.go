@@ -3,6 +3,7 @@ package ad
 import (
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -113,8 +114,39 @@ func (r *reverseGen) finishExitEntries() {
 			w, _ := r.operandInReverse(pre, x.p, r.mapValue(unwrapArg(v)), 1)
 			return w
 		}, false)
-		c := pre.NewLoad(types.I64, r.loops[x.l].counter)
-		pre.NewStore(pre.NewSub(c, n), s)
+		if r.localCounter(x.l) {
+			pre.NewStore(n, r.loops[x.l].counter)
+			pre.NewStore(constant.NewInt(types.I64, 0), s)
+		} else {
+			c := pre.NewLoad(types.I64, r.loops[x.l].counter)
+			pre.NewStore(pre.NewSub(c, n), s)
+		}
 		pre.NewBr(x.e)
 	}
+}
+
+// localCounter reports whether the reverse of loop l (whose entry counter
+// comes from its exits) may count its iterations from its header count
+// down to 0 instead of from the forward counter down to its entry value:
+// no reverse code reads the counter's forward value. Its reverse reads the
+// counter only relative to the entry counter (its header's first
+// iteration test, induction variables rebuilt inside it, the entry
+// counters of the loops inside it); absolute reads are a record's index (l
+// has no records), a hoisted group's slot (none over l's iterations), or
+// an induction variable's value after the loop (remat.go notes those, in
+// the reverse of code the reverse runs before it enters l's reverse, or
+// after it left it, when the counter would hold another entry's count).
+// The forward sweep's counter updates are then dead, and the optimizer
+// after AD drops them with the entry counter's load: a short inner loop
+// keeps no counter in a stack slot across its outer loop's iterations.
+func (r *reverseGen) localCounter(l *irutil.Loop) bool {
+	if r.loops[l].rec != nil || r.counterReadAfter[l] {
+		return false
+	}
+	for _, h := range r.hoists {
+		if h.inner == l {
+			return false
+		}
+	}
+	return true
 }

@@ -137,6 +137,10 @@ func (r *reverseGen) inductionValue(blk, at *ir.Block, phi *ir.InstPhi, depth in
 	cur := value.Value(blk.NewLoad(types.I64, r.loops[l].counter))
 	if !l.Contains(at) {
 		cur = blk.NewSub(cur, constant.NewInt(types.I64, 1))
+		if r.counterReadAfter == nil {
+			r.counterReadAfter = map[*irutil.Loop]bool{}
+		}
+		r.counterReadAfter[l] = true // its value at the exit (exitentry.go)
 	}
 	k := value.Value(blk.NewSub(cur, r.lookupAt(blk, at, c0, outside, depth+1)))
 	if it.BitSize < 64 {

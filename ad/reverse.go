@@ -88,6 +88,7 @@ type reverseGen struct {
 	entryEdge             map[*irutil.Loop]*ir.Block       // loop -> forward block entering its header, after growth checks (entrygrow.go)
 	exitSlots             map[*irutil.Loop]*ir.InstAlloca  // loop -> reverse slot of its entry counter (exitentry.go)
 	exitEdges             []exitEdge                       // reverse edges entering loops from below (exitentry.go)
+	counterReadAfter      map[*irutil.Loop]bool            // loops whose counter the reverse reads after them (remat.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
