@@ -66,9 +66,10 @@ func (r *reverseGen) growOnEntry(top *irutil.Loop, chain []countFactor, lc *loop
 	// The product saturates at 2^62 (growRecords asks for more than
 	// memory holds beyond 2^48 records).
 	limit := constant.NewInt(types.I64, 1<<31)
-	n := r.headerCount(check, chain[0].tc, r.mapValue, false)
+	val := r.entryValue(check, top)
+	n := r.headerCount(check, chain[0].tc, val, false)
 	for _, f := range chain[1:] {
-		c := r.headerCount(check, f.tc, r.mapValue, false)
+		c := r.headerCount(check, f.tc, val, false)
 		if f.minus1 {
 			c = check.NewSub(c, constant.NewInt(types.I64, 1))
 		}
@@ -84,6 +85,68 @@ func (r *reverseGen) growOnEntry(top *irutil.Loop, chain []countFactor, lc *loop
 	}
 	r.growRecords(check, lc, func(b *ir.Block, capv value.Value) value.Value { return b.NewICmp(enum.IPredUGT, end, capv) }, want, join)
 	join.NewBr(header)
+}
+
+// mergeDepth bounds the merge phis entryInvariant looks through.
+const mergeDepth = 4
+
+// entryInvariant reports whether primal value v takes, wherever loop l
+// reads it, one value computable on entry to l: it is defined outside l,
+// or it is a merge phi in l (a block with two predecessors that is not a
+// loop header: the start of a vectorized loop's scalar remainder, 0 or
+// where the vector loop stopped) whose predecessor is told by a branch
+// condition defined outside l (mergeDecision: a vectorizer's guards) and
+// whose incoming values are such values, depth merges deep. Every time
+// the forward sweep passes the phi it then holds the select of its
+// incoming values by that condition, which entryValue computes on entry.
+func (r *reverseGen) entryInvariant(l *irutil.Loop, v value.Value, depth int) bool {
+	v = unwrapArg(v)
+	if !r.definedIn(l, v) {
+		return true
+	}
+	p, ok := v.(*ir.InstPhi)
+	if !ok || depth == 0 {
+		return false
+	}
+	cond, onTrue, onFalse, byIndex, ok := r.mergeDecision(r.blockOf[p])
+	if !ok || byIndex || r.definedIn(l, unwrapArg(cond)) || !r.distinctIncoming(p, r.blockOf[p]) {
+		return false
+	}
+	for _, pred := range []*ir.Block{onTrue, onFalse} {
+		x, ok := incomingFrom(p, pred)
+		if !ok || !r.entryInvariant(l, x, depth-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// entryValue returns the map of primal values to their forward values in
+// blk, on the edge into loop top: entryInvariant merge phis of top are
+// emitted there as selects.
+func (r *reverseGen) entryValue(blk *ir.Block, top *irutil.Loop) func(value.Value) value.Value {
+	var val func(value.Value) value.Value
+	val = func(v value.Value) value.Value {
+		p, ok := unwrapArg(v).(*ir.InstPhi)
+		if !ok || !r.definedIn(top, p) {
+			return r.mapValue(v)
+		}
+		cond, onTrue, onFalse, _, _ := r.mergeDecision(r.blockOf[p])
+		t, _ := incomingFrom(p, onTrue)
+		f, _ := incomingFrom(p, onFalse)
+		return blk.NewSelect(val(cond), val(t), val(f))
+	}
+	return val
+}
+
+// incomingFrom returns phi p's incoming value from block pred.
+func incomingFrom(p *ir.InstPhi, pred *ir.Block) (value.Value, bool) {
+	for _, in := range p.Incs {
+		if in.Pred == pred {
+			return in.X, true
+		}
+	}
+	return nil, false
 }
 
 // retarget makes terminator term branch to to wherever it branched to from.

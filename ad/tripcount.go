@@ -222,15 +222,10 @@ func swapPred(p enum.IPred) enum.IPred {
 	}[p]
 }
 
-// emitHeaderCount emits into blk the number of header executions of one
+// headerCount emits into blk the number of header executions of one
 // entry of the loop: 1 + the number of k for which x_k pred bound holds,
-// clamped to [1, reserveLimit+1].
-func (r *reverseGen) emitHeaderCount(blk *ir.Block, tc *tripCount) value.Value {
-	return r.headerCount(blk, tc, r.mapValue, true)
-}
-
-// headerCount emits emitHeaderCount's count with the primal start and
-// bound mapped by val, clamped only when clamp is set.
+// with the primal start and bound mapped by val, clamped to
+// [1, reserveLimit+1] when clamp is set.
 func (r *reverseGen) headerCount(blk *ir.Block, tc *tripCount, val func(value.Value) value.Value, clamp bool) value.Value {
 	signed := tc.pred != enum.IPredULT && tc.pred != enum.IPredULE && tc.pred != enum.IPredUGT && tc.pred != enum.IPredUGE
 	ext := func(v value.Value) value.Value {
@@ -301,8 +296,9 @@ func (r *reverseGen) reserve(l, skip *irutil.Loop, counter *ir.InstAlloca) value
 	blk := r.fwdTail[outside]
 	limit := constant.NewInt(types.I64, reserveLimit)
 	var n value.Value = constant.NewInt(types.I64, 1)
+	val := r.entryValue(blk, top)
 	for _, f := range chain {
-		n = blk.NewMul(n, r.emitFactor(blk, f))
+		n = blk.NewMul(n, r.emitFactor(blk, f, val))
 		big := blk.NewICmp(enum.IPredUGT, n, limit)
 		n = blk.NewSelect(big, constant.NewInt(types.I64, reserveLimit+1), n)
 	}
@@ -313,9 +309,9 @@ func (r *reverseGen) reserve(l, skip *irutil.Loop, counter *ir.InstAlloca) value
 }
 
 // emitFactor emits into blk the header count of f's loop, less one where
-// f says so.
-func (r *reverseGen) emitFactor(blk *ir.Block, f countFactor) value.Value {
-	c := r.emitHeaderCount(blk, f.tc)
+// f says so, with primal start and bound mapped by val.
+func (r *reverseGen) emitFactor(blk *ir.Block, f countFactor, val func(value.Value) value.Value) value.Value {
+	c := r.headerCount(blk, f.tc, val, true)
 	if f.minus1 {
 		c = blk.NewSub(c, constant.NewInt(types.I64, 1))
 	}
@@ -324,7 +320,8 @@ func (r *reverseGen) emitFactor(blk *ir.Block, f countFactor) value.Value {
 
 // nestChain returns the trip counts of l and of the loops around it, out
 // to the outermost loop top whose entry knows them all: each is known
-// (skip's is left out) and computed from values defined outside top. An
+// (skip's is left out) and computed from values defined outside top (or,
+// for a start, from merge phis of them: entryInvariant). An
 // outer loop's factor is one less where it exits from its header only (its
 // last header execution enters nothing). With exact set, only exact counts
 // (exactCount) extend the chain.
@@ -340,11 +337,11 @@ func (r *reverseGen) nestChain(l, skip *irutil.Loop, exact bool) (top *irutil.Lo
 		}
 		invariant := true
 		for _, f := range chain {
-			if r.definedIn(cur, f.tc.start) || r.definedIn(cur, f.tc.bound) {
+			if !r.entryInvariant(cur, f.tc.start, mergeDepth) || r.definedIn(cur, f.tc.bound) {
 				invariant = false
 			}
 		}
-		if tc != nil && (r.definedIn(cur, tc.start) || r.definedIn(cur, tc.bound)) {
+		if tc != nil && (!r.entryInvariant(cur, tc.start, mergeDepth) || r.definedIn(cur, tc.bound)) {
 			invariant = false
 		}
 		if !invariant {

@@ -1,0 +1,154 @@
+package ad
+
+import (
+	"strings"
+	"testing"
+)
+
+// sumsIR: the inner loop sums x[j] (no records: its reverse needs no
+// forward value but its induction variable, rebuilt relative to its entry
+// counter), and the outer loop multiplies the sum with x[i] and overwrites
+// x[i] (records). The inner loop's exact count is known on its exits, so
+// its reverse counts its own iterations (its counter restarts on entry
+// to its reverse, restartCounters); sumsLastIR also
+// reads x[j] after the inner loop with j's last value, which the reverse
+// rebuilds from the counter before it enters the inner loop's reverse:
+// the counter keeps its forward value.
+const sumsIR = `
+define double @sums_ir(double* %x, i64 %n, i64 %m) {
+entry:
+  br label %outer
+outer:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %latch ]
+  %s = phi double [ 0.0, %entry ], [ %s.next, %latch ]
+  br label %inner
+inner:
+  %j = phi i64 [ 0, %outer ], [ %j.next, %inner ]
+  %acc = phi double [ 0.0, %outer ], [ %acc.next, %inner ]
+  %xjp = getelementptr inbounds double, double* %x, i64 %j
+  %xj = load double, double* %xjp, align 8
+  %acc.next = fadd double %acc, %xj
+  %j.next = add nsw i64 %j, 1
+  %cj = icmp slt i64 %j.next, %m
+  br i1 %cj, label %inner, label %latch
+latch:
+  %xip = getelementptr inbounds double, double* %x, i64 %i
+  %xi = load double, double* %xip, align 8
+  %p = fmul double %acc.next, %xi
+  %e = call double @llvm.sin.f64(double %p)
+  %s.next = fadd double %s, %e
+  %xin = fmul double %xi, 0.5
+  store double %xin, double* %xip, align 8
+  %i.next = add nsw i64 %i, 1
+  %ci = icmp slt i64 %i.next, %n
+  br i1 %ci, label %outer, label %exit
+exit:
+  ret double %s.next
+}
+declare double @llvm.sin.f64(double)
+`
+
+// sumsLastIR is sumsIR with x[j] at j's last value added to the sum.
+var sumsLastIR = strings.NewReplacer("@sums_ir", "@sums_last_ir",
+	"  %p = fmul double %acc.next, %xi\n",
+	"  %xlp = getelementptr inbounds double, double* %x, i64 %j\n  %xl = load double, double* %xlp, align 8\n  %accl = fadd double %acc.next, %xl\n  %p = fmul double %accl, %xi\n").Replace(sumsIR)
+
+// TestLocalCounter: which loops' counters restart on entry to their
+// reverse, and why not the others': records (the outer loops) or the
+// induction variable read after the loop (sums_last's inner loop).
+func TestLocalCounter(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		why       map[string]string // loop header -> "local", "records" or "after"
+	}{
+		{"sums", sumsIR, map[string]string{"inner": "local", "outer": "records"}},
+		{"sums_last", sumsLastIR, map[string]string{"inner": "after", "outer": "records"}},
+	} {
+		eachReverse(t, tc.src, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
+			seen := 0
+			for _, l := range r.cfg.Loops {
+				want, ok := tc.why[l.Header.Name()]
+				if !ok {
+					continue
+				}
+				seen++
+				got := "local"
+				switch {
+				case r.loops[l].rec != nil:
+					got = "records"
+				case !r.restarted[l]:
+					got = "after"
+				}
+				if _, exits := r.exitSlots[l]; want == "local" && !exits {
+					t.Errorf("%s split=%v: loop %s: entry counter not from its exits", tc.name, split, l.Header.Name())
+				}
+				if got != want || r.restarted[l] != (want == "local") {
+					t.Errorf("%s split=%v: loop %s: %s (restarted %v), want %s", tc.name, split, l.Header.Name(), got, r.restarted[l], want)
+				}
+			}
+			if seen != len(tc.why) {
+				t.Errorf("%s split=%v: %d of the loops %v found", tc.name, split, seen, tc.why)
+			}
+		})
+	}
+}
+
+// TestLocalCounterRun: the gradients of sums_ir and sums_last_ir against
+// central differences (called twice: the second call's counters start
+// where the first left them), and C loops of the same kinds from -O2
+// (vectorized with scalar remainders, a triangular nest whose inner loop
+// has no records) and -O0, called directly and from another function
+// (split).
+func TestLocalCounterRun(t *testing.T) {
+	src := memoryPrelude + `
+double sums_ir(double *x, long n, long m);
+double sums_last_ir(double *x, long n, long m);
+enum { N = 7 };
+static double sums(double *x, int n) { double y[N]; memcpy(y, x, sizeof y); return sums_ir(y, n, n - 2); }
+static double sums_last(double *x, int n) { double y[N]; memcpy(y, x, sizeof y); return sums_last_ir(y, n, n - 1); }
+__attribute__((noinline)) double sweep(double *x, int n) {
+	double s = 0, c[N], q[N];
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < n - i % 3; j++) c[j] = x[j] - x[i];
+		for (int j = 0; j < n - i % 3; j++) q[j] = c[j] * x[j];
+		for (int a = 0; a < n - 1; a++)
+			for (int b = a + 1; b < n; b++) q[b] += 0.1 * c[a];
+		double t = 0;
+		for (int j = 0; j < n - i % 3; j++) t += q[j] * q[j];
+		s += sin(t);
+	}
+	return s;
+}
+/* Calls: sweep split into an augmented forward and a reverse. */
+__attribute__((noinline)) double twice(double *x, int n) { return sin(sweep(x, n)) + sweep(x, n) * x[0]; }
+int main(void) {
+	double x[N];
+	for (int i = 0; i < N; i++) x[i] = 0.3 + 0.17 * i - 0.05 * i * i;
+	for (int k = 0; k < 2; k++) {
+		double xc[N], dx[N] = {0};
+		memcpy(xc, x, sizeof x);
+		__enzyme_autodiff((void *)sums_ir, enzyme_dup, xc, dx, enzyme_const, (long)N, enzyme_const, (long)N - 2);
+		fdcheck("sums", sums, x, N, dx);
+		double xl[N], dxl[N] = {0};
+		memcpy(xl, x, sizeof x);
+		__enzyme_autodiff((void *)sums_last_ir, enzyme_dup, xl, dxl, enzyme_const, (long)N, enzyme_const, (long)N - 1);
+		fdcheck("sums_last", sums_last, x, N, dxl);
+	}
+	GRADCHECK(sweep);
+	GRADCHECK(twice);
+	return failures != 0;
+}
+`
+	ll := sumsIR + strings.Replace(sumsLastIR, "declare double @llvm.sin.f64(double)\n", "", 1)
+	for _, o := range []string{"0", "2"} {
+		t.Run("O"+o, func(t *testing.T) {
+			out := run(t, buildCWithIR(t, src, ll, o))
+			for _, want := range []string{"ok sums[6]", "ok sums_last[6]", "ok sweep[6]", "ok twice[6]"} {
+				if strings.Count(out, want) == 0 {
+					t.Errorf("missing %s:\n%s", want, out)
+				}
+			}
+		})
+	}
+	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildCWithIR(t, src, ll, "2")) })
+}
