@@ -101,7 +101,7 @@ func run(root, outDir string, sections, workloads []string) error {
 		if err != nil {
 			return err
 		}
-		report += formatWorkloads(cs) + "\n" + normScaling(cs)
+		report += formatWorkloads(cs) + formatTargets(cs) + "\n" + normScaling(cs)
 		charts, err := writeCharts(cs, outDir)
 		if err != nil {
 			return err

@@ -238,7 +238,24 @@ func formatWorkloads(cs []*caseResult) string {
 
 // summarizeWorkloads is the short stdout summary: the targets, met or not.
 func summarizeWorkloads(cs []*caseResult) string {
-	var b strings.Builder
+	return strings.Join(targetLines(cs), "\n") + "\n"
+}
+
+// formatTargets is the report's section on the targets: the same
+// lines as the stdout summary, as a markdown list.
+func formatTargets(cs []*caseResult) string {
+	lines := targetLines(cs)
+	if len(lines) == 0 {
+		return ""
+	}
+	return "\n### Targets\n\n- " + strings.Join(lines, "\n- ") + "\n"
+}
+
+// targetLines says, a line each, which gradients were wrong, whether each
+// GMM and LSTM case meets J/hand ≤ 1.2 (and by how much it misses), ADOL-C
+// against J, and the before/after-optimization geometric mean.
+func targetLines(cs []*caseResult) []string {
+	var out []string
 	for _, c := range cs {
 		wrong := make([]string, 0, len(c.wrong))
 		for m := range c.wrong {
@@ -246,7 +263,7 @@ func summarizeWorkloads(cs []*caseResult) string {
 		}
 		sort.Strings(wrong)
 		for _, m := range wrong {
-			fmt.Fprintf(&b, "WRONG gradient: %s %s (relative error %.2g), not timed\n", c.name, m, c.wrong[m])
+			out = append(out, fmt.Sprintf("WRONG gradient: %s %s (relative error %.2g), not timed", c.name, m, c.wrong[m]))
 		}
 		j, okJ := c.times["J"]
 		h, okH := c.times["hand"]
@@ -255,15 +272,15 @@ func summarizeWorkloads(cs []*caseResult) string {
 			if j.seconds > 1.2*h.seconds {
 				verdict = fmt.Sprintf("MISSED by %.2fx", j.seconds/(1.2*h.seconds))
 			}
-			fmt.Fprintf(&b, "%s: J/hand %.2f (target ≤ 1.2: %s)", c.name, j.seconds/h.seconds, verdict)
+			line := fmt.Sprintf("%s: J/hand %.2f (target ≤ 1.2: %s)", c.name, j.seconds/h.seconds, verdict)
 			if a, ok := c.times["adolc"]; ok {
-				fmt.Fprintf(&b, ", ADOL-C/J %.1f", a.seconds/j.seconds)
+				line += fmt.Sprintf(", ADOL-C/J %.1f", a.seconds/j.seconds)
 			}
-			b.WriteString("\n")
+			out = append(out, line)
 		}
 	}
 	if g, n := preOverPost(cs, adbench...); n > 0 {
-		fmt.Fprintf(&b, "AD before/after optimization, geometric mean over %d GMM, LSTM and BA cases: %.2fx\n", n, g)
+		out = append(out, fmt.Sprintf("AD before/after optimization, geometric mean over %d GMM, LSTM and BA cases: %.2fx", n, g))
 	}
-	return b.String()
+	return out
 }
