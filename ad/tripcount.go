@@ -330,7 +330,7 @@ func (r *reverseGen) emitFactor(blk *ir.Block, f countFactor) value.Value {
 // (exactCount) extend the chain.
 func (r *reverseGen) nestChain(l, skip *irutil.Loop, exact bool) (top *irutil.Loop, chain []countFactor) {
 	top = l
-	for cur := l; cur != nil; cur = cur.Parent {
+	for cur, child := l, (*irutil.Loop)(nil); cur != nil; child, cur = cur, cur.Parent {
 		tc, ok := r.analyzeTripCount(cur)
 		if cur == skip {
 			tc, ok = nil, true
@@ -338,9 +338,27 @@ func (r *reverseGen) nestChain(l, skip *irutil.Loop, exact bool) (top *irutil.Lo
 		if !ok || (exact && tc != nil && !exactCount(tc)) {
 			break
 		}
+		var guards []entryGuard
+		if exact && cur != l {
+			// The child's count is meaningful only where it is entered
+			// (a vector loop's count, where its guards skip it, is not).
+			if guards, ok = r.entryGuards(child); !ok {
+				break
+			}
+		}
 		invariant := true
 		for _, f := range chain {
 			if r.definedIn(cur, f.tc.start) || r.definedIn(cur, f.tc.bound) {
+				invariant = false
+			}
+			for _, g := range f.guards {
+				if r.definedIn(cur, g.cond) {
+					invariant = false
+				}
+			}
+		}
+		for _, g := range guards {
+			if r.definedIn(cur, g.cond) {
 				invariant = false
 			}
 		}
@@ -349,6 +367,9 @@ func (r *reverseGen) nestChain(l, skip *irutil.Loop, exact bool) (top *irutil.Lo
 		}
 		if !invariant {
 			break
+		}
+		if len(guards) > 0 {
+			chain[len(chain)-1].guards = guards
 		}
 		if tc != nil {
 			f := countFactor{tc: tc}
