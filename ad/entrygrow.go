@@ -66,9 +66,22 @@ func (r *reverseGen) growOnEntry(top *irutil.Loop, chain []countFactor, lc *loop
 	// The product saturates at 2^62 (growRecords asks for more than
 	// memory holds beyond 2^48 records).
 	limit := constant.NewInt(types.I64, 1<<31)
-	n := r.guardedCount(check, chain[0])
+	var guards []entryGuard
+	for _, f := range chain {
+		guards = append(guards, f.guards...)
+	}
+	if len(guards) > 0 {
+		// Where a guard skips a loop of the chain, its count may be
+		// anything (a vector loop's, where the vector loop is skipped):
+		// the nest then writes no records, and the counts are not
+		// computed.
+		counts := r.g.NewBlock("")
+		check.NewCondBr(r.entered(check, guards), counts, join)
+		check = counts
+	}
+	n := r.headerCount(check, chain[0].tc, r.mapValue, false)
 	for _, f := range chain[1:] {
-		c := r.guardedCount(check, f)
+		c := r.headerCount(check, f.tc, r.mapValue, false)
 		if f.minus1 {
 			c = check.NewSub(c, constant.NewInt(types.I64, 1))
 		}
@@ -86,16 +99,11 @@ func (r *reverseGen) growOnEntry(top *irutil.Loop, chain []countFactor, lc *loop
 	join.NewBr(header)
 }
 
-// guardedCount emits into blk f's header count, or 0 where one of f's
-// guards does not lead into its loop (the count's operands may then be
-// anything, as a vector loop's count where the vector loop is skipped).
-func (r *reverseGen) guardedCount(blk *ir.Block, f countFactor) value.Value {
-	c := r.headerCount(blk, f.tc, r.mapValue, false)
-	if len(f.guards) == 0 {
-		return c
-	}
+// entered emits into blk the conjunction of guards (nil where there are
+// none): whether they all lead into their loops.
+func (r *reverseGen) entered(blk *ir.Block, guards []entryGuard) value.Value {
 	var enters value.Value
-	for _, g := range f.guards {
+	for _, g := range guards {
 		var ok value.Value = r.mapValue(g.cond)
 		if !g.want {
 			ok = blk.NewXor(ok, constant.True)
@@ -106,7 +114,7 @@ func (r *reverseGen) guardedCount(blk *ir.Block, f countFactor) value.Value {
 			enters = blk.NewAnd(enters, ok)
 		}
 	}
-	return blk.NewSelect(enters, c, constant.NewInt(types.I64, 0))
+	return enters
 }
 
 // entryGuard is a conditional branch on the way to a loop's header: the

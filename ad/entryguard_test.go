@@ -75,3 +75,46 @@ func TestEntryGuardRun(t *testing.T) {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, guardRuns, o)) })
 	}
 }
+
+// At -O2, vlast's vector loop grows its records on entry to the step loop,
+// counted only where its guards (min.iters.check, the alias check, the
+// zero-trip guards) enter it, all computed before the step loop; vcond's
+// loops are entered on a condition computed in the step loop, and grow
+// on their own entry.
+func TestEntryGuardsIR(t *testing.T) {
+	m := preADModuleC(t, "#include <math.h>\n"+guardKernels+"int main(void) { return 0; }\n", "2")
+	for _, tc := range []struct {
+		name    string
+		guarded bool
+	}{{"vlast", true}, {"vcond", false}} {
+		d, r := reverseOf(t, m, tc.name, false, "guards_"+tc.name)
+		guarded, hoisted := 0, 0
+		for _, l := range r.cfg.Loops {
+			if r.loops[l].rec == nil {
+				continue
+			}
+			top, chain, ok := r.entryGrowth(l)
+			if !ok || top == l {
+				continue
+			}
+			hoisted++
+			for cur, k := l, 0; cur != top; cur, k = cur.Parent, k+1 {
+				for _, g := range chain[k].guards {
+					if b, ok := r.blockOf[g.cond]; ok && (r.definedIn(top, g.cond) || !r.cfg.Dominates(b, cur.Header)) {
+						t.Errorf("%s: guard %s of a loop at %s is not decided before the loop at %s", tc.name, g.cond.Ident(), cur.Header.Ident(), top.Header.Ident())
+					}
+				}
+				if len(chain[k].guards) > 0 {
+					guarded++
+				}
+			}
+		}
+		if tc.guarded && guarded == 0 {
+			t.Errorf("%s: no loop grows its records on entry to a loop around it under guards", tc.name)
+		}
+		if !tc.guarded && hoisted > 0 {
+			t.Errorf("%s: %d loops grow their records on entry to a loop around them, whose iterations decide whether they run", tc.name, hoisted)
+		}
+		d.dropFunc(r.g)
+	}
+}

@@ -327,7 +327,10 @@ func (r *reverseGen) emitFactor(blk *ir.Block, f countFactor) value.Value {
 // (skip's is left out) and computed from values defined outside top. An
 // outer loop's factor is one less where it exits from its header only (its
 // last header execution enters nothing). With exact set, only exact counts
-// (exactCount) extend the chain.
+// (exactCount) extend the chain, and a loop's parent joins it only where
+// the branches deciding whether an iteration of the parent enters the
+// loop are known on entry to top (entryGuards): the loop's factor keeps
+// them, as its count is meaningful only where it is entered.
 func (r *reverseGen) nestChain(l, skip *irutil.Loop, exact bool) (top *irutil.Loop, chain []countFactor) {
 	top = l
 	for cur, child := l, (*irutil.Loop)(nil); cur != nil; child, cur = cur, cur.Parent {
