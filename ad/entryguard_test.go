@@ -69,10 +69,17 @@ int main(void) {
 `
 
 // The step loops' gradients match central differences at every level,
-// where the vector loops run and where they are skipped.
+// where the vector loops run and where they are skipped, and at -O2 under
+// valgrind (no record buffer asked of an absurd size, none leaked).
 func TestEntryGuardRun(t *testing.T) {
 	for _, o := range optLevels {
-		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, guardRuns, o)) })
+		t.Run("O"+o, func(t *testing.T) {
+			exe := buildC(t, guardRuns, o)
+			run(t, exe)
+			if o == "2" {
+				runLeakChecked(t, exe)
+			}
+		})
 	}
 }
 
