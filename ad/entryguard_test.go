@@ -7,11 +7,14 @@ import "testing"
 // which the buffer of the inner loop's records grows once on entry to the
 // step loop (entrygrow.go). Where the vector loop is skipped (m below the
 // vector width, or an alias check failing), that count is computed from
-// values the primal never uses, such as ((m & ~3) - 4) / 4 + 1 at m < 4:
-// the growth must not count it (its guards select 0). vlast and vpair
+// values the primal never uses, such as (((m & ~3) - 4) >>u 2) + 1, 2^62
+// at m < 4: the growth must not count it (where the guards skip the
+// loop, the nest grows nothing). vlast and vpair
 // carry a value out of the vector loop, vshift shifts x in place (the
 // alias check sends it to the scalar loop), vtail's reduction is
-// unrolled with a remainder (no fast-math) and vcond enters its loop on a condition that
+// unrolled with a remainder (no fast-math), vneg's bound m - 2 is
+// negative for n < 6 (its loop skipped by the zero-trip guard; it trapped
+// at -O2 too), and vcond enters its loop on a condition that
 // changes from step to step.
 const guardKernels = pathKernels + `
 STEPS(vpair,
@@ -37,6 +40,9 @@ STEPS(vtail,
 	}
 	x[s] = cos(t) * x[s];
 	e += t + y;)
+STEPS(vneg,
+	for (int i = 0; i < m - 2; i++) x[i] = x[i] * x[i + 1] + 0.1;
+	e += x[s] * x[n - 1];)
 STEPS(vcond,
 	double y = 0;
 	if (x[s] > 0.35)
@@ -56,12 +62,13 @@ COPY64(vlast)
 COPY64(vpair)
 COPY64(vshift)
 COPY64(vcond)
+COPY64(vneg)
 COPY64(vtail)
 COPY64(vlast_callee)
 COPY64(vpair_callee)
 int main(void) {
 	for (int n = 1; n < 20; n++) {
-		FDRUN(vlast, n); FDRUN(vpair, n); FDRUN(vshift, n); FDRUN(vcond, n); FDRUN(vtail, n);
+		FDRUN(vlast, n); FDRUN(vpair, n); FDRUN(vshift, n); FDRUN(vcond, n); FDRUN(vneg, n); FDRUN(vtail, n);
 		FDRUN(vlast_callee, n); FDRUN(vpair_callee, n);
 	}
 	return failures != 0;
