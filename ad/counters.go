@@ -49,9 +49,13 @@ type snapshot struct {
 
 // countFactor is one factor of P: a loop's header count, less one when
 // it counts the entries of a child of a loop that exits from its header.
+// Where nestChain's exact chain extends past the loop, guards are the
+// branches that decide whether an iteration of its parent enters it
+// (entrygrow.go): the count is used only where they all lead into it.
 type countFactor struct {
 	tc     *tripCount
 	minus1 bool
+	guards []entryGuard
 }
 
 // snapshotPlan is what the reverse needs to recompute a snapshot from the

@@ -66,6 +66,19 @@ func (r *reverseGen) growOnEntry(top *irutil.Loop, chain []countFactor, lc *loop
 	// The product saturates at 2^62 (growRecords asks for more than
 	// memory holds beyond 2^48 records).
 	limit := constant.NewInt(types.I64, 1<<31)
+	var guards []entryGuard
+	for _, f := range chain {
+		guards = append(guards, f.guards...)
+	}
+	if len(guards) > 0 {
+		// Where a guard skips a loop of the chain, its count may be
+		// anything (a vector loop's, where the vector loop is skipped):
+		// the nest then writes no records, and the counts are not
+		// computed.
+		counts := r.g.NewBlock("")
+		check.NewCondBr(r.entered(check, guards), counts, join)
+		check = counts
+	}
 	val := r.entryValue(check, top)
 	n := r.headerCount(check, chain[0].tc, val, false)
 	for _, f := range chain[1:] {
@@ -147,6 +160,78 @@ func incomingFrom(p *ir.InstPhi, pred *ir.Block) (value.Value, bool) {
 		}
 	}
 	return nil, false
+// entered emits into blk the conjunction of guards (nil where there are
+// none): whether they all lead into their loops.
+func (r *reverseGen) entered(blk *ir.Block, guards []entryGuard) value.Value {
+	var enters value.Value
+	for _, g := range guards {
+		var ok value.Value = r.mapValue(g.cond)
+		if !g.want {
+			ok = blk.NewXor(ok, constant.True)
+		}
+		if enters == nil {
+			enters = ok
+		} else {
+			enters = blk.NewAnd(enters, ok)
+		}
+	}
+	return enters
+}
+
+// entryGuard is a conditional branch on the way to a loop's header: the
+// loop is entered only where cond is want.
+type entryGuard struct {
+	cond value.Value // primal
+	want bool
+}
+
+// entryGuards returns the branches that decide whether an iteration of
+// l's parent p enters l: each block of p's body that can reach l's header
+// within the iteration but has a successor that cannot. The loop is
+// entered exactly where all of them lead towards it, when each is a
+// two-way branch dominating l's header (ok; not so where some other
+// way decides it).
+func (r *reverseGen) entryGuards(l *irutil.Loop) (guards []entryGuard, ok bool) {
+	p := l.Parent
+	// toward: the blocks of p outside l from which a path within one
+	// iteration of p (not through p's header again) reaches l's header.
+	toward := map[*ir.Block]bool{}
+	stack := []*ir.Block{l.Header}
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if b == p.Header {
+			continue
+		}
+		for _, q := range r.cfg.Preds[b] {
+			if p.Contains(q) && !l.Contains(q) && !toward[q] {
+				toward[q] = true
+				stack = append(stack, q)
+			}
+		}
+	}
+	leads := func(s *ir.Block) bool { return s == l.Header || (toward[s] && s != p.Header) }
+	for _, b := range r.f.Blocks {
+		if !toward[b] {
+			continue
+		}
+		succs := irutil.Succs(b)
+		n := 0
+		for _, s := range succs {
+			if leads(s) {
+				n++
+			}
+		}
+		if n == len(succs) {
+			continue
+		}
+		br, isBr := b.Term.(*ir.TermCondBr)
+		if !isBr || n != 1 || !r.cfg.Dominates(b, l.Header) {
+			return nil, false
+		}
+		guards = append(guards, entryGuard{cond: br.Cond, want: leads(br.TargetTrue.(*ir.Block))})
+	}
+	return guards, true
 }
 
 // retarget makes terminator term branch to to wherever it branched to from.

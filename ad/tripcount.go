@@ -324,10 +324,13 @@ func (r *reverseGen) emitFactor(blk *ir.Block, f countFactor, val func(value.Val
 // for a start, from merge phis of them: entryInvariant). An
 // outer loop's factor is one less where it exits from its header only (its
 // last header execution enters nothing). With exact set, only exact counts
-// (exactCount) extend the chain.
+// (exactCount) extend the chain, and a loop's parent joins it only where
+// the branches deciding whether an iteration of the parent enters the
+// loop are known on entry to top (entryGuards): the loop's factor keeps
+// them, as its count is meaningful only where it is entered.
 func (r *reverseGen) nestChain(l, skip *irutil.Loop, exact bool) (top *irutil.Loop, chain []countFactor) {
 	top = l
-	for cur := l; cur != nil; cur = cur.Parent {
+	for cur, child := l, (*irutil.Loop)(nil); cur != nil; child, cur = cur, cur.Parent {
 		tc, ok := r.analyzeTripCount(cur)
 		if cur == skip {
 			tc, ok = nil, true
@@ -335,9 +338,27 @@ func (r *reverseGen) nestChain(l, skip *irutil.Loop, exact bool) (top *irutil.Lo
 		if !ok || (exact && tc != nil && !exactCount(tc)) {
 			break
 		}
+		var guards []entryGuard
+		if exact && cur != l {
+			// The child's count is meaningful only where it is entered
+			// (a vector loop's count, where its guards skip it, is not).
+			if guards, ok = r.entryGuards(child); !ok {
+				break
+			}
+		}
 		invariant := true
 		for _, f := range chain {
 			if !r.entryInvariant(cur, f.tc.start, mergeDepth) || r.definedIn(cur, f.tc.bound) {
+				invariant = false
+			}
+			for _, g := range f.guards {
+				if r.definedIn(cur, g.cond) {
+					invariant = false
+				}
+			}
+		}
+		for _, g := range guards {
+			if r.definedIn(cur, g.cond) {
 				invariant = false
 			}
 		}
@@ -346,6 +367,9 @@ func (r *reverseGen) nestChain(l, skip *irutil.Loop, exact bool) (top *irutil.Lo
 		}
 		if !invariant {
 			break
+		}
+		if len(guards) > 0 {
+			chain[len(chain)-1].guards = guards
 		}
 		if tc != nil {
 			f := countFactor{tc: tc}

@@ -1,0 +1,134 @@
+package ad
+
+import "testing"
+
+// guardKernels: loops in steps whose vectorized (or runtime-unrolled)
+// inner loop has an exact trip count computed before the step loop, from
+// which the buffer of the inner loop's records grows once on entry to the
+// step loop (entrygrow.go). Where the vector loop is skipped (m below the
+// vector width, or an alias check failing), that count is computed from
+// values the primal never uses, such as (((m & ~3) - 4) >>u 2) + 1, 2^62
+// at m < 4: the growth must not count it (where the guards skip the
+// loop, the nest grows nothing). vlast and vpair
+// carry a value out of the vector loop, vshift shifts x in place (the
+// alias check sends it to the scalar loop), vtail's reduction is
+// unrolled with a remainder (no fast-math), vneg's bound m - 2 is
+// negative for n < 6 (its loop skipped by the zero-trip guard; it trapped
+// at -O2 too), and vcond enters its loop on a condition that
+// changes from step to step.
+const guardKernels = pathKernels + `
+STEPS(vpair,
+	double y = 0, z = 1;
+	for (int i = 0; i < m; i++) {
+		y = x[i] * x[m + i];
+		z = x[m + i] - 0.5 * x[i];
+		x[i] = y * 0.5 + z;
+	}
+	e += y * z + x[s];)
+STEPS(vshift,
+	double y = 0;
+	for (int i = 0; i < m; i++) {
+		y = x[i + 1] * x[i];
+		x[i] = y + 0.2;
+	}
+	e += y * x[n - 1 - s];)
+STEPS(vtail,
+	double t = 0, y = 0;
+	for (int i = 0; i < m; i++) {
+		y = x[m + i] * x[i];
+		t = t * 0.5 + y;
+	}
+	x[s] = cos(t) * x[s];
+	e += t + y;)
+STEPS(vneg,
+	for (int i = 0; i < m - 2; i++) x[i] = x[i] * x[i + 1] + 0.1;
+	e += x[s] * x[n - 1];)
+STEPS(vcond,
+	double y = 0;
+	if (x[s] > 0.35)
+		for (int i = 0; i < m; i++) {
+			y = x[i] * x[m + i];
+			x[m + i] = y + 0.1;
+		}
+	e += y * x[s] + x[m];)
+`
+
+// guardRuns checks the gradients of guardKernels against central
+// differences at m = 0..9, combined and as callees.
+const guardRuns = loopRunPrelude + guardKernels + `
+CALLEE(vlast)
+CALLEE(vpair)
+COPY64(vlast)
+COPY64(vpair)
+COPY64(vshift)
+COPY64(vcond)
+COPY64(vneg)
+COPY64(vtail)
+COPY64(vlast_callee)
+COPY64(vpair_callee)
+int main(void) {
+	for (int n = 1; n < 20; n++) {
+		FDRUN(vlast, n); FDRUN(vpair, n); FDRUN(vshift, n); FDRUN(vcond, n); FDRUN(vneg, n); FDRUN(vtail, n);
+		FDRUN(vlast_callee, n); FDRUN(vpair_callee, n);
+	}
+	return failures != 0;
+}
+`
+
+// The step loops' gradients match central differences at every level,
+// where the vector loops run and where they are skipped, and at -O2 under
+// valgrind (no record buffer asked of an absurd size, none leaked).
+func TestEntryGuardRun(t *testing.T) {
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			exe := buildC(t, guardRuns, o)
+			run(t, exe)
+			if o == "2" {
+				runLeakChecked(t, exe)
+			}
+		})
+	}
+}
+
+// At -O2, vlast's vector loop grows its records on entry to the step loop,
+// counted only where its guards (min.iters.check, the alias check, the
+// zero-trip guards) enter it, all computed before the step loop; vcond's
+// loops are entered on a condition computed in the step loop, and grow
+// on their own entry.
+func TestEntryGuardsIR(t *testing.T) {
+	m := preADModuleC(t, "#include <math.h>\n"+guardKernels+"int main(void) { return 0; }\n", "2")
+	for _, tc := range []struct {
+		name    string
+		guarded bool
+	}{{"vlast", true}, {"vcond", false}} {
+		d, r := reverseOf(t, m, tc.name, false, "guards_"+tc.name)
+		guarded, hoisted := 0, 0
+		for _, l := range r.cfg.Loops {
+			if r.loops[l].rec == nil {
+				continue
+			}
+			top, chain, ok := r.entryGrowth(l)
+			if !ok || top == l {
+				continue
+			}
+			hoisted++
+			for cur, k := l, 0; cur != top; cur, k = cur.Parent, k+1 {
+				for _, g := range chain[k].guards {
+					if b, ok := r.blockOf[g.cond]; ok && (r.definedIn(top, g.cond) || !r.cfg.Dominates(b, cur.Header)) {
+						t.Errorf("%s: guard %s of a loop at %s is not decided before the loop at %s", tc.name, g.cond.Ident(), cur.Header.Ident(), top.Header.Ident())
+					}
+				}
+				if len(chain[k].guards) > 0 {
+					guarded++
+				}
+			}
+		}
+		if tc.guarded && guarded == 0 {
+			t.Errorf("%s: no loop grows its records on entry to a loop around it under guards", tc.name)
+		}
+		if !tc.guarded && hoisted > 0 {
+			t.Errorf("%s: %d loops grow their records on entry to a loop around them, whose iterations decide whether they run", tc.name, hoisted)
+		}
+		d.dropFunc(r.g)
+	}
+}
