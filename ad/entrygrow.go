@@ -160,6 +160,8 @@ func incomingFrom(p *ir.InstPhi, pred *ir.Block) (value.Value, bool) {
 		}
 	}
 	return nil, false
+}
+
 // entered emits into blk the conjunction of guards (nil where there are
 // none): whether they all lead into their loops.
 func (r *reverseGen) entered(blk *ir.Block, guards []entryGuard) value.Value {
