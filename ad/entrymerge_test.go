@@ -10,8 +10,13 @@ import (
 // scalar remainder starting at a merge phi (0 when skipped, nvec after the
 // vector loop), skipped when nvec = d. The guards and both start values
 // are defined outside the outer loop, so the remainder's exact count is
-// known on entry to the outer loop: its records (x[j], which the outer
-// loop overwrites) grow there, once, not on each entry of the remainder.
+// known on entry to the outer loop (entryInvariant, entryValue). Growth on
+// entry also needs every branch deciding whether the loop runs to
+// dominate it (entryGuards: a count is computed only where the loop is
+// entered, a vector loop's being meaningless where its guard skips it);
+// the remainder is entered past mid's branch, which does not, so it grows
+// on its own entry, and the vector loop, behind one dominating invariant
+// guard, grows on entry to the outer loop.
 const remIR = `
 define double @rem_ir(double* %x, i64 %n, i64 %d) {
 entry:
@@ -74,19 +79,19 @@ exit:
 declare double @llvm.sin.f64(double)
 `
 
-// TestGrowOnEntryMerge: the remainder loop of remIR, whose start is a
-// merge phi of invariant values picked by an invariant guard, grows its
-// records on entry to the outer loop, as the vector loop does; where the
-// guard is decided inside the outer loop (remVariantIR) it grows on each
-// entry of the remainder, as before.
+// TestGrowOnEntryMerge: where each loop of remIR grows its records. The
+// vector loop grows on entry to the outer loop where its guard is
+// invariant, on its own entry where the guard is decided inside the outer
+// loop (the variant); the remainder, entered past a branch that does not
+// dominate it, grows on its own entry in both.
 func TestGrowOnEntryMerge(t *testing.T) {
 	variant := strings.Replace(remIR, "br i1 %small, label %rem.pre", "%smalli = icmp ult i64 %i, 2\n  br i1 %smalli, label %rem.pre", 1)
 	for _, tc := range []struct {
 		name, src string
 		top       map[string]string // loop header -> header of the loop it grows on entry to
 	}{
-		{"invariant guard", remIR, map[string]string{"rem": "outer", "vec": "outer"}},
-		{"guard in the loop", variant, map[string]string{"rem": "rem", "vec": "outer"}},
+		{"invariant guard", remIR, map[string]string{"rem": "rem", "vec": "outer"}},
+		{"guard in the loop", variant, map[string]string{"rem": "rem", "vec": "vec"}},
 	} {
 		eachReverse(t, tc.src, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
 			for _, l := range r.cfg.Loops {
