@@ -51,6 +51,20 @@ __attribute__((noinline)) double break_after(double *x, int n) {
 	}
 	return e;
 }
+/* two breaks to one block, the loop's index read past it */
+__attribute__((noinline)) double br2(double *x, int n) {
+	double e = 0;
+	for (int s = 0; s < 3; s++) {
+		int i;
+		for (i = 0; i < n; i++) {
+			if (x[i] > 0.75) break;
+			x[i] = x[i] * x[i];
+			if (x[i] < 0.01 * s) break;
+		}
+		e += x[i % n] * (i + 1);
+	}
+	return e;
+}
 /* vectorized-looking loop with a break */
 __attribute__((noinline)) double v_break(double *x, int n) {
 	double e = 0;
@@ -231,6 +245,9 @@ COPY64(rs_zero_callee)
 CALLEE(lag_bad)
 COPY64(lag_bad)
 COPY64(lag_bad_callee)
+CALLEE(br2)
+COPY64(br2)
+COPY64(br2_callee)
 CALLEE(break_after)
 COPY64(break_after)
 COPY64(break_after_callee)
@@ -284,6 +301,7 @@ COPY64(gbound2_callee)
 	FDRUN(rs_zero, n); FDRUN(rs_zero_callee, n); \
 	FDRUN(lag_bad, n); FDRUN(lag_bad_callee, n); \
 	FDRUN(break_after, n); FDRUN(break_after_callee, n); \
+	FDRUN(br2, n); FDRUN(br2_callee, n); \
 	FDRUN(v_break, n); FDRUN(v_break_callee, n); \
 	FDRUN(rt_alias, n); FDRUN(rt_alias_callee, n); \
 	FDRUN(rt_vary, n); FDRUN(rt_vary_callee, n); \
