@@ -55,6 +55,15 @@ func (r *reverseGen) decide(b, d *ir.Block, preds []*ir.Block, depth int) (*deci
 	if l := r.cfg.LoopOf[b]; l != nil && r.definedIn(l, unwrapArg(br.Cond)) {
 		return nil, false
 	}
+	if cb, ok := r.blockOf[unwrapArg(br.Cond)]; ok && !r.cfg.Dominates(cb, b) {
+		// Defined in a loop b is not in, it is read at b as the loop's
+		// exit value, a copy made at the end of b's forward block
+		// (exitCopy): its definition must reach b on every path, not only
+		// on this side. Elsewhere it is read through a cache slot.
+		if m := r.cfg.LoopOf[cb]; m != nil && !m.Contains(b) {
+			return nil, false
+		}
+	}
 	t, f := predsThrough(b, d, br.TargetTrue.(*ir.Block), preds), predsThrough(b, d, br.TargetFalse.(*ir.Block), preds)
 	if len(t) == 0 || len(f) == 0 || len(t)+len(f) != len(preds) {
 		return nil, false // a predecessor reached both ways, or neither

@@ -99,6 +99,19 @@ func (st pathState) entering(x, y *ir.Block) pathState {
 	return next
 }
 
+// leaving returns st without the phis of loop m's blocks: entering m's
+// header fixed them to their values in its first iteration, which those
+// after a later iteration (its exit values) are not.
+func (st pathState) leaving(blockOf map[value.Value]*ir.Block, m *irutil.Loop) pathState {
+	next := pathState{assumed: st.assumed, phis: make(map[*ir.InstPhi]value.Value, len(st.phis))}
+	for k, v := range st.phis {
+		if b, ok := blockOf[k]; !ok || !m.Contains(b) {
+			next.phis[k] = v
+		}
+	}
+	return next
+}
+
 // from decides the paths leaving block x, given what the way from d has
 // fixed.
 func (w *pathWalk) from(x *ir.Block, st pathState, depth int) (*decision, pathOutcome) {
@@ -179,6 +192,7 @@ func (w *pathWalk) edge(x, y *ir.Block, st pathState, depth int) (*decision, pat
 		if w.steps++; w.steps > maxPathSteps {
 			return nil, pathUndecided
 		}
+		st = st.leaving(w.r.blockOf, m)
 		x, y = exiting, target
 	}
 }
