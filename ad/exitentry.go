@@ -203,10 +203,6 @@ func (r *reverseGen) restartCounters() {
 		if !restart {
 			continue
 		}
-		if r.restarted == nil {
-			r.restarted = map[*irutil.Loop]bool{}
-		}
-		r.restarted[l] = true
 		for _, x := range pres {
 			// pre: ... n ...; c = load counter; d = sub c, n; store d, slot
 			sub := x.store.Src.(*ir.InstSub)

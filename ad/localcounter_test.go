@@ -3,6 +3,8 @@ package ad
 import (
 	"strings"
 	"testing"
+
+	"github.com/gozyme/gozyme/irutil"
 )
 
 // sumsIR: the inner loop sums x[j] (no records: its reverse needs no
@@ -65,6 +67,10 @@ func TestLocalCounter(t *testing.T) {
 		{"sums_last", sumsLastIR, map[string]string{"inner": "after", "outer": "records"}},
 	} {
 		eachReverse(t, tc.src, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
+			restarted := map[*irutil.Loop]bool{}
+			for _, l := range restartedLoops(r) {
+				restarted[l] = true
+			}
 			seen := 0
 			for _, l := range r.cfg.Loops {
 				want, ok := tc.why[l.Header.Name()]
@@ -76,14 +82,14 @@ func TestLocalCounter(t *testing.T) {
 				switch {
 				case r.loops[l].rec != nil:
 					got = "records"
-				case !r.restarted[l]:
+				case !restarted[l]:
 					got = "after"
 				}
 				if _, exits := r.exitSlots[l]; want == "local" && !exits {
 					t.Errorf("%s split=%v: loop %s: entry counter not from its exits", tc.name, split, l.Header.Name())
 				}
-				if got != want || r.restarted[l] != (want == "local") {
-					t.Errorf("%s split=%v: loop %s: %s (restarted %v), want %s", tc.name, split, l.Header.Name(), got, r.restarted[l], want)
+				if got != want || restarted[l] != (want == "local") {
+					t.Errorf("%s split=%v: loop %s: %s (restarted %v), want %s", tc.name, split, l.Header.Name(), got, restarted[l], want)
 				}
 			}
 			if seen != len(tc.why) {

@@ -93,7 +93,6 @@ type reverseGen struct {
 	revLoopIDs            map[*irutil.Loop]*metadata.Tuple // loop -> the loop ID of its reverse (loophints.go)
 	exitPres              map[*irutil.Loop][]exitPre       // loop -> the blocks storing its entry counter on entering its reverse (exitentry.go)
 	relReads              map[*ir.InstLoad]bool            // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
-	restarted             map[*irutil.Loop]bool            // loops whose counter restarts on entry to their reverse (exitentry.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
