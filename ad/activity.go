@@ -504,3 +504,13 @@ func incomingValues(p *ir.InstPhi) []value.Value {
 	}
 	return ops
 }
+
+// incomingFrom returns phi p's incoming value from block pred.
+func incomingFrom(p *ir.InstPhi, pred *ir.Block) (value.Value, bool) {
+	for _, in := range p.Incs {
+		if in.Pred == pred {
+			return in.X, true
+		}
+	}
+	return nil, false
+}

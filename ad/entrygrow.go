@@ -152,16 +152,6 @@ func (r *reverseGen) entryValue(blk *ir.Block, top *irutil.Loop) func(value.Valu
 	return val
 }
 
-// incomingFrom returns phi p's incoming value from block pred.
-func incomingFrom(p *ir.InstPhi, pred *ir.Block) (value.Value, bool) {
-	for _, in := range p.Incs {
-		if in.Pred == pred {
-			return in.X, true
-		}
-	}
-	return nil, false
-}
-
 // entered emits into blk the conjunction of guards (nil where there are
 // none): whether they all lead into their loops.
 func (r *reverseGen) entered(blk *ir.Block, guards []entryGuard) value.Value {

@@ -197,12 +197,11 @@ func (r *reverseGen) mergeValue(blk, at *ir.Block, fv *ir.InstPhi, depth int) (v
 	// incoming returns, in the reverse, the value fv takes from primal
 	// predecessor p (the forward phi's edges come from forward tails).
 	incoming := func(p *ir.Block) (value.Value, bool) {
-		for _, in := range fv.Incs {
-			if in.Pred == r.fwdTail[p] {
-				return r.operandInReverse(blk, at, in.X, depth+1)
-			}
+		x, ok := incomingFrom(fv, r.fwdTail[p])
+		if !ok {
+			return nil, false
 		}
-		return nil, false
+		return r.operandInReverse(blk, at, x, depth+1)
 	}
 	if !byIndex {
 		t, ok1 := incoming(onTrue)

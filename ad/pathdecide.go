@@ -89,11 +89,8 @@ func (st pathState) entering(x, y *ir.Block) pathState {
 			break
 		}
 		delete(next.phis, p)
-		for _, in := range p.Incs {
-			if x != nil && in.Pred == x {
-				next.phis[p] = in.X
-				break
-			}
+		if v, ok := incomingFrom(p, x); ok {
+			next.phis[p] = v
 		}
 	}
 	return next

@@ -675,11 +675,8 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		e := r.g.NewBlock("")
 		r.noteExitEdge(e, p, b)
 		for _, pa := range pas {
-			for _, in := range pa.phi.Incs {
-				if in.Pred == p {
-					r.accumulate(e, in.X, pa.d)
-					break
-				}
+			if x, ok := incomingFrom(pa.phi, p); ok {
+				r.accumulate(e, x, pa.d)
 			}
 		}
 		// Leaving a loop iteration backward, or entering a loop from
