@@ -59,11 +59,11 @@ func calleeHasSubprogram(callee value.Value) bool {
 	return ok && hasSubprogram(f)
 }
 
+// addNoInline adds noinline to a call site's attributes, unless they (or
+// an attribute group among them) have it already.
 func addNoInline(attrs []ir.FuncAttribute) []ir.FuncAttribute {
-	for _, a := range attrs {
-		if a == enum.FuncAttrNoInline {
-			return attrs
-		}
+	if hasFuncAttr(attrs, enum.FuncAttrNoInline) {
+		return attrs
 	}
 	return append(attrs, enum.FuncAttrNoInline)
 }

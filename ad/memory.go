@@ -454,12 +454,9 @@ func (r *reverseGen) clearedShadow(p value.Value, t types.Type) constant.Constan
 		return zeroOf(t)
 	}
 	for _, o := range objs {
-		switch x := o.(type) {
-		case *ir.InstAlloca:
-		case *ir.InstCall:
-			if !isAllocation(x) {
-				return zeroOf(t)
-			}
+		// underlyingObjects lists only allocation calls.
+		switch o.(type) {
+		case *ir.InstAlloca, *ir.InstCall:
 		default:
 			return zeroOf(t)
 		}
