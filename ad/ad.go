@@ -452,7 +452,7 @@ func (rt *root) replaceCall(pre []ir.Instruction, result value.Value) {
 // newDiffer prepares the differentiation of m.
 func newDiffer(m *ir.Module, opts Options) *differ {
 	return &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
-		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, fwds: map[string]*forwardGen{}}
+		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{}}
 }
 
 // activities lists the activity of each parameter at the call.

@@ -42,9 +42,6 @@ func (d *differ) pickOf(c *ir.InstCall) pick {
 			p = scratch.Insts
 		}
 	}
-	if d.picks == nil {
-		d.picks = map[*ir.InstCall]pick{}
-	}
 	d.picks[c] = p
 	return p
 }

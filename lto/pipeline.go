@@ -87,8 +87,9 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 			optArgs = append(optArgs, "-force-attribute="+name+":noinline")
 		}
 	}
+	adLevel := adStageLevel(level)
 	err = timeStage(ctx, "optimize", func() error {
-		return preopt.Optimize(ctx, in, pre, adStageLevel(level), optArgs)
+		return preopt.Optimize(ctx, in, pre, adLevel, optArgs)
 	})
 	if err != nil {
 		return fmt.Errorf("%s: optimizing before AD: %w", job.Origin, err)
@@ -121,7 +122,8 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 		return err
 	}
 	args := []string{"-c", "-O" + level, post, "-o", job.OutPath, "-Wno-override-module"}
-	if level != "0" && adStageLevel(level) == level {
+	if adLevel != "0" {
+		// AD ran on optimized code (not at -O0, not GOZYME_AD_STAGE=pre).
 		args = append(args, keepCacheStores...)
 	}
 	args = append(args, codegenFlags(job.CC1Args)...)
