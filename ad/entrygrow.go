@@ -27,14 +27,10 @@ func (r *reverseGen) entryGrowth(l *irutil.Loop) (top *irutil.Loop, chain []coun
 	if len(chain) == 0 || chain[0].tc.phi == nil || r.cfg.LoopOf[r.blockOf[chain[0].tc.phi]] != l {
 		return nil, nil, false
 	}
+	// One edge into top's header, which growOnEntry reroutes through the
+	// growth check (irutil.Succs would count a two-edge branch once).
 	outside, _, _ := r.simpleHeader(top.Header)
-	edges := 0
-	for _, s := range irutil.Succs(outside) {
-		if s == top.Header {
-			edges++
-		}
-	}
-	return top, chain, edges == 1
+	return top, chain, edgeCount(outside, top.Header) == 1
 }
 
 // growOnEntry emits, on the forward edge into loop top's header, the

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/llir/llvm/ir"
@@ -46,9 +47,18 @@ exit:
 declare double @llvm.exp.f64(double)
 `
 
+// twoEdgeIR is nestIR entered by a branch whose two edges both lead into
+// the outer loop's header: there is no single edge to route through a
+// growth check, so the records keep their per-iteration test.
+var twoEdgeIR = strings.NewReplacer("@nest(", "@nest2(",
+	"entry:\n  br label %outer\n", "entry:\n  %c0 = icmp sgt i64 %n, 0\n  br i1 %c0, label %outer, label %outer\n",
+	"%i = phi i64 [ 0, %entry ],", "%i = phi i64 [ 0, %entry ], [ 0, %entry ],",
+	"%s = phi double [ 0.0, %entry ],", "%s = phi double [ 0.0, %entry ], [ 0.0, %entry ],").Replace(nestIR)
+
 // TestGrowOnEntry: with exact trip counts the forward headers branch
 // straight into their loop bodies (no capacity test, no call in the loop);
-// the unsigned compare of recordIR keeps its per-iteration test.
+// the unsigned compare of recordIR keeps its per-iteration test, and so
+// does twoEdgeIR, entered by two edges.
 func TestGrowOnEntry(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
@@ -57,6 +67,7 @@ func TestGrowOnEntry(t *testing.T) {
 	}{
 		{"nest", nestIR, []Activity{Dup, Const, Const}, true},
 		{"rec_ir", recordIR, []Activity{Dup, Const, Const}, false},
+		{"two_edges", twoEdgeIR, []Activity{Dup, Const, Const}, false},
 	} {
 		eachReverse(t, tc.src, tc.acts, func(r *reverseGen, split bool) {
 			records := 0
