@@ -258,18 +258,7 @@ func (r *reverseGen) enteredEveryIteration(l *irutil.Loop, pLatch *ir.Block, inv
 // oneExitTarget reports whether every edge leaving loop c goes to the
 // same block.
 func oneExitTarget(c *irutil.Loop) bool {
-	var target *ir.Block
-	for b := range c.Blocks {
-		for _, s := range irutil.Succs(b) {
-			if c.Contains(s) {
-				continue
-			}
-			if target != nil && target != s {
-				return false
-			}
-			target = s
-		}
-	}
+	_, target := loneExit(c)
 	return target != nil
 }
 

@@ -182,7 +182,7 @@ func (w *pathWalk) edge(x, y *ir.Block, st pathState, depth int) (*decision, pat
 		if y != m.Header {
 			return nil, pathUndecided
 		}
-		exiting, target := w.r.loneExit(m)
+		exiting, target := loneExit(m)
 		if target == nil || (target == w.b && exiting == nil) {
 			return nil, pathUndecided
 		}
@@ -197,12 +197,9 @@ func (w *pathWalk) edge(x, y *ir.Block, st pathState, depth int) (*decision, pat
 // loneExit returns the one edge leaving loop m, or, where several blocks
 // leave it to the same block, that block (exiting is nil then); no target
 // where edges leave it to different blocks.
-func (r *reverseGen) loneExit(m *irutil.Loop) (exiting, target *ir.Block) {
+func loneExit(m *irutil.Loop) (exiting, target *ir.Block) {
 	n := 0
-	for _, x := range r.cfg.Func.Blocks {
-		if !m.Contains(x) {
-			continue
-		}
+	for x := range m.Blocks {
 		for _, s := range irutil.Succs(x) {
 			switch {
 			case m.Contains(s):
@@ -244,9 +241,6 @@ func (r *reverseGen) invariantCond(l *irutil.Loop, v value.Value, phis map[*ir.I
 	}
 	inst, _ := v.(ir.Instruction)
 	if depth == 0 || !cannotTrap(inst) {
-		return false
-	}
-	if _, isPhi := inst.(*ir.InstPhi); isPhi {
 		return false
 	}
 	for _, op := range operandsOf(inst) {

@@ -65,9 +65,7 @@ func (r *reverseGen) forwardPick(b *ir.Block, c *ir.InstCall) ([]ir.Instruction,
 		}
 		v, fv := inst.(value.Value), fc.(value.Value)
 		r.blockOf[v] = b
-		r.vmap[v] = fv
-		r.blockOf[fv] = b
-		r.primalOf[fv] = v
+		r.noteForward(b, v, fv)
 		out = append(out, fc)
 	}
 	return out, nil

@@ -363,23 +363,21 @@ func (r *reverseGen) forward() error {
 				rest = append(rest, c)
 			}
 			if v, ok := inst.(value.Value); ok {
-				r.vmap[v] = c.(value.Value)
-				r.blockOf[c.(value.Value)] = b
-				r.primalOf[c.(value.Value)] = v
+				r.noteForward(b, v, c.(value.Value))
 			}
 			extra, err := r.forwardShadow(b, inst, c)
 			if err != nil {
 				return err
 			}
 			rest = append(rest, extra...)
-			if call, ok := inst.(*ir.InstCall); ok && r.usesPick(call) {
-				picks, err := r.forwardPick(b, call)
-				if err != nil {
-					return err
-				}
-				rest = append(rest, picks...)
-			}
 			if call, ok := inst.(*ir.InstCall); ok {
+				if r.usesPick(call) {
+					picks, err := r.forwardPick(b, call)
+					if err != nil {
+						return err
+					}
+					rest = append(rest, picks...)
+				}
 				if rule, ok := r.customRule(call); ok && r.customCallActive(call) {
 					aug, err := r.augmentCustom(b, call, rule)
 					if err != nil {
@@ -442,6 +440,14 @@ func (r *reverseGen) forward() error {
 		}
 	}
 	return nil
+}
+
+// noteForward records fv, emitted in the forward copy of primal block b,
+// as the forward value of primal v.
+func (r *reverseGen) noteForward(b *ir.Block, v, fv value.Value) {
+	r.vmap[v] = fv
+	r.blockOf[fv] = b
+	r.primalOf[fv] = v
 }
 
 // forwardTerm clones b's terminator; a return instead seeds the return
