@@ -714,31 +714,19 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		blk.NewCondBr(first, edges[predIndex(preds, outside)], edges[predIndex(preds, latch)])
 		return nil
 	}
-	if p, q, cond, pOnTrue, ok := r.triangle(b); ok {
-		// Which way the branch ending p went tells the predecessor.
-		c := r.lookup(blk, b, cond)
-		ep, eq := edges[predIndex(preds, p)], edges[predIndex(preds, q)]
-		if pOnTrue {
-			blk.NewCondBr(c, ep, eq)
-		} else {
-			blk.NewCondBr(c, eq, ep)
-		}
-		return nil
-	}
-	if p, q, cond, ok := r.diamond(b); ok {
-		// Both predecessors come from one branch: its condition tells.
-		blk.NewCondBr(r.lookup(blk, b, cond), edges[predIndex(preds, p)], edges[predIndex(preds, q)])
-		return nil
-	}
-	if t, f, cond, ok := r.decidingBranch(b); ok {
-		// A branch that decides it, further up (counters.go).
+	if cond, t, f, byIndex, ok := r.mergeDecision(b); ok && !byIndex {
+		// The branch that decides it: ending a predecessor (triangle),
+		// both predecessors' (diamond), or further up (counters.go); the
+		// same one merge phis are rebuilt by (mergephi.go).
 		blk.NewCondBr(r.lookup(blk, b, cond), edges[predIndex(preds, t)], edges[predIndex(preds, f)])
 		return nil
 	}
-	if tree, ok := r.decisionTree(b); ok && len(preds) > 2 {
-		// Branches that decide it, further up (decide.go).
-		r.emitDecision(blk, b, tree, preds, edges)
-		return nil
+	if len(preds) > 2 {
+		if tree, ok := r.decisionTree(b); ok {
+			// Branches that decide it, further up (decide.go).
+			r.emitDecision(blk, b, tree, preds, edges)
+			return nil
+		}
 	}
 	if tree, ok := r.pathDecision(b); ok {
 		// The paths from b's dominator, under conditions invariant in
