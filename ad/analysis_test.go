@@ -65,7 +65,7 @@ func TestLoopInvariantNotCachedPerIteration(t *testing.T) {
 	}
 	l := r.cfg.Loops[0]
 	var cached []string
-	for _, b := range r.loops[l].bufs {
+	for _, b := range requestedFields(r.loops[l]) {
 		cached = append(cached, b.elem.String())
 	}
 	// Per iteration: the product %p (a double) and nothing else.
@@ -151,7 +151,7 @@ func loopCaches(t *testing.T, m *ir.Module, f *ir.Func, acts []Activity) []strin
 		t.Fatal(err)
 	}
 	var cached []string
-	for _, b := range r.loops[r.cfg.Loops[0]].bufs {
+	for _, b := range requestedFields(r.loops[r.cfg.Loops[0]]) {
 		cached = append(cached, b.elem.String())
 	}
 	return cached

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -215,4 +216,15 @@ func runSizes(t *testing.T, src, env string, values, wants []string) {
 		t.Setenv(env, values[min(1, len(values)-1)])
 		runLeakChecked(t, buildC(t, src, "2"))
 	})
+}
+
+// requestedFields lists the fields of lc's record in the order they were
+// requested (recordLayout reorders the record itself).
+func requestedFields(lc *loopCache) []*loopBuf {
+	out := make([]*loopBuf, 0, len(lc.fields))
+	for _, b := range lc.fields {
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].field < out[j].field })
+	return out
 }

@@ -284,7 +284,7 @@ func TestHoistLoopIR(t *testing.T) {
 			}
 			var hoisted []string
 			for _, h := range r.hoists {
-				for _, b := range h.lc.bufs {
+				for _, b := range requestedFields(h.lc) {
 					hoisted = append(hoisted, h.over.Header.Ident()+":"+b.elem.String())
 				}
 			}

@@ -69,7 +69,7 @@ func testPlannedCaches(t *testing.T, split bool) {
 	bufs := func(header string) (elems []string) {
 		for _, l := range r.cfg.Loops {
 			if l.Header.Ident() == "%"+header {
-				for _, b := range r.loops[l].bufs {
+				for _, b := range requestedFields(r.loops[l]) {
 					elems = append(elems, b.elem.String())
 				}
 			}
@@ -147,7 +147,7 @@ func TestTriangleBranchNotCached(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cached []string
-	for _, b := range r.loops[r.cfg.Loops[0]].bufs {
+	for _, b := range requestedFields(r.loops[r.cfg.Loops[0]]) {
 		cached = append(cached, b.elem.String())
 	}
 	// %v (for the derivative of v*v): nothing else. %t (for sin's) is

@@ -69,7 +69,7 @@ func TestReloadsNotOverwritten(t *testing.T) {
 		if l.Header.Ident() != "%inner" {
 			continue
 		}
-		for _, b := range r.loops[l].bufs {
+		for _, b := range requestedFields(r.loops[l]) {
 			if b.elem.String() == "double" {
 				t.Errorf("the inner loop caches a double per iteration; t[k] and x[j] are not overwritten after their loads")
 			}

@@ -47,7 +47,6 @@ func (r *reverseGen) recordField(lc *loopCache, fv value.Value, def *ir.Block, i
 	}
 	b := &loopBuf{field: len(lc.rec.Fields), elem: fv.Type()}
 	lc.rec.Fields = append(lc.rec.Fields, fv.Type())
-	lc.bufs = append(lc.bufs, b)
 	lc.fields[fv] = b
 	// Forward: rec[idx].field = fv, before the defining block's terminator.
 	tail := r.fwdTail[def]

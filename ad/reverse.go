@@ -106,7 +106,6 @@ type loopCache struct {
 	fwdIdx  value.Value    // this iteration's index, defined in fwdHead(header)
 	rec     *types.StructType
 	slot    *ir.InstAlloca // rec*: the buffer, created with the first field
-	bufs    []*loopBuf     // the record's fields, in the order requested
 	fields  map[value.Value]*loopBuf
 	geps    []*ir.InstGetElementPtr // field addresses, renumbered by recordLayout
 }
