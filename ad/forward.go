@@ -38,7 +38,8 @@ type forwardGen struct {
 	lanes []map[value.Value]value.Value // per lane: primal -> tangent (floats) or shadow (pointers)
 	tan   map[value.Value]value.Value   // the lane being emitted
 	blk   map[*ir.Block]*ir.Block
-	ret   types.Type // what g returns
+	ret   types.Type   // what g returns
+	ids   loopIDCopies // source loop ID -> its copy in g (loophints.go)
 }
 
 // forwardName is the generated forward function's name.
@@ -90,7 +91,7 @@ func (d *differ) forward(f *ir.Func, acts []Activity, width int) (*forwardGen, e
 		return nil, err
 	}
 	fg := &forwardGen{d: d, m: d.m, f: pf, acts: acts, width: width, vmap: map[value.Value]value.Value{},
-		blk: map[*ir.Block]*ir.Block{}}
+		blk: map[*ir.Block]*ir.Block{}, ids: loopIDCopies{}}
 	for k := 0; k < width; k++ {
 		fg.lanes = append(fg.lanes, map[value.Value]value.Value{})
 	}
@@ -783,7 +784,7 @@ func (fg *forwardGen) terminator(b *ir.Block) error {
 		if !cloneBranch(nb, b.Term, blk, fg.mapValue) {
 			return errorAt(fg.f, t, "terminator %s is not supported", describe(t))
 		}
-		fg.d.copyLoopID(b.Term, nb.Term)
+		fg.d.copyLoopID(fg.ids, b.Term, nb.Term)
 	}
 	return nil
 }

@@ -66,9 +66,14 @@ func (d *differ) newLoopID(hints []metadata.Field) *metadata.Tuple {
 	return t
 }
 
-// copyLoopID gives to, a copy of the terminator from, a loop ID of its own
-// with from's hints (copyHint).
-func (d *differ) copyLoopID(from, to ir.Terminator) {
+// loopIDCopies maps a source loop ID to its copy in one generated function.
+type loopIDCopies map[*metadata.Tuple]*metadata.Tuple
+
+// copyLoopID gives to, a copy of the terminator from, the copy of from's
+// loop ID with its hints (copyHint): one copy per source ID in the function
+// copies is kept for, so the latches of a loop with several still agree
+// (LLVM drops the hints of a loop whose latches disagree).
+func (d *differ) copyLoopID(copies loopIDCopies, from, to ir.Terminator) {
 	fm, tm := termMetadata(from), termMetadata(to)
 	if fm == nil || tm == nil {
 		return
@@ -77,13 +82,18 @@ func (d *differ) copyLoopID(from, to ir.Terminator) {
 	if id == nil {
 		return
 	}
-	var hints []metadata.Field
-	for _, f := range id.Fields[1:] {
-		if copyHint(hintName(f)) {
-			hints = append(hints, f)
+	c, ok := copies[id]
+	if !ok {
+		var hints []metadata.Field
+		for _, f := range id.Fields[1:] {
+			if copyHint(hintName(f)) {
+				hints = append(hints, f)
+			}
 		}
+		c = d.newLoopID(hints)
+		copies[id] = c
 	}
-	*tm = append(*tm, &metadata.Attachment{Name: "llvm.loop", Node: d.newLoopID(hints)})
+	*tm = append(*tm, &metadata.Attachment{Name: "llvm.loop", Node: c})
 }
 
 // copyHint reports whether a copy of a loop keeps the hint named so: all

@@ -209,3 +209,111 @@ func TestLoopHintsIR(t *testing.T) {
 		}
 	}
 }
+
+// A loop with two latches, as a `continue` leaves it: both back edges carry
+// the loop's one ID, with hints.
+const twoLatchIR = `
+define double @latch2_ir(double* %x, i32 %n32) {
+entry:
+  %n = sext i32 %n32 to i64
+  br label %head
+head:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %low ], [ %i.next, %high ]
+  %s = phi double [ 0.0, %entry ], [ %s.low, %low ], [ %s.high, %high ]
+  %p = getelementptr inbounds double, double* %x, i64 %i
+  %v = load double, double* %p, align 8
+  %i.next = add nsw i64 %i, 1
+  %c = fcmp olt double %v, 1.0
+  br i1 %c, label %low, label %high
+low:
+  %t = fmul double %s, %v
+  %s.low = fadd double %t, 1.0
+  %cl = icmp slt i64 %i.next, %n
+  br i1 %cl, label %head, label %exit, !llvm.loop !0
+high:
+  %sq = fmul double %v, %v
+  %s.high = fadd double %s, %sq
+  %ch = icmp slt i64 %i.next, %n
+  br i1 %ch, label %head, label %exit, !llvm.loop !0
+exit:
+  %r = phi double [ %s.low, %low ], [ %s.high, %high ]
+  ret double %r
+}
+!0 = distinct !{!0, !1, !2}
+!1 = !{!"llvm.loop.unroll.disable"}
+!2 = !{!"llvm.loop.vectorize.width", i32 1}
+`
+
+// sharedLatchID is the loop ID all of l's latches carry in a copy of l
+// whose latch terminators term gives, or nil where they disagree or one
+// has none (LLVM's Loop::getLoopID).
+func sharedLatchID(l *irutil.Loop, term func(*ir.Block) ir.Terminator) *metadata.Tuple {
+	var id *metadata.Tuple
+	for i, latch := range l.Latches {
+		c := loopIDOf(*termMetadata(term(latch)))
+		if c == nil || (i > 0 && c != id) {
+			return nil
+		}
+		id = c
+	}
+	return id
+}
+
+// TestLoopHintsTwoLatches: the forward sweep's copy of a loop with two
+// latches, and its tangent copy in forward mode, give both latches one loop
+// ID of their own with the loop's hints, so LLVM keeps them; and the
+// reverse of the forward-mode derivative (reverse over forward) still
+// finds them.
+func TestLoopHintsTwoLatches(t *testing.T) {
+	want := "llvm.loop.unroll.disable llvm.loop.vectorize.width"
+	eachReverse(t, twoLatchIR, []Activity{Dup, Const}, func(r *reverseGen, split bool) {
+		l := r.cfg.Loops[0]
+		if len(l.Latches) != 2 {
+			t.Fatalf("the loop has %d latches, want 2", len(l.Latches))
+		}
+		pid := loopIDOf(*termMetadata(l.Latches[0].Term))
+		id := sharedLatchID(l, func(b *ir.Block) ir.Terminator { return r.fwdTail[b].Term })
+		if id == nil || id == pid || hintsOf(id) != want {
+			t.Errorf("split=%v: the forward copy's latches carry loop ID %v with hints %q, want one ID of their own with %q", split, id, hintsOf(id), want)
+		}
+	})
+	m := parseIR(t, twoLatchIR)
+	d := newDiffer(m, Options{})
+	fg, err := d.forward(m.Funcs[0], []Activity{Dup, Const}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := irutil.NewCFG(fg.f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := sharedLatchID(cfg.Loops[0], func(b *ir.Block) ir.Terminator { return fg.blk[b].Term })
+	if id == nil || hintsOf(id) != want {
+		t.Fatalf("forward mode: the tangent loop's latches carry loop ID %v with hints %q, want one ID with %q", id, hintsOf(id), want)
+	}
+	r, err := d.generateReverse(func() (*reverseGen, error) {
+		return newReverseGen(d, fg.g, []Activity{Dup, Dup, Const}, true, false, false, "grad_fwd")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hintsOf(r.reverseLoopID(r.cfg.Loops[0])); got != want {
+		t.Errorf("reverse over forward: the reverse tangent loop has hints %q, want %q", got, want)
+	}
+}
+
+// TestLoopHintsTwoLatchesRun: latch2_ir's gradient and forward-mode
+// derivative against central differences at every level (x takes both
+// latches).
+func TestLoopHintsTwoLatchesRun(t *testing.T) {
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			out := run(t, buildCWithIR(t, irDriver("latch2_ir"), twoLatchIR, o))
+			for _, want := range []string{"ok latch2_ir[5]", "ok forward"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("no %q in\n%s", want, out)
+				}
+			}
+		})
+	}
+}

@@ -91,6 +91,7 @@ type reverseGen struct {
 	exitSlots             map[*irutil.Loop]*ir.InstAlloca  // loop -> reverse slot of its entry counter (exitentry.go)
 	exitEdges             []exitEdge                       // reverse edges entering loops from below (exitentry.go)
 	revLoopIDs            map[*irutil.Loop]*metadata.Tuple // loop -> the loop ID of its reverse (loophints.go)
+	fwdLoopIDs            loopIDCopies                     // source loop ID -> its copy in the forward sweep (loophints.go)
 	exitPres              map[*irutil.Loop][]exitPre       // loop -> the blocks storing its entry counter on entering its reverse (exitentry.go)
 	relReads              map[*ir.InstLoad]bool            // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
 }
@@ -124,7 +125,7 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 		blockOf: map[value.Value]*ir.Block{}, vmap: map[value.Value]value.Value{}, primalOf: map[value.Value]value.Value{}, adj: map[value.Value]*ir.InstAlloca{},
 		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{}, condSlots: map[value.Value]*ir.InstAlloca{}, entryCount: map[*ir.Block]*ir.InstLoad{},
 		shadow:     map[value.Value]value.Value{},
-		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}}
+		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}, fwdLoopIDs: loopIDCopies{}}
 	r.act = analyzeActivity(f, acts, retActive, retShadow, d.passes)
 	r.retShadow = retShadow
 	for i, p := range f.Params {
@@ -470,7 +471,7 @@ func (r *reverseGen) forwardTerm(b *ir.Block) error {
 		if !cloneBranch(tail, b.Term, blk, r.mapValue) {
 			return errorAt(r.f, t, "terminator %s is not supported", describe(t))
 		}
-		r.d.copyLoopID(b.Term, tail.Term)
+		r.d.copyLoopID(r.fwdLoopIDs, b.Term, tail.Term)
 	}
 	return nil
 }
