@@ -53,6 +53,10 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 	if err != nil || len(roots) == 0 {
 		return 0, err
 	}
+	user := make(map[*ir.Func]bool, len(m.Funcs))
+	for _, f := range m.Funcs {
+		user[f] = true
+	}
 	d := newDiffer(m, opts)
 	for _, rt := range innerFirst(roots) {
 		if err := d.lower(rt); err != nil {
@@ -60,7 +64,7 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 		}
 	}
 	d.retainCaches()
-	keepDebugScopes(m)
+	keepDebugScopes(m, user)
 	return len(roots), nil
 }
 

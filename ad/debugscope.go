@@ -16,11 +16,12 @@ import (
 // with -g, clang-14's DWARF writer crashes on them. A user's own realloc
 // called by a cache's growth, or a callee compiled with -g called from the
 // forward sweep, would be inlined so. keepDebugScopes marks such calls
-// noinline at the call site: a call without !dbg, in a function without a
-// DISubprogram, of a function with one.
-func keepDebugScopes(m *ir.Module) {
+// noinline at the call site: a call without !dbg, in a function m has but
+// user had not (one AD generated) and without a DISubprogram, of a function
+// with one. The user's own functions are left as they are.
+func keepDebugScopes(m *ir.Module, user map[*ir.Func]bool) {
 	for _, f := range m.Funcs {
-		if hasSubprogram(f) {
+		if user[f] || hasSubprogram(f) {
 			continue
 		}
 		for _, b := range f.Blocks {

@@ -170,11 +170,18 @@ func buildCWithIR(t *testing.T, src, ll, level string) string {
 
 func tryBuildCWithIR(t *testing.T, src, ll, level string) (string, error) {
 	t.Helper()
+	dir := t.TempDir()
+	return finishBuild(t, dir, "clang", linkCWithIR(t, dir, src, ll, level), level, "-lm")
+}
+
+// linkCWithIR compiles C source src (with -g) at -O<level> and links it
+// with the IR module ll into bitcode in dir, returning its path.
+func linkCWithIR(t *testing.T, dir, src, ll, level string) string {
+	t.Helper()
 	if _, err := toolchains.Tool("clang"); err != nil {
 		t.Skip(err)
 	}
 	ctx := context.Background()
-	dir := t.TempDir()
 	c, irFile := filepath.Join(dir, "prog.c"), filepath.Join(dir, "hand.ll")
 	if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -189,7 +196,7 @@ func tryBuildCWithIR(t *testing.T, src, ll, level string) (string, error) {
 	if _, err := toolchains.Run(ctx, "llvm-link", cbc, irFile, "-o", bc); err != nil {
 		t.Fatal(err)
 	}
-	return finishBuild(t, dir, "clang", bc, level, "-lm")
+	return bc
 }
 
 // runSizes builds C program src at every level and runs it once for each
