@@ -91,6 +91,7 @@ type reverseGen struct {
 	exitSlots             map[*irutil.Loop]*ir.InstAlloca  // loop -> reverse slot of its entry counter (exitentry.go)
 	exitEdges             []exitEdge                       // reverse edges entering loops from below (exitentry.go)
 	revLoopIDs            map[*irutil.Loop]*metadata.Tuple // loop -> the loop ID of its reverse (loophints.go)
+	tripCounts            map[*irutil.Loop]tripResult      // loop -> its trip count, once blockOf has the primal (tripcount.go)
 	fwdLoopIDs            loopIDCopies                     // source loop ID -> its copy in the forward sweep (loophints.go)
 	exitPres              map[*irutil.Loop][]exitPre       // loop -> the blocks storing its entry counter on entering its reverse (exitentry.go)
 	relReads              map[*ir.InstLoad]bool            // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
@@ -196,6 +197,7 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 			}
 		}
 	}
+	r.tripCounts = map[*irutil.Loop]tripResult{}
 	for _, b := range f.Blocks {
 		dominatesAll := true
 		for _, x := range f.Blocks {

@@ -33,9 +33,29 @@ type tripCount struct {
 // count; beyond it the buffers grow as the loop runs.
 const reserveLimit = 1 << 28
 
+// tripResult is analyzeTripCount's answer for one loop.
+type tripResult struct {
+	tc *tripCount
+	ok bool
+}
+
 // analyzeTripCount finds the trip count of loop l, if every exit of l tests
-// the same induction variable against the same invariant bound.
+// the same induction variable against the same invariant bound. It reads
+// only the primal, which generating leaves alone, so the answer is kept per
+// loop once generate has placed the primal's values in their blocks.
 func (r *reverseGen) analyzeTripCount(l *irutil.Loop) (*tripCount, bool) {
+	if res, ok := r.tripCounts[l]; ok {
+		return res.tc, res.ok
+	}
+	tc, ok := r.findTripCount(l)
+	if r.tripCounts != nil {
+		r.tripCounts[l] = tripResult{tc, ok}
+	}
+	return tc, ok
+}
+
+// findTripCount is analyzeTripCount without the memo.
+func (r *reverseGen) findTripCount(l *irutil.Loop) (*tripCount, bool) {
 	outside, latch, ok := r.simpleHeader(l.Header)
 	if !ok {
 		return nil, false
