@@ -41,31 +41,41 @@ func (r *reverseGen) mergeDecision(b *ir.Block) (cond value.Value, onTrue, onFal
 	return nil, nil, nil, true, recorded
 }
 
-// mergeOperands lists the primal values primal phi p is rebuilt from: its
-// incoming values (each defined in a block dominating p's, or an edge
-// value) and the deciding condition (none when byIndex).
-func (r *reverseGen) mergeOperands(p *ir.InstPhi) (ops []value.Value, byIndex, ok bool) {
+// mergeRebuild is how a merge phi is rebuilt: the primal values it is
+// rebuilt from, and its block's decision (mergeDecision).
+type mergeRebuild struct {
+	ops             []value.Value // the incoming values, then cond where there is one
+	cond            value.Value
+	onTrue, onFalse *ir.Block
+	byIndex         bool
+}
+
+// mergeOperands tells how primal phi p is rebuilt: from its incoming
+// values (each defined in a block dominating p's, or an edge value) and the
+// deciding condition (none when byIndex).
+func (r *reverseGen) mergeOperands(p *ir.InstPhi) (mergeRebuild, bool) {
 	b := r.blockOf[p]
 	if b == nil || !r.distinctIncoming(p, b) {
-		return nil, false, false
+		return mergeRebuild{}, false
 	}
-	cond, _, _, byIndex, ok := r.mergeDecision(b)
+	cond, onTrue, onFalse, byIndex, ok := r.mergeDecision(b)
 	if !ok {
-		return nil, false, false
+		return mergeRebuild{}, false
 	}
+	m := mergeRebuild{cond: cond, onTrue: onTrue, onFalse: onFalse, byIndex: byIndex}
 	for _, in := range p.Incs {
 		// Read in the reverse wherever p is: its definition must
 		// dominate p's block, not only the edge it comes in on, or it
 		// must be rebuilt there from values that do.
 		if r.edgeIncoming(in.X, b) && !r.edgeValue(in.X, b, rematDepth) {
-			return nil, false, false
+			return mergeRebuild{}, false
 		}
-		ops = append(ops, in.X)
+		m.ops = append(m.ops, in.X)
 	}
 	if cond != nil {
-		ops = append(ops, cond)
+		m.ops = append(m.ops, cond)
 	}
-	return ops, byIndex, true
+	return m, true
 }
 
 // edgeIncoming reports whether v, an incoming value of a merge phi of
@@ -137,17 +147,17 @@ func (r *reverseGen) hasEdgeIncoming(p *ir.InstPhi) bool {
 	return false
 }
 
-// mergeInvariant reports whether primal phi p is rebuilt from values
-// defined outside its block's loop, by a condition or, for values wider
-// than the byte it costs, the predecessor index. Edge incoming values are
-// rebuilt only where the plan says (it never caches them).
-func (r *reverseGen) mergeInvariant(p *ir.InstPhi) bool {
-	ops, byIndex, ok := r.mergeOperands(p)
-	if !ok || (byIndex && typeBytes(p.Typ) <= 1) || r.hasEdgeIncoming(p) {
+// mergeInvariant reports whether primal phi p, rebuilt as m says, is
+// rebuilt from values defined outside its block's loop, by a condition or,
+// for values wider than the byte it costs, the predecessor index. Edge
+// incoming values are rebuilt only where the plan says (it never caches
+// them).
+func (r *reverseGen) mergeInvariant(p *ir.InstPhi, m mergeRebuild) bool {
+	if (m.byIndex && typeBytes(p.Typ) <= 1) || r.hasEdgeIncoming(p) {
 		return false
 	}
 	if l := r.cfg.LoopOf[r.blockOf[p]]; l != nil {
-		for _, op := range ops {
+		for _, op := range m.ops {
 			if r.definedIn(l, unwrapArg(op)) {
 				return false
 			}
@@ -181,10 +191,11 @@ func (r *reverseGen) distinctIncoming(phi *ir.InstPhi, b *ir.Block) bool {
 func (r *reverseGen) mergeValue(blk, at *ir.Block, fv *ir.InstPhi, depth int) (value.Value, bool) {
 	cached, recompute := r.planned(fv)
 	p, ok := r.primalOf[fv].(*ir.InstPhi)
-	if cached || !ok || (!recompute && !r.mergeInvariant(p)) {
+	if cached || !ok {
 		return nil, false
 	}
-	if _, _, ok := r.mergeOperands(p); !ok {
+	m, ok := r.mergeOperands(p)
+	if !ok || (!recompute && !r.mergeInvariant(p, m)) {
 		return nil, false
 	}
 	b := r.blockOf[fv]
@@ -193,7 +204,6 @@ func (r *reverseGen) mergeValue(blk, at *ir.Block, fv *ir.InstPhi, depth int) (v
 		// its last iteration's, where the forward may not have computed it.
 		return nil, false
 	}
-	cond, onTrue, onFalse, byIndex, _ := r.mergeDecision(b)
 	// incoming returns, in the reverse, the value fv takes from primal
 	// predecessor p (the forward phi's edges come from forward tails).
 	incoming := func(p *ir.Block) (value.Value, bool) {
@@ -203,10 +213,10 @@ func (r *reverseGen) mergeValue(blk, at *ir.Block, fv *ir.InstPhi, depth int) (v
 		}
 		return r.operandInReverse(blk, at, x, depth+1)
 	}
-	if !byIndex {
-		t, ok1 := incoming(onTrue)
-		f, ok2 := incoming(onFalse)
-		c, ok3 := r.operandInReverse(blk, at, r.mapValue(cond), depth+1)
+	if !m.byIndex {
+		t, ok1 := incoming(m.onTrue)
+		f, ok2 := incoming(m.onFalse)
+		c, ok3 := r.operandInReverse(blk, at, r.mapValue(m.cond), depth+1)
 		if !ok1 || !ok2 || !ok3 {
 			return nil, false
 		}

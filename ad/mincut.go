@@ -309,15 +309,15 @@ func (r *reverseGen) planCaches() *cachePlan {
 				return nd, true
 			}
 		} else if ok {
-			if ops, byIndex, ok := r.mergeOperands(p); ok {
+			if m, ok := r.mergeOperands(p); ok {
 				// A merge phi (mergephi.go): a select in the reverse, over
 				// its incoming values, by a condition or the recorded
 				// predecessor index (a byte per execution).
 				recomputable[v] = true
-				if byIndex {
+				if m.byIndex {
 					edge(source, nd.in, r.loopScaled(1, def))
 				}
-				for _, op := range ops {
+				for _, op := range m.ops {
 					if ond, ok := visit(op); ok {
 						edge(ond.out, nd.in, inf)
 						pin(op, def)
