@@ -93,8 +93,10 @@ func (r *reverseGen) noteExitEdge(e, p, b *ir.Block) {
 // finishExitEntries emits, for every loop whose reverse read its entry
 // counter from its slot, the slot's value on each edge entering its
 // reverse: counter - header count, in a block before the edge's own code
-// (which steps the counter back).
+// (which steps the counter back). The blocks before one edge run in the
+// order of exitEdges; branches to the edge then go to the first of them.
 func (r *reverseGen) finishExitEntries() {
+	first, last := map[*ir.Block]*ir.Block{}, map[*ir.Block]*ir.Block{} // edge -> its first, last block before
 	for _, x := range r.exitEdges {
 		s, used := r.exitSlots[x.l]
 		if !used {
@@ -102,11 +104,12 @@ func (r *reverseGen) finishExitEntries() {
 		}
 		tc, _ := r.exitEntry(x.l)
 		pre := r.g.NewBlock("")
-		for _, b := range r.g.Blocks {
-			if b.Term != nil && b != pre {
-				retarget(b.Term, x.e, pre)
-			}
+		if prev, ok := last[x.e]; ok {
+			retarget(prev.Term, x.e, pre)
+		} else {
+			first[x.e] = pre
 		}
+		last[x.e] = pre
 		n := r.headerCount(pre, tc, func(v value.Value) value.Value {
 			// Read as in the reverse of p: start and bound dominate it
 			// (not always the exit block, which may be reached around
@@ -121,6 +124,16 @@ func (r *reverseGen) finishExitEntries() {
 			r.exitPres = map[*irutil.Loop][]exitPre{}
 		}
 		r.exitPres[x.l] = append(r.exitPres[x.l], exitPre{pre, n, st})
+	}
+	if len(first) == 0 {
+		return
+	}
+	for _, b := range r.g.Blocks {
+		for _, t := range irutil.Succs(b) {
+			if pre, ok := first[t]; ok && last[t] != b {
+				retarget(b.Term, t, pre)
+			}
+		}
 	}
 }
 
