@@ -915,8 +915,15 @@ func (r *reverseGen) finishExit() {
 // see tripcount.go; exactly the reservation on the first growth when it
 // covers the index) and realloc the loop's buffer of records. Where exact
 // trip counts bound the records of a whole loop nest, the check is made
-// once on entry to the nest instead (entrygrow.go).
+// once on entry to the nest instead (entrygrow.go). The records' layouts
+// are fixed first (recordLayout).
 func (r *reverseGen) finishLoops() {
+	for _, l := range r.cfg.Loops {
+		recordLayout(r.loops[l])
+	}
+	for _, h := range r.hoists {
+		recordLayout(h.lc)
+	}
 	for _, l := range r.cfg.Loops {
 		type group struct {
 			lc        *loopCache
@@ -978,7 +985,6 @@ func (r *reverseGen) growRecords(cur *ir.Block, lc *loopCache, full func(b *ir.B
 		ncap = grow.NewSelect(first, need, ncap)
 	}
 	grow.NewStore(ncap, lc.cap)
-	recordLayout(lc)
 	slot := lc.slot
 	old := grow.NewLoad(slot.ElemType, slot)
 	// More records than an address space holds: ask for SIZE_MAX bytes,
