@@ -100,14 +100,5 @@ func TestDebugScopesUserCalls(t *testing.T) {
 	if derived == 0 {
 		t.Error("no derivative calls pick")
 	}
-	for _, o := range optLevels {
-		t.Run("O"+o, func(t *testing.T) {
-			out := run(t, buildCWithIR(t, dbgUserSrc, dbgUserIR, o))
-			for _, want := range []string{"ok dbg_user[5]", "ok forward"} {
-				if !strings.Contains(out, want) {
-					t.Errorf("no %q in\n%s", want, out)
-				}
-			}
-		})
-	}
+	runIRWants(t, dbgUserSrc, dbgUserIR, optLevels, false, "ok dbg_user[5]", "ok forward")
 }

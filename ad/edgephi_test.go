@@ -1,9 +1,6 @@
 package ad
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // A loop whose body picks y by an if: x[i]² on one side, x[i] + 1 on the
 // other (computed on the way in, neither dominating the merge), and z: a
@@ -99,13 +96,5 @@ int main(void) {
 	return failures != 0;
 }
 `
-	for _, o := range optLevels {
-		t.Run("O"+o, func(t *testing.T) {
-			out := run(t, buildCWithIR(t, src, edgePhiIR, o))
-			if !strings.Contains(out, "ok edge[6]") {
-				t.Errorf("missing checks:\n%s", out)
-			}
-		})
-	}
-	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildCWithIR(t, src, edgePhiIR, "2")) })
+	runIRWants(t, src, edgePhiIR, optLevels, true, "ok edge[6]")
 }

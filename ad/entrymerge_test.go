@@ -167,15 +167,6 @@ int main(void) {
 	return failures != 0;
 }
 `
-	for _, o := range []string{"0", "2"} {
-		t.Run("O"+o, func(t *testing.T) {
-			out := run(t, buildCWithIR(t, src, remIR, o))
-			for _, want := range []string{"ok rem_d1[6]", "ok rem_d5[6]", "ok rem_d6[6]", "ok rem_d7[6]", "ok rem_d2[6]", "ok callrem_d5[6]", "ok callrem_d2[6]", "ok centred[6]"} {
-				if !strings.Contains(out, want) {
-					t.Errorf("missing %s:\n%s", want, out)
-				}
-			}
-		})
-	}
-	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildCWithIR(t, src, remIR, "2")) })
+	runIRWants(t, src, remIR, []string{"0", "2"}, true,
+		"ok rem_d1[6]", "ok rem_d5[6]", "ok rem_d6[6]", "ok rem_d7[6]", "ok rem_d2[6]", "ok callrem_d5[6]", "ok callrem_d2[6]", "ok centred[6]")
 }

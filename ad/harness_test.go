@@ -2,6 +2,7 @@ package ad
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -210,12 +211,7 @@ func runSizes(t *testing.T, src, env string, values, wants []string) {
 			exe := buildC(t, src, o)
 			for _, v := range values {
 				t.Setenv(env, v)
-				out := run(t, exe)
-				for _, want := range wants {
-					if !strings.Contains(out, want) {
-						t.Errorf("-O%s %s=%s: no %q in\n%s", o, env, v, want, out)
-					}
-				}
+				checkWants(t, run(t, exe), fmt.Sprintf("-O%s %s=%s", o, env, v), wants)
 			}
 		})
 	}
@@ -223,6 +219,31 @@ func runSizes(t *testing.T, src, env string, values, wants []string) {
 		t.Setenv(env, values[min(1, len(values)-1)])
 		runLeakChecked(t, buildC(t, src, "2"))
 	})
+}
+
+// runIRWants builds C driver src linked with IR module ll at each of levels
+// (buildCWithIR) and fails where the program's output lacks one of the
+// wanted lines; with leaks set, it then runs the -O2 build leak-checked.
+func runIRWants(t *testing.T, src, ll string, levels []string, leaks bool, wants ...string) {
+	t.Helper()
+	for _, o := range levels {
+		t.Run("O"+o, func(t *testing.T) {
+			checkWants(t, run(t, buildCWithIR(t, src, ll, o)), "-O"+o, wants)
+		})
+	}
+	if leaks {
+		t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildCWithIR(t, src, ll, "2")) })
+	}
+}
+
+// checkWants fails, naming the run, where out lacks one of wants.
+func checkWants(t *testing.T, out, what string, wants []string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s: no %q in\n%s", what, want, out)
+		}
+	}
 }
 
 // requestedFields lists the fields of lc's record in the order they were

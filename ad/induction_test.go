@@ -1,7 +1,6 @@
 package ad
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/llir/llvm/ir"
@@ -288,12 +287,5 @@ int main(void) {
 	return failures != 0;
 }
 `
-	for _, o := range optLevels {
-		t.Run("O"+o, func(t *testing.T) {
-			out := run(t, buildCWithIR(t, src, lagIR, o))
-			if !strings.Contains(out, "ok lag[8]") {
-				t.Errorf("missing checks:\n%s", out)
-			}
-		})
-	}
+	runIRWants(t, src, lagIR, optLevels, false, "ok lag[8]")
 }

@@ -146,15 +146,5 @@ int main(void) {
 }
 `
 	ll := sumsIR + strings.Replace(sumsLastIR, "declare double @llvm.sin.f64(double)\n", "", 1)
-	for _, o := range []string{"0", "2"} {
-		t.Run("O"+o, func(t *testing.T) {
-			out := run(t, buildCWithIR(t, src, ll, o))
-			for _, want := range []string{"ok sums[6]", "ok sums_last[6]", "ok sweep[6]", "ok twice[6]"} {
-				if strings.Count(out, want) == 0 {
-					t.Errorf("missing %s:\n%s", want, out)
-				}
-			}
-		})
-	}
-	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildCWithIR(t, src, ll, "2")) })
+	runIRWants(t, src, ll, []string{"0", "2"}, true, "ok sums[6]", "ok sums_last[6]", "ok sweep[6]", "ok twice[6]")
 }

@@ -306,14 +306,5 @@ func TestLoopHintsTwoLatches(t *testing.T) {
 // derivative against central differences at every level (x takes both
 // latches).
 func TestLoopHintsTwoLatchesRun(t *testing.T) {
-	for _, o := range optLevels {
-		t.Run("O"+o, func(t *testing.T) {
-			out := run(t, buildCWithIR(t, irDriver("latch2_ir"), twoLatchIR, o))
-			for _, want := range []string{"ok latch2_ir[5]", "ok forward"} {
-				if !strings.Contains(out, want) {
-					t.Errorf("no %q in\n%s", want, out)
-				}
-			}
-		})
-	}
+	runIRWants(t, irDriver("latch2_ir"), twoLatchIR, optLevels, false, "ok latch2_ir[5]", "ok forward")
 }

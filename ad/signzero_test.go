@@ -193,15 +193,5 @@ int main(void) {
 // TestPrivateShadowRMWRun: the gradients of rmwSrc against central
 // differences at every level, the caller's zeros positive, no leaks.
 func TestPrivateShadowRMWRun(t *testing.T) {
-	for _, o := range optLevels {
-		t.Run("O"+o, func(t *testing.T) {
-			out := run(t, buildCWithIR(t, rmwSrc, rmwIR, o))
-			for _, want := range []string{"ok tri[4]", "ok rmw_ir3[2]", "ok rmw_ir5[4]", "ok scale[4]"} {
-				if !strings.Contains(out, want) {
-					t.Errorf("missing %q:\n%s", want, out)
-				}
-			}
-		})
-	}
-	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildCWithIR(t, rmwSrc, rmwIR, "2")) })
+	runIRWants(t, rmwSrc, rmwIR, optLevels, true, "ok tri[4]", "ok rmw_ir3[2]", "ok rmw_ir5[4]", "ok scale[4]")
 }
