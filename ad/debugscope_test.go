@@ -78,10 +78,7 @@ func TestDebugScopesUserCalls(t *testing.T) {
 		for _, b := range f.Blocks {
 			for _, inst := range b.Insts {
 				c, ok := inst.(*ir.InstCall)
-				if !ok {
-					continue
-				}
-				if callee, ok := irutil.StripCasts(c.Callee).(*ir.Func); !ok || callee.Name() != "pick" {
+				if !ok || irutil.StripCasts(c.Callee).Ident() != "@pick" {
 					continue
 				}
 				noinline := hasFuncAttr(c.FuncAttrs, enum.FuncAttrNoInline)
