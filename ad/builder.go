@@ -17,9 +17,9 @@ type builder struct {
 	// building: constant partials need no operand (fetching one may cost
 	// a cache).
 	arg types.Type
-	// picked is the pick of the call whose partials are being built
-	// (mathRule.pick), where the reverse sweep has it; nil: the partials
-	// compute it from the operands.
+	// picked is the pick of the call whose terms are being built
+	// (mathRule.pick), where the reverse sweep has it; nil: the first term
+	// computes it from the operands (a builder serves one call).
 	picked value.Value
 }
 

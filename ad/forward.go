@@ -596,7 +596,7 @@ func (fg *forwardGen) partialsTangent(b *builder, inst ir.Instruction, rule *mat
 	var sum value.Value
 	for i, a := range args {
 		a = unwrapArg(a)
-		if i >= len(rule.partials) || rule.partials[i] == nil || !carriesFloat(a.Type()) || !fg.act.varied[a] {
+		if !rule.differentiable(i) || !carriesFloat(a.Type()) || !fg.act.varied[a] {
 			continue
 		}
 		t, err := tg(a)
@@ -604,7 +604,7 @@ func (fg *forwardGen) partialsTangent(b *builder, inst ir.Instruction, rule *mat
 			return nil, err
 		}
 		b.arg = a.Type()
-		term := b.fmul(rule.partials[i](b, operand, res), t)
+		term := rule.term(b, operand, res, i, t)
 		if sum == nil {
 			sum = term
 		} else {

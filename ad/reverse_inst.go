@@ -158,12 +158,11 @@ func (r *reverseGen) applyPartials(b *builder, at *ir.Block, rule *mathRule, arg
 		return res
 	}
 	for i, a := range args {
-		if i >= len(rule.partials) || rule.partials[i] == nil || !r.act.active(a) {
+		if !rule.differentiable(i) || !r.act.active(a) {
 			continue
 		}
 		b.arg = unwrapArg(a).Type()
-		p := rule.partials[i](b, operand, resultOf)
-		r.accumulate(b.b, a, b.fmul(d, p))
+		r.accumulate(b.b, a, rule.term(b, operand, resultOf, i, d))
 	}
 }
 

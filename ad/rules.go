@@ -28,9 +28,38 @@ type result func() value.Value
 type mathRule struct {
 	partials []partial
 	// pick, for functions that return one of their two arguments (fmin,
-	// fmax), builds from the operands x and y the i1 "x was returned":
-	// all the partials depend on (pick.go).
+	// fmax), builds from the operands x and y the i1 "x was returned"
+	// (pick.go). Such a rule has no partials: its term for argument i is
+	// d where argument i was returned and +0 where it was not, a select
+	// on the pick (as Enzyme's fmax rule), not d times a 0/1 partial,
+	// which the optimizer after AD turns into a branch per partial and
+	// which spreads an infinite or NaN adjoint into the argument not
+	// returned.
 	pick func(b *builder, x, y value.Value) value.Value
+}
+
+// differentiable reports whether argument i of a call carries a
+// derivative through the rule.
+func (rule *mathRule) differentiable(i int) bool {
+	if rule.pick != nil {
+		return i < 2
+	}
+	return i < len(rule.partials) && rule.partials[i] != nil
+}
+
+// term returns d·∂f/∂x_i (d the adjoint or tangent of the call, x_i its
+// argument i).
+func (rule *mathRule) term(b *builder, a operands, res result, i int, d value.Value) value.Value {
+	if rule.pick == nil {
+		return b.fmul(d, rule.partials[i](b, a, res))
+	}
+	if b.picked == nil {
+		b.picked = rule.pick(b, a(0), a(1))
+	}
+	if i == 0 {
+		return b.sel(b.picked, d, floatConst(b.arg, 0))
+	}
+	return b.sel(b.picked, floatConst(b.arg, 0), d)
 }
 
 func unary(p partial) *mathRule { return &mathRule{partials: []partial{p}} }
@@ -158,12 +187,12 @@ var fmodRule = &mathRule{partials: []partial{
 	},
 }}
 
-// minMax's partials pick the argument that was returned; NaN arguments are
+// minMax's terms go to the argument that was returned; NaN arguments are
 // ignored as fmin/fmax ignore them. Which one was returned is the rule's
 // pick, one bit: where the reverse sweep has it (cached or recomputed,
-// pick.go), the partials read it instead of the operands.
+// pick.go), the terms read it instead of the operands.
 func minMax(isMin bool) *mathRule {
-	rule := &mathRule{pick: func(b *builder, x, y value.Value) value.Value {
+	return &mathRule{pick: func(b *builder, x, y value.Value) value.Value {
 		pred := enum.FPredOLE
 		if !isMin {
 			pred = enum.FPredOGE
@@ -172,21 +201,6 @@ func minMax(isMin bool) *mathRule {
 		yNaN := b.fcmp(enum.FPredUNO, y, y)
 		return b.b.NewOr(cmp, yNaN)
 	}}
-	pickX := func(b *builder, a operands) value.Value {
-		if b.picked != nil {
-			return b.picked
-		}
-		return rule.pick(b, a(0), a(1))
-	}
-	rule.partials = []partial{
-		func(b *builder, a operands, res result) value.Value {
-			return b.sel(pickX(b, a), floatConst(b.arg, 1), floatConst(b.arg, 0))
-		},
-		func(b *builder, a operands, res result) value.Value {
-			return b.sel(pickX(b, a), floatConst(b.arg, 0), floatConst(b.arg, 1))
-		},
-	}
-	return rule
 }
 
 func oneMinusSquareRoot(b *builder, x value.Value) value.Value {
