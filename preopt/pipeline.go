@@ -70,15 +70,43 @@ func Optimize(ctx context.Context, in, out, level string, extra []string) error 
 	if err != nil && toolchains.Verbose() {
 		fmt.Fprintf(os.Stderr, "gozyme: no attribute inference before optimizing: %v\n", err)
 	}
+	src := lit
 	if err == nil {
 		args = forceArgMemOnly(m)
+		src = fuse(m, lit)
 	}
 	if len(args) > 0 {
 		passes = hoist + "," + passes
 	}
-	args = append(append(append(args, noRuntimeUnroll), extra...), "-passes="+passes, lit, "-o", out)
-	if _, err := toolchains.Run(ctx, "opt", args...); err != nil {
+	args = append(append(append(args, noRuntimeUnroll), extra...), "-passes="+passes)
+	_, err = toolchains.Run(ctx, "opt", append(args, src, "-o", out)...)
+	if err != nil && src != lit {
+		// The fused module as llir wrote it is the one new input here:
+		// should opt reject it, the unfused light module goes on.
+		if toolchains.Verbose() {
+			fmt.Fprintf(os.Stderr, "gozyme: optimizing without loop fusion: %v\n", err)
+		}
+		_, err = toolchains.Run(ctx, "opt", append(args, lit, "-o", out)...)
+	}
+	if err != nil {
 		return fmt.Errorf("with inferred attributes: %w", err)
 	}
 	return nil
+}
+
+// fuse fuses m's adjacent loops (FuseLoops) and returns the file the
+// pipeline goes on from: lit when nothing was fused, else the fused module
+// written next to it (lit's name with .fused.ll).
+func fuse(m *ir.Module, lit string) string {
+	if FuseLoops(m) == 0 {
+		return lit
+	}
+	fused := strings.TrimSuffix(lit, ".bc") + ".fused.ll"
+	if err := irutil.WriteText(m, fused); err != nil {
+		if toolchains.Verbose() {
+			fmt.Fprintf(os.Stderr, "gozyme: no loop fusion: %v\n", err)
+		}
+		return lit
+	}
+	return fused
 }

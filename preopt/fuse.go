@@ -1,0 +1,601 @@
+package preopt
+
+import (
+	"strings"
+
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/metadata"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// FuseLoops fuses adjacent sibling loops that run the same iterations into
+// one loop, in every function of m, and returns how many pairs it fused.
+// Fused, a pair such as
+//
+//	for (j = 0; j < d; j++) xc[j] = x[j] - mu[j];
+//	for (j = 0; j < d; j++) qx[j] = q[j] * xc[j];
+//
+// is one loop before LLVM's pipeline vectorizes it, and one loop for AD to
+// differentiate (one forward copy and one reverse loop instead of two each,
+// xc[j] and its shadow in registers between the two bodies).
+//
+// LLVM 14's loop-fusion pass would do this where the vectorizer starts, but
+// its dependence test accepts two accesses to the same loop-invariant
+// address (a flow dependence through *p that fusion breaks: LLVM issue
+// 191238), so gozyme fuses only pairs it proves safe itself, on the IR of
+// the light pipeline (loops not yet rotated):
+//   - each loop is canonical (canonLoop): one header holding only the
+//     induction phi (start, step 1) and its exit test, one latch, one exit
+//     (from the header), no value used outside the loop;
+//   - the first loop's header exits straight into the second loop's header
+//     (or through an empty block), and both loops have the same start, test
+//     and bound, so they run the same iterations;
+//   - the loops touch memory only through plain loads and stores (calls
+//     must be readnone), and each pair of accesses one of which writes is
+//     to the same element of the same array in the same iteration
+//     (sameElement), or to memory no other access can reach (noAlias).
+//
+// Fusion then only moves the second body's iteration j before the first
+// body's iterations after j, which touch none of its memory.
+func FuseLoops(m *ir.Module) int {
+	n := 0
+	for _, f := range m.Funcs {
+		for len(f.Blocks) > 0 {
+			cfg, err := irutil.NewCFG(f)
+			if err != nil {
+				break
+			}
+			p := fusablePair(f, cfg)
+			if p == nil {
+				break
+			}
+			p.fuse(f)
+			n++
+		}
+	}
+	return n
+}
+
+// canonLoop is a loop in the form FuseLoops fuses.
+type canonLoop struct {
+	l      *irutil.Loop
+	header *ir.Block
+	latch  *ir.Block // the only latch; ends in br header
+	pre    *ir.Block // the header's predecessor outside the loop
+	iv     *ir.InstPhi
+	start  value.Value
+	test   *ir.InstICmp // iv <pred> bound
+	body   *ir.Block    // the header's successor in the loop
+	exit   *ir.Block    // the header's successor outside the loop
+	onTrue bool         // the loop goes on when the test holds
+}
+
+// canon returns l as a canonLoop, or nil.
+func canon(l *irutil.Loop, cfg *irutil.CFG) *canonLoop {
+	h := l.Header
+	insts := withoutDebug(h.Insts)
+	if len(l.Latches) != 1 || len(insts) != 2 || len(cfg.Preds[h]) != 2 {
+		return nil
+	}
+	c := &canonLoop{l: l, header: h, latch: l.Latches[0]}
+	if br, ok := c.latch.Term.(*ir.TermBr); !ok || br.Target != h {
+		return nil
+	}
+	for _, p := range cfg.Preds[h] {
+		if p != c.latch {
+			c.pre = p
+		}
+	}
+	iv, ok := insts[0].(*ir.InstPhi)
+	test, ok2 := insts[1].(*ir.InstICmp)
+	br, ok3 := h.Term.(*ir.TermCondBr)
+	if !ok || !ok2 || !ok3 || c.pre == nil || len(iv.Incs) != 2 || br.Cond != test || test.X != iv {
+		return nil
+	}
+	if test.Pred != enum.IPredSLT && test.Pred != enum.IPredULT && test.Pred != enum.IPredNE {
+		return nil
+	}
+	if !outside(test.Y, l) {
+		return nil
+	}
+	for _, inc := range iv.Incs {
+		switch inc.Pred {
+		case c.pre:
+			c.start = inc.X
+		case c.latch:
+			add, ok := inc.X.(*ir.InstAdd)
+			if !ok || add.X != iv || !isOne(add.Y) {
+				return nil
+			}
+		}
+	}
+	c.iv, c.test = iv, test
+	t, e := br.TargetTrue.(*ir.Block), br.TargetFalse.(*ir.Block)
+	c.onTrue = l.Contains(t)
+	if !c.onTrue {
+		t, e = e, t
+	}
+	if c.start == nil || !l.Contains(t) || l.Contains(e) || t == h {
+		return nil
+	}
+	c.body, c.exit = t, e
+	// One exit, from the header; no return or unwinding inside.
+	for b := range l.Blocks {
+		switch b.Term.(type) {
+		case *ir.TermBr, *ir.TermCondBr, *ir.TermSwitch:
+		default:
+			return nil
+		}
+		for _, s := range irutil.Succs(b) {
+			if !l.Contains(s) && b != h {
+				return nil
+			}
+		}
+	}
+	return c
+}
+
+// withoutDebug returns insts without calls to llvm.dbg.* intrinsics.
+func withoutDebug(insts []ir.Instruction) []ir.Instruction {
+	var out []ir.Instruction
+	for _, inst := range insts {
+		if c, ok := inst.(*ir.InstCall); ok {
+			if callee, ok := c.Callee.(*ir.Func); ok && strings.HasPrefix(callee.Name(), "llvm.dbg.") {
+				continue
+			}
+		}
+		out = append(out, inst)
+	}
+	return out
+}
+
+// isOne reports whether v is the integer constant 1.
+func isOne(v value.Value) bool {
+	c, ok := v.(*constant.Int)
+	return ok && c.X.IsInt64() && c.X.Int64() == 1
+}
+
+// outside reports whether v is defined outside loop l.
+func outside(v value.Value, l *irutil.Loop) bool {
+	if i, ok := v.(ir.Instruction); ok {
+		return !l.Contains(blockOf(i))
+	}
+	return true
+}
+
+// blockOf returns the block an instruction belongs to.
+func blockOf(i ir.Instruction) *ir.Block {
+	if p, ok := i.(interface{ GetParent() *ir.Block }); ok {
+		return p.GetParent()
+	}
+	return nil
+}
+
+// sameValue reports whether a and b are the same value: the same SSA value,
+// or equal constants.
+func sameValue(a, b value.Value) bool {
+	if a == b {
+		return true
+	}
+	ca, ok1 := a.(constant.Constant)
+	cb, ok2 := b.(constant.Constant)
+	return ok1 && ok2 && ca.Type().Equal(cb.Type()) && ca.Ident() == cb.Ident()
+}
+
+// pair is two canonical loops, the first exiting into the second's header
+// directly or through the empty block mid.
+type pair struct {
+	a, b *canonLoop
+	mid  *ir.Block
+}
+
+// fusablePair returns the first pair of f's loops FuseLoops may fuse.
+func fusablePair(f *ir.Func, cfg *irutil.CFG) *pair {
+	headed := map[*ir.Block]*irutil.Loop{}
+	for _, l := range cfg.Loops {
+		headed[l.Header] = l
+	}
+	for _, l := range cfg.Loops {
+		a := canon(l, cfg)
+		if a == nil {
+			continue
+		}
+		p := &pair{a: a}
+		next := a.exit
+		if headed[next] == nil {
+			br, ok := next.Term.(*ir.TermBr)
+			if !ok || len(next.Insts) != 0 || len(cfg.Preds[next]) != 1 {
+				continue
+			}
+			p.mid, next = next, br.Target.(*ir.Block)
+		}
+		l2 := headed[next]
+		if l2 == nil || l2.Parent != l.Parent {
+			continue
+		}
+		want := a.header
+		if p.mid != nil {
+			want = p.mid
+		}
+		if p.b = canon(l2, cfg); p.b == nil || p.b.pre != want {
+			continue
+		}
+		if p.legal(f, cfg) {
+			return p
+		}
+	}
+	return nil
+}
+
+// legal reports whether fusing p keeps f's meaning (see FuseLoops).
+func (p *pair) legal(f *ir.Func, cfg *irutil.CFG) bool {
+	a, b := p.a, p.b
+	if !a.iv.Type().Equal(b.iv.Type()) || !sameValue(a.start, b.start) || a.test.Pred != b.test.Pred || a.onTrue != b.onTrue ||
+		!sameValue(a.test.Y, b.test.Y) || !outside(b.start, a.l) || !outside(b.test.Y, a.l) {
+		return false
+	}
+	// The second body is entered only from its header, without phis.
+	if len(cfg.Preds[b.body]) != 1 || (len(b.body.Insts) > 0 && isPhi(b.body.Insts[0])) {
+		return false
+	}
+	if usedOutside(f, a.l) || usedOutside(f, b.l) {
+		return false
+	}
+	accA, ok1 := accesses(f, a)
+	accB, ok2 := accesses(f, b)
+	if !ok1 || !ok2 {
+		return false
+	}
+	for _, x := range accA {
+		for _, y := range accB {
+			if (x.write || y.write) && !sameElement(x, y, a, b) && !noAlias(f, x.ptr, y.ptr) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func isPhi(i ir.Instruction) bool {
+	_, ok := i.(*ir.InstPhi)
+	return ok
+}
+
+// operands returns the values inst uses, call arguments and metadata
+// wrappers unwrapped.
+func operands(inst interface{}) []value.Value {
+	u, ok := inst.(interface{ Operands() []*value.Value })
+	if !ok {
+		return nil
+	}
+	var out []value.Value
+	for _, op := range u.Operands() {
+		v := *op
+		for {
+			if a, ok := v.(*ir.Arg); ok {
+				v = a.Value
+				continue
+			}
+			if mv, ok := v.(*metadata.Value); ok {
+				if inner, ok := mv.Value.(value.Value); ok {
+					v = inner
+					continue
+				}
+			}
+			break
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// usedOutside reports whether a value defined in loop l is used outside it.
+func usedOutside(f *ir.Func, l *irutil.Loop) bool {
+	for _, blk := range f.Blocks {
+		if l.Contains(blk) {
+			continue
+		}
+		users := append([]interface{}{}, blk.Term)
+		for _, inst := range blk.Insts {
+			users = append(users, inst)
+		}
+		for _, u := range users {
+			for _, v := range operands(u) {
+				if i, ok := v.(ir.Instruction); ok && l.Contains(blockOf(i)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// access is a load or store in a loop.
+type access struct {
+	ptr   value.Value
+	typ   types.Type
+	write bool
+}
+
+// accesses lists c's loads and stores; false when c touches memory any
+// other way (calls that are not readnone, atomics, volatile accesses).
+func accesses(f *ir.Func, c *canonLoop) ([]access, bool) {
+	var out []access
+	for _, blk := range f.Blocks {
+		if !c.l.Contains(blk) {
+			continue
+		}
+		for _, inst := range blk.Insts {
+			switch x := inst.(type) {
+			case *ir.InstLoad:
+				if x.Atomic || x.Volatile {
+					return nil, false
+				}
+				out = append(out, access{ptr: x.Src, typ: x.ElemType})
+			case *ir.InstStore:
+				if x.Atomic || x.Volatile {
+					return nil, false
+				}
+				out = append(out, access{ptr: x.Dst, typ: x.Src.Type(), write: true})
+			case *ir.InstCall:
+				if !readNone(x) {
+					return nil, false
+				}
+			case *ir.InstAtomicRMW, *ir.InstCmpXchg, *ir.InstFence, *ir.InstVAArg:
+				return nil, false
+			}
+		}
+	}
+	return out, true
+}
+
+// readNone reports whether a call touches no memory.
+func readNone(c *ir.InstCall) bool {
+	callee, ok := irutil.StripCasts(c.Callee).(*ir.Func)
+	if !ok {
+		return false
+	}
+	if noMemoryIntrinsics[callee.Name()] {
+		return true
+	}
+	attrs := append(append([]ir.FuncAttribute{}, callee.FuncAttrs...), c.FuncAttrs...)
+	return hasAttr(attrs, enum.FuncAttrReadNone)
+}
+
+// sameElement reports whether x (in loop a) and y (in loop b) address the
+// same element base[iv] of one array, with accesses of the element's type:
+// then iteration j of one touches only what iteration j of the other does.
+func sameElement(x, y access, a, b *canonLoop) bool {
+	gx, ok1 := x.ptr.(*ir.InstGetElementPtr)
+	gy, ok2 := y.ptr.(*ir.InstGetElementPtr)
+	if !ok1 || !ok2 || len(gx.Indices) != 1 || len(gy.Indices) != 1 || gx.Src != gy.Src ||
+		!outside(gx.Src, a.l) || !outside(gx.Src, b.l) {
+		return false
+	}
+	if !gx.ElemType.Equal(gy.ElemType) || !x.typ.Equal(gx.ElemType) || !y.typ.Equal(gx.ElemType) {
+		return false
+	}
+	ix, kx := ivIndex(gx.Indices[0])
+	iy, ky := ivIndex(gy.Indices[0])
+	return ix == a.iv && iy == b.iv && kx == ky
+}
+
+// ivIndex strips one sext or zext from an index: the value and the kind.
+func ivIndex(v value.Value) (value.Value, string) {
+	switch x := v.(type) {
+	case *ir.InstSExt:
+		return x.From, "sext"
+	case *ir.InstZExt:
+		return x.From, "zext"
+	}
+	return v, ""
+}
+
+// underlying strips GEPs and casts from a pointer.
+func underlying(p value.Value) value.Value {
+	for {
+		p = irutil.StripCasts(p)
+		switch x := p.(type) {
+		case *ir.InstGetElementPtr:
+			p = x.Src
+		case *constant.ExprGetElementPtr:
+			p = x.Src
+		default:
+			return p
+		}
+	}
+}
+
+// fresh reports whether object o is created by this function: an alloca,
+// or the result of a call returning a noalias pointer (malloc).
+func fresh(o value.Value) bool {
+	switch x := o.(type) {
+	case *ir.InstAlloca:
+		return true
+	case *ir.InstCall:
+		for _, a := range x.ReturnAttrs {
+			if a == enum.ReturnAttrNoAlias {
+				return true
+			}
+		}
+		if callee, ok := irutil.StripCasts(x.Callee).(*ir.Func); ok {
+			for _, a := range callee.ReturnAttrs {
+				if a == enum.ReturnAttrNoAlias {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// noAlias reports whether pointers p and q can never address the same
+// memory: their objects are distinct and one is fresh (created by f), and
+// either the other existed before f ran (an argument or a global), is
+// another fresh object, or the fresh one never escapes (escapes).
+func noAlias(f *ir.Func, p, q value.Value) bool {
+	o1, o2 := underlying(p), underlying(q)
+	if o1 == o2 {
+		return false
+	}
+	if !fresh(o1) {
+		o1, o2 = o2, o1
+	}
+	if !fresh(o1) {
+		return false
+	}
+	switch o2.(type) {
+	case *ir.Param, *ir.Global:
+		return true
+	}
+	return fresh(o2) || !escapes(f, o1)
+}
+
+// escapes reports whether the address of object o, or of any pointer
+// derived from it by GEPs and casts, may reach another pointer: stored,
+// passed to a call that may capture it, merged by a phi or select,
+// converted to an integer, returned.
+func escapes(f *ir.Func, o value.Value) bool {
+	derived := map[value.Value]bool{o: true}
+	for changed := true; changed; {
+		changed = false
+		for _, blk := range f.Blocks {
+			for _, inst := range blk.Insts {
+				v, ok := inst.(value.Value)
+				if !ok || derived[v] {
+					continue
+				}
+				switch x := inst.(type) {
+				case *ir.InstGetElementPtr:
+					if derived[x.Src] {
+						derived[v], changed = true, true
+					}
+				case *ir.InstBitCast:
+					if derived[x.From] {
+						derived[v], changed = true, true
+					}
+				}
+			}
+		}
+	}
+	for _, blk := range f.Blocks {
+		for _, inst := range blk.Insts {
+			switch x := inst.(type) {
+			case *ir.InstGetElementPtr, *ir.InstBitCast, *ir.InstLoad, *ir.InstICmp:
+				continue // followed above, or reads through it, or compares
+			case *ir.InstStore:
+				if derived[x.Src] {
+					return true
+				}
+				continue
+			case *ir.InstCall:
+				if callCaptures(x, derived) {
+					return true
+				}
+				continue
+			}
+			for _, v := range operands(inst) {
+				if derived[v] {
+					return true
+				}
+			}
+		}
+		for _, v := range operands(blk.Term) {
+			if derived[v] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// callCaptures reports whether call c gets a pointer in derived as an
+// argument that it may keep: any argument other than one to free or to a
+// nocapture parameter (on the call or on the callee).
+func callCaptures(c *ir.InstCall, derived map[value.Value]bool) bool {
+	callee, _ := irutil.StripCasts(c.Callee).(*ir.Func)
+	if derived[irutil.StripCasts(c.Callee)] {
+		return true
+	}
+	for i, arg := range c.Args {
+		if !derived[irutil.StripCasts(arg)] {
+			continue
+		}
+		if callee != nil && callee.Name() == "free" && len(callee.Blocks) == 0 {
+			continue
+		}
+		if a, ok := arg.(*ir.Arg); ok && hasNoCapture(a.Attrs) {
+			continue
+		}
+		if callee != nil && i < len(callee.Params) && hasNoCapture(callee.Params[i].Attrs) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+func hasNoCapture(attrs []ir.ParamAttribute) bool {
+	for _, a := range attrs {
+		if a == enum.ParamAttrNoCapture {
+			return true
+		}
+	}
+	return false
+}
+
+// fuse rewrites f so that p's two loops are one: the first body, then the
+// second on the same induction variable, then the first loop's header's
+// test; the second loop's header (and the empty block before it) go.
+func (p *pair) fuse(f *ir.Func) {
+	a, b := p.a, p.b
+	irutil.ReplaceAllUses(f, b.iv, a.iv)
+	setBr(a.latch, b.body, false)
+	setBr(b.latch, a.header, true)
+	for _, inc := range a.iv.Incs {
+		if inc.Pred == a.latch {
+			inc.Pred = b.latch
+		}
+	}
+	br := a.header.Term.(*ir.TermCondBr)
+	if br.TargetTrue == a.exit {
+		br.TargetTrue = b.exit
+	} else {
+		br.TargetFalse = b.exit
+	}
+	br.Successors = []*ir.Block{br.TargetTrue.(*ir.Block), br.TargetFalse.(*ir.Block)}
+	for _, inst := range b.exit.Insts {
+		phi, ok := inst.(*ir.InstPhi)
+		if !ok {
+			break
+		}
+		for _, inc := range phi.Incs {
+			if inc.Pred == b.header {
+				inc.Pred = a.header
+			}
+		}
+	}
+	gone := map[*ir.Block]bool{b.header: true, p.mid: true}
+	var keep []*ir.Block
+	for _, blk := range f.Blocks {
+		if !gone[blk] {
+			keep = append(keep, blk)
+		}
+	}
+	f.Blocks = keep
+}
+
+// setBr makes blk's unconditional branch go to target, keeping its loop
+// metadata (llvm.loop) only when keep: the fused loop's backedge is the
+// second loop's latch, the first loop's latch is no longer one.
+func setBr(blk, target *ir.Block, keep bool) {
+	br := blk.Term.(*ir.TermBr)
+	br.Target, br.Successors = target, []*ir.Block{target}
+	if !keep {
+		br.Metadata = nil
+	}
+}
