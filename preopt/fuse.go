@@ -195,10 +195,22 @@ type pair struct {
 
 // fusablePair returns the first pair of f's loops FuseLoops may fuse.
 func fusablePair(f *ir.Func, cfg *irutil.CFG) *pair {
+	for _, p := range adjacentPairs(cfg) {
+		if p.legal(f, cfg) {
+			return p
+		}
+	}
+	return nil
+}
+
+// adjacentPairs returns the pairs of canonical sibling loops in which the
+// first loop exits into the second's header, legal to fuse or not.
+func adjacentPairs(cfg *irutil.CFG) []*pair {
 	headed := map[*ir.Block]*irutil.Loop{}
 	for _, l := range cfg.Loops {
 		headed[l.Header] = l
 	}
+	var out []*pair
 	for _, l := range cfg.Loops {
 		a := canon(l, cfg)
 		if a == nil {
@@ -221,14 +233,11 @@ func fusablePair(f *ir.Func, cfg *irutil.CFG) *pair {
 		if p.mid != nil {
 			want = p.mid
 		}
-		if p.b = canon(l2, cfg); p.b == nil || p.b.pre != want {
-			continue
-		}
-		if p.legal(f, cfg) {
-			return p
+		if p.b = canon(l2, cfg); p.b != nil && p.b.pre == want {
+			out = append(out, p)
 		}
 	}
-	return nil
+	return out
 }
 
 // legal reports whether fusing p keeps f's meaning (see FuseLoops).
