@@ -44,18 +44,26 @@ import (
 func FuseLoops(m *ir.Module) int {
 	n := 0
 	for _, f := range m.Funcs {
-		for len(f.Blocks) > 0 {
-			cfg, err := irutil.NewCFG(f)
-			if err != nil {
-				break
-			}
-			p := fusablePair(f, cfg)
-			if p == nil {
-				break
-			}
-			p.fuse(f)
-			n++
+		n += fuseFunc(f)
+	}
+	return n
+}
+
+// fuseFunc fuses f's fusable pairs, the fused loop with the next one too,
+// and returns how many it fused.
+func fuseFunc(f *ir.Func) int {
+	n := 0
+	for len(f.Blocks) > 0 {
+		cfg, err := irutil.NewCFG(f)
+		if err != nil {
+			break
 		}
+		p := fusablePair(f, cfg)
+		if p == nil {
+			break
+		}
+		p.fuse(f)
+		n++
 	}
 	return n
 }
