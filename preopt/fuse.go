@@ -30,7 +30,8 @@ import (
 // the light pipeline (loops not yet rotated):
 //   - each loop is canonical (canonLoop): one header holding only the
 //     induction phi (start, step 1) and its exit test, one latch, one exit
-//     (from the header), no value used outside the loop;
+//     (from the header), no value used outside the loop, and the same
+//     loop metadata (no pragma for one of them only);
 //   - the first loop's header exits straight into the second loop's header
 //     (or through an empty block), and both loops have the same start, test
 //     and bound, so they run the same iterations;
@@ -259,7 +260,7 @@ func (p *pair) legal(f *ir.Func, cfg *irutil.CFG) bool {
 	if len(cfg.Preds[b.body]) != 1 || (len(b.body.Insts) > 0 && isPhi(b.body.Insts[0])) {
 		return false
 	}
-	if usedOutside(f, a.l) || usedOutside(f, b.l) {
+	if usedOutside(f, a.l) || usedOutside(f, b.l) || !sameHints(a.latch, b.latch) {
 		return false
 	}
 	accA, ok1 := accesses(f, a)
@@ -275,6 +276,46 @@ func (p *pair) legal(f *ir.Func, cfg *irutil.CFG) bool {
 		}
 	}
 	return true
+}
+
+// sameHints reports whether the loop metadata (llvm.loop) on the two
+// latches' branches asks for the same: the fused loop keeps the second
+// loop's, and a pragma (unroll, vectorize, distribute, ...) written for
+// one loop is not to apply to both. Metadata LLVM uniques, so equal hints
+// are the same nodes (-O1 gives every loop llvm.loop.unroll.disable).
+func sameHints(a, b *ir.Block) bool {
+	ha, ok1 := hints(a)
+	hb, ok2 := hints(b)
+	if !ok1 || !ok2 || len(ha) != len(hb) {
+		return false
+	}
+	for h := range ha {
+		if !hb[h] {
+			return false
+		}
+	}
+	return true
+}
+
+// hints returns the nodes a latch's loop metadata lists (not its own ID,
+// not source locations); false for a form it does not know.
+func hints(latch *ir.Block) (map[*metadata.Tuple]bool, bool) {
+	out := map[*metadata.Tuple]bool{}
+	for _, a := range latch.Term.(*ir.TermBr).Metadata {
+		if a.Name != "llvm.loop" {
+			continue
+		}
+		t, ok := a.Node.(*metadata.Tuple)
+		if !ok {
+			return nil, false
+		}
+		for _, fld := range t.Fields {
+			if ft, ok := fld.(*metadata.Tuple); ok && ft != t {
+				out[ft] = true
+			}
+		}
+	}
+	return out, true
 }
 
 func isPhi(i ir.Instruction) bool {

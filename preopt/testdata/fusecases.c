@@ -81,6 +81,19 @@ double escaped(const double *x, double **where, int d) {
 	return s;
 }
 
+/* GMM's pair, but the second loop has a pragma of its own. */
+double pragma_pair(const double *x, const double *mu, int d) {
+	double *xc = malloc(d * sizeof *xc), *qx = malloc(d * sizeof *qx);
+	for (int j = 0; j < d; j++) xc[j] = x[j] - mu[j];
+#pragma clang loop unroll(disable)
+	for (int j = 0; j < d; j++) qx[j] = 3 * xc[j];
+	double s = 0;
+	for (int j = 0; j < d; j++) s += qx[j] * (j + 1);
+	free(xc);
+	free(qx);
+	return s;
+}
+
 int main(int argc, char **argv) {
 	(void)argv;
 	enum { MAX = 16 };
@@ -94,7 +107,8 @@ int main(int argc, char **argv) {
 	}
 	for (int i = 0; i <= d; i++) a[i] = i + 1;
 	params(a, a + 1, d);
-	printf("%.17g %.17g %.17g %.17g %.17g %.17g\n", fused_pair(x, mu, q, d), shifted(x, mu, d), invariant(x, d),
-	       trip(x, d, d - 1), escaped(x, &where, d), a[0] + 10 * a[3] + 100 * a[d]);
+	printf("%.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", fused_pair(x, mu, q, d), shifted(x, mu, d),
+	       invariant(x, d), trip(x, d, d - 1), escaped(x, &where, d), pragma_pair(x, mu, d),
+	       a[0] + 10 * a[3] + 100 * a[d]);
 	return 0;
 }
