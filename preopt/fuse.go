@@ -36,7 +36,7 @@ import (
 //     (or through an empty block), and both loops have the same start, test
 //     and bound, so they run the same iterations;
 //   - the loops touch memory only through plain loads and stores (calls
-//     must be readnone), and each pair of accesses one of which writes is
+//     must be readnone and nounwind), and each pair of accesses one of which writes is
 //     to the same element of the same array in the same iteration
 //     (sameElement), or to memory no other access can reach (noAlias).
 //
@@ -380,7 +380,7 @@ type access struct {
 }
 
 // accesses lists c's loads and stores; false when c touches memory any
-// other way (calls that are not readnone, atomics, volatile accesses).
+// other way (calls that are not readNone, atomics, volatile accesses).
 func accesses(f *ir.Func, c *canonLoop) ([]access, bool) {
 	var out []access
 	for _, blk := range f.Blocks {
@@ -411,7 +411,9 @@ func accesses(f *ir.Func, c *canonLoop) ([]access, bool) {
 	return out, true
 }
 
-// readNone reports whether a call touches no memory.
+// readNone reports whether a call touches no memory and does not unwind
+// (an exception from the second body would otherwise leave the first loop
+// with fewer iterations done).
 func readNone(c *ir.InstCall) bool {
 	callee, ok := irutil.StripCasts(c.Callee).(*ir.Func)
 	if !ok {
@@ -421,7 +423,7 @@ func readNone(c *ir.InstCall) bool {
 		return true
 	}
 	attrs := append(append([]ir.FuncAttribute{}, callee.FuncAttrs...), c.FuncAttrs...)
-	return hasAttr(attrs, enum.FuncAttrReadNone)
+	return hasAttr(attrs, enum.FuncAttrReadNone) && hasAttr(attrs, enum.FuncAttrNoUnwind)
 }
 
 // sameElement reports whether x (in loop a) and y (in loop b) address the
