@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gozyme/gozyme/ad"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/gozyme/gozyme/toolchains"
 	"github.com/llir/llvm/ir"
@@ -167,22 +166,8 @@ func TestFusedGradient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := ad.Differentiate(m, ad.Options{}); err != nil {
-				t.Fatal(err)
-			}
-			ll := filepath.Join(dir, "ad.ll")
-			if err := irutil.WriteText(m, ll); err != nil {
-				t.Fatal(err)
-			}
-			exe := filepath.Join(dir, "fusegrad")
-			if _, err := toolchains.Run(ctx, "clang", "-O"+level, "-Wno-override-module", ll, "-o", exe, "-lm"); err != nil {
-				t.Fatal(err)
-			}
-			got, err := exec.Command(exe).CombinedOutput()
-			if err != nil {
-				t.Fatalf("%v\n%s", err, got)
-			}
-			rel, err := strconv.ParseFloat(strings.TrimSpace(string(got)), 64)
+			got := runDifferentiated(t, m, level)
+			rel, err := strconv.ParseFloat(strings.TrimSpace(got), 64)
 			if err != nil || rel > 1e-6 {
 				t.Errorf("gradient: largest error against central differences %s, want <= 1e-6", got)
 			}
