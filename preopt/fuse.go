@@ -35,6 +35,8 @@ import (
 //   - the first loop's header exits straight into the second loop's header
 //     (or through an empty block), and both loops have the same start, test
 //     and bound, so they run the same iterations;
+//   - neither loop is a memset or memcpy (idiom), which LLVM turns into
+//     a library call;
 //   - the loops touch memory only through plain loads and stores (calls
 //     must be readnone and nounwind), and each pair of accesses one of which writes is
 //     to the same element of the same array in the same iteration
@@ -265,7 +267,7 @@ func (p *pair) legal(f *ir.Func, cfg *irutil.CFG) bool {
 	}
 	accA, ok1 := accesses(f, a)
 	accB, ok2 := accesses(f, b)
-	if !ok1 || !ok2 {
+	if !ok1 || !ok2 || idiom(accA, a) || idiom(accB, b) {
 		return false
 	}
 	for _, x := range accA {
@@ -377,6 +379,35 @@ type access struct {
 	ptr   value.Value
 	typ   types.Type
 	write bool
+	inst  ir.Instruction
+}
+
+// idiom reports whether a loop's accesses are a memset (one store of a
+// value from outside the loop) or a memcpy (one store of one load's
+// value): LLVM's loop-idiom pass makes those library calls, faster than
+// any loop, unless the loop is fused with another.
+func idiom(acc []access, c *canonLoop) bool {
+	var store *ir.InstStore
+	var loads []access
+	for _, x := range acc {
+		if x.write {
+			if store != nil {
+				return false
+			}
+			store = x.inst.(*ir.InstStore)
+		} else {
+			loads = append(loads, x)
+		}
+	}
+	switch {
+	case store == nil:
+		return false
+	case len(loads) == 0:
+		return outside(store.Src, c.l)
+	case len(loads) == 1:
+		return store.Src == loads[0].inst.(value.Value)
+	}
+	return false
 }
 
 // accesses lists c's loads and stores; false when c touches memory any
@@ -393,12 +424,12 @@ func accesses(f *ir.Func, c *canonLoop) ([]access, bool) {
 				if x.Atomic || x.Volatile {
 					return nil, false
 				}
-				out = append(out, access{ptr: x.Src, typ: x.ElemType})
+				out = append(out, access{ptr: x.Src, typ: x.ElemType, inst: x})
 			case *ir.InstStore:
 				if x.Atomic || x.Volatile {
 					return nil, false
 				}
-				out = append(out, access{ptr: x.Dst, typ: x.Src.Type(), write: true})
+				out = append(out, access{ptr: x.Dst, typ: x.Src.Type(), write: true, inst: x})
 			case *ir.InstCall:
 				if !readNone(x) {
 					return nil, false

@@ -94,6 +94,19 @@ double pragma_pair(const double *x, const double *mu, int d) {
 	return s;
 }
 
+/* The first loop is a memset, the second a memcpy: LLVM makes calls of
+ * them, unless they are fused. */
+double idioms(const double *x, int d) {
+	double *xc = malloc(d * sizeof *xc), *qx = malloc(d * sizeof *qx);
+	for (int j = 0; j < d; j++) xc[j] = 0;
+	for (int j = 0; j < d; j++) qx[j] = x[j];
+	double s = 0;
+	for (int j = 0; j < d; j++) s += (qx[j] + xc[j]) * (j + 1);
+	free(xc);
+	free(qx);
+	return s;
+}
+
 int main(int argc, char **argv) {
 	(void)argv;
 	enum { MAX = 16 };
@@ -107,8 +120,8 @@ int main(int argc, char **argv) {
 	}
 	for (int i = 0; i <= d; i++) a[i] = i + 1;
 	params(a, a + 1, d);
-	printf("%.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", fused_pair(x, mu, q, d), shifted(x, mu, d),
-	       invariant(x, d), trip(x, d, d - 1), escaped(x, &where, d), pragma_pair(x, mu, d),
+	printf("%.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", fused_pair(x, mu, q, d), shifted(x, mu, d),
+	       invariant(x, d), trip(x, d, d - 1), escaped(x, &where, d), pragma_pair(x, mu, d), idioms(x, d),
 	       a[0] + 10 * a[3] + 100 * a[d]);
 	return 0;
 }
