@@ -79,11 +79,15 @@ type canonLoop struct {
 	pre    *ir.Block // the header's predecessor outside the loop
 	iv     *ir.InstPhi
 	start  value.Value
-	test   *ir.InstICmp // iv <pred> bound
-	body   *ir.Block    // the header's successor in the loop
-	exit   *ir.Block    // the header's successor outside the loop
-	onTrue bool         // the loop goes on when the test holds
+	test   *ir.InstICmp         // iv <pred> bound
+	body   *ir.Block            // the header's successor in the loop
+	exit   *ir.Block            // the header's successor outside the loop
+	onTrue bool                 // the loop goes on when the test holds
+	defs   map[value.Value]bool // the instructions of the loop's blocks
 }
+
+// defines reports whether v is an instruction of the loop.
+func (c *canonLoop) defines(v value.Value) bool { return c.defs[v] }
 
 // canon returns l as a canonLoop, or nil.
 func canon(l *irutil.Loop, cfg *irutil.CFG) *canonLoop {
@@ -92,7 +96,14 @@ func canon(l *irutil.Loop, cfg *irutil.CFG) *canonLoop {
 	if len(l.Latches) != 1 || len(insts) != 2 || len(cfg.Preds[h]) != 2 {
 		return nil
 	}
-	c := &canonLoop{l: l, header: h, latch: l.Latches[0]}
+	c := &canonLoop{l: l, header: h, latch: l.Latches[0], defs: map[value.Value]bool{}}
+	for b := range l.Blocks {
+		for _, inst := range b.Insts {
+			if v, ok := inst.(value.Value); ok {
+				c.defs[v] = true
+			}
+		}
+	}
 	if br, ok := c.latch.Term.(*ir.TermBr); !ok || br.Target != h {
 		return nil
 	}
@@ -110,7 +121,7 @@ func canon(l *irutil.Loop, cfg *irutil.CFG) *canonLoop {
 	if test.Pred != enum.IPredSLT && test.Pred != enum.IPredULT && test.Pred != enum.IPredNE {
 		return nil
 	}
-	if !outside(test.Y, l) {
+	if c.defines(test.Y) {
 		return nil
 	}
 	for _, inc := range iv.Incs {
@@ -168,22 +179,6 @@ func withoutDebug(insts []ir.Instruction) []ir.Instruction {
 func isOne(v value.Value) bool {
 	c, ok := v.(*constant.Int)
 	return ok && c.X.IsInt64() && c.X.Int64() == 1
-}
-
-// outside reports whether v is defined outside loop l.
-func outside(v value.Value, l *irutil.Loop) bool {
-	if i, ok := v.(ir.Instruction); ok {
-		return !l.Contains(blockOf(i))
-	}
-	return true
-}
-
-// blockOf returns the block an instruction belongs to.
-func blockOf(i ir.Instruction) *ir.Block {
-	if p, ok := i.(interface{ GetParent() *ir.Block }); ok {
-		return p.GetParent()
-	}
-	return nil
 }
 
 // sameValue reports whether a and b are the same value: the same SSA value,
@@ -255,14 +250,14 @@ func adjacentPairs(cfg *irutil.CFG) []*pair {
 func (p *pair) legal(f *ir.Func, cfg *irutil.CFG) bool {
 	a, b := p.a, p.b
 	if !a.iv.Type().Equal(b.iv.Type()) || !sameValue(a.start, b.start) || a.test.Pred != b.test.Pred || a.onTrue != b.onTrue ||
-		!sameValue(a.test.Y, b.test.Y) || !outside(b.start, a.l) || !outside(b.test.Y, a.l) {
+		!sameValue(a.test.Y, b.test.Y) || a.defines(b.start) || a.defines(b.test.Y) {
 		return false
 	}
 	// The second body is entered only from its header, without phis.
 	if len(cfg.Preds[b.body]) != 1 || (len(b.body.Insts) > 0 && isPhi(b.body.Insts[0])) {
 		return false
 	}
-	if usedOutside(f, a.l) || usedOutside(f, b.l) || !sameHints(a.latch, b.latch) {
+	if usedOutside(f, a) || usedOutside(f, b) || !sameHints(a.latch, b.latch) {
 		return false
 	}
 	accA, ok1 := accesses(f, a)
@@ -353,10 +348,10 @@ func operands(inst interface{}) []value.Value {
 	return out
 }
 
-// usedOutside reports whether a value defined in loop l is used outside it.
-func usedOutside(f *ir.Func, l *irutil.Loop) bool {
+// usedOutside reports whether a value defined in loop c is used outside it.
+func usedOutside(f *ir.Func, c *canonLoop) bool {
 	for _, blk := range f.Blocks {
-		if l.Contains(blk) {
+		if c.l.Contains(blk) {
 			continue
 		}
 		users := append([]interface{}{}, blk.Term)
@@ -365,7 +360,7 @@ func usedOutside(f *ir.Func, l *irutil.Loop) bool {
 		}
 		for _, u := range users {
 			for _, v := range operands(u) {
-				if i, ok := v.(ir.Instruction); ok && l.Contains(blockOf(i)) {
+				if c.defines(v) {
 					return true
 				}
 			}

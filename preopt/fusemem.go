@@ -41,7 +41,7 @@ func idiom(acc []access, c *canonLoop) bool {
 	case store == nil:
 		return false
 	case len(loads) == 0:
-		return outside(store.Src, c.l)
+		return !c.defines(store.Src)
 	case len(loads) == 1:
 		return store.Src == loads[0].inst.(value.Value)
 	}
@@ -102,7 +102,7 @@ func sameElement(x, y access, a, b *canonLoop) bool {
 	gx, ok1 := x.ptr.(*ir.InstGetElementPtr)
 	gy, ok2 := y.ptr.(*ir.InstGetElementPtr)
 	if !ok1 || !ok2 || len(gx.Indices) != 1 || len(gy.Indices) != 1 || gx.Src != gy.Src ||
-		!outside(gx.Src, a.l) || !outside(gx.Src, b.l) {
+		a.defines(gx.Src) || b.defines(gx.Src) {
 		return false
 	}
 	if !gx.ElemType.Equal(gy.ElemType) || !x.typ.Equal(gx.ElemType) || !y.typ.Equal(gx.ElemType) {

@@ -107,6 +107,19 @@ double idioms(const double *x, int d) {
 	return s;
 }
 
+/* The second loop uses the first loop's counter after that loop: d. */
+double exitvalue(const double *x, int d) {
+	double *xc = malloc(d * sizeof *xc), *qx = malloc(d * sizeof *qx);
+	int j;
+	for (j = 0; j < d; j++) xc[j] = x[j] + 1;
+	for (int k = 0; k < d; k++) qx[k] = xc[k] * j;
+	double s = 0;
+	for (int k = 0; k < d; k++) s += qx[k] * (k + 1);
+	free(xc);
+	free(qx);
+	return s;
+}
+
 int main(int argc, char **argv) {
 	(void)argv;
 	enum { MAX = 16 };
@@ -120,8 +133,8 @@ int main(int argc, char **argv) {
 	}
 	for (int i = 0; i <= d; i++) a[i] = i + 1;
 	params(a, a + 1, d);
-	printf("%.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", fused_pair(x, mu, q, d), shifted(x, mu, d),
+	printf("%.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", fused_pair(x, mu, q, d), shifted(x, mu, d),
 	       invariant(x, d), trip(x, d, d - 1), escaped(x, &where, d), pragma_pair(x, mu, d), idioms(x, d),
-	       a[0] + 10 * a[3] + 100 * a[d]);
+	       exitvalue(x, d), a[0] + 10 * a[3] + 100 * a[d]);
 	return 0;
 }
