@@ -163,13 +163,17 @@ func fresh(o value.Value) bool {
 }
 
 // noAlias reports whether pointers p and q can never address the same
-// memory: their objects are distinct and one is fresh (created by f), and
-// either the other existed before f ran (an argument or a global), is
-// another fresh object, or the fresh one never escapes (escapes).
+// memory: their objects are two restrict parameters, or distinct and one
+// is fresh (created by f) and either the other existed before f ran (an
+// argument or a global), is another fresh object, or the fresh one never
+// escapes (escapes).
 func noAlias(f *ir.Func, p, q value.Value) bool {
 	o1, o2 := underlying(p), underlying(q)
 	if o1 == o2 {
 		return false
+	}
+	if restrictParam(o1) && restrictParam(o2) {
+		return true // two restrict (noalias) parameters
 	}
 	if !fresh(o1) {
 		o1, o2 = o2, o1
@@ -182,6 +186,20 @@ func noAlias(f *ir.Func, p, q value.Value) bool {
 		return true
 	}
 	return fresh(o2) || !escapes(f, o1)
+}
+
+// restrictParam reports whether o is a noalias (C restrict) parameter.
+func restrictParam(o value.Value) bool {
+	p, ok := o.(*ir.Param)
+	if !ok {
+		return false
+	}
+	for _, a := range p.Attrs {
+		if a == enum.ParamAttrNoAlias {
+			return true
+		}
+	}
+	return false
 }
 
 // escapes reports whether the address of object o, or of any pointer

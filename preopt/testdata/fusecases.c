@@ -16,6 +16,12 @@ double fused_pair(const double *x, const double *mu, const double *q, int d) {
 	return s;
 }
 
+/* The pair on restrict parameters. */
+void fused_restrict(double *restrict xc, double *restrict qx, const double *restrict x, int d) {
+	for (int j = 0; j < d; j++) xc[j] = x[j] * x[j];
+	for (int j = 0; j < d; j++) qx[j] = xc[j] + x[j];
+}
+
 /* The second loop reads xc[j+1], which the first loop writes one iteration
  * later: fused, it would read the element before it is written. */
 double shifted(const double *x, const double *mu, int d) {
@@ -124,7 +130,7 @@ int main(int argc, char **argv) {
 	(void)argv;
 	enum { MAX = 16 };
 	int d = argc + 6; /* 7, from the command line so that nothing folds */
-	double x[MAX], mu[MAX], q[MAX], a[MAX + 1];
+	double x[MAX], mu[MAX], q[MAX], a[MAX + 1], xc[MAX], qx[MAX];
 	double *where;
 	for (int i = 0; i < d; i++) {
 		x[i] = 0.3 * i - 0.8;
@@ -133,8 +139,9 @@ int main(int argc, char **argv) {
 	}
 	for (int i = 0; i <= d; i++) a[i] = i + 1;
 	params(a, a + 1, d);
+	fused_restrict(xc, qx, x, d);
 	printf("%.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", fused_pair(x, mu, q, d), shifted(x, mu, d),
 	       invariant(x, d), trip(x, d, d - 1), escaped(x, &where, d), pragma_pair(x, mu, d), idioms(x, d),
-	       exitvalue(x, d), a[0] + 10 * a[3] + 100 * a[d]);
+	       exitvalue(x, d), a[0] + 10 * a[3] + 100 * a[d] + qx[2] + xc[5]);
 	return 0;
 }
