@@ -70,15 +70,66 @@ func Optimize(ctx context.Context, in, out, level string, extra []string) error 
 	if err != nil && toolchains.Verbose() {
 		fmt.Fprintf(os.Stderr, "gozyme: no attribute inference before optimizing: %v\n", err)
 	}
+	src := lit
 	if err == nil {
 		args = forceArgMemOnly(m)
+		src = fuse(m, lit, text)
 	}
 	if len(args) > 0 {
 		passes = hoist + "," + passes
 	}
-	args = append(append(append(args, noRuntimeUnroll), extra...), "-passes="+passes, lit, "-o", out)
-	if _, err := toolchains.Run(ctx, "opt", args...); err != nil {
+	args = append(append(append(args, noRuntimeUnroll), extra...), "-passes="+passes)
+	_, err = toolchains.Run(ctx, "opt", append(args, src, "-o", out)...)
+	if err != nil && src != lit {
+		// The fused module as llir wrote it is the one new input here:
+		// should opt reject it, the unfused light module goes on.
+		if toolchains.Verbose() {
+			fmt.Fprintf(os.Stderr, "gozyme: optimizing without loop fusion: %v\n", err)
+		}
+		_, err = toolchains.Run(ctx, "opt", append(args, lit, "-o", out)...)
+	}
+	if err != nil {
 		return fmt.Errorf("with inferred attributes: %w", err)
 	}
 	return nil
+}
+
+// fuse fuses the adjacent loops of m, the light module lit as parsed from
+// text (FuseLoops), and returns the file the pipeline goes on from: lit
+// when nothing was fused, else the fused module written next to it (lit's
+// name with .fused.ll). Only the functions with fused loops, and what they
+// refer to, are written by llir; the other definitions stay as they were
+// (irutil.ParsePartial).
+func fuse(m *ir.Module, lit string, text []byte) string {
+	fused := map[string]bool{}
+	for _, f := range m.Funcs {
+		if fuseFunc(f) > 0 {
+			fused["@"+f.Name()+"("] = true
+		}
+	}
+	if len(fused) == 0 {
+		return lit
+	}
+	defines := func(body string) bool {
+		first, _, _ := strings.Cut(body, "\n")
+		for name := range fused {
+			if strings.Contains(first, name) {
+				return true
+			}
+		}
+		return false
+	}
+	out := strings.TrimSuffix(lit, ".bc") + ".fused.ll"
+	p, err := irutil.ParsePartial(lit, string(text), irutil.Seeds{Func: defines, Global: func(string) bool { return false }})
+	if err == nil {
+		FuseLoops(p.Module)
+		err = p.WriteText(out)
+	}
+	if err != nil {
+		if toolchains.Verbose() {
+			fmt.Fprintf(os.Stderr, "gozyme: no loop fusion: %v\n", err)
+		}
+		return lit
+	}
+	return out
 }

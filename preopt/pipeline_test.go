@@ -90,7 +90,17 @@ func TestNormHoisted(t *testing.T) {
 // TestNormGradient differentiates the optimized module and checks the
 // gradient against the analytic one (testdata/norm.c prints the error).
 func TestNormGradient(t *testing.T) {
-	m := normModule(t)
+	out := runDifferentiated(t, normModule(t), "2")
+	rel, err := strconv.ParseFloat(strings.TrimSpace(out), 64)
+	if err != nil || rel > 1e-12 {
+		t.Errorf("norm gradient: largest relative error %s, want <= 1e-12", out)
+	}
+}
+
+// runDifferentiated differentiates m, compiles it at -O<level>, runs it
+// and returns what it printed.
+func runDifferentiated(t *testing.T, m *ir.Module, level string) string {
+	t.Helper()
 	if _, err := ad.Differentiate(m, ad.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -99,18 +109,15 @@ func TestNormGradient(t *testing.T) {
 	if err := irutil.WriteText(m, ll); err != nil {
 		t.Fatal(err)
 	}
-	exe := filepath.Join(dir, "norm")
-	if _, err := toolchains.Run(context.Background(), "clang", "-O2", "-Wno-override-module", ll, "-o", exe, "-lm"); err != nil {
+	exe := filepath.Join(dir, "prog")
+	if _, err := toolchains.Run(context.Background(), "clang", "-O"+level, "-Wno-override-module", ll, "-o", exe, "-lm"); err != nil {
 		t.Fatal(err)
 	}
 	out, err := exec.Command(exe).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	rel, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
-	if err != nil || rel > 1e-12 {
-		t.Errorf("norm gradient: largest relative error %s, want <= 1e-12", out)
-	}
+	return string(out)
 }
 
 // TestNoRuntimeUnroll: a loop whose trip count is only known at run time (a

@@ -1,0 +1,178 @@
+package preopt
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/gozyme/gozyme/toolchains"
+	"github.com/llir/llvm/ir"
+)
+
+// frontendBitcode compiles testdata/name.c as gozyme-cc embeds it (clang
+// at -O<level>, no LLVM passes; no a*b+c contracted, so that every level
+// rounds as -O0 does) into dir and returns the bitcode's path.
+func frontendBitcode(t *testing.T, dir, name, level string) string {
+	t.Helper()
+	if _, err := toolchains.Tool("clang"); err != nil {
+		t.Skip(err)
+	}
+	bc := filepath.Join(dir, name+".bc")
+	if _, err := toolchains.Run(context.Background(), "clang", "-c", "-emit-llvm", "-O"+level, "-fno-math-errno", "-ffp-contract=off",
+		"-Xclang", "-disable-llvm-passes", filepath.Join("testdata", name+".c"), "-o", bc); err != nil {
+		t.Fatal(err)
+	}
+	return bc
+}
+
+// lightModule runs the light pipeline on testdata/name.c and parses it.
+func lightModule(t *testing.T, name string) *ir.Module {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	bc := frontendBitcode(t, dir, name, "2")
+	lit := filepath.Join(dir, name+".light.bc")
+	if _, err := toolchains.Run(ctx, "opt", "-passes="+light, bc, "-o", lit); err != nil {
+		t.Fatal(err)
+	}
+	text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", lit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := irutil.ParseText(lit, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// loopCounts maps each function defined in m to its number of loops.
+func loopCounts(t *testing.T, m *ir.Module) map[string]int {
+	t.Helper()
+	n := map[string]int{}
+	for _, f := range m.Funcs {
+		if len(f.Blocks) == 0 {
+			continue
+		}
+		cfg, err := irutil.NewCFG(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n[f.Name()] = len(cfg.Loops)
+	}
+	return n
+}
+
+// TestFuseLoopsCases: of testdata/fusecases.c's pairs of adjacent loops,
+// FuseLoops fuses GMM's (fused_pair: xc[j] written, then read in the same
+// iteration, private buffers) and the same on restrict parameters, and
+// leaves alone the pair whose second loop reads xc[j+1], the one through a
+// loop-invariant location (LLVM 14's loop-fusion fuses it), the one on two
+// pointers that may alias, the one with a shorter second loop, the one
+// reading the first loop's array through its escaped address, the one
+// whose second loop has a pragma, a memset and a memcpy loop, and the one
+// whose second loop uses the first one's counter.
+func TestFuseLoopsCases(t *testing.T) {
+	m := lightModule(t, "fusecases")
+	before := loopCounts(t, m)
+	// Each function has a pair of canonical adjacent loops: what decides
+	// is legality (trip: the bounds differ), not the loops' shape.
+	for _, f := range m.Funcs {
+		if len(f.Blocks) == 0 || f.Name() == "main" {
+			continue
+		}
+		cfg, err := irutil.NewCFG(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(adjacentPairs(cfg)) == 0 {
+			t.Errorf("@%s: no pair of adjacent canonical loops", f.Name())
+		}
+	}
+	if n := FuseLoops(m); n != 2 {
+		t.Errorf("FuseLoops fused %d pairs, want 2", n)
+	}
+	after := loopCounts(t, m)
+	for _, f := range []string{"fused_pair", "fused_restrict", "shifted", "invariant", "params", "trip", "escaped", "pragma_pair", "idioms", "exitvalue"} {
+		want := before[f]
+		if strings.HasPrefix(f, "fused_") {
+			want--
+		}
+		if before[f] < 2 {
+			t.Errorf("@%s has %d loops before fusion, want at least 2", f, before[f])
+		}
+		if after[f] != want {
+			t.Errorf("@%s has %d loops after FuseLoops, want %d (%d before)", f, after[f], want, before[f])
+		}
+	}
+}
+
+// TestFuseLoopsRun runs testdata/fusecases.c optimized by Optimize (fusion
+// included) at -O1..-O3 and compares its output with clang -O0's.
+func TestFuseLoopsRun(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref")
+	if _, err := toolchains.Run(ctx, "clang", "-O0", "-ffp-contract=off", filepath.Join("testdata", "fusecases.c"), "-o", ref); err != nil {
+		t.Skip(err)
+	}
+	want, err := exec.Command(ref).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, want)
+	}
+	for _, level := range []string{"1", "2", "3"} {
+		bc := frontendBitcode(t, dir, "fusecases", level)
+		out := filepath.Join(dir, "opt"+level+".bc")
+		if err := Optimize(ctx, bc, out, level, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "opt"+level+".light.fused.ll")); err != nil {
+			t.Errorf("-O%s: no fused module: %v", level, err)
+		}
+		exe := filepath.Join(dir, "prog"+level)
+		if _, err := toolchains.Run(ctx, "clang", "-O"+level, out, "-o", exe); err != nil {
+			t.Fatal(err)
+		}
+		got, err := exec.Command(exe).CombinedOutput()
+		if err != nil {
+			t.Fatalf("-O%s: %v\n%s", level, err, got)
+		}
+		if string(got) != string(want) {
+			t.Errorf("-O%s: fusecases printed\n%s want (clang -O0)\n%s", level, got, want)
+		}
+	}
+}
+
+// TestFusedGradient differentiates testdata/fusegrad.c, whose xc and qx
+// loops Optimize fuses, at -O1..-O3 and checks the gradient against
+// central differences.
+func TestFusedGradient(t *testing.T) {
+	ctx := context.Background()
+	for _, level := range []string{"1", "2", "3"} {
+		t.Run("O"+level, func(t *testing.T) {
+			dir := t.TempDir()
+			bc := frontendBitcode(t, dir, "fusegrad", level)
+			out := filepath.Join(dir, "opt.bc")
+			if err := Optimize(ctx, bc, out, level, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "opt.light.fused.ll")); err != nil {
+				t.Errorf("no fused module: %v", err)
+			}
+			m, err := irutil.LoadBitcode(ctx, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := runDifferentiated(t, m, level)
+			rel, err := strconv.ParseFloat(strings.TrimSpace(got), 64)
+			if err != nil || rel > 1e-6 {
+				t.Errorf("gradient: largest error against central differences %s, want <= 1e-6", got)
+			}
+		})
+	}
+}
