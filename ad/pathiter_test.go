@@ -1,0 +1,156 @@
+package ad
+
+import "testing"
+
+// iterNests are nests whose inner loop's trip count depends on the outer
+// loop's induction variable, vectorized at -O2 and -O3 into a vector body
+// and a scalar remainder: the join after them is decided per outer
+// iteration by min.iters.check and cmp.n, functions of that count
+// (pathdecide.go's iterationCond). trirun is GMM's triangle, j = i+1 .. d
+// with a running index li carried across i; skew runs j = 0 .. d-i over
+// q[i+j]; grow runs j = 0 .. i. In datacount the count is data (x[i]
+// compared): its join keeps its record. xc is rewritten per component c,
+// so the outer loops cache xc[i].
+const iterNests = loopRunPrelude + `
+#include <stdlib.h>
+int DIM = 3; /* $DIM where set */
+enum { K = 3 };
+#define XC(c, j) (x[((c) * d + (j)) % n] * x[((c) * d + (j) + 1) % n] - 0.5)
+__attribute__((noinline)) double trirun(double *x, int n) {
+	int d = DIM, lsz = d * (d - 1) / 2;
+	double xc[16], q[16], e = 0;
+	for (int c = 0; c < K; c++) {
+		for (int j = 0; j < d; j++) xc[j] = XC(c, j);
+		for (int j = 0; j < d; j++) q[j] = xc[j] * x[j];
+		int li = K * d + c * lsz;
+		for (int i = 0; i < d; i++)
+			for (int j = i + 1; j < d; j++) q[j] += x[li++] * xc[i];
+		for (int j = 0; j < d; j++) e += q[j] * q[j];
+	}
+	return e;
+}
+__attribute__((noinline)) double skew(double *x, int n) {
+	int d = DIM;
+	double xc[16], q[32], e = 0;
+	for (int c = 0; c < K; c++) {
+		for (int j = 0; j < d; j++) xc[j] = XC(c, j);
+		for (int j = 0; j < 2 * d; j++) q[j] = 0.25 * j;
+		for (int i = 0; i < d; i++)
+			for (int j = 0; j < d - i; j++) q[i + j] += x[K * d + i * d + j] * xc[i];
+		for (int j = 0; j < 2 * d; j++) e += q[j] * q[j];
+	}
+	return e;
+}
+__attribute__((noinline)) double grow(double *x, int n) {
+	int d = DIM;
+	double xc[16], q[16], e = 0;
+	for (int c = 0; c < K; c++) {
+		for (int j = 0; j < d; j++) xc[j] = XC(c, j);
+		for (int j = 0; j < d; j++) q[j] = xc[j];
+		for (int i = 0; i < d; i++)
+			for (int j = 0; j <= i; j++) q[j] += x[K * d + i * d + j] * xc[i];
+		for (int j = 0; j < d; j++) e += q[j] * q[j];
+	}
+	return e;
+}
+__attribute__((noinline)) double datacount(double *x, int n) {
+	int d = DIM;
+	double xc[16], q[16], e = 0;
+	for (int c = 0; c < K; c++) {
+		for (int j = 0; j < d; j++) xc[j] = XC(c, j);
+		for (int j = 0; j < d; j++) q[j] = xc[j];
+		for (int i = 0; i < d; i++) {
+			int m = x[i] > 0.4 ? d : d - i;
+			for (int j = 0; j < m; j++) q[j] += x[K * d + i * d + j] * xc[i];
+		}
+		for (int j = 0; j < d; j++) e += q[j] * q[j];
+	}
+	return e;
+}
+CALLEE(trirun)
+CALLEE(skew)
+#define COPY(f) static double f##_copy(double *x, int n) { double y[96]; memcpy(y, x, n * sizeof *x); return f(y, n); }
+COPY(trirun)
+COPY(skew)
+COPY(grow)
+COPY(datacount)
+COPY(trirun_callee)
+COPY(skew_callee)
+int main(void) {
+	if (getenv("DIM")) DIM = atoi(getenv("DIM"));
+	FDRUN(trirun, 96);
+	FDRUN(skew, 96);
+	FDRUN(grow, 96);
+	FDRUN(datacount, 96);
+	FDRUN(trirun_callee, 96);
+	FDRUN(skew_callee, 96);
+	return failures != 0;
+}
+`
+
+// TestIterationPathRun: the nests' gradients match central differences at
+// every level, combined and split, with d = 0, 1, 2, 3, 5 and 7 (at d = 7 the
+// inner loops take every way past the vector loop: skipped, run alone, run
+// and followed by the remainder), and leak nothing.
+func TestIterationPathRun(t *testing.T) {
+	runSizes(t, iterNests, "DIM", []string{"0", "1", "2", "3", "5", "7"},
+		[]string{"ok trirun[95]", "ok skew[95]", "ok grow[95]", "ok datacount[95]", "ok trirun_callee[95]", "ok skew_callee[95]"})
+}
+
+// TestIterationPathIR: at -O2 and -O3, no loop of trirun, skew or grow
+// records the way taken past its vector loop (the joins are decided by
+// paths whose conditions are rebuilt per outer iteration); datacount's
+// count is data, and its outer loop keeps the record.
+func TestIterationPathIR(t *testing.T) {
+	for _, o := range []string{"2", "3"} {
+		m := preADModuleC(t, iterNests, o)
+		for _, tc := range []struct {
+			name   string
+			record bool
+		}{{"trirun", false}, {"skew", false}, {"grow", false}, {"datacount", true}} {
+			for _, split := range []bool{false, true} {
+				d, r := reverseOf(t, m, tc.name, split, "iter_"+tc.name)
+				records := 0
+				for b, phi := range r.predIdx {
+					if r.cfg.LoopOf[b] != nil && isCached(r, phi) {
+						records++
+					}
+				}
+				if (records > 0) != tc.record {
+					t.Errorf("-O%s %s (split %v): %d records of the way taken in loops, want some: %v", o, tc.name, split, records, tc.record)
+				}
+				d.dropFunc(r.g)
+			}
+		}
+	}
+}
+
+// TestIterationCondIR: in triIR's outer loop, the join after the vector
+// loop and its remainder (latch) is decided by its paths, from %small and
+// %all, functions of i+1 (iterationCond); the way taken is not cached.
+func TestIterationCondIR(t *testing.T) {
+	eachReverse(t, triIR, []Activity{Dup, Dup, Dup, Const}, func(r *reverseGen, split bool) {
+		latch := r.blockOf[findValue(r.f, "i1.next")]
+		tree, ok := r.pathDecision(latch)
+		if !ok {
+			t.Fatalf("split=%v: the latch is not decided by paths", split)
+		}
+		conds := map[string]bool{}
+		var walk func(d *decision)
+		walk = func(d *decision) {
+			if d == nil || d.pred != nil {
+				return
+			}
+			conds[d.cond.Ident()] = true
+			walk(d.onTrue)
+			walk(d.onFalse)
+		}
+		walk(tree)
+		if !conds["%small"] || !conds["%all"] {
+			t.Errorf("split=%v: the latch's tree tests %v, want %%small and %%all", split, conds)
+		}
+		if p, ok := r.predIdx[latch]; ok && isCached(r, p) {
+			t.Errorf("split=%v: the way into the latch is cached", split)
+		}
+	})
+}
