@@ -1,6 +1,12 @@
 package ad
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/value"
+)
 
 // iterNests are nests whose inner loop's trip count depends on the outer
 // loop's induction variable, vectorized at -O2 and -O3 into a vector body
@@ -128,6 +134,8 @@ func TestIterationPathIR(t *testing.T) {
 // TestIterationCondIR: in triIR's outer loop, the join after the vector
 // loop and its remainder (latch) is decided by its paths, from %small and
 // %all, functions of i+1 (iterationCond); the way taken is not cached.
+// The reverse entry counts of the remainder (an exact != loop left
+// through its exit test) carry no clamp of a negative distance.
 func TestIterationCondIR(t *testing.T) {
 	eachReverse(t, triIR, []Activity{Dup, Dup, Dup, Const}, func(r *reverseGen, split bool) {
 		latch := r.blockOf[findValue(r.f, "i1.next")]
@@ -152,5 +160,34 @@ func TestIterationCondIR(t *testing.T) {
 		if p, ok := r.predIdx[latch]; ok && isCached(r, p) {
 			t.Errorf("split=%v: the way into the latch is cached", split)
 		}
+		scalar := r.cfg.LoopOf[r.blockOf[findValue(r.f, "j")]]
+		if len(r.exitPres[scalar]) == 0 {
+			t.Fatalf("split=%v: the remainder's reverse does not restart its entry counter", split)
+		}
+		for _, x := range r.exitPres[scalar] {
+			if negClamp(x.n, 8) {
+				t.Errorf("split=%v: the remainder's entry count %s clamps a negative distance", split, x.n.Ident())
+			}
+		}
 	})
+}
+
+// negClamp reports whether v, within depth operands, selects on a
+// comparison "x < 0" (headerCount's clamp of a negative distance).
+func negClamp(v value.Value, depth int) bool {
+	inst, ok := v.(ir.Instruction)
+	if !ok || depth < 0 {
+		return false
+	}
+	if s, ok := inst.(*ir.InstSelect); ok {
+		if c, ok := s.Cond.(*ir.InstICmp); ok && c.Pred == enum.IPredSLT && c.Y.Ident() == "0" {
+			return true
+		}
+	}
+	for _, op := range inst.Operands() {
+		if negClamp(*op, depth-1) {
+			return true
+		}
+	}
+	return false
 }
