@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/gozyme/gozyme/irutil"
 )
 
 // TestEntryPathsIR: remIR's remainder is entered past mid's branch, which
@@ -56,20 +58,13 @@ func TestEntryPathsGMMIR(t *testing.T) {
 		m := preADModuleC(t, iterNests, o)
 		d, r := reverseOf(t, m, "trirun", false, "paths_trirun")
 		byPaths := 0
-		for _, l := range r.cfg.Loops {
-			if r.loops[l].rec == nil {
-				continue
-			}
-			top, chain, ok := r.entryGrowth(l)
-			if !ok || top == l {
-				continue
-			}
+		grownAround(r, func(l, top *irutil.Loop, chain []countFactor) {
 			for _, g := range chain[0].guards {
 				if g.paths != nil {
 					byPaths++
 				}
 			}
-		}
+		})
 		if byPaths == 0 {
 			t.Errorf("-O%s: no loop of trirun grows on entry to a loop around it under a decision over paths", o)
 		}
@@ -96,5 +91,18 @@ func TestEntryPathsRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// grownAround calls f for each loop of r with records that grows them on
+// entry to a loop around it, top, with the trip counts of chain.
+func grownAround(r *reverseGen, f func(l, top *irutil.Loop, chain []countFactor)) {
+	for _, l := range r.cfg.Loops {
+		if r.loops[l].rec == nil {
+			continue
+		}
+		if top, chain, ok := r.entryGrowth(l); ok && top != l {
+			f(l, top, chain)
+		}
 	}
 }

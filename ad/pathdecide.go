@@ -239,12 +239,18 @@ func (r *reverseGen) invariantCond(l *irutil.Loop, v value.Value, phis map[*ir.I
 	if m := r.cfg.LoopOf[def]; (l == nil || !l.Contains(def)) && (m == nil || (l != nil && m.Contains(l.Header))) {
 		return true
 	}
-	inst, _ := v.(ir.Instruction)
-	if depth == 0 || !cannotTrap(inst) {
+	return depth > 0 && pureOf(v.(ir.Instruction), func(op value.Value) bool {
+		return r.invariantCond(l, op, phis, depth-1)
+	})
+}
+
+// pureOf reports whether inst cannot trap and its operands all satisfy ok.
+func pureOf(inst ir.Instruction, ok func(value.Value) bool) bool {
+	if !cannotTrap(inst) {
 		return false
 	}
 	for _, op := range operandsOf(inst) {
-		if !r.invariantCond(l, op, phis, depth-1) {
+		if !ok(op) {
 			return false
 		}
 	}
@@ -282,16 +288,9 @@ func (r *reverseGen) iterationCond(l *irutil.Loop, v value.Value, phis map[*ir.I
 		_, _, affine := r.affineOf(p)
 		return affine
 	}
-	inst, _ := v.(ir.Instruction)
-	if depth == 0 || !cannotTrap(inst) {
-		return false
-	}
-	for _, op := range operandsOf(inst) {
-		if !r.iterationCond(l, op, phis, depth-1) {
-			return false
-		}
-	}
-	return true
+	return depth > 0 && pureOf(v.(ir.Instruction), func(op value.Value) bool {
+		return r.iterationCond(l, op, phis, depth-1)
+	})
 }
 
 // decisionCond returns, in reverse block blk (the reverse of primal block
