@@ -335,15 +335,19 @@ func (r *reverseGen) entryPaths(l *irutil.Loop, toward map[*ir.Block]bool) ([]en
 }
 
 // pathsEnter emits into blk whether the decision n leads into its loop,
-// from the forward values of its conditions.
+// from the forward values of its conditions (one select per node).
 func (r *reverseGen) pathsEnter(blk *ir.Block, n *enterNode) value.Value {
-	switch n {
-	case enterYes:
-		return constant.True
-	case enterNo:
-		return constant.False
+	done := map[*enterNode]value.Value{enterYes: constant.True, enterNo: constant.False}
+	var emit func(n *enterNode) value.Value
+	emit = func(n *enterNode) value.Value {
+		if v, ok := done[n]; ok {
+			return v
+		}
+		v := blk.NewSelect(r.mapValue(n.cond), emit(n.onTrue), emit(n.onFalse))
+		done[n] = v
+		return v
 	}
-	return blk.NewSelect(r.mapValue(n.cond), r.pathsEnter(blk, n.onTrue), r.pathsEnter(blk, n.onFalse))
+	return emit(n)
 }
 
 // retarget makes terminator term branch to to wherever it branched to from.
