@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/llir/llvm/ir"
@@ -192,4 +193,117 @@ func negClamp(v value.Value, depth int) bool {
 		}
 	}
 	return false
+}
+
+// downIR: two loops counting down inside an outer loop, left through ==
+// tests (continuing while !=) at steps -1 and -2; they cache nothing (x is
+// read only), so their reverses restart their counters from the exact
+// count on entry (exitentry.go), computed without a clamp (exitCount).
+const downIR = `
+define double @down_ir(double* noalias %x, i64 %n, i64 %k) {
+entry:
+  %go = icmp sgt i64 %n, 1
+  %m2 = and i64 %n, -2
+  br label %outer
+outer:
+  %c = phi i64 [ 0, %entry ], [ %c.next, %latch ]
+  %e = phi double [ 0.0, %entry ], [ %e2, %latch ]
+  %cf = sitofp i64 %c to double
+  br i1 %go, label %one, label %latch
+one:
+  %i = phi i64 [ %n, %outer ], [ %i.next, %one ]
+  %s = phi double [ %e, %outer ], [ %s.next, %one ]
+  %im1 = add i64 %i, -1
+  %p = getelementptr inbounds double, double* %x, i64 %im1
+  %v = load double, double* %p, align 8
+  %vc = fadd double %v, %cf
+  %sq = fmul double %vc, %v
+  %w = call double @llvm.sin.f64(double %sq)
+  %s.next = fadd double %s, %w
+  %i.next = add nsw i64 %i, -1
+  %d1 = icmp eq i64 %i.next, 1
+  br i1 %d1, label %two, label %one
+two:
+  %j = phi i64 [ %m2, %one ], [ %j.next, %two ]
+  %t = phi double [ %s.next, %one ], [ %t.next, %two ]
+  %jm1 = add i64 %j, -1
+  %q = getelementptr inbounds double, double* %x, i64 %jm1
+  %u = load double, double* %q, align 8
+  %uu = fmul double %u, %u
+  %wu = call double @llvm.cos.f64(double %uu)
+  %t.next = fadd double %t, %wu
+  %j.next = add nsw i64 %j, -2
+  %d2 = icmp eq i64 %j.next, 0
+  br i1 %d2, label %latch, label %two
+latch:
+  %e2 = phi double [ %e, %outer ], [ %t.next, %two ]
+  %c.next = add nsw i64 %c, 1
+  %dc = icmp slt i64 %c.next, %k
+  br i1 %dc, label %outer, label %exit
+exit:
+  ret double %e2
+}
+declare double @llvm.sin.f64(double)
+declare double @llvm.cos.f64(double)
+`
+
+// TestExitCountIR: the down-counting loops of downIR restart their
+// counters on entry to their reverses, from counts that clamp no negative
+// distance.
+func TestExitCountIR(t *testing.T) {
+	eachReverse(t, downIR, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
+		for _, name := range []string{"i", "j"} {
+			l := r.cfg.LoopOf[r.blockOf[findValue(r.f, name)]]
+			if len(r.exitPres[l]) == 0 {
+				t.Errorf("split=%v: the loop of %%%s restarts no counter on entry to its reverse", split, name)
+			}
+			for _, x := range r.exitPres[l] {
+				if negClamp(x.n, 8) {
+					t.Errorf("split=%v: the entry count %s of the loop of %%%s clamps a negative distance", split, x.n.Ident(), name)
+				}
+			}
+		}
+	})
+}
+
+// TestExitCountRun: downIR's gradient against central differences, with
+// n = 2, 5, 8 (the step -2 loop needs an even start: n & -2), combined and
+// through a caller (split).
+func TestExitCountRun(t *testing.T) {
+	src := memoryPrelude + `
+double down_ir(double *x, long n, long k);
+enum { N = 8 };
+static long n;
+static double down_n(double *x, int m) { return down_ir(x, n, 3); }
+__attribute__((noinline)) double calldown(double *x, int m) { return sin(down_n(x, m)); }
+int main(void) {
+	double x[N];
+	for (int i = 0; i < N; i++) x[i] = 0.3 + 0.17 * i - 0.02 * i * i;
+	static const long ns[] = {2, 5, 8};
+	for (int k = 0; k < 3; k++) {
+		n = ns[k];
+		double xc[N], dx[N] = {0}, xk[N], dxk[N] = {0};
+		char name[16];
+		memcpy(xc, x, sizeof x);
+		__enzyme_autodiff((void *)down_ir, enzyme_dup, xc, dx, enzyme_const, n, enzyme_const, 3L);
+		snprintf(name, sizeof name, "down_n%ld", n);
+		fdcheck(name, down_n, x, N, dx);
+		memcpy(xk, x, sizeof x);
+		__enzyme_autodiff((void *)calldown, enzyme_dup, xk, dxk, enzyme_const, N);
+		snprintf(name, sizeof name, "calldown_n%ld", n);
+		fdcheck(name, calldown, x, N, dxk);
+	}
+	return failures != 0;
+}
+`
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			out := run(t, buildCWithIR(t, src, downIR, o))
+			for _, want := range []string{"ok down_n2[7]", "ok down_n5[7]", "ok down_n8[7]", "ok calldown_n2[7]", "ok calldown_n8[7]"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("-O%s: no %q in\n%s", o, want, out)
+				}
+			}
+		})
+	}
 }
