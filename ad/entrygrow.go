@@ -153,9 +153,14 @@ func (r *reverseGen) entryValue(blk *ir.Block, top *irutil.Loop) func(value.Valu
 func (r *reverseGen) entered(blk *ir.Block, guards []entryGuard) value.Value {
 	var enters value.Value
 	for _, g := range guards {
-		var ok value.Value = r.mapValue(g.cond)
-		if !g.want {
-			ok = blk.NewXor(ok, constant.True)
+		var ok value.Value
+		switch {
+		case g.paths != nil:
+			ok = r.pathsEnter(blk, g.paths)
+		case g.want:
+			ok = r.mapValue(g.cond)
+		default:
+			ok = blk.NewXor(r.mapValue(g.cond), constant.True)
 		}
 		if enters == nil {
 			enters = ok
@@ -167,10 +172,34 @@ func (r *reverseGen) entered(blk *ir.Block, guards []entryGuard) value.Value {
 }
 
 // entryGuard is a conditional branch on the way to a loop's header: the
-// loop is entered only where cond is want.
+// loop is entered only where cond is want; or, where paths is set, the
+// branches of an iteration of the loop's parent, the loop entered where
+// they lead to it (entryPaths).
 type entryGuard struct {
-	cond value.Value // primal
-	want bool
+	cond  value.Value // primal
+	want  bool
+	paths *enterNode
+}
+
+// conds lists the primal conditions g tests.
+func (g entryGuard) conds() []value.Value {
+	if g.paths == nil {
+		return []value.Value{g.cond}
+	}
+	var out []value.Value
+	seen := map[*enterNode]bool{}
+	var walk func(n *enterNode)
+	walk = func(n *enterNode) {
+		if n.cond == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		out = append(out, n.cond)
+		walk(n.onTrue)
+		walk(n.onFalse)
+	}
+	walk(g.paths)
+	return out
 }
 
 // entryGuards returns the branches that decide whether an iteration of
@@ -215,11 +244,110 @@ func (r *reverseGen) entryGuards(l *irutil.Loop) (guards []entryGuard, ok bool) 
 		}
 		br, isBr := b.Term.(*ir.TermCondBr)
 		if !isBr || n != 1 || !r.cfg.Dominates(b, l.Header) {
-			return nil, false
+			return r.entryPaths(l, toward)
 		}
 		guards = append(guards, entryGuard{cond: br.Cond, want: leads(br.TargetTrue.(*ir.Block))})
 	}
 	return guards, true
+}
+
+// Entry paths: where branches that do not dominate a loop decide whether
+// it runs (a vectorized loop's scalar remainder, entered where
+// min.iters.check skips the vector loop or where cmp.n finds it stopped
+// short), entryPaths follows the paths of one iteration of the loop's
+// parent p from p's header under each value of the branch conditions it
+// meets, passing inner loops whole (through the one block they leave
+// to): the loop is entered exactly where the conditions lead the path to
+// its header. The conditions, once nestChain finds them defined outside
+// the nest, decide every iteration alike.
+
+// enterNode is a node of that decision: a condition and the nodes for its
+// two values, or a leaf (enterYes, enterNo).
+type enterNode struct {
+	cond            value.Value // primal; nil in a leaf
+	onTrue, onFalse *enterNode
+}
+
+var enterYes, enterNo = &enterNode{}, &enterNode{}
+
+// maxEnterBlocks bounds the blocks entryPaths follows.
+const maxEnterBlocks = 64
+
+// entryPaths returns, as one guard, the decision whether an iteration of
+// l's parent enters l; toward holds the blocks of the parent outside l
+// from which l's header is reachable within the iteration.
+func (r *reverseGen) entryPaths(l *irutil.Loop, toward map[*ir.Block]bool) ([]entryGuard, bool) {
+	p := l.Parent
+	memo := map[*ir.Block]*enterNode{}
+	steps := 0 // p's header is the first
+	var from func(b *ir.Block) (*enterNode, bool)
+	from = func(b *ir.Block) (*enterNode, bool) {
+		if n, ok := memo[b]; ok {
+			return n, true
+		}
+		if steps++; steps > maxEnterBlocks {
+			return nil, false
+		}
+		n, ok := enterNo, true
+		switch m := r.cfg.LoopOf[b]; {
+		case b == l.Header:
+			n = enterYes
+		case !toward[b] || (b == p.Header && steps > 1):
+			// Where l is no more reachable, or the next iteration.
+		case m != p:
+			// An inner loop, passed whole to the block it leaves to.
+			for m.Parent != p {
+				m = m.Parent
+			}
+			_, target := loneExit(m)
+			if b != m.Header || target == nil {
+				return nil, false
+			}
+			n, ok = from(target)
+		default:
+			switch t := b.Term.(type) {
+			case *ir.TermBr:
+				n, ok = from(t.Target.(*ir.Block))
+			case *ir.TermCondBr:
+				yes, ok1 := from(t.TargetTrue.(*ir.Block))
+				no, ok2 := from(t.TargetFalse.(*ir.Block))
+				n, ok = yes, ok1 && ok2
+				if yes != no {
+					n = &enterNode{cond: unwrapArg(t.Cond), onTrue: yes, onFalse: no}
+				}
+			default:
+				return nil, false
+			}
+		}
+		if ok {
+			memo[b] = n
+		}
+		return n, ok
+	}
+	n, ok := from(p.Header)
+	if !ok || n == enterNo {
+		return nil, false
+	}
+	if n == enterYes {
+		return nil, true
+	}
+	return []entryGuard{{paths: n}}, true
+}
+
+// pathsEnter emits into blk whether the decision n leads into its loop,
+// from the forward values of its conditions (one select per node).
+func (r *reverseGen) pathsEnter(blk *ir.Block, n *enterNode) value.Value {
+	done := map[*enterNode]value.Value{enterYes: constant.True, enterNo: constant.False}
+	var emit func(n *enterNode) value.Value
+	emit = func(n *enterNode) value.Value {
+		if v, ok := done[n]; ok {
+			return v
+		}
+		v := blk.NewSelect(r.mapValue(n.cond), emit(n.onTrue), emit(n.onFalse))
+		done[n] = v
+		return v
+	}
+	return emit(n)
 }
 
 // retarget makes terminator term branch to to wherever it branched to from.

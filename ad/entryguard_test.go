@@ -1,6 +1,10 @@
 package ad
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gozyme/gozyme/irutil"
+)
 
 // guardKernels: loops in steps whose vectorized (or runtime-unrolled)
 // inner loop has an exact trip count computed before the step loop, from
@@ -103,26 +107,22 @@ func TestEntryGuardsIR(t *testing.T) {
 	}{{"vlast", true}, {"vcond", false}} {
 		d, r := reverseOf(t, m, tc.name, false, "guards_"+tc.name)
 		guarded, hoisted := 0, 0
-		for _, l := range r.cfg.Loops {
-			if r.loops[l].rec == nil {
-				continue
-			}
-			top, chain, ok := r.entryGrowth(l)
-			if !ok || top == l {
-				continue
-			}
+		grownAround(r, func(l, top *irutil.Loop, chain []countFactor) {
 			hoisted++
 			for cur, k := l, 0; cur != top; cur, k = cur.Parent, k+1 {
 				for _, g := range chain[k].guards {
-					if b, ok := r.blockOf[g.cond]; ok && (r.definedIn(top, g.cond) || !r.cfg.Dominates(b, cur.Header)) {
-						t.Errorf("%s: guard %s of a loop at %s is not decided before the loop at %s", tc.name, g.cond.Ident(), cur.Header.Ident(), top.Header.Ident())
+					for _, c := range g.conds() {
+						// A decision over paths (entryPaths) need not dominate.
+						if b, ok := r.blockOf[c]; ok && (r.definedIn(top, c) || (g.paths == nil && !r.cfg.Dominates(b, cur.Header))) {
+							t.Errorf("%s: guard %s of a loop at %s is not decided before the loop at %s", tc.name, c.Ident(), cur.Header.Ident(), top.Header.Ident())
+						}
 					}
 				}
 				if len(chain[k].guards) > 0 {
 					guarded++
 				}
 			}
-		}
+		})
 		if tc.guarded && guarded == 0 {
 			t.Errorf("%s: no loop grows its records on entry to a loop around it under guards", tc.name)
 		}

@@ -11,12 +11,13 @@ import (
 // vector loop), skipped when nvec = d. The guards and both start values
 // are defined outside the outer loop, so the remainder's exact count is
 // known on entry to the outer loop (entryInvariant, entryValue). Growth on
-// entry also needs every branch deciding whether the loop runs to
-// dominate it (entryGuards: a count is computed only where the loop is
-// entered, a vector loop's being meaningless where its guard skips it);
-// the remainder is entered past mid's branch, which does not, so it grows
-// on its own entry, and the vector loop, behind one dominating invariant
-// guard, grows on entry to the outer loop.
+// entry also needs the branches deciding whether the loop runs known there
+// (entryGuards: a count is computed only where the loop is entered, a
+// vector loop's being meaningless where its guard skips it): the vector
+// loop is behind one dominating invariant guard; the remainder is entered
+// past mid's branch, which does not dominate it, where the paths from the
+// outer loop's header lead to it (entryPaths: %small, or not %full). Both
+// grow on entry to the outer loop.
 const remIR = `
 define double @rem_ir(double* %x, i64 %n, i64 %d) {
 entry:
@@ -82,15 +83,15 @@ declare double @llvm.sin.f64(double)
 // TestGrowOnEntryMerge: where each loop of remIR grows its records. The
 // vector loop grows on entry to the outer loop where its guard is
 // invariant, on its own entry where the guard is decided inside the outer
-// loop (the variant); the remainder, entered past a branch that does not
-// dominate it, grows on its own entry in both.
+// loop (the variant); so does the remainder, entered past a branch that
+// does not dominate it (entryPaths).
 func TestGrowOnEntryMerge(t *testing.T) {
 	variant := strings.Replace(remIR, "br i1 %small, label %rem.pre", "%smalli = icmp ult i64 %i, 2\n  br i1 %smalli, label %rem.pre", 1)
 	for _, tc := range []struct {
 		name, src string
 		top       map[string]string // loop header -> header of the loop it grows on entry to
 	}{
-		{"invariant guard", remIR, map[string]string{"rem": "rem", "vec": "outer"}},
+		{"invariant guard", remIR, map[string]string{"rem": "outer", "vec": "outer"}},
 		{"guard in the loop", variant, map[string]string{"rem": "rem", "vec": "vec"}},
 	} {
 		eachReverse(t, tc.src, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {

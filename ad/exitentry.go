@@ -110,13 +110,13 @@ func (r *reverseGen) finishExitEntries() {
 			first[x.e] = pre
 		}
 		last[x.e] = pre
-		n := r.headerCount(pre, tc, func(v value.Value) value.Value {
+		n := r.exitCount(pre, tc, func(v value.Value) value.Value {
 			// Read as in the reverse of p: start and bound dominate it
 			// (not always the exit block, which may be reached around
 			// the loop).
 			w, _ := r.operandInReverse(pre, x.p, r.mapValue(unwrapArg(v)), 1)
 			return w
-		}, false)
+		})
 		c := pre.NewLoad(types.I64, r.loops[x.l].counter)
 		st := pre.NewStore(pre.NewSub(c, n), s)
 		pre.NewBr(x.e)

@@ -4,6 +4,7 @@ import (
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -97,7 +98,7 @@ func (r *reverseGen) exitInductionValue(blk, at *ir.Block, fv value.Value, depth
 		}
 		vals[x] = w
 	}
-	n := r.headerCount(blk, tc, func(x value.Value) value.Value { return vals[x] }, false)
+	n := r.exitCount(blk, tc, func(x value.Value) value.Value { return vals[x] })
 	k := value.Value(blk.NewSub(n, constant.NewInt(types.I64, 1)))
 	it := phi.Typ.(*types.IntType)
 	if it.BitSize < 64 {
@@ -110,4 +111,27 @@ func (r *reverseGen) exitInductionValue(blk, at *ir.Block, fv value.Value, depth
 		return v, true
 	}
 	return blk.NewAdd(v, constant.NewInt(it, c)), true
+}
+
+// exitCount is headerCount for an entry of the loop that left it through
+// its exit test (its exit value is read, its reverse entered from below):
+// where the count is exact and the test is !=, the induction variable met
+// the bound, so the distance to it is not negative, and headerCount's
+// clamp of a negative one (a do-while loop entered past its bound) is
+// left out. Both values are 64-bit there (exactCount).
+func (r *reverseGen) exitCount(blk *ir.Block, tc *tripCount, val func(value.Value) value.Value) value.Value {
+	if tc.pred != enum.IPredNE || !exactCount(tc) {
+		return r.headerCount(blk, tc, val, false)
+	}
+	i64 := func(n int64) *constant.Int { return constant.NewInt(types.I64, n) }
+	first, bound := value.Value(blk.NewAdd(val(tc.start), i64(tc.offset))), val(tc.bound)
+	step := tc.step
+	if step < 0 {
+		first, bound, step = bound, first, -step
+	}
+	k := value.Value(blk.NewSub(bound, first))
+	if step != 1 {
+		k = blk.NewSDiv(k, i64(step))
+	}
+	return blk.NewAdd(k, i64(1))
 }

@@ -126,7 +126,7 @@ func (w *pathWalk) from(x *ir.Block, st pathState, depth int) (*decision, pathOu
 		if v, ok := st.assumed[c]; ok {
 			return w.takeSide(x, t, v, st, depth)
 		}
-		if depth >= maxDecisionDepth || !w.r.invariantCond(w.l, c, st.phis, rematDepth) {
+		if depth >= maxDecisionDepth || !(w.r.invariantCond(w.l, c, st.phis, rematDepth) || w.r.iterationCond(w.l, c, st.phis, rematDepth)) {
 			return nil, pathUndecided
 		}
 		sides := [2]*decision{}
@@ -239,16 +239,58 @@ func (r *reverseGen) invariantCond(l *irutil.Loop, v value.Value, phis map[*ir.I
 	if m := r.cfg.LoopOf[def]; (l == nil || !l.Contains(def)) && (m == nil || (l != nil && m.Contains(l.Header))) {
 		return true
 	}
-	inst, _ := v.(ir.Instruction)
-	if depth == 0 || !cannotTrap(inst) {
+	return depth > 0 && pureOf(v.(ir.Instruction), func(op value.Value) bool {
+		return r.invariantCond(l, op, phis, depth-1)
+	})
+}
+
+// pureOf reports whether inst cannot trap and its operands all satisfy ok.
+func pureOf(inst ir.Instruction, ok func(value.Value) bool) bool {
+	if !cannotTrap(inst) {
 		return false
 	}
 	for _, op := range operandsOf(inst) {
-		if !r.invariantCond(l, op, phis, depth-1) {
+		if !ok(op) {
 			return false
 		}
 	}
 	return true
+}
+
+// iterationCond reports whether primal value v, on a path that fixed
+// phis, is computed in every iteration of loop l from l's affine induction
+// variables and values invariantCond admits, by pure operations defined in
+// l itself (in none of its inner loops): a vectorized inner loop's
+// min.iters.check and cmp.n where its trip count depends on l's
+// induction variable (the triangular j = i+1 .. d). Such a value is the
+// same throughout one iteration of l, and the reverse of that iteration
+// rebuilds it from l's counter (lookup: induction variables, remat.go),
+// where the path reaching its branch computed it.
+func (r *reverseGen) iterationCond(l *irutil.Loop, v value.Value, phis map[*ir.InstPhi]value.Value, depth int) bool {
+	v = unwrapArg(v)
+	if l == nil || depth < 0 {
+		return false
+	}
+	if p, ok := v.(*ir.InstPhi); ok && phis[p] != nil {
+		return r.iterationCond(l, phis[p], phis, depth-1)
+	}
+	if r.invariantCond(l, v, phis, depth) {
+		return true
+	}
+	def, ok := r.blockOf[v]
+	if !ok || r.cfg.LoopOf[def] != l {
+		return false
+	}
+	if p, ok := v.(*ir.InstPhi); ok {
+		if def != l.Header {
+			return false
+		}
+		_, _, affine := r.affineOf(p)
+		return affine
+	}
+	return depth > 0 && pureOf(v.(ir.Instruction), func(op value.Value) bool {
+		return r.iterationCond(l, op, phis, depth-1)
+	})
 }
 
 // decisionCond returns, in reverse block blk (the reverse of primal block
@@ -281,6 +323,9 @@ func (r *reverseGen) decisionCond(blk, b *ir.Block, v value.Value, phis map[*ir.
 		ld.Volatile = true
 		return ld
 	case l == nil || !l.Contains(def):
+		return r.lookup(blk, b, v)
+	case r.cfg.LoopOf[def] == l && !r.invariantCond(l, v, phis, rematDepth):
+		// Computed in each iteration of b's loop (iterationCond).
 		return r.lookup(blk, b, v)
 	}
 	c, err := irutil.CloneInst(v.(ir.Instruction), func(op value.Value) value.Value {

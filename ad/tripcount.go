@@ -372,14 +372,14 @@ func (r *reverseGen) nestChain(l, skip *irutil.Loop, exact bool) (top *irutil.Lo
 				invariant = false
 			}
 			for _, g := range f.guards {
-				if r.definedIn(cur, g.cond) {
-					invariant = false
+				for _, c := range g.conds() {
+					invariant = invariant && !r.definedIn(cur, c)
 				}
 			}
 		}
 		for _, g := range guards {
-			if r.definedIn(cur, g.cond) {
-				invariant = false
+			for _, c := range g.conds() {
+				invariant = invariant && !r.definedIn(cur, c)
 			}
 		}
 		if tc != nil && (!r.entryInvariant(cur, tc.start, mergeDepth) || r.definedIn(cur, tc.bound)) {

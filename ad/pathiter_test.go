@@ -1,0 +1,309 @@
+package ad
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/value"
+)
+
+// iterNests are nests whose inner loop's trip count depends on the outer
+// loop's induction variable, vectorized at -O2 and -O3 into a vector body
+// and a scalar remainder: the join after them is decided per outer
+// iteration by min.iters.check and cmp.n, functions of that count
+// (pathdecide.go's iterationCond). trirun is GMM's triangle, j = i+1 .. d
+// with a running index li carried across i; skew runs j = 0 .. d-i over
+// q[i+j]; grow runs j = 0 .. i. In datacount the count is data (x[i]
+// compared): its join keeps its record. xc is rewritten per component c,
+// so the outer loops cache xc[i].
+const iterNests = loopRunPrelude + `
+#include <stdlib.h>
+int DIM = 3; /* $DIM where set */
+int K = 3; /* not a constant: the component loops stay loops at -O3 */
+#define XC(c, j) (x[((c) * d + (j)) % n] * x[((c) * d + (j) + 1) % n] - 0.5)
+__attribute__((noinline)) double trirun(double *x, int n) {
+	int d = DIM, lsz = d * (d - 1) / 2;
+	double xc[16], q[16], e = 0;
+	for (int c = 0; c < K; c++) {
+		for (int j = 0; j < d; j++) xc[j] = XC(c, j);
+		for (int j = 0; j < d; j++) q[j] = xc[j] * x[j];
+		int li = K * d + c * lsz;
+		for (int i = 0; i < d; i++)
+			for (int j = i + 1; j < d; j++) q[j] += x[li++] * xc[i];
+		for (int j = 0; j < d; j++) e += q[j] * q[j];
+	}
+	return e;
+}
+__attribute__((noinline)) double skew(double *x, int n) {
+	int d = DIM;
+	double xc[16], q[32], e = 0;
+	for (int c = 0; c < K; c++) {
+		for (int j = 0; j < d; j++) xc[j] = XC(c, j);
+		for (int j = 0; j < 2 * d; j++) q[j] = 0.25 * j;
+		for (int i = 0; i < d; i++)
+			for (int j = 0; j < d - i; j++) q[i + j] += x[K * d + i * d + j] * xc[i];
+		for (int j = 0; j < 2 * d; j++) e += q[j] * q[j];
+	}
+	return e;
+}
+__attribute__((noinline)) double grow(double *x, int n) {
+	int d = DIM;
+	double xc[16], q[16], e = 0;
+	for (int c = 0; c < K; c++) {
+		for (int j = 0; j < d; j++) xc[j] = XC(c, j);
+		for (int j = 0; j < d; j++) q[j] = xc[j];
+		for (int i = 0; i < d; i++)
+			for (int j = 0; j <= i; j++) q[j] += x[K * d + i * d + j] * xc[i];
+		for (int j = 0; j < d; j++) e += q[j] * q[j];
+	}
+	return e;
+}
+__attribute__((noinline)) double datacount(double *x, int n) {
+	int d = DIM;
+	double xc[16], q[16], e = 0;
+	for (int c = 0; c < K; c++) {
+		for (int j = 0; j < d; j++) xc[j] = XC(c, j);
+		for (int j = 0; j < d; j++) q[j] = xc[j];
+		for (int i = 0; i < d; i++) {
+			int m = x[i] > 0.4 ? d : d - i;
+			for (int j = 0; j < m; j++) q[j] += x[K * d + i * d + j] * xc[i];
+		}
+		for (int j = 0; j < d; j++) e += q[j] * q[j];
+	}
+	return e;
+}
+CALLEE(trirun)
+CALLEE(skew)
+#define COPY(f) static double f##_copy(double *x, int n) { double y[128]; memcpy(y, x, n * sizeof *x); return f(y, n); }
+COPY(trirun)
+COPY(skew)
+COPY(grow)
+COPY(datacount)
+COPY(trirun_callee)
+COPY(skew_callee)
+int main(void) {
+	if (getenv("DIM")) DIM = atoi(getenv("DIM"));
+	FDRUN(trirun, 128);
+	FDRUN(skew, 128);
+	FDRUN(grow, 128);
+	FDRUN(datacount, 128);
+	FDRUN(trirun_callee, 128);
+	FDRUN(skew_callee, 128);
+	return failures != 0;
+}
+`
+
+var iterWants = []string{"ok trirun[127]", "ok skew[127]", "ok grow[127]", "ok datacount[127]", "ok trirun_callee[127]", "ok skew_callee[127]"}
+
+// TestIterationPathRun: the nests' gradients match central differences at
+// every level, combined and split, with d = 0, 1, 2, 3, 5 and 7 (at d = 7 the
+// inner loops take every way past the vector loop: skipped, run alone, run
+// and followed by the remainder), and leak nothing.
+func TestIterationPathRun(t *testing.T) {
+	runSizes(t, iterNests, "DIM", []string{"0", "1", "2", "3", "5", "7"},
+		iterWants)
+}
+
+// TestIterationPathIR: at -O2 and -O3, no loop of trirun, skew or grow
+// records the way taken past its vector loop (the joins are decided by
+// paths whose conditions are rebuilt per outer iteration); datacount's
+// count is data, and its outer loop keeps the record.
+func TestIterationPathIR(t *testing.T) {
+	for _, o := range []string{"2", "3"} {
+		m := preADModuleC(t, iterNests, o)
+		for _, tc := range []struct {
+			name   string
+			record bool
+		}{{"trirun", false}, {"skew", false}, {"grow", false}, {"datacount", true}} {
+			for _, split := range []bool{false, true} {
+				d, r := reverseOf(t, m, tc.name, split, "iter_"+tc.name)
+				records := 0
+				for b, phi := range r.predIdx {
+					if r.cfg.LoopOf[b] != nil && isCached(r, phi) {
+						records++
+					}
+				}
+				if (records > 0) != tc.record {
+					t.Errorf("-O%s %s (split %v): %d records of the way taken in loops, want some: %v", o, tc.name, split, records, tc.record)
+				}
+				d.dropFunc(r.g)
+			}
+		}
+	}
+}
+
+// TestIterationCondIR: in triIR's outer loop, the join after the vector
+// loop and its remainder (latch) is decided by its paths, from %small and
+// %all, functions of i+1 (iterationCond); the way taken is not cached.
+// The reverse entry counts of the remainder (an exact != loop left
+// through its exit test) carry no clamp of a negative distance.
+func TestIterationCondIR(t *testing.T) {
+	eachReverse(t, triIR, []Activity{Dup, Dup, Dup, Const}, func(r *reverseGen, split bool) {
+		latch := r.blockOf[findValue(r.f, "i1.next")]
+		tree, ok := r.pathDecision(latch)
+		if !ok {
+			t.Fatalf("split=%v: the latch is not decided by paths", split)
+		}
+		conds := map[string]bool{}
+		var walk func(d *decision)
+		walk = func(d *decision) {
+			if d == nil || d.pred != nil {
+				return
+			}
+			conds[d.cond.Ident()] = true
+			walk(d.onTrue)
+			walk(d.onFalse)
+		}
+		walk(tree)
+		if !conds["%small"] || !conds["%all"] {
+			t.Errorf("split=%v: the latch's tree tests %v, want %%small and %%all", split, conds)
+		}
+		if p, ok := r.predIdx[latch]; ok && isCached(r, p) {
+			t.Errorf("split=%v: the way into the latch is cached", split)
+		}
+		scalar := r.cfg.LoopOf[r.blockOf[findValue(r.f, "j")]]
+		if len(r.exitPres[scalar]) == 0 {
+			t.Fatalf("split=%v: the remainder's reverse does not restart its entry counter", split)
+		}
+		for _, x := range r.exitPres[scalar] {
+			if negClamp(x.n, 8) {
+				t.Errorf("split=%v: the remainder's entry count %s clamps a negative distance", split, x.n.Ident())
+			}
+		}
+	})
+}
+
+// negClamp reports whether v, within depth operands, selects on a
+// comparison "x < 0" (headerCount's clamp of a negative distance).
+func negClamp(v value.Value, depth int) bool {
+	inst, ok := v.(ir.Instruction)
+	if !ok || depth < 0 {
+		return false
+	}
+	if s, ok := inst.(*ir.InstSelect); ok {
+		if c, ok := s.Cond.(*ir.InstICmp); ok && c.Pred == enum.IPredSLT && c.Y.Ident() == "0" {
+			return true
+		}
+	}
+	for _, op := range inst.Operands() {
+		if negClamp(*op, depth-1) {
+			return true
+		}
+	}
+	return false
+}
+
+// downIR: two loops counting down inside an outer loop, left through ==
+// tests (continuing while !=) at steps -1 and -2; they cache nothing (x is
+// read only), so their reverses restart their counters from the exact
+// count on entry (exitentry.go), computed without a clamp (exitCount).
+const downIR = `
+define double @down_ir(double* noalias %x, i64 %n, i64 %k) {
+entry:
+  %go = icmp sgt i64 %n, 1
+  %m2 = and i64 %n, -2
+  br label %outer
+outer:
+  %c = phi i64 [ 0, %entry ], [ %c.next, %latch ]
+  %e = phi double [ 0.0, %entry ], [ %e2, %latch ]
+  %cf = sitofp i64 %c to double
+  br i1 %go, label %one, label %latch
+one:
+  %i = phi i64 [ %n, %outer ], [ %i.next, %one ]
+  %s = phi double [ %e, %outer ], [ %s.next, %one ]
+  %im1 = add i64 %i, -1
+  %p = getelementptr inbounds double, double* %x, i64 %im1
+  %v = load double, double* %p, align 8
+  %vc = fadd double %v, %cf
+  %sq = fmul double %vc, %v
+  %w = call double @llvm.sin.f64(double %sq)
+  %s.next = fadd double %s, %w
+  %i.next = add nsw i64 %i, -1
+  %d1 = icmp eq i64 %i.next, 1
+  br i1 %d1, label %two, label %one
+two:
+  %j = phi i64 [ %m2, %one ], [ %j.next, %two ]
+  %t = phi double [ %s.next, %one ], [ %t.next, %two ]
+  %jm1 = add i64 %j, -1
+  %q = getelementptr inbounds double, double* %x, i64 %jm1
+  %u = load double, double* %q, align 8
+  %uu = fmul double %u, %u
+  %wu = call double @llvm.cos.f64(double %uu)
+  %t.next = fadd double %t, %wu
+  %j.next = add nsw i64 %j, -2
+  %d2 = icmp eq i64 %j.next, 0
+  br i1 %d2, label %latch, label %two
+latch:
+  %e2 = phi double [ %e, %outer ], [ %t.next, %two ]
+  %c.next = add nsw i64 %c, 1
+  %dc = icmp slt i64 %c.next, %k
+  br i1 %dc, label %outer, label %exit
+exit:
+  ret double %e2
+}
+declare double @llvm.sin.f64(double)
+declare double @llvm.cos.f64(double)
+`
+
+// TestExitCountIR: the down-counting loops of downIR restart their
+// counters on entry to their reverses, from counts that clamp no negative
+// distance.
+func TestExitCountIR(t *testing.T) {
+	eachReverse(t, downIR, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
+		for _, name := range []string{"i", "j"} {
+			l := r.cfg.LoopOf[r.blockOf[findValue(r.f, name)]]
+			if len(r.exitPres[l]) == 0 {
+				t.Errorf("split=%v: the loop of %%%s restarts no counter on entry to its reverse", split, name)
+			}
+			for _, x := range r.exitPres[l] {
+				if negClamp(x.n, 8) {
+					t.Errorf("split=%v: the entry count %s of the loop of %%%s clamps a negative distance", split, x.n.Ident(), name)
+				}
+			}
+		}
+	})
+}
+
+// TestExitCountRun: downIR's gradient against central differences, with
+// n = 2, 5, 8 (the step -2 loop needs an even start: n & -2), combined and
+// through a caller (split).
+func TestExitCountRun(t *testing.T) {
+	src := memoryPrelude + `
+double down_ir(double *x, long n, long k);
+enum { N = 8 };
+static long n;
+static double down_n(double *x, int m) { return down_ir(x, n, 3); }
+__attribute__((noinline)) double calldown(double *x, int m) { return sin(down_n(x, m)); }
+int main(void) {
+	double x[N];
+	for (int i = 0; i < N; i++) x[i] = 0.3 + 0.17 * i - 0.02 * i * i;
+	static const long ns[] = {2, 5, 8};
+	for (int k = 0; k < 3; k++) {
+		n = ns[k];
+		double xc[N], dx[N] = {0}, xk[N], dxk[N] = {0};
+		char name[16];
+		memcpy(xc, x, sizeof x);
+		__enzyme_autodiff((void *)down_ir, enzyme_dup, xc, dx, enzyme_const, n, enzyme_const, 3L);
+		snprintf(name, sizeof name, "down_n%ld", n);
+		fdcheck(name, down_n, x, N, dx);
+		memcpy(xk, x, sizeof x);
+		__enzyme_autodiff((void *)calldown, enzyme_dup, xk, dxk, enzyme_const, N);
+		snprintf(name, sizeof name, "calldown_n%ld", n);
+		fdcheck(name, calldown, x, N, dxk);
+	}
+	return failures != 0;
+}
+`
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			out := run(t, buildCWithIR(t, src, downIR, o))
+			for _, want := range []string{"ok down_n2[7]", "ok down_n5[7]", "ok down_n8[7]", "ok calldown_n2[7]", "ok calldown_n8[7]"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("-O%s: no %q in\n%s", o, want, out)
+				}
+			}
+		})
+	}
+}
