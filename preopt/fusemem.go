@@ -80,9 +80,10 @@ func accesses(f *ir.Func, c *canonLoop) ([]access, bool) {
 	return out, true
 }
 
-// readNone reports whether a call touches no memory and does not unwind
-// (an exception from the second body would otherwise leave the first loop
-// with fewer iterations done).
+// readNone reports whether a call touches no memory, does not unwind and
+// returns (an exception from the second body, or a call that never
+// returns, would otherwise leave the first loop with fewer iterations
+// done).
 func readNone(c *ir.InstCall) bool {
 	callee, ok := irutil.StripCasts(c.Callee).(*ir.Func)
 	if !ok {
@@ -92,7 +93,7 @@ func readNone(c *ir.InstCall) bool {
 		return true
 	}
 	attrs := append(append([]ir.FuncAttribute{}, callee.FuncAttrs...), c.FuncAttrs...)
-	return hasAttr(attrs, enum.FuncAttrReadNone) && hasAttr(attrs, enum.FuncAttrNoUnwind)
+	return hasAttr(attrs, enum.FuncAttrReadNone) && hasAttr(attrs, enum.FuncAttrNoUnwind) && hasAttr(attrs, enum.FuncAttrWillReturn)
 }
 
 // sameElement reports whether x (in loop a) and y (in loop b) address the
