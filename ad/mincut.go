@@ -280,6 +280,7 @@ func (r *reverseGen) planCaches() *cachePlan {
 	}
 	const inf = int64(1) << 50
 	recomputable := map[value.Value]bool{}
+	recomputeCost := map[int]int64{} // by a pure op's in node: breakTies's cost
 	var pin func(v value.Value, b *ir.Block)
 	var visit func(v value.Value) (node, bool)
 	visit = func(v value.Value) (node, bool) {
@@ -328,6 +329,10 @@ func (r *reverseGen) planCaches() *cachePlan {
 		}
 		if r.recomputableKind(inst) {
 			recomputable[v] = true
+			if c, ok := inst.(*ir.InstCall); pureOp(inst) && (!ok || !libmCall(c)) {
+				// An instruction more in the reverse sweep (breakTies).
+				recomputeCost[nd.in] = r.loopScaled(1, def)
+			}
 			if call, ok := inst.(*ir.InstCall); ok && libmCall(call) {
 				// Recomputed (both ends cut off from the source): pay for the call.
 				edge(source, nd.in, r.loopScaled(r.recomputeBytes(call), def))
@@ -394,6 +399,7 @@ func (r *reverseGen) planCaches() *cachePlan {
 		edge(vn.out, nd.in, inf)
 		edge(nd.out, sink, inf)
 	}
+	breakTies(capacity, recomputeCost, adj, source, inf)
 	// Edmonds-Karp: augment along shortest residual paths.
 	flow := map[[2]int]int64{}
 	residual := func(a, b int) int64 { return capacity[[2]int{a, b}] - flow[[2]int{a, b}] + flow[[2]int{b, a}] }
@@ -575,4 +581,41 @@ func typeBytes(t types.Type) int64 {
 		return s
 	}
 	return 8
+}
+
+// breakTies makes recomputing a pure operation (pureOp, not a library
+// call, whose cost recomputeBytes states) cost a little, less than a byte
+// of cache in all: among the cuts that cache the fewest bytes, the plan
+// takes one that recomputes the fewest arithmetic instructions in the
+// reverse sweep. Without it the plan took the cut nearest the must-cache
+// values: for xc = x[j] - mu[j], read in the reverse, it cached the load
+// x[j] (8 bytes, as xc) and rebuilt xc from it, reloading mu[j] and
+// subtracting again in every reverse iteration. Address arithmetic and
+// loads of memory nothing overwrites stay free: the reverse sweep mostly
+// rebuilds the same addresses for its shadow accesses. Every capacity is
+// scaled by more than the sum of these costs, so they never outweigh a
+// byte; where the scaling would reach the uncuttable capacities, nothing
+// changes.
+func breakTies(capacity map[[2]int]int64, cost map[int]int64, adj map[int][]int, source int, inf int64) {
+	scale := int64(1)
+	for _, c := range cost {
+		scale += c
+	}
+	for _, c := range capacity {
+		if c < inf && c > inf/2/scale {
+			return
+		}
+	}
+	for e, c := range capacity {
+		if c < inf {
+			capacity[e] = c * scale
+		}
+	}
+	for in, c := range cost {
+		if _, ok := capacity[[2]int{source, in}]; !ok {
+			adj[source] = append(adj[source], in)
+			adj[in] = append(adj[in], source)
+		}
+		capacity[[2]int{source, in}] += c
+	}
 }
