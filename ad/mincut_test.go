@@ -197,11 +197,18 @@ declare double @llvm.exp.f64(double)
 // gateGradient differentiates gateIR with its caches planned.
 func gateGradient(t *testing.T) (*reverseGen, *ir.Func) {
 	t.Helper()
-	m := parseIR(t, gateIR)
+	return plannedGradient(t, gateIR, []Activity{Dup, Dup, Dup, Const}, "grad_gate")
+}
+
+// plannedGradient differentiates the first function of src (combined
+// gradient name, arguments acts) with its caches planned.
+func plannedGradient(t *testing.T, src string, acts []Activity, name string) (*reverseGen, *ir.Func) {
+	t.Helper()
+	m := parseIR(t, src)
 	f := m.Funcs[0]
 	d := newDiffer(m, Options{})
 	r, err := d.generateReverse(func() (*reverseGen, error) {
-		return newReverseGen(d, f, []Activity{Dup, Dup, Dup, Const}, true, false, false, "grad_gate")
+		return newReverseGen(d, f, acts, true, false, false, name)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -214,17 +221,26 @@ func TestLibmResultCached(t *testing.T) {
 	if r.plan.recompute[findValue(f, "e")] {
 		t.Errorf("plan recomputes exp: cache %v, recompute %v", r.plan.cache, r.plan.recompute)
 	}
-	exps := 0
-	for _, b := range r.g.Blocks {
-		for _, inst := range b.Insts {
-			if c, ok := inst.(*ir.InstCall); ok && calleeName(c) == "llvm.exp.f64" {
-				exps++
-			}
-		}
-	}
+	exps := countInsts(r.g, func(inst ir.Instruction) bool {
+		c, ok := inst.(*ir.InstCall)
+		return ok && calleeName(c) == "llvm.exp.f64"
+	})
 	if exps != 1 {
 		t.Errorf("the gradient calls exp at %d sites, want 1 (the forward sweep's)", exps)
 	}
+}
+
+// countInsts counts g's instructions that match.
+func countInsts(g *ir.Func, match func(ir.Instruction) bool) int {
+	n := 0
+	for _, b := range g.Blocks {
+		for _, inst := range b.Insts {
+			if match(inst) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // TestSigmoidReverseOneDivision checks that the reverse of a sigmoid
@@ -233,14 +249,7 @@ func TestLibmResultCached(t *testing.T) {
 // dividing d by den and recomputing 1/den besides.
 func TestSigmoidReverseOneDivision(t *testing.T) {
 	r, _ := gateGradient(t)
-	divs := 0
-	for _, b := range r.g.Blocks {
-		for _, inst := range b.Insts {
-			if _, ok := inst.(*ir.InstFDiv); ok {
-				divs++
-			}
-		}
-	}
+	divs := countInsts(r.g, func(inst ir.Instruction) bool { _, ok := inst.(*ir.InstFDiv); return ok })
 	if divs != 2 {
 		t.Errorf("the gradient has %d divisions, want 2 (the forward sweep's and d/den):\n%s", divs, r.g.LLString())
 	}
@@ -328,15 +337,7 @@ exit:
 `
 
 func TestTiesCacheTheLaterValue(t *testing.T) {
-	m := parseIR(t, centredIR)
-	f := m.Funcs[0]
-	d := newDiffer(m, Options{})
-	r, err := d.generateReverse(func() (*reverseGen, error) {
-		return newReverseGen(d, f, []Activity{Dup, Dup, Dup, Const}, true, false, false, "grad_centred")
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, f := plannedGradient(t, centredIR, []Activity{Dup, Dup, Dup, Const}, "grad_centred")
 	if !r.plan.cache[findValue(f, "xc")] || r.plan.cache[findValue(f, "xv")] || r.plan.recompute[findValue(f, "xc")] {
 		t.Errorf("plan: cache %v, recompute %v; want xc cached, not x[i]", r.plan.cache, r.plan.recompute)
 	}
@@ -347,14 +348,7 @@ func TestTiesCacheTheLaterValue(t *testing.T) {
 	if len(cached) != 1 || cached[0] != "double" {
 		t.Errorf("loop caches %v per iteration, want one double (xc)", cached)
 	}
-	subs := 0
-	for _, b := range r.g.Blocks {
-		for _, inst := range b.Insts {
-			if _, ok := inst.(*ir.InstFSub); ok {
-				subs++
-			}
-		}
-	}
+	subs := countInsts(r.g, func(inst ir.Instruction) bool { _, ok := inst.(*ir.InstFSub); return ok })
 	if subs != 1 {
 		t.Errorf("the gradient subtracts at %d sites, want 1 (the forward sweep's):\n%s", subs, r.g.LLString())
 	}
