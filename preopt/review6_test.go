@@ -1,0 +1,111 @@
+package preopt
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/gozyme/gozyme/irutil"
+
+	"github.com/gozyme/gozyme/toolchains"
+)
+
+// fusedFuncs returns the functions of m (the light module) in which
+// FuseLoops fuses a pair.
+func fusedFuncs(t *testing.T, name string, flags ...string) []string {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	bc := filepath.Join(dir, name+".bc")
+	args := append([]string{"-c", "-emit-llvm", "-O2", "-fno-math-errno", "-ffp-contract=off", "-Xclang", "-disable-llvm-passes",
+		filepath.Join("testdata", name+".c"), "-o", bc}, flags...)
+	if _, err := toolchains.Run(ctx, "clang", args...); err != nil {
+		t.Fatal(err)
+	}
+	lit := filepath.Join(dir, name+".light.bc")
+	if _, err := toolchains.Run(ctx, "opt", "-passes="+light, bc, "-o", lit); err != nil {
+		t.Fatal(err)
+	}
+	text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", lit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := irutil.ParseText(lit, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range m.Funcs {
+		if len(f.Blocks) == 0 {
+			continue
+		}
+		cfg, err := irutil.NewCFG(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(adjacentPairs(cfg)) == 0 {
+			continue
+		}
+		if fuseFunc(f) > 0 {
+			out = append(out, f.Name())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// runOutput runs exe and returns its output and exit status.
+func runOutput(t *testing.T, exe string) (string, int) {
+	t.Helper()
+	out, err := exec.Command(exe).CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), code
+}
+
+// TestReview6Fuse: of testdata/review6fuse.c's functions with adjacent
+// loops, FuseLoops fuses (with -g too) those it may: a const call, two
+// restrict parameters only read, and the pairs next to IR llir must write
+// back (ok_*); not those whose second loop reads what the first writes at
+// another element or through another pointer, nor volatile or atomic
+// accesses, nor a call to exit, nor loops with != tests (instcombine
+// makes them == with the exit on true), breaks or reductions. The program
+// prints at -O1..-O3 (Optimize, fusion included) what clang -O0 prints,
+// and exits as it does (exit(3) from inside the first loop of a pair).
+func TestReview6Fuse(t *testing.T) {
+	want := "[const_call ok_constants ok_control restrict_ro]"
+	for _, flags := range [][]string{nil, {"-g"}} {
+		if got := fmt.Sprint(fusedFuncs(t, "review6fuse", flags...)); got != want {
+			t.Errorf("%v: FuseLoops fused in %s, want %s", flags, got, want)
+		}
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref")
+	if _, err := toolchains.Run(ctx, "clang", "-O0", "-ffp-contract=off", filepath.Join("testdata", "review6fuse.c"), "-o", ref); err != nil {
+		t.Skip(err)
+	}
+	want, wcode := runOutput(t, ref)
+	for _, level := range []string{"1", "2", "3"} {
+		bc := frontendBitcode(t, dir, "review6fuse", level)
+		out := filepath.Join(dir, "opt"+level+".bc")
+		if err := Optimize(ctx, bc, out, level, nil); err != nil {
+			t.Fatal(err)
+		}
+		exe := filepath.Join(dir, "prog"+level)
+		if _, err := toolchains.Run(ctx, "clang", "-O"+level, out, "-o", exe); err != nil {
+			t.Fatal(err)
+		}
+		got, code := runOutput(t, exe)
+		if got != want || code != wcode {
+			t.Errorf("-O%s: printed (exit %d)\n%s want (clang -O0, exit %d)\n%s", level, code, got, wcode, want)
+		}
+	}
+}
