@@ -357,3 +357,30 @@ int main(void) {
 		})
 	}
 }
+
+// TestReview6InvokedRoot: a C++ caller with a std::vector in scope invokes
+// __enzyme_autodiff (an exception would have to destroy the vector): at
+// every level the call is differentiated (it was left an invoke of the
+// undefined __enzyme_autodiff, failing the link from -O1 on).
+func TestReview6InvokedRoot(t *testing.T) {
+	src := `
+#include <cstdio>
+#include <vector>
+extern "C" double __enzyme_autodiff(void *, ...);
+static double cube(double x) { return x * x * x; }
+int main(int argc, char **) {
+	std::vector<double> a(argc + 3, 1.5);
+	double d = __enzyme_autodiff((void *)cube, a[1] + argc);
+	if (d != 18.75) { printf("FAIL d/dx x^3 at 2.5: got %.17g want 18.75\n", d); return 1; }
+	printf("ok %g\n", d);
+	return 0;
+}
+`
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			if out := run(t, buildCXX(t, src, o)); !strings.Contains(out, "ok 18.75") {
+				t.Errorf("-O%s: printed %s", o, out)
+			}
+		})
+	}
+}
