@@ -72,15 +72,16 @@ func runOutput(t *testing.T, exe string) (string, int) {
 
 // TestReview6Fuse: of testdata/review6fuse.c's functions with adjacent
 // loops, FuseLoops fuses (with -g too) those it may: a const call, two
-// restrict parameters only read, and the pairs next to IR llir must write
-// back (ok_*); not those whose second loop reads what the first writes at
+// restrict parameters only read, the pairs next to IR llir must write
+// back (ok_*), a pair after a setjmp, VLAs, the first two of a chain of
+// three; not the third (it reads qx[j+1]), nor rows of one matrix, nor those whose second loop reads what the first writes at
 // another element or through another pointer, nor volatile or atomic
 // accesses, nor a call to exit, nor loops with != tests (instcombine
 // makes them == with the exit on true), breaks or reductions. The program
 // prints at -O1..-O3 (Optimize, fusion included) what clang -O0 prints,
 // and exits as it does (exit(3) from inside the first loop of a pair).
 func TestReview6Fuse(t *testing.T) {
-	want := "[const_call ok_constants ok_control restrict_ro]"
+	want := "[chain const_call ok_constants ok_control restrict_ro sj vla]"
 	for _, flags := range [][]string{nil, {"-g"}} {
 		if got := fmt.Sprint(fusedFuncs(t, "review6fuse", flags...)); got != want {
 			t.Errorf("%v: FuseLoops fused in %s, want %s", flags, got, want)

@@ -4,6 +4,7 @@
  * a pair FuseLoops may fuse next to IR llir must write back unchanged; the
  * others hold a pair whose fusion would change the result. */
 #include <complex.h>
+#include <setjmp.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,6 +332,62 @@ l2:
 	return s;
 }
 
+/* a setjmp before the pair, a longjmp after it; VLAs in an outer loop; a
+ * chain of three, the third reading qx[j+1]; rows of a matrix, the second
+ * loop reading the next row. */
+static jmp_buf env;
+__attribute__((noinline)) void jumper(int k) { if (k) longjmp(env, k); }
+double sj(const double *x, int d, int k) {
+	double *xc = malloc((d + 1) * sizeof *xc), *qx = malloc(d * sizeof *qx);
+	volatile int round = 0;
+	xc[d] = 0.5;
+	if (setjmp(env)) round++;
+	int r = round;
+	for (int j = 0; j < d; j++) xc[j] = x[j] * 3 + r;
+	for (int j = 0; j < d; j++) qx[j] = xc[j] + 1;
+	if (round < 2) jumper(k);
+	double s = 0;
+	for (int j = 0; j < d; j++) s += qx[j] * (j + 1);
+	free(xc);
+	free(qx);
+	return s;
+}
+double vla(const double *x, int d) {
+	double s = 0;
+	for (int r = 0; r < 3; r++) {
+		double xc[d + r], qx[d];
+		for (int j = 0; j < d; j++) xc[j] = x[j] * 3 + r;
+		for (int j = 0; j < d; j++) qx[j] = xc[j] + 1;
+		for (int j = 0; j < d; j++) s += qx[j] * (j + 1);
+	}
+	return s;
+}
+/* fused chain: the third loop reads qx[j+1] */
+double chain(const double *x, int d) {
+	double *xc = malloc(d * sizeof *xc), *qx = malloc((d + 1) * sizeof *qx), *z = malloc(d * sizeof *z);
+	qx[d] = 7;
+	for (int j = 0; j < d; j++) xc[j] = x[j] * 3;
+	for (int j = 0; j < d; j++) qx[j] = xc[j] + 1;
+	for (int j = 0; j < d; j++) z[j] = qx[j + 1] * 2;
+	double s = 0;
+	for (int j = 0; j < d; j++) s += z[j] * (j + 1);
+	free(xc); free(qx); free(z);
+	return s;
+}
+/* in an outer loop, the second reads the row the first writes, next row */
+double rows(const double *x, int d) {
+	double *m = malloc(d * (d + 1) * sizeof *m), *o = malloc(d * d * sizeof *o);
+	for (int k = 0; k < d * (d + 1); k++) m[k] = 0.25 * k;
+	for (int i = 0; i < d; i++) {
+		double *row = m + i * d, *next = m + (i + 1) * d, *out = o + i * d;
+		for (int j = 0; j < d; j++) row[j] = x[j] * i;
+		for (int j = 0; j < d; j++) out[j] = next[j] + row[j];
+	}
+	double s = 0;
+	for (int k = 0; k < d * d; k++) s += o[k] * (k % 5 + 1);
+	free(m); free(o);
+	return s;
+}
 int main(int argc, char **argv) {
 	(void)argv;
 	enum { MAX = 16 };
@@ -359,6 +416,10 @@ int main(int argc, char **argv) {
 	printf("alloca_escape %a\n", alloca_escape(x, d));
 	printf("ok_constants %a\n", ok_constants(x, d, argc + 2));
 	printf("ok_control %a\n", ok_control(x, d, argc + 6));
+	printf("sj %a %a\n", sj(x, d, 0), sj(x, d, 1));
+	printf("vla %a\n", vla(x, d));
+	printf("chain %a\n", chain(x, d));
+	printf("rows %a\n", rows(x, d));
 	fflush(stdout);
 	exit_call(x, d, 3);
 	printf("not reached\n");
