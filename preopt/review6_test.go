@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/gozyme/gozyme/irutil"
@@ -108,5 +109,33 @@ func TestReview6Fuse(t *testing.T) {
 		if got != want || code != wcode {
 			t.Errorf("-O%s: printed (exit %d)\n%s want (clang -O0, exit %d)\n%s", level, code, got, wcode, want)
 		}
+	}
+}
+
+// TestReview6FusedGradient: testdata/review6grad.c's gradients through
+// fused loops (GMM's pair with a branch and sqrt, a pair in a triangular
+// nest, a chain of three in a loop that overwrites x) against central
+// differences at -O1..-O3.
+func TestReview6FusedGradient(t *testing.T) {
+	if got, want := fmt.Sprint(fusedFuncs(t, "review6grad", "-fno-math-errno")), "[chain3 gmm trinest]"; got != want {
+		t.Errorf("FuseLoops fused in %s, want %s", got, want)
+	}
+	ctx := context.Background()
+	for _, level := range []string{"1", "2", "3"} {
+		t.Run("O"+level, func(t *testing.T) {
+			dir := t.TempDir()
+			bc := frontendBitcode(t, dir, "review6grad", level)
+			out := filepath.Join(dir, "opt.bc")
+			if err := Optimize(ctx, bc, out, level, nil); err != nil {
+				t.Fatal(err)
+			}
+			m, err := irutil.LoadBitcode(ctx, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := runDifferentiated(t, m, level); !strings.Contains(got, "failures 0") {
+				t.Errorf("-O%s: %s", level, got)
+			}
+		})
 	}
 }
