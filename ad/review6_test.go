@@ -113,6 +113,38 @@ __attribute__((noinline)) double udown(double *x, int n) {
 	}
 	return e;
 }
+/* != loops on 8- and 16-bit counters that wrap: (b - a) mod 256 iterations
+   up, (a - b) mod 256 down, (b - a) mod 65536 / 2 by two */
+__attribute__((noinline)) double wrap8(double *x, int n) {
+	double e = 0;
+	for (int i = 0; i < n; i++) {
+		unsigned char a = (unsigned char)(200 + i * 37), b = (unsigned char)(i * 11);
+		double acc = x[i];
+		for (unsigned char j = a; j != b; j++) acc = sin(acc) * 0.99 + 0.01 * x[j % n];
+		for (unsigned char j = a; j != b; j--) acc = cos(acc) * 0.5 + 0.02 * x[j % n];
+		unsigned short c = (unsigned short)(65530 + 2 * i), d = (unsigned short)(2 * i * i);
+		for (unsigned short j = c; j != d; j += 2) acc = acc * 0.999 + 0.001 * x[j % n] * x[j % n];
+		e += acc * x[i];
+	}
+	return e;
+}
+/* inner counts from outer variables that are not affine: doubling, a step
+   that alternates, a counter bumped only on some iterations */
+__attribute__((noinline)) double nonaffine(double *x, int n) {
+	double y[64], e = 0;
+	for (int k = 0; k < n; k++) y[k] = x[k];
+	int st = 1, c = 0;
+	for (int i = 1, s = 0; i < 4 * n; i = 2 * i + 1, s += st, st = 3 - st) {
+		int m = i < n ? i : n;
+		for (int j = 0; j < m; j++) y[j] = y[j] * y[j] * 0.6 + 0.2;
+		int m2 = s % n;
+		for (int j = 0; j < m2; j++) y[j] = y[j] * 0.9 + 0.1 * y[m2];
+		if (y[0] > 0.3) c++;
+		for (int j = 0; j < c && j < n; j++) y[j] = y[j] * y[0] + 0.05;
+		e += y[m - 1] * x[m2];
+	}
+	return e;
+}
 /* vectorized inner loops with remainders in a nest, entered past
    branches on values invariant in the nest (n, a flag, n - 3 which is
    negative for small n), records in each */
@@ -144,7 +176,7 @@ __attribute__((noinline)) double rem_mid(double *x, int n) {
 `
 
 const review6Runs = loopRunPrelude + review6Kernels + `
-#define ALL(X) X(tri_lo) X(skew) X(grow_shrink) X(down123) X(skipped) X(twopath) X(tri3) X(datadep) X(udown) X(rem_inv) X(rem_mid)
+#define ALL(X) X(tri_lo) X(skew) X(grow_shrink) X(down123) X(skipped) X(twopath) X(tri3) X(datadep) X(udown) X(rem_inv) X(rem_mid) X(wrap8) X(nonaffine)
 #define DECL(f) CALLEE(f) COPY64(f) COPY64(f##_callee)
 ALL(DECL)
 int main(void) {
