@@ -3,6 +3,7 @@ package preopt
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -79,30 +80,46 @@ func runOutput(t *testing.T, exe string) (string, int) {
 // another element or through another pointer, nor volatile or atomic
 // accesses, nor a call to exit, nor loops with != tests (instcombine
 // makes them == with the exit on true), breaks or reductions. The program
-// prints at -O1..-O3 (Optimize, fusion included) what clang -O0 prints,
+// prints at -O1..-O3, -Os and -O2 -g (Optimize, fusion included; opt
+// verifies the module llir wrote) what clang -O0 prints,
 // and exits as it does (exit(3) from inside the first loop of a pair).
 func TestReview6Fuse(t *testing.T) {
-	want := "[chain const_call ok_constants ok_control restrict_ro sj vla]"
+	fusable := "[chain const_call ok_constants ok_control ok_misc restrict_ro sj vla]"
 	for _, flags := range [][]string{nil, {"-g"}} {
-		if got := fmt.Sprint(fusedFuncs(t, "review6fuse", flags...)); got != want {
-			t.Errorf("%v: FuseLoops fused in %s, want %s", flags, got, want)
+		if got := fmt.Sprint(fusedFuncs(t, "review6fuse", flags...)); got != fusable {
+			t.Errorf("%v: FuseLoops fused in %s, want %s", flags, got, fusable)
 		}
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
+	src := filepath.Join("testdata", "review6fuse.c")
 	ref := filepath.Join(dir, "ref")
-	if _, err := toolchains.Run(ctx, "clang", "-O0", "-ffp-contract=off", filepath.Join("testdata", "review6fuse.c"), "-o", ref); err != nil {
+	if _, err := toolchains.Run(ctx, "clang", "-O0", "-ffp-contract=off", src, "-o", ref); err != nil {
 		t.Skip(err)
 	}
 	want, wcode := runOutput(t, ref)
-	for _, level := range []string{"1", "2", "3"} {
-		bc := frontendBitcode(t, dir, "review6fuse", level)
+	for _, level := range []string{"1", "2", "3", "s", "2g"} {
+		bc := frontendBitcode(t, dir, "review6fuse", level[:1])
+		if level == "2g" {
+			// With debug information (llvm.dbg.value of the counters).
+			bc = filepath.Join(dir, "g.bc")
+			if _, err := toolchains.Run(ctx, "clang", "-c", "-emit-llvm", "-O2", "-g", "-fno-math-errno", "-ffp-contract=off",
+				"-Xclang", "-disable-llvm-passes", src, "-o", bc); err != nil {
+				t.Fatal(err)
+			}
+		}
 		out := filepath.Join(dir, "opt"+level+".bc")
-		if err := Optimize(ctx, bc, out, level, nil); err != nil {
+		if err := Optimize(ctx, bc, out, level[:1], nil); err != nil {
 			t.Fatal(err)
 		}
+		// opt takes the module llir wrote (Optimize would fall back to
+		// the unfused one, silently).
+		fused := filepath.Join(dir, "opt"+level+".light.fused.ll")
+		if _, err := toolchains.Run(ctx, "opt", "-passes=verify", fused, "-o", os.DevNull); err != nil {
+			t.Errorf("-O%s: the fused module: %v", level, err)
+		}
 		exe := filepath.Join(dir, "prog"+level)
-		if _, err := toolchains.Run(ctx, "clang", "-O"+level, out, "-o", exe); err != nil {
+		if _, err := toolchains.Run(ctx, "clang", "-O"+level[:1], out, "-o", exe); err != nil {
 			t.Fatal(err)
 		}
 		got, code := runOutput(t, exe)

@@ -134,6 +134,20 @@ double base_written(struct box *b, double *other, int d) {
 	return s;
 }
 
+/* The first loop writes the count the second loop reloads (q is np). */
+double bound_written(int *np, int *q, const double *x) {
+	double *xc = malloc(16 * sizeof *xc), *qx = malloc(16 * sizeof *qx);
+	int n = *np;
+	for (int j = 0; j < n; j++) xc[j] = x[j] * 3, q[j] = 2;
+	int n2 = *np;
+	for (int j = 0; j < n2; j++) qx[j] = xc[j] + 1;
+	double s = 0;
+	for (int j = 0; j < n2; j++) s += qx[j] * (j + 1);
+	free(xc);
+	free(qx);
+	return s;
+}
+
 /* Unsigned counters from 0 while i != n, zero-extended. */
 double unsigned_ne(const double *x, unsigned n) {
 	double *xc = malloc((n + 1) * sizeof *xc), *qx = malloc(n * sizeof *qx);
@@ -388,6 +402,28 @@ double rows(const double *x, int d) {
 	free(m); free(o);
 	return s;
 }
+/* More for llir: an assume with an align bundle, branch weights, a loop
+ * with access groups (assume_safety), annotations, prefetch, bit
+ * intrinsics, a 128-bit multiply with overflow check. */
+double ok_misc(const double *xin, int d, unsigned k) {
+	const double *x = __builtin_assume_aligned(xin, 8);
+	double *xc = malloc(d * sizeof *xc), *qx = malloc(d * sizeof *qx);
+	for (int j = 0; j < d; j++) xc[j] = x[j] * 3;
+	for (int j = 0; j < d; j++) qx[j] = xc[j] + 1;
+	double s = 0;
+#pragma clang loop vectorize(assume_safety)
+	for (int j = 0; j < d; j++) s += qx[j] * (j + 1);
+	__attribute__((annotate("gozyme-review"))) int tag = (int)k;
+	__builtin_prefetch(x + 1);
+	if (__builtin_expect_with_probability(k > 3, 1, 0.9)) s += __builtin_popcount(k) + __builtin_clz(k | 1) + __builtin_bswap32(k) % 7;
+	unsigned long long prod;
+	if (__builtin_umulll_overflow(k * 0x100000001ULL, 0x7fffffffULL, &prod)) s += 1;
+	s += (double)(prod % 1000) + tag;
+	free(xc);
+	free(qx);
+	return s;
+}
+
 int main(int argc, char **argv) {
 	(void)argv;
 	enum { MAX = 16 };
@@ -405,6 +441,8 @@ int main(int argc, char **argv) {
 	printf("int_alias %a\n", int_alias(x, d));
 	printf("struct_field %a\n", struct_field(x, &b, d));
 	printf("base_written %a\n", base_written(&b, other, d));
+	int cnt[MAX] = {d};
+	printf("bound_written %a\n", bound_written(cnt, cnt, x));
 	printf("unsigned_ne %a\n", unsigned_ne(x, d));
 	printf("char_wrap %a\n", char_wrap(x));
 	printf("sext_zext %a\n", sext_zext(x, -3, d));
@@ -416,6 +454,7 @@ int main(int argc, char **argv) {
 	printf("alloca_escape %a\n", alloca_escape(x, d));
 	printf("ok_constants %a\n", ok_constants(x, d, argc + 2));
 	printf("ok_control %a\n", ok_control(x, d, argc + 6));
+	printf("ok_misc %a\n", ok_misc(x, d, argc + 11));
 	printf("sj %a %a\n", sj(x, d, 0), sj(x, d, 1));
 	printf("vla %a\n", vla(x, d));
 	printf("chain %a\n", chain(x, d));
