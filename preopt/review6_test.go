@@ -11,47 +11,17 @@ import (
 	"testing"
 
 	"github.com/gozyme/gozyme/irutil"
-
 	"github.com/gozyme/gozyme/toolchains"
 )
 
-// fusedFuncs returns the functions of m (the light module) in which
-// FuseLoops fuses a pair.
+// fusedFuncs returns the functions of testdata/name.c's light module
+// (built with further clang flags) in which FuseLoops fuses a pair.
 func fusedFuncs(t *testing.T, name string, flags ...string) []string {
 	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	bc := filepath.Join(dir, name+".bc")
-	args := append([]string{"-c", "-emit-llvm", "-O2", "-fno-math-errno", "-ffp-contract=off", "-Xclang", "-disable-llvm-passes",
-		filepath.Join("testdata", name+".c"), "-o", bc}, flags...)
-	if _, err := toolchains.Run(ctx, "clang", args...); err != nil {
-		t.Fatal(err)
-	}
-	lit := filepath.Join(dir, name+".light.bc")
-	if _, err := toolchains.Run(ctx, "opt", "-passes="+light, bc, "-o", lit); err != nil {
-		t.Fatal(err)
-	}
-	text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", lit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := irutil.ParseText(lit, text)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := lightModule(t, name, flags...)
 	var out []string
 	for _, f := range m.Funcs {
-		if len(f.Blocks) == 0 {
-			continue
-		}
-		cfg, err := irutil.NewCFG(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(adjacentPairs(cfg)) == 0 {
-			continue
-		}
-		if fuseFunc(f) > 0 {
+		if len(f.Blocks) > 0 && fuseFunc(f) > 0 {
 			out = append(out, f.Name())
 		}
 	}
@@ -99,15 +69,11 @@ func TestReview6Fuse(t *testing.T) {
 	}
 	want, wcode := runOutput(t, ref)
 	for _, level := range []string{"1", "2", "3", "s", "2g"} {
-		bc := frontendBitcode(t, dir, "review6fuse", level[:1])
+		var flags []string
 		if level == "2g" {
-			// With debug information (llvm.dbg.value of the counters).
-			bc = filepath.Join(dir, "g.bc")
-			if _, err := toolchains.Run(ctx, "clang", "-c", "-emit-llvm", "-O2", "-g", "-fno-math-errno", "-ffp-contract=off",
-				"-Xclang", "-disable-llvm-passes", src, "-o", bc); err != nil {
-				t.Fatal(err)
-			}
+			flags = []string{"-g"} // llvm.dbg.value of the counters
 		}
+		bc := frontendBitcode(t, dir, "review6fuse", level[:1], flags...)
 		out := filepath.Join(dir, "opt"+level+".bc")
 		if err := Optimize(ctx, bc, out, level[:1], nil); err != nil {
 			t.Fatal(err)
