@@ -84,6 +84,7 @@ type root struct {
 // findRoots returns every entry-point call of the module, in module order
 // (Differentiate lowers them inner-first, see innerFirst).
 func findRoots(m *ir.Module) ([]*root, error) {
+	invokedRoots(m)
 	var roots []*root
 	for _, f := range m.Funcs {
 		for _, b := range f.Blocks {
@@ -105,6 +106,46 @@ func findRoots(m *ir.Module) ([]*root, error) {
 		}
 	}
 	return roots, nil
+}
+
+// invokedRoots makes each invoke of an entry point a call followed by a
+// branch to its normal destination: C++ invokes it where a destructor
+// must run should it throw (a std::vector in scope), and the derivative
+// it stands for does not throw; left an invoke, it stayed a call to an
+// undefined __enzyme_autodiff.
+func invokedRoots(m *ir.Module) {
+	for _, f := range m.Funcs {
+		for _, b := range f.Blocks {
+			inv, ok := b.Term.(*ir.TermInvoke)
+			if !ok {
+				continue
+			}
+			callee, ok := irutil.StripCasts(inv.Invokee).(*ir.Func)
+			if !ok {
+				continue
+			}
+			if _, ok := EntryPointMode(callee.Name()); !ok {
+				continue
+			}
+			call := ir.NewCall(inv.Invokee, inv.Args...)
+			call.CallingConv, call.ReturnAttrs, call.FuncAttrs = inv.CallingConv, inv.ReturnAttrs, inv.FuncAttrs
+			call.OperandBundles, call.Metadata = inv.OperandBundles, inv.Metadata
+			b.Insts = append(b.Insts, call)
+			b.Term = ir.NewBr(inv.NormalRetTarget.(*ir.Block))
+			for _, inst := range inv.ExceptionRetTarget.(*ir.Block).Insts {
+				if phi, ok := inst.(*ir.InstPhi); ok {
+					var keep []*ir.Incoming
+					for _, inc := range phi.Incs {
+						if inc.Pred != b {
+							keep = append(keep, inc)
+						}
+					}
+					phi.Incs = keep
+				}
+			}
+			irutil.ReplaceAllUses(f, inv, call)
+		}
+	}
 }
 
 // parseArgs resolves the function operand and reads the activity of every

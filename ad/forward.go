@@ -225,6 +225,20 @@ func (fg *forwardGen) generate() error {
 	return nil
 }
 
+// zeroTangent reports whether tangent t is the constant zero of an operand
+// that carries none (tangentOf): its term of a product or quotient is left
+// out, not multiplied by the other operand (0·inf and 0·NaN are NaN, and
+// the tangent of 3x at x = inf is 3 dx).
+func zeroTangent(t value.Value) bool {
+	switch c := t.(type) {
+	case *constant.Float:
+		return !c.NaN && c.X != nil && c.X.Sign() == 0 && !c.X.Signbit()
+	case *constant.ZeroInitializer:
+		return true
+	}
+	return false
+}
+
 func (fg *forwardGen) mapValue(v value.Value) value.Value {
 	if x, ok := fg.vmap[v]; ok {
 		return x
@@ -431,11 +445,20 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		if err != nil {
 			return nil, err
 		}
+		switch {
+		case zeroTangent(t[1]):
+			return blk.NewFMul(t[0], mv(x.Y)), nil
+		case zeroTangent(t[0]):
+			return blk.NewFMul(mv(x.X), t[1]), nil
+		}
 		return blk.NewFAdd(blk.NewFMul(t[0], mv(x.Y)), blk.NewFMul(mv(x.X), t[1])), nil
 	case *ir.InstFDiv: // (dx - (x/y)·dy) / y
 		t, err := tans(x.X, x.Y)
 		if err != nil {
 			return nil, err
+		}
+		if zeroTangent(t[1]) {
+			return blk.NewFDiv(t[0], mv(x.Y)), nil
 		}
 		return blk.NewFDiv(blk.NewFSub(t[0], blk.NewFMul(mv(x), t[1])), mv(x.Y)), nil
 	case *ir.InstFRem:

@@ -16,26 +16,29 @@ import (
 
 // frontendBitcode compiles testdata/name.c as gozyme-cc embeds it (clang
 // at -O<level>, no LLVM passes; no a*b+c contracted, so that every level
-// rounds as -O0 does) into dir and returns the bitcode's path.
-func frontendBitcode(t *testing.T, dir, name, level string) string {
+// rounds as -O0 does), with further clang flags, into dir and returns the
+// bitcode's path.
+func frontendBitcode(t *testing.T, dir, name, level string, flags ...string) string {
 	t.Helper()
 	if _, err := toolchains.Tool("clang"); err != nil {
 		t.Skip(err)
 	}
 	bc := filepath.Join(dir, name+".bc")
-	if _, err := toolchains.Run(context.Background(), "clang", "-c", "-emit-llvm", "-O"+level, "-fno-math-errno", "-ffp-contract=off",
-		"-Xclang", "-disable-llvm-passes", filepath.Join("testdata", name+".c"), "-o", bc); err != nil {
+	args := append([]string{"-c", "-emit-llvm", "-O" + level, "-fno-math-errno", "-ffp-contract=off",
+		"-Xclang", "-disable-llvm-passes", filepath.Join("testdata", name+".c"), "-o", bc}, flags...)
+	if _, err := toolchains.Run(context.Background(), "clang", args...); err != nil {
 		t.Fatal(err)
 	}
 	return bc
 }
 
-// lightModule runs the light pipeline on testdata/name.c and parses it.
-func lightModule(t *testing.T, name string) *ir.Module {
+// lightModule runs the light pipeline on testdata/name.c (compiled at -O2
+// with further clang flags) and parses it.
+func lightModule(t *testing.T, name string, flags ...string) *ir.Module {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	bc := frontendBitcode(t, dir, name, "2")
+	bc := frontendBitcode(t, dir, name, "2", flags...)
 	lit := filepath.Join(dir, name+".light.bc")
 	if _, err := toolchains.Run(ctx, "opt", "-passes="+light, bc, "-o", lit); err != nil {
 		t.Fatal(err)
