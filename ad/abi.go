@@ -110,11 +110,15 @@ func findRoots(m *ir.Module) ([]*root, error) {
 
 // invokedRoots makes each invoke of an entry point a call followed by a
 // branch to its normal destination: C++ invokes it where a destructor
-// must run should it throw (a std::vector in scope), and the derivative
-// it stands for does not throw; left an invoke, it stayed a call to an
-// undefined __enzyme_autodiff.
+// must run should it throw (a std::vector in scope); left an invoke, it
+// stayed a call to an undefined __enzyme_autodiff. gozyme assumes the
+// derivative does not throw (an exception from the differentiated
+// function now leaves without running that cleanup). A landing pad no
+// longer reached goes (dropUnreachable), so no phi is left without
+// incoming values.
 func invokedRoots(m *ir.Module) {
 	for _, f := range m.Funcs {
+		changed := false
 		for _, b := range f.Blocks {
 			inv, ok := b.Term.(*ir.TermInvoke)
 			if !ok {
@@ -128,23 +132,60 @@ func invokedRoots(m *ir.Module) {
 				continue
 			}
 			call := ir.NewCall(inv.Invokee, inv.Args...)
+			call.LocalIdent, call.Typ = inv.LocalIdent, inv.Typ
 			call.CallingConv, call.ReturnAttrs, call.FuncAttrs = inv.CallingConv, inv.ReturnAttrs, inv.FuncAttrs
 			call.OperandBundles, call.Metadata = inv.OperandBundles, inv.Metadata
 			b.Insts = append(b.Insts, call)
 			b.Term = ir.NewBr(inv.NormalRetTarget.(*ir.Block))
-			for _, inst := range inv.ExceptionRetTarget.(*ir.Block).Insts {
-				if phi, ok := inst.(*ir.InstPhi); ok {
-					var keep []*ir.Incoming
-					for _, inc := range phi.Incs {
-						if inc.Pred != b {
-							keep = append(keep, inc)
-						}
-					}
-					phi.Incs = keep
+			dropIncoming(inv.ExceptionRetTarget.(*ir.Block), func(pred *ir.Block) bool { return pred == b })
+			irutil.ReplaceAllUses(f, inv, call)
+			changed = true
+		}
+		if changed {
+			dropUnreachable(f)
+		}
+	}
+}
+
+// dropIncoming removes the incoming values of blk's phis from the
+// predecessors gone says are gone.
+func dropIncoming(blk *ir.Block, gone func(*ir.Block) bool) {
+	for _, inst := range blk.Insts {
+		if phi, ok := inst.(*ir.InstPhi); ok {
+			var keep []*ir.Incoming
+			for _, inc := range phi.Incs {
+				if !gone(inc.Pred.(*ir.Block)) {
+					keep = append(keep, inc)
 				}
 			}
-			irutil.ReplaceAllUses(f, inv, call)
+			phi.Incs = keep
 		}
+	}
+}
+
+// dropUnreachable removes the blocks of f its entry no longer reaches, and
+// their incoming values from the phis of the blocks that stay.
+func dropUnreachable(f *ir.Func) {
+	reach := map[*ir.Block]bool{}
+	stack := []*ir.Block{f.Blocks[0]}
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if reach[b] {
+			continue
+		}
+		reach[b] = true
+		stack = append(stack, irutil.Succs(b)...)
+	}
+	var keep []*ir.Block
+	for _, b := range f.Blocks {
+		if reach[b] {
+			keep = append(keep, b)
+		}
+	}
+	f.Blocks = keep
+	for _, b := range keep {
+		dropIncoming(b, func(pred *ir.Block) bool { return !reach[pred] })
 	}
 }
 
