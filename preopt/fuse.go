@@ -37,7 +37,7 @@ import (
 //   - neither loop is a memset or memcpy (idiom), which LLVM turns into
 //     a library call;
 //   - the loops touch memory only through plain loads and stores (calls
-//     must be readnone and nounwind), and each pair of accesses, one in
+//     must be readnone, nounwind and willreturn), and each pair of accesses, one in
 //     each loop, one of them a store, is to the same element of the same
 //     array in the same iteration (sameElement), or to memory the other
 //     cannot reach (noAlias).
@@ -375,6 +375,9 @@ func usedOutside(f *ir.Func, c *canonLoop) bool {
 func (p *pair) fuse(f *ir.Func) {
 	a, b := p.a, p.b
 	irutil.ReplaceAllUses(f, b.iv, a.iv)
+	// b's test goes with its header; where b's body reads it, it is a's
+	// (the same predicate on the same counter and bound).
+	irutil.ReplaceAllUses(f, b.test, a.test)
 	setBr(a.latch, b.body, false)
 	setBr(b.latch, a.header, true)
 	for _, inc := range a.iv.Incs {
@@ -411,12 +414,19 @@ func (p *pair) fuse(f *ir.Func) {
 }
 
 // setBr makes blk's unconditional branch go to target, keeping its loop
-// metadata (llvm.loop) only when keep: the fused loop's backedge is the
-// second loop's latch, the first loop's latch is no longer one.
+// loop metadata (llvm.loop) only when keep: the fused loop's backedge is
+// the second loop's latch, the first loop's latch is no longer one. Other
+// attachments (!dbg) stay.
 func setBr(blk, target *ir.Block, keep bool) {
 	br := blk.Term.(*ir.TermBr)
 	br.Target, br.Successors = target, []*ir.Block{target}
 	if !keep {
-		br.Metadata = nil
+		var md []*metadata.Attachment
+		for _, a := range br.Metadata {
+			if a.Name != "llvm.loop" {
+				md = append(md, a)
+			}
+		}
+		br.Metadata = md
 	}
 }
