@@ -62,9 +62,10 @@ func (r *reverseGen) growOnEntry(top *irutil.Loop, chain []countFactor, lc *loop
 	// The product saturates at 2^62 (growRecords asks for more than
 	// memory holds beyond 2^48 records).
 	limit := constant.NewInt(types.I64, 1<<31)
+	// Outermost level first (see entered).
 	var guards []entryGuard
-	for _, f := range chain {
-		guards = append(guards, f.guards...)
+	for i := len(chain) - 1; i >= 0; i-- {
+		guards = append(guards, chain[i].guards...)
 	}
 	if len(guards) > 0 {
 		// Where a guard skips a loop of the chain, its count may be
@@ -149,7 +150,11 @@ func (r *reverseGen) entryValue(blk *ir.Block, top *irutil.Loop) func(value.Valu
 }
 
 // entered emits into blk the conjunction of guards (nil where there are
-// none): whether they all lead into their loops.
+// none): whether they all lead into their loops. Each guard is read only
+// where those before it hold (a select, not an and): an inner loop's
+// condition may be poison where an outer guard skips the loop around it
+// (a flagged operation that overflows only there), and the forward sweep
+// never branched on it then.
 func (r *reverseGen) entered(blk *ir.Block, guards []entryGuard) value.Value {
 	var enters value.Value
 	for _, g := range guards {
@@ -165,7 +170,7 @@ func (r *reverseGen) entered(blk *ir.Block, guards []entryGuard) value.Value {
 		if enters == nil {
 			enters = ok
 		} else {
-			enters = blk.NewAnd(enters, ok)
+			enters = blk.NewSelect(enters, ok, constant.False)
 		}
 	}
 	return enters
