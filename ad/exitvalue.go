@@ -120,18 +120,5 @@ func (r *reverseGen) exitInductionValue(blk, at *ir.Block, fv value.Value, depth
 // clamp of a negative one (a do-while loop entered past its bound) is
 // left out. Both values are 64-bit there (exactCount).
 func (r *reverseGen) exitCount(blk *ir.Block, tc *tripCount, val func(value.Value) value.Value) value.Value {
-	if tc.pred != enum.IPredNE || !exactCount(tc) {
-		return r.headerCount(blk, tc, val, false)
-	}
-	i64 := func(n int64) *constant.Int { return constant.NewInt(types.I64, n) }
-	first, bound := value.Value(blk.NewAdd(val(tc.start), i64(tc.offset))), val(tc.bound)
-	step := tc.step
-	if step < 0 {
-		first, bound, step = bound, first, -step
-	}
-	k := value.Value(blk.NewSub(bound, first))
-	if step != 1 {
-		k = blk.NewSDiv(k, i64(step))
-	}
-	return blk.NewAdd(k, i64(1))
+	return r.countHeader(blk, tc, val, false, tc.pred == enum.IPredNE && exactCount(tc))
 }

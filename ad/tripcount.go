@@ -247,6 +247,13 @@ func swapPred(p enum.IPred) enum.IPred {
 // with the primal start and bound mapped by val, clamped to
 // [1, reserveLimit+1] when clamp is set.
 func (r *reverseGen) headerCount(blk *ir.Block, tc *tripCount, val func(value.Value) value.Value, clamp bool) value.Value {
+	return r.countHeader(blk, tc, val, clamp, false)
+}
+
+// countHeader is headerCount; met says the induction variable is known to
+// have reached the bound (exitCount), so a negative distance is not
+// clamped.
+func (r *reverseGen) countHeader(blk *ir.Block, tc *tripCount, val func(value.Value) value.Value, clamp, met bool) value.Value {
 	signed := tc.pred != enum.IPredULT && tc.pred != enum.IPredULE && tc.pred != enum.IPredUGT && tc.pred != enum.IPredUGE
 	ext := func(v value.Value) value.Value {
 		v = val(v)
@@ -281,7 +288,13 @@ func (r *reverseGen) headerCount(blk *ir.Block, tc *tripCount, val func(value.Va
 	case enum.IPredSLE, enum.IPredULE, enum.IPredSGE, enum.IPredUGE: // floor(dist/step) + 1
 		k = blk.NewAdd(blk.NewSDiv(dist, i64(step)), i64(1))
 	case enum.IPredNE:
-		k = blk.NewSDiv(dist, i64(step))
+		k = dist
+		if step != 1 {
+			k = blk.NewSDiv(dist, i64(step))
+		}
+		if met {
+			return blk.NewAdd(k, i64(1))
+		}
 	default: // ceil(dist/step)
 		k = blk.NewSDiv(blk.NewAdd(dist, i64(step-1)), i64(step))
 	}
