@@ -311,18 +311,10 @@ func (r *reverseGen) recomputedEntryCount(blk, at *ir.Block, fv value.Value, dep
 	}
 	var n value.Value = constant.NewInt(types.I64, 1)
 	for _, f := range plan.factors {
-		tc := f.tc
-		start, ok1 := r.operandInReverse(blk, at, r.mapValue(unwrapArg(tc.start)), depth+1)
-		bound, ok2 := r.operandInReverse(blk, at, r.mapValue(unwrapArg(tc.bound)), depth+1)
-		if !ok1 || !ok2 {
+		c, ok := r.reverseCount(blk, at, f.tc, depth, false)
+		if !ok {
 			return nil, false
 		}
-		c := r.headerCount(blk, tc, func(v value.Value) value.Value {
-			if v == tc.start {
-				return start
-			}
-			return bound
-		}, false)
 		if f.minus1 {
 			c = blk.NewSub(c, constant.NewInt(types.I64, 1))
 		}

@@ -95,7 +95,7 @@ func (r *reverseGen) noteExitEdge(e, p, b *ir.Block) {
 // reverse: counter - header count, in a block before the edge's own code
 // (which steps the counter back). The blocks before one edge run in the
 // order of exitEdges; branches to the edge then go to the first of them.
-func (r *reverseGen) finishExitEntries() {
+func (r *reverseGen) finishExitEntries() error {
 	first, last := map[*ir.Block]*ir.Block{}, map[*ir.Block]*ir.Block{} // edge -> its first, last block before
 	for _, x := range r.exitEdges {
 		s, used := r.exitSlots[x.l]
@@ -110,13 +110,16 @@ func (r *reverseGen) finishExitEntries() {
 			first[x.e] = pre
 		}
 		last[x.e] = pre
-		n := r.exitCount(pre, tc, func(v value.Value) value.Value {
-			// Read as in the reverse of p: start and bound dominate it
-			// (not always the exit block, which may be reached around
-			// the loop).
-			w, _ := r.operandInReverse(pre, x.p, r.mapValue(unwrapArg(v)), 1)
-			return w
-		})
+		// Read as in the reverse of p: start and bound dominate it (not
+		// always the exit block, which may be reached around the loop).
+		n, ok := r.reverseCount(pre, x.p, tc, 0, true)
+		if !ok {
+			// Not expected: exitEntry admits only start and bound values
+			// the reverse knows, and both dominate l's header (the start
+			// enters it, the bound is invariant in it), so lookupAt
+			// serves them. The slot is already read: no fallback.
+			return errorAt(r.f, x.p.Term, "internal error: the reverse cannot count the loop's iterations on leaving it")
+		}
 		c := pre.NewLoad(types.I64, r.loops[x.l].counter)
 		st := pre.NewStore(pre.NewSub(c, n), s)
 		pre.NewBr(x.e)
@@ -126,7 +129,7 @@ func (r *reverseGen) finishExitEntries() {
 		r.exitPres[x.l] = append(r.exitPres[x.l], exitPre{pre, n, st})
 	}
 	if len(first) == 0 {
-		return
+		return nil
 	}
 	for _, b := range r.g.Blocks {
 		for _, t := range irutil.Succs(b) {
@@ -135,6 +138,7 @@ func (r *reverseGen) finishExitEntries() {
 			}
 		}
 	}
+	return nil
 }
 
 // Counters restarted on entry. A loop without records (nothing cached per

@@ -90,15 +90,10 @@ func (r *reverseGen) exitInductionValue(blk, at *ir.Block, fv value.Value, depth
 	if !ok {
 		return nil, false
 	}
-	vals := map[value.Value]value.Value{}
-	for _, x := range []value.Value{tc.start, tc.bound} {
-		w, ok := r.operandInReverse(blk, at, r.mapValue(unwrapArg(x)), depth+1)
-		if !ok {
-			return nil, false
-		}
-		vals[x] = w
+	n, ok := r.reverseCount(blk, at, tc, depth, true)
+	if !ok {
+		return nil, false
 	}
-	n := r.exitCount(blk, tc, func(x value.Value) value.Value { return vals[x] })
 	k := value.Value(blk.NewSub(n, constant.NewInt(types.I64, 1)))
 	it := phi.Typ.(*types.IntType)
 	if it.BitSize < 64 {
@@ -111,6 +106,27 @@ func (r *reverseGen) exitInductionValue(blk, at *ir.Block, fv value.Value, depth
 		return v, true
 	}
 	return blk.NewAdd(v, constant.NewInt(it, c)), true
+}
+
+// reverseCount emits in reverse block blk, the reverse of primal block at,
+// the header count of one entry of the loop with exact trip count tc, its
+// start and bound read there as operandInReverse does at depth+1: the
+// loop's count on an entry that left it through its exit test (exitCount)
+// where exited is set, else headerCount's, unclamped above.
+func (r *reverseGen) reverseCount(blk, at *ir.Block, tc *tripCount, depth int, exited bool) (value.Value, bool) {
+	vals := map[value.Value]value.Value{}
+	for _, x := range []value.Value{tc.start, tc.bound} {
+		w, ok := r.operandInReverse(blk, at, r.mapValue(unwrapArg(x)), depth+1)
+		if !ok {
+			return nil, false
+		}
+		vals[x] = w
+	}
+	val := func(x value.Value) value.Value { return vals[x] }
+	if exited {
+		return r.exitCount(blk, tc, val), true
+	}
+	return r.headerCount(blk, tc, val, false), true
 }
 
 // exitCount is headerCount for an entry of the loop that left it through

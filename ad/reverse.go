@@ -234,7 +234,9 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 			return nil, err
 		}
 	}
-	r.finishExitEntries()
+	if err := r.finishExitEntries(); err != nil {
+		return nil, err
+	}
 	r.finishExit()
 	r.finishLoops()
 	r.restartCounters()
