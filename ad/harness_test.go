@@ -246,8 +246,8 @@ func checkWants(t *testing.T, out, what string, wants []string) {
 	}
 }
 
-// requestedFields lists the fields of lc's record in the order they were
-// requested (recordLayout reorders the record itself).
+// requestedFields lists the fields of lc's record by index (once generated,
+// in recordLayout's order).
 func requestedFields(lc *loopCache) []*loopBuf {
 	out := make([]*loopBuf, 0, len(lc.fields))
 	for _, b := range lc.fields {

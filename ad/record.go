@@ -27,7 +27,7 @@ import (
 
 // loopBuf is one field of a loop's iteration record.
 type loopBuf struct {
-	field int        // index in the record as requested (before recordLayout)
+	field int        // index in the record (renumbered by recordLayout)
 	elem  types.Type // the cached value's type
 }
 
@@ -78,7 +78,8 @@ func (r *reverseGen) readField(blk *ir.Block, lc *loopCache, b *loopBuf, idx val
 }
 
 // recordLayout fixes the field order of lc's record: by alignment, then
-// size, largest first (stable), renumbering the field accesses.
+// size, largest first (stable), renumbering the field accesses made so far
+// and the fields themselves (for accesses made after).
 func recordLayout(lc *loopCache) {
 	if lc.rec == nil {
 		return
@@ -110,6 +111,9 @@ func recordLayout(lc *loopCache) {
 		fields[k] = lc.rec.Fields[old]
 	}
 	lc.rec.Fields = fields
+	for _, b := range lc.fields {
+		b.field = int(newIndex[b.field]) // later accesses address the new index
+	}
 	for _, gep := range lc.geps {
 		old := gep.Indices[1].(*constant.Int).X.Int64()
 		gep.Indices[1] = constant.NewInt(types.I32, newIndex[old])
