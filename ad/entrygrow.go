@@ -209,10 +209,12 @@ func (g entryGuard) conds() []value.Value {
 
 // entryGuards returns the branches that decide whether an iteration of
 // l's parent p enters l: each block of p's body that can reach l's header
-// within the iteration but has a successor that cannot. The loop is
-// entered exactly where all of them lead towards it, when each is a
-// two-way branch dominating l's header (ok; not so where some other
-// way decides it).
+// within the iteration but has a successor that cannot. Where each is a
+// two-way branch dominating l's header, they are the guards, one per
+// branch: l is entered exactly where all of them lead towards it.
+// Otherwise the guard is entryPaths' decision over the paths of one
+// iteration of p (no guard where every path enters l); ok is false where
+// that walk does not decide it either, or no path enters l.
 func (r *reverseGen) entryGuards(l *irutil.Loop) (guards []entryGuard, ok bool) {
 	p := l.Parent
 	// toward: the blocks of p outside l from which a path within one

@@ -13,15 +13,18 @@ import (
 // stops short). decisionTree splits predecessors by the branches that
 // dominate them and cannot tell these apart; pathDecision instead follows
 // the forward path from b's immediate dominator d under each value of the
-// branch conditions it meets, as long as every such condition is the same
-// throughout b's loop (defined outside it, or a few pure operations of
-// values defined outside it, rebuilt in the reverse: the vectorizer's
-// min.iters.check and cmp.n are functions of the trip count). Given those
-// values, the path from d to b is determined: inner loops (the vector
-// body, the remainder) are passed as a whole when they leave through one
-// edge. The reverse evaluates a condition only where the forward path
-// passed its branch, so it reads no value the forward sweep did not
-// compute.
+// branch conditions it meets, as long as the reverse of an iteration of
+// b's loop can rebuild every such condition: one the same throughout b's
+// loop (invariantCond: defined outside it, or a few pure operations of
+// values defined outside it; the vectorizer's min.iters.check and cmp.n
+// are functions of the trip count), or one computed in each iteration of
+// b's loop from its affine induction variables (iterationCond: the same
+// checks where the inner trip count depends on the outer index, as in a
+// triangular nest). Given those values, the path from d to b is
+// determined: inner loops (the vector body, the remainder) are passed as
+// a whole when they leave to one block. The reverse evaluates a condition
+// only where the forward path passed its branch, so it reads no value the
+// forward sweep did not compute.
 
 // maxPathSteps bounds the blocks one path decision follows.
 const maxPathSteps = 64
@@ -44,9 +47,12 @@ const (
 	pathUndecided
 )
 
-// pathDecision returns a tree telling b's predecessors apart from
-// conditions invariant in b's loop, following the paths from b's
-// immediate dominator.
+// pathDecision returns a tree telling b's predecessors apart by the
+// conditions met on the paths from b's immediate dominator, each invariant
+// in b's loop or computed per iteration of it (invariantCond,
+// iterationCond); ok is false where the paths do not decide it: one meets
+// another condition or an inner loop it cannot pass whole, or the walk
+// grows too long (maxPathSteps, maxDecisionDepth).
 func (r *reverseGen) pathDecision(b *ir.Block) (*decision, bool) {
 	d := r.cfg.IDom[b]
 	if d == nil || len(r.cfg.Preds[b]) < 2 || r.cfg.LoopOf[d] != r.cfg.LoopOf[b] || r.isHeader(b) {
@@ -295,13 +301,18 @@ func (r *reverseGen) iterationCond(l *irutil.Loop, v value.Value, phis map[*ir.I
 
 // decisionCond returns, in reverse block blk (the reverse of primal block
 // b), the forward value of a path decision's condition v, on the path that
-// fixed phis: rebuilt from values defined outside b's loop. A value
-// defined outside every loop is stored once by the forward sweep and read
-// back by a volatile load. Read as an SSA value, the optimizer after AD
-// propagates what each branch on it implies (n.vec = trip count where
-// cmp.n holds) into the reverse loop's paths and merges the results in
-// phis that are no longer invariant, which measured costlier than the
-// records removed. A value of a loop around b's is read by lookup.
+// fixed phis (such a phi stands for the value it was fixed to):
+//   - a value defined outside every loop is stored once by the forward
+//     sweep and read back by a volatile load. Read as an SSA value, the
+//     optimizer after AD propagates what each branch on it implies (n.vec
+//     = trip count where cmp.n holds) into the reverse loop's paths and
+//     merges the results in phis that are no longer invariant, which
+//     measured costlier than the records removed;
+//   - a constant, a parameter, a value of a loop around b's, and a value
+//     computed in each iteration of b's loop (iterationCond) are read by
+//     lookup, which rebuilds the last from induction variables (remat.go);
+//   - a pure operation defined in b's loop on values invariant in it
+//     (invariantCond) is rebuilt here from its operands' decisionCond.
 func (r *reverseGen) decisionCond(blk, b *ir.Block, v value.Value, phis map[*ir.InstPhi]value.Value) value.Value {
 	v = unwrapArg(v)
 	if p, ok := v.(*ir.InstPhi); ok && phis[p] != nil {
