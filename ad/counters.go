@@ -311,7 +311,7 @@ func (r *reverseGen) recomputedEntryCount(blk, at *ir.Block, fv value.Value, dep
 	}
 	var n value.Value = constant.NewInt(types.I64, 1)
 	for _, f := range plan.factors {
-		c, ok := r.reverseCount(blk, at, f.tc, depth, false)
+		c, ok := r.reverseCount(blk, at, f.tc, depth)
 		if !ok {
 			return nil, false
 		}

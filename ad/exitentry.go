@@ -112,7 +112,7 @@ func (r *reverseGen) finishExitEntries() error {
 		last[x.e] = pre
 		// Read as in the reverse of p: start and bound dominate it (not
 		// always the exit block, which may be reached around the loop).
-		n, ok := r.reverseCount(pre, x.p, tc, 0, true)
+		n, ok := r.reverseCount(pre, x.p, tc, 0)
 		if !ok {
 			// Not expected: exitEntry admits only start and bound values
 			// the reverse knows, and both dominate l's header (the start

@@ -90,7 +90,7 @@ func (r *reverseGen) exitInductionValue(blk, at *ir.Block, fv value.Value, depth
 	if !ok {
 		return nil, false
 	}
-	n, ok := r.reverseCount(blk, at, tc, depth, true)
+	n, ok := r.reverseCount(blk, at, tc, depth)
 	if !ok {
 		return nil, false
 	}
@@ -109,11 +109,9 @@ func (r *reverseGen) exitInductionValue(blk, at *ir.Block, fv value.Value, depth
 }
 
 // reverseCount emits in reverse block blk, the reverse of primal block at,
-// the header count of one entry of the loop with exact trip count tc, its
-// start and bound read there as operandInReverse does at depth+1: the
-// loop's count on an entry that left it through its exit test (exitCount)
-// where exited is set, else headerCount's, unclamped above.
-func (r *reverseGen) reverseCount(blk, at *ir.Block, tc *tripCount, depth int, exited bool) (value.Value, bool) {
+// exitCount for the loop with exact trip count tc, its start and bound
+// read there as operandInReverse does at depth+1.
+func (r *reverseGen) reverseCount(blk, at *ir.Block, tc *tripCount, depth int) (value.Value, bool) {
 	vals := map[value.Value]value.Value{}
 	for _, x := range []value.Value{tc.start, tc.bound} {
 		w, ok := r.operandInReverse(blk, at, r.mapValue(unwrapArg(x)), depth+1)
@@ -122,19 +120,17 @@ func (r *reverseGen) reverseCount(blk, at *ir.Block, tc *tripCount, depth int, e
 		}
 		vals[x] = w
 	}
-	val := func(x value.Value) value.Value { return vals[x] }
-	if exited {
-		return r.exitCount(blk, tc, val), true
-	}
-	return r.headerCount(blk, tc, val, false), true
+	return r.exitCount(blk, tc, func(x value.Value) value.Value { return vals[x] }), true
 }
 
 // exitCount is headerCount for an entry of the loop that left it through
-// its exit test (its exit value is read, its reverse entered from below):
-// where the count is exact and the test is !=, the induction variable met
-// the bound, so the distance to it is not negative, and headerCount's
-// clamp of a negative one (a do-while loop entered past its bound) is
-// left out. Both values are 64-bit there (exactCount).
+// its exit test: its exit value is read, its reverse entered from below,
+// or it ran in an earlier iteration of the loop around a recomputed
+// snapshot (counters.go; where it did not run, its count is read
+// nowhere). Where the count is exact and the test is !=, the induction
+// variable met the bound, so the distance to it is not negative, and
+// headerCount's clamp of a negative one (a do-while loop entered past its
+// bound) is left out. Both values are 64-bit there (exactCount).
 func (r *reverseGen) exitCount(blk *ir.Block, tc *tripCount, val func(value.Value) value.Value) value.Value {
 	return r.countHeader(blk, tc, val, false, tc.pred == enum.IPredNE && exactCount(tc))
 }
