@@ -308,11 +308,11 @@ func (r *reverseGen) iterationCond(l *irutil.Loop, v value.Value, phis map[*ir.I
 //     = trip count where cmp.n holds) into the reverse loop's paths and
 //     merges the results in phis that are no longer invariant, which
 //     measured costlier than the records removed;
-//   - a constant, a parameter, a value of a loop around b's, and a value
-//     computed in each iteration of b's loop (iterationCond) are read by
-//     lookup, which rebuilds the last from induction variables (remat.go);
-//   - a pure operation defined in b's loop on values invariant in it
-//     (invariantCond) is rebuilt here from its operands' decisionCond.
+//   - a constant, a parameter, a value of a loop around b's, and an
+//     induction variable of b's loop are read by lookup, which rebuilds
+//     the last from the loop's counter (remat.go);
+//   - a pure operation defined in b's loop (invariantCond, iterationCond)
+//     is rebuilt here from its operands' decisionCond.
 func (r *reverseGen) decisionCond(blk, b *ir.Block, v value.Value, phis map[*ir.InstPhi]value.Value) value.Value {
 	v = unwrapArg(v)
 	if p, ok := v.(*ir.InstPhi); ok && phis[p] != nil {
@@ -336,14 +336,20 @@ func (r *reverseGen) decisionCond(blk, b *ir.Block, v value.Value, phis map[*ir.
 	case l == nil || !l.Contains(def):
 		return r.lookup(blk, b, v)
 	case r.cfg.LoopOf[def] == l && !r.invariantCond(l, v, phis, rematDepth):
-		// Computed in each iteration of b's loop (iterationCond).
-		return r.lookup(blk, b, v)
+		// Computed in each iteration of b's loop (iterationCond): an
+		// induction variable is looked up, a pure operation rebuilt
+		// below. A phi the path fixed among its operands then stands for
+		// its value; a lookup would rebuild it from the way the forward
+		// sweep took (a select on that way's record).
+		if _, isPhi := v.(*ir.InstPhi); isPhi {
+			return r.lookup(blk, b, v)
+		}
 	}
 	c, err := irutil.CloneInst(v.(ir.Instruction), func(op value.Value) value.Value {
 		return r.decisionCond(blk, b, op, phis)
 	})
 	if err != nil {
-		panic(err) // invariantCond admitted only instructions CloneInst copies
+		panic(err) // invariantCond and iterationCond admit only pure instructions, which CloneInst copies
 	}
 	if n, ok := c.(interface{ SetName(string) }); ok {
 		n.SetName("")
