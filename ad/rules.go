@@ -30,8 +30,9 @@ type mathRule struct {
 	// pick, for functions that return one of their two arguments (fmin,
 	// fmax), builds from the operands x and y the i1 "x was returned"
 	// (pick.go). Such a rule has no partials: its term for argument i is
-	// d where argument i was returned and +0 where it was not, a select
-	// on the pick (as Enzyme's fmax rule), not d times a 0/1 partial,
+	// d where argument i was returned and -0 where it was not (adjZero:
+	// adding it changes nothing, not even a zero's sign), a select on the
+	// pick (as Enzyme's fmax rule, which adds +0), not d times a 0/1 partial,
 	// which the optimizer after AD turns into a branch per partial and
 	// which spreads an infinite or NaN adjoint into the argument not
 	// returned.
@@ -57,9 +58,9 @@ func (rule *mathRule) term(b *builder, a operands, res result, i int, d value.Va
 		b.picked = rule.pick(b, a(0), a(1))
 	}
 	if i == 0 {
-		return b.sel(b.picked, d, floatConst(b.arg, 0))
+		return b.sel(b.picked, d, adjZero(b.arg))
 	}
-	return b.sel(b.picked, floatConst(b.arg, 0), d)
+	return b.sel(b.picked, adjZero(b.arg), d)
 }
 
 func unary(p partial) *mathRule { return &mathRule{partials: []partial{p}} }
