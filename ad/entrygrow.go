@@ -77,12 +77,14 @@ func (r *reverseGen) growOnEntry(top *irutil.Loop, chain []countFactor, lc *loop
 		check = counts
 	}
 	val := r.entryValue(check, top)
-	n := r.headerCount(check, chain[0].tc, val, false)
+	// The counts clamp a negative distance, exact != ones too (unlike
+	// exitCount's): they are computed on entry to top, also for a loop
+	// that an outer loop leaving from its header at once never reaches
+	// (that loop's factor is 0), and a negative count would saturate the
+	// product.
+	n := r.emitFactor(check, chain[0], val, false)
 	for _, f := range chain[1:] {
-		c := r.headerCount(check, f.tc, val, false)
-		if f.minus1 {
-			c = check.NewSub(c, constant.NewInt(types.I64, 1))
-		}
+		c := r.emitFactor(check, f, val, false)
 		over := check.NewOr(check.NewICmp(enum.IPredUGT, n, limit), check.NewICmp(enum.IPredUGT, c, limit))
 		n = check.NewSelect(over, constant.NewInt(types.I64, 1<<62), check.NewMul(n, c))
 	}

@@ -331,7 +331,7 @@ func (r *reverseGen) reserve(l, skip *irutil.Loop, counter *ir.InstAlloca) value
 	var n value.Value = constant.NewInt(types.I64, 1)
 	val := r.entryValue(blk, top)
 	for _, f := range chain {
-		n = blk.NewMul(n, r.emitFactor(blk, f, val))
+		n = blk.NewMul(n, r.emitFactor(blk, f, val, true))
 		big := blk.NewICmp(enum.IPredUGT, n, limit)
 		n = blk.NewSelect(big, constant.NewInt(types.I64, reserveLimit+1), n)
 	}
@@ -342,9 +342,10 @@ func (r *reverseGen) reserve(l, skip *irutil.Loop, counter *ir.InstAlloca) value
 }
 
 // emitFactor emits into blk the header count of f's loop, less one where
-// f says so, with primal start and bound mapped by val.
-func (r *reverseGen) emitFactor(blk *ir.Block, f countFactor, val func(value.Value) value.Value) value.Value {
-	c := r.headerCount(blk, f.tc, val, true)
+// f says so, with primal start and bound mapped by val, clamped as
+// headerCount's clamp says.
+func (r *reverseGen) emitFactor(blk *ir.Block, f countFactor, val func(value.Value) value.Value, clamp bool) value.Value {
+	c := r.headerCount(blk, f.tc, val, clamp)
 	if f.minus1 {
 		c = blk.NewSub(c, constant.NewInt(types.I64, 1))
 	}
