@@ -79,9 +79,9 @@ func (r *reverseGen) growOnEntry(top *irutil.Loop, chain []countFactor, lc *loop
 	val := r.entryValue(check, top)
 	// The counts clamp a negative distance, exact != ones too (unlike
 	// exitCount's): they are computed on entry to top, also for a loop
-	// that an outer loop leaving from its header at once never reaches
-	// (that loop's factor is 0), and a negative count would saturate the
-	// product.
+	// never reached because an outer loop leaves from its header at once
+	// (the outer loop's factor is then 0), and a negative count would
+	// saturate the product.
 	n := r.emitFactor(check, chain[0], val, false)
 	for _, f := range chain[1:] {
 		c := r.emitFactor(check, f, val, false)
