@@ -324,13 +324,7 @@ func (r *reverseGen) decisionCond(blk, b *ir.Block, v value.Value, phis map[*ir.
 	case !isInst:
 		return r.lookup(blk, b, v)
 	case r.cfg.LoopOf[def] == nil:
-		s, ok := r.condSlots[v]
-		if !ok {
-			s = r.newCacheSlot(v.Type(), nil)
-			r.storeInForward(def, r.mapValue(v), s)
-			r.condSlots[v] = s
-		}
-		ld := blk.NewLoad(v.Type(), s)
+		ld := blk.NewLoad(v.Type(), r.valueSlot(r.mapValue(v), def))
 		ld.Volatile = true
 		return ld
 	case l == nil || !l.Contains(def):

@@ -58,7 +58,6 @@ type reverseGen struct {
 	adj                   map[value.Value]*ir.InstAlloca
 	slots                 map[value.Value]*ir.InstAlloca // non-loop caches, by forward value
 	loops                 map[*irutil.Loop]*loopCache
-	condSlots             map[value.Value]*ir.InstAlloca   // function-level conditions of path decisions (pathdecide.go)
 	predIdx               map[*ir.Block]*ir.InstPhi        // forward phi recording the predecessor taken
 	entryCount            map[*ir.Block]*ir.InstLoad       // loop header -> iteration counter on entry
 	shadow                map[value.Value]value.Value      // primal pointer -> forward shadow
@@ -124,7 +123,7 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 	r := &reverseGen{d: d, m: d.m, f: f, cfg: cfg, acts: acts, passes: d.passes, split: split,
 		fwdHead: map[*ir.Block]*ir.Block{}, fwdTail: map[*ir.Block]*ir.Block{}, rev: map[*ir.Block]*ir.Block{},
 		blockOf: map[value.Value]*ir.Block{}, vmap: map[value.Value]value.Value{}, primalOf: map[value.Value]value.Value{}, adj: map[value.Value]*ir.InstAlloca{},
-		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{}, condSlots: map[value.Value]*ir.InstAlloca{}, entryCount: map[*ir.Block]*ir.InstLoad{},
+		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{}, entryCount: map[*ir.Block]*ir.InstLoad{},
 		shadow:     map[value.Value]value.Value{},
 		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}, fwdLoopIDs: loopIDCopies{}}
 	r.act = analyzeActivity(f, acts, retActive, retShadow, d.passes)
@@ -594,13 +593,7 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 		}
 	}
 	if l == nil {
-		s, ok := r.slots[fv]
-		if !ok {
-			s = r.newCacheSlot(fv.Type(), nil)
-			r.slots[fv] = s
-			r.storeInForward(def, fv, s)
-		}
-		return blk.NewLoad(fv.Type(), s)
+		return blk.NewLoad(fv.Type(), r.valueSlot(fv, def))
 	}
 	lc := r.loops[l]
 	buf := r.recordField(lc, fv, def, lc.fwdIdx)
@@ -610,6 +603,19 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 		idx = blk.NewSub(idx, constant.NewInt(types.I64, 1))
 	}
 	return r.readField(blk, lc, buf, idx)
+}
+
+// valueSlot returns the cache slot of forward value fv, defined outside
+// every loop in primal block def, stored at the end of def's forward copy
+// on first use.
+func (r *reverseGen) valueSlot(fv value.Value, def *ir.Block) *ir.InstAlloca {
+	s, ok := r.slots[fv]
+	if !ok {
+		s = r.newCacheSlot(fv.Type(), nil)
+		r.slots[fv] = s
+		r.storeInForward(def, fv, s)
+	}
+	return s
 }
 
 // exitUse is a forward value defined in a loop, read in primal block at
