@@ -40,14 +40,15 @@ func (r *reverseGen) recordField(lc *loopCache, fv value.Value, def *ir.Block, i
 	}
 	if lc.rec == nil {
 		if o := r.recordOwner(lc); o != nil {
-			lc.owner, lc.rec, lc.slot, lc.cap, lc.fields = o, o.rec, o.slot, o.cap, o.fields
+			// Its fields join o's record, in o's buffer (sharedrec.go).
+			lc.owner, lc.rec, lc.slot, lc.cap = o, o.rec, o.slot, o.cap
 		} else {
 			lc.rec = types.NewStruct()
 			pt := types.NewPointer(lc.rec)
 			lc.slot = r.newCacheSlot(pt, constant.NewNull(pt))
 			r.frees = append(r.frees, lc.slot)
-			lc.fields = map[value.Value]*loopBuf{}
 		}
+		lc.fields = map[value.Value]*loopBuf{}
 	}
 	b := &loopBuf{field: len(lc.rec.Fields), elem: fv.Type()}
 	lc.rec.Fields = append(lc.rec.Fields, fv.Type())

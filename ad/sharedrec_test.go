@@ -100,12 +100,14 @@ func TestSharedRecordIR(t *testing.T) {
 			if got := a.rec == b.rec && a.slot == b.slot && a.cap == b.cap; got != tc.shared {
 				t.Errorf("%s split=%v: shared record %v, want %v (a %s, b %s)", tc.name, split, got, tc.shared, a.rec, b.rec)
 			}
-			// Which loop's values the record holds fields for.
+			// Which loops' values loop a's record holds fields for.
 			holds := map[string]bool{}
-			for fv := range a.fields {
-				if pv, ok := r.primalOf[fv]; ok {
-					if l := r.cfg.LoopOf[r.blockOf[pv]]; l != nil {
-						holds[l.Header.Name()] = true
+			for _, lc := range []*loopCache{a, b} {
+				for fv := range lc.fields {
+					if pv, ok := r.primalOf[fv]; ok && lc.rec == a.rec {
+						if l := r.cfg.LoopOf[r.blockOf[pv]]; l != nil {
+							holds[l.Header.Name()] = true
+						}
 					}
 				}
 			}
