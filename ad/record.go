@@ -39,10 +39,15 @@ func (r *reverseGen) recordField(lc *loopCache, fv value.Value, def *ir.Block, i
 		return b
 	}
 	if lc.rec == nil {
-		lc.rec = types.NewStruct()
-		pt := types.NewPointer(lc.rec)
-		lc.slot = r.newCacheSlot(pt, constant.NewNull(pt))
-		r.frees = append(r.frees, lc.slot)
+		if o := r.recordOwner(lc); o != nil {
+			// Its fields join o's record, in o's buffer (sharedrec.go).
+			lc.owner, lc.rec, lc.slot, lc.cap = o, o.rec, o.slot, o.cap
+		} else {
+			lc.rec = types.NewStruct()
+			pt := types.NewPointer(lc.rec)
+			lc.slot = r.newCacheSlot(pt, constant.NewNull(pt))
+			r.frees = append(r.frees, lc.slot)
+		}
 		lc.fields = map[value.Value]*loopBuf{}
 	}
 	b := &loopBuf{field: len(lc.rec.Fields), elem: fv.Type()}
@@ -63,6 +68,9 @@ func (r *reverseGen) recordField(lc *loopCache, fv value.Value, def *ir.Block, i
 func (r *reverseGen) fieldAddr(lc *loopCache, base, idx value.Value, b *loopBuf) *ir.InstGetElementPtr {
 	gep := ir.NewGetElementPtr(lc.rec, base, idx, constant.NewInt(types.I32, int64(b.field)))
 	gep.Typ = types.NewPointer(b.elem) // fixed, whatever index recordLayout gives the field
+	if lc.owner != nil {
+		lc = lc.owner // its recordLayout renumbers the shared record
+	}
 	lc.geps = append(lc.geps, gep)
 	return gep
 }
@@ -81,8 +89,8 @@ func (r *reverseGen) readField(blk *ir.Block, lc *loopCache, b *loopBuf, idx val
 // size, largest first (stable), renumbering the field accesses made so far
 // and the fields themselves (for accesses made after).
 func recordLayout(lc *loopCache) {
-	if lc.rec == nil {
-		return
+	if lc.rec == nil || lc.owner != nil {
+		return // no record, or its owner's
 	}
 	n := len(lc.rec.Fields)
 	order := make([]int, n)

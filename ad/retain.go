@@ -47,7 +47,7 @@ func (r *reverseGen) noteRetainable(frees map[*ir.InstAlloca][]ir.Instruction) {
 	}
 	rt := &retainable{g: r.g, allocas: r.allocas, exit: r.exit, frees: frees}
 	for _, l := range r.cfg.Loops {
-		if lc := r.loops[l]; lc.rec != nil {
+		if lc := r.loops[l]; lc.rec != nil && lc.owner == nil {
 			rt.loops = append(rt.loops, lc)
 		}
 	}

@@ -109,6 +109,7 @@ type loopCache struct {
 	slot    *ir.InstAlloca // rec*: the buffer, created with the first field
 	fields  map[value.Value]*loopBuf
 	geps    []*ir.InstGetElementPtr // field addresses, renumbered by recordLayout
+	owner   *loopCache              // the sibling whose buffer holds these records too (sharedrec.go), or nil
 }
 
 // newReverseGen prepares the gradient of f for the given parameter

@@ -140,16 +140,7 @@ func (r *reverseGen) findTripCount(l *irutil.Loop) (*tripCount, bool) {
 
 // same reports whether two exits test the same condition.
 func (tc *tripCount) same(o *tripCount) bool {
-	sameValue := func(a, b value.Value) bool {
-		if a == b {
-			return true
-		}
-		_, ca := a.(constant.Constant)
-		_, cb := b.(constant.Constant)
-		return ca && cb && a.Type().Equal(b.Type()) && a.Ident() == b.Ident()
-	}
-	return tc.phi == o.phi && tc.step == o.step && tc.offset == o.offset && tc.pred == o.pred &&
-		sameValue(tc.start, o.start) && sameValue(tc.bound, o.bound)
+	return tc.phi == o.phi && sameCount(tc, o)
 }
 
 // definedIn reports whether primal value v is an instruction of loop l.

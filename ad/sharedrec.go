@@ -1,0 +1,66 @@
+package ad
+
+import (
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Shared records: sibling loops that run the same iterations keep their
+// iteration records in one buffer. The second loop to cache a value adds
+// its fields to the first one's record type, and reads and writes them at
+// its own iteration index (its own counter), as it would in a buffer of
+// its own; its growth check grows the shared buffer (the same slot and
+// capacity) against that index. This is sound whatever the loops run:
+// each loop writes and reads only its own fields, at indices its own
+// growth check covered, and realloc keeps what either wrote. Which loops
+// share is a matter of memory only: a shared buffer holds as many records
+// as the loop that ran more iterations, each as large as both loops'
+// fields together, so only siblings (the same parent loop) with the same
+// trip count (the same start, bound, step and exit test) share, whose
+// counters advance alike. What sharing saves is one buffer pointer kept
+// live through the nest around the loops (GMM's per-(point, component)
+// loops xc = x - mu and sqnorm(qx) reused registers the second pointer
+// spilled) and one buffer to retain and free.
+
+// recordOwner returns the loop cache whose record lc's fields join: a
+// sibling loop of lc's with the same trip count whose record exists and is
+// not itself shared from another; nil where lc makes its own.
+func (r *reverseGen) recordOwner(lc *loopCache) *loopCache {
+	l := lc.loop
+	if l == nil || r.loops[l] != lc {
+		return nil // a hoisted group's cache (hoist.go)
+	}
+	tc, ok := r.analyzeTripCount(l)
+	if !ok {
+		return nil
+	}
+	for _, o := range r.cfg.Loops {
+		oc := r.loops[o]
+		if o == l || o.Parent != l.Parent || oc.rec == nil || oc.owner != nil {
+			continue
+		}
+		if otc, ok := r.analyzeTripCount(o); ok && sameCount(tc, otc) {
+			return oc
+		}
+	}
+	return nil
+}
+
+// sameCount reports whether trip counts a and b, of two different loops,
+// run the same number of iterations: the same start, bound, step, offset
+// and continue predicate.
+func sameCount(a, b *tripCount) bool {
+	return a.step == b.step && a.offset == b.offset && a.pred == b.pred &&
+		sameOperand(a.start, b.start) && sameOperand(a.bound, b.bound)
+}
+
+// sameOperand reports whether a and b are the same value: one instruction,
+// parameter or global, or equal constants.
+func sameOperand(a, b value.Value) bool {
+	if a == b {
+		return true
+	}
+	ca, okA := a.(constant.Constant)
+	cb, okB := b.(constant.Constant)
+	return okA && okB && ca.Type().Equal(cb.Type()) && ca.Ident() == cb.Ident()
+}
