@@ -103,7 +103,8 @@ int main(void) {
 // that skips them in every iteration (lo > hi), a loop too big to rotate
 // leaving from its header at once, and a triangle whose inner start is a
 // phi of the outer iteration. Central differences at -O2 and -O3, combined
-// and split (the _callee variants). All pass on tidy7.
+// and split (the _callee variants), the zero-trip and skipped cases
+// leak- and valgrind-checked. All pass on tidy7.
 func TestReview7NeNestRun(t *testing.T) {
 	for _, o := range []string{"2", "3"} {
 		exe := buildC(t, review7Nests, o)
@@ -123,4 +124,12 @@ func TestReview7NeNestRun(t *testing.T) {
 			checkWants(t, run(t, exe), fmt.Sprintf("-O%s LO HI R DIM = %v", o, env), wants)
 		}
 	}
+	t.Run("leaks", func(t *testing.T) {
+		exe := buildC(t, review7Nests, "2")
+		for _, env := range [][2]string{{"3", "3"}, {"4", "2"}} {
+			t.Setenv("LO", env[0])
+			t.Setenv("HI", env[1])
+			runLeakChecked(t, exe)
+		}
+	})
 }

@@ -44,7 +44,8 @@ int main(void) {
 
 // TestReview7TriangleRun: review7Triangles' gradients against central
 // differences at -O2 and -O3, combined and split, for d = 0 (no outer
-// iteration) to 17 (vector body and remainder); pass on tidy7.
+// iteration) to 17 (vector body and remainder), -O3 valgrind-checked; pass
+// on tidy7.
 func TestReview7TriangleRun(t *testing.T) {
 	var wants []string
 	for k := 1; k <= 7; k++ {
@@ -57,4 +58,8 @@ func TestReview7TriangleRun(t *testing.T) {
 			checkWants(t, run(t, exe), "-O"+o+" DIM="+d, wants)
 		}
 	}
+	t.Run("leaks", func(t *testing.T) {
+		t.Setenv("DIM", "5")
+		runLeakChecked(t, buildC(t, review7Triangles, "3"))
+	})
 }
