@@ -5,9 +5,11 @@ import "testing"
 // TestReview7QuadGradient: __float128 (fp128) gradients. llir writes an
 // fp128 constant built from a value with its 64-bit halves swapped (it
 // reads LLVM's 0xL digits high word first, LLVM writes the low word
-// first), so every constant gozyme made for fp128 reached LLVM wrong: the
-// seed 1.0 of the return adjoint became a denormal, and the gradient 0.
-// newFloat builds them from LLVM's digits. Combined (cube, poly) and split
+// first), so every constant gozyme made for fp128 reached LLVM wrong (the
+// seed 1.0 of the return adjoint became a denormal, and the gradient 0),
+// and a primal constant whose low word reads as a NaN's high word came
+// back changed (scale). irutil swaps the halves on reading and writing.
+// Combined (cube, poly, scale) and split
 // (poly_callee differentiates poly as a callee), every level, against the
 // analytic derivatives.
 func TestReview7QuadGradient(t *testing.T) {
@@ -19,6 +21,9 @@ __attribute__((noinline)) quad poly(quad x, int n) {
 	for (int i = 0; i < n; i++) { s = s * x + p / (x + i); p = p * 0.5; }
 	return s;
 }
+/* A constant whose low 64 bits read, high word first, as a NaN: llir made
+ * it a NaN, written back as a denormal. */
+__attribute__((noinline)) quad scale(quad x) { return x * (2 - 0x1p-112Q); }
 __attribute__((noinline)) quad poly_callee(quad x, int n) { return 2 * poly(x, n); }
 static double dpoly(double x, int n) {
 	double s = 1, p = x, ds = 0, dp = 1;
@@ -40,6 +45,8 @@ int main(void) {
 		double x = xs[k];
 		CHECK("cube'", (double)__enzyme_autodiff((void *)cube, (quad)x), 3 * x * x);
 		CHECK("poly'", (double)__enzyme_autodiff((void *)poly, (quad)x, enzyme_const, 4), dpoly(x, 4));
+		CHECK("scale'", (double)__enzyme_autodiff((void *)scale, (quad)x), 2.0);
+		CHECK("scale", (double)scale((quad)x), 2 * x);
 		CHECK("poly_callee'", (double)__enzyme_autodiff((void *)poly_callee, (quad)x, enzyme_const, 3), 2 * dpoly(x, 3));
 	}
 	return failures != 0;

@@ -1,7 +1,6 @@
 package ad
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 
@@ -44,7 +43,7 @@ func carriesFloat(t types.Type) bool {
 func adjZero(t types.Type) constant.Constant {
 	switch t := t.(type) {
 	case *types.FloatType:
-		return newFloat(t, math.Copysign(0, -1))
+		return constant.NewFloat(t, math.Copysign(0, -1))
 	case *types.VectorType:
 		if _, ok := t.ElemType.(*types.FloatType); ok {
 			return floatConst(t, math.Copysign(0, -1))
@@ -56,7 +55,7 @@ func adjZero(t types.Type) constant.Constant {
 // zeroOf returns the zero constant of a derivative type.
 func zeroOf(t types.Type) constant.Constant {
 	if ft, ok := t.(*types.FloatType); ok {
-		return newFloat(ft, 0)
+		return constant.NewFloat(ft, 0)
 	}
 	return constant.NewZeroInitializer(t)
 }
@@ -65,58 +64,15 @@ func zeroOf(t types.Type) constant.Constant {
 func floatConst(t types.Type, v float64) constant.Constant {
 	switch t := t.(type) {
 	case *types.FloatType:
-		return newFloat(t, v)
+		return constant.NewFloat(t, v)
 	case *types.VectorType:
 		elems := make([]constant.Constant, t.Len)
 		for i := range elems {
-			elems[i] = newFloat(t.ElemType.(*types.FloatType), v)
+			elems[i] = constant.NewFloat(t.ElemType.(*types.FloatType), v)
 		}
 		return constant.NewVector(t, elems...)
 	}
 	panic("floatConst of non-float type " + t.String())
-}
-
-// newFloat returns the constant v of float type t. llir reads and writes
-// an fp128 constant's 32 hex digits as the high word, then the low one,
-// where LLVM writes the low word first (0xL, then the low 64 bits): a
-// constant llir builds from a value reaches LLVM with its halves swapped
-// (1.0 as a denormal). The fp128 constant is built here from LLVM's digits
-// with the halves swapped once more, so that llir prints them as LLVM
-// reads them. (Constants llir parsed print back as they were.)
-func newFloat(t *types.FloatType, v float64) constant.Constant {
-	if t.Kind != types.FloatKindFP128 {
-		return constant.NewFloat(t, v)
-	}
-	hi, lo := quadBits(v)
-	c, err := constant.NewFloatFromString(t, fmt.Sprintf("0xL%016X%016X", lo, hi))
-	if err != nil {
-		panic(err) // 32 hex digits always parse
-	}
-	return c
-}
-
-// quadBits returns the IEEE binary128 encoding of v (exact: every double
-// is a quad), high word first.
-func quadBits(v float64) (hi, lo uint64) {
-	bits := math.Float64bits(v)
-	sign := bits >> 63 << 63
-	exp := int64(bits>>52) & 0x7ff
-	mant := bits & (1<<52 - 1)
-	switch {
-	case exp == 0 && mant == 0:
-		return sign, 0
-	case exp == 0x7ff:
-		return sign | 0x7fff<<48 | mant>>4, mant << 60
-	case exp == 0: // a subnormal double is a normal quad
-		exp = 1
-		for mant&(1<<52) == 0 {
-			mant <<= 1
-			exp--
-		}
-		mant &= 1<<52 - 1
-	}
-	q := uint64(exp-1023+16383) << 48
-	return sign | q | mant>>4, mant << 60
 }
 
 // scalarOf returns the element type of a vector type, or t itself.
