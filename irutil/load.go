@@ -29,13 +29,31 @@ func LoadBitcode(ctx context.Context, bcPath string) (*ir.Module, error) {
 // ParseText parses LLVM 14 textual IR after applying the fixups llir v0.3.6
 // needs (see DESIGN.md), and repairs what llir gets wrong after parsing.
 func ParseText(name string, text []byte) (*ir.Module, error) {
-	fixed := FixupText(string(text))
+	fixed := swapQuadHalves(FixupText(string(text)))
 	m, err := asm.ParseString(name, fixed)
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot read IR: %v", name, err)
 	}
 	repairCmpXchg(m)
 	return m, nil
+}
+
+// quadLiteral matches an fp128 constant: 0xL and 32 hex digits.
+var quadLiteral = regexp.MustCompile(`\b0xL([0-9A-Fa-f]{16})([0-9A-Fa-f]{16})\b`)
+
+// swapQuadHalves swaps the 64-bit halves of every fp128 constant in IR
+// text. LLVM writes an fp128 constant's low word first; llir v0.3.6 reads
+// and writes the high word first. Swapped on the way in, llir holds the
+// value LLVM meant (a low word that reads as a NaN's high word no longer
+// turns the constant into a NaN); swapped on the way out (writeText), the
+// constants llir writes, those gozyme builds from a value included, reach
+// LLVM as meant (the return seed 1.0 was a denormal). The swap is its own
+// inverse, so text llir passes through unparsed (a string) is unchanged.
+func swapQuadHalves(text string) string {
+	if !strings.Contains(text, "0xL") {
+		return text
+	}
+	return quadLiteral.ReplaceAllString(text, "0xL${2}${1}")
 }
 
 // returnAlign matches an `align N` return attribute: it stands between the
@@ -96,7 +114,7 @@ func writeText(m *ir.Module, path, tail string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, []byte(m.String()+tail), 0o644)
+	return os.WriteFile(path, []byte(swapQuadHalves(m.String())+tail), 0o644)
 }
 
 // Renumber resets the IDs of a function's unnamed parameters, blocks and
