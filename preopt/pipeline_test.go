@@ -13,6 +13,8 @@ import (
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/gozyme/gozyme/toolchains"
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
 )
 
 // normModule compiles testdata/norm.c and testdata/mag.c to the frontend's
@@ -159,4 +161,113 @@ func TestNoRuntimeUnroll(t *testing.T) {
 		return
 	}
 	t.Fatal("no @rec in the optimized module")
+}
+
+// vectorLoops counts f's loops that hold an instruction of vector type.
+func vectorLoops(t *testing.T, f *ir.Func) int {
+	t.Helper()
+	cfg, err := irutil.NewCFG(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range cfg.Loops {
+		vec := false
+		for b := range l.Blocks {
+			for _, inst := range b.Insts {
+				if v, ok := inst.(value.Value); ok {
+					_, isVec := v.Type().(*types.VectorType)
+					vec = vec || isVec
+				}
+			}
+		}
+		if vec {
+			n++
+		}
+	}
+	return n
+}
+
+// vectorizedIn reads the loop vectorizer's optimization record (YAML)
+// and counts the loops it vectorized per function.
+func vectorizedIn(t *testing.T, record string) map[string]int {
+	t.Helper()
+	data, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, doc := range strings.Split(string(data), "\n---") {
+		if !strings.Contains(doc, "!Passed") || !strings.Contains(doc, "Pass:            loop-vectorize") {
+			continue
+		}
+		for _, line := range strings.Split(doc, "\n") {
+			if f, ok := strings.CutPrefix(strings.TrimSpace(line), "Function:"); ok {
+				n[strings.Trim(strings.TrimSpace(f), "'")]++
+			}
+		}
+	}
+	return n
+}
+
+// TestVectorizeAfterAD (noVectorize and ad's loop hints): before AD,
+// testdata/vecgrad.c's scale keeps its plain loop scalar and vectorizes
+// only the loop its pragma asks for. After AD the optimizer vectorizes the
+// plain loop in scale itself (the primal, called on its own) but no loop
+// of the gradient (inlined into gradient): the gradient's copies carry
+// vectorize(disable), the pragma's loop came vectorized. The gradient
+// matches central differences for lengths 1 to 37 (vector loops with and
+// without a remainder).
+func TestVectorizeAfterAD(t *testing.T) {
+	ctx := context.Background()
+	for _, level := range []string{"2", "3"} {
+		t.Run("O"+level, func(t *testing.T) {
+			dir := t.TempDir()
+			bc := frontendBitcode(t, dir, "vecgrad", level)
+			out := filepath.Join(dir, "opt.bc")
+			if err := Optimize(ctx, bc, out, level, nil); err != nil {
+				t.Fatal(err)
+			}
+			m, err := irutil.LoadBitcode(ctx, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, f := range m.Funcs {
+				if f.Name() == "scale" {
+					found = true
+					if n := vectorLoops(t, f); n != 1 {
+						t.Errorf("before AD, @scale has %d loops with vector instructions, want 1 (the pragma's)", n)
+					}
+				}
+			}
+			if !found {
+				t.Fatal("no @scale in the optimized module")
+			}
+			if _, err := ad.Differentiate(m, ad.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			ll := filepath.Join(dir, "ad.ll")
+			if err := irutil.WriteText(m, ll); err != nil {
+				t.Fatal(err)
+			}
+			exe, record := filepath.Join(dir, "prog"), filepath.Join(dir, "remarks.yaml")
+			if _, err := toolchains.Run(ctx, "clang", "-O"+level, "-Wno-override-module", "-fsave-optimization-record",
+				"-foptimization-record-file="+record, "-foptimization-record-passes=loop-vectorize", ll, "-o", exe, "-lm"); err != nil {
+				t.Fatal(err)
+			}
+			vec := vectorizedIn(t, record)
+			if vec["scale"] != 1 || vec["gradient"] != 0 {
+				t.Errorf("after AD, the vectorizer took %d loops of @scale and %d of @gradient, want 1 and 0 (%v)", vec["scale"], vec["gradient"], vec)
+			}
+			got, err := exec.Command(exe).CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, got)
+			}
+			rel, err := strconv.ParseFloat(strings.TrimSpace(string(got)), 64)
+			if err != nil || rel > 1e-6 {
+				t.Errorf("gradient: largest error against central differences %s, want <= 1e-6", got)
+			}
+		})
+	}
 }
