@@ -20,24 +20,27 @@ import (
 // the loop, so the reverse of a scalar remainder (a few iterations) is not
 // vectorized and unrolled again by the optimizer after AD.
 //
-// The gradient's loops are not vectorized after AD unless the programmer
-// asked (noVectorHints): neither the forward sweep's copies nor the reverse
-// loops. The optimizer before AD vectorizes no loop either (preopt's
-// noVectorize), so this is the one place a gradient's loop could be
-// vectorized, and there it costs more than it gains wherever the loops are
-// short: the forward copy and the reverse address the primal's memory, its
-// shadows and the records, so each vector loop is entered through run-time
-// overlap checks and a minimum-count test, and leaves through a scalar
-// remainder; the reverse loops count down (every vector access is
-// reversed), and the sums into the adjoints of values from outside a loop
-// are floating-point reductions the vectorizer must not reorder, so most
-// reverse loops stay scalar anyway. GMM's gradient at (d,k) = (2,5):
-// 1.766M -> 1.573M instructions per call, (10,25) 43.6M -> 42.0M; time
-// J/hand (2,5) 1.23 -> 1.07, (10,25) 0.94 -> 0.78, (20,50) 0.78 -> 0.81,
-// (64,10) 0.43 -> 0.49, where the vector loops were long. The primal's own
+// A gradient's loops inside other loops are not vectorized after AD unless
+// their hints decide about it (gradientHints): neither their copies in the
+// forward sweep nor their reverses. The optimizer before AD vectorizes no
+// loop either (preopt's noVectorize), so after AD is where a gradient's
+// loop could be vectorized, and there a vector loop costs on every entry:
+// the forward copy and the reverse address the primal's memory, its
+// shadows and the records, so the vector loop is entered through run-time
+// overlap checks and a minimum-count test and left through a scalar
+// remainder; the reverse loops count down (every vector access reversed);
+// the sums into the adjoints of values from outside a loop are
+// floating-point reductions the vectorizer may not reorder, so such
+// reverse loops stay scalar anyway. An inner loop is entered once per
+// iteration of the loops around it, so a short one pays that on every
+// iteration: GMM's gradient at (d,k) = (2,5): 1.766M -> 1.610M
+// instructions per call, time J/hand 1.24 -> 1.10, (10,25) 0.92 -> 0.77,
+// (20,50) 0.77 -> 0.76. Long inner loops lose what the vector loop gained:
+// GMM (64,10) 0.43 -> 0.49, LSTM 2% more instructions (its loops run 14
+// iterations). An outermost loop pays once per call and keeps
+// vectorizing (the norm gradient's loops over n). The primal's own
 // functions are vectorized after AD as the user's level asks; so are a
-// forward-mode derivative's tangent loops (copyLoopID), which have no
-// reverse and no records.
+// forward-mode derivative's tangent loops (copyLoopID), not measured.
 
 // loopIDOf returns the llvm.loop attachment in md, or nil.
 func loopIDOf(md ir.Metadata) *metadata.Tuple {
@@ -138,7 +141,7 @@ func reverseHint(name string) bool {
 
 // reverseLoopID returns the loop ID for the reverse of l, made once per
 // loop: the hints of l's latches that the reverse keeps (reverseHint), with
-// noVectorHints unless they decide about vectorizing (vectorDecided).
+// noVectorHints where gradientHints adds them; nil where there are none.
 func (r *reverseGen) reverseLoopID(l *irutil.Loop) *metadata.Tuple {
 	if id, ok := r.revLoopIDs[l]; ok {
 		return id
@@ -151,7 +154,10 @@ func (r *reverseGen) reverseLoopID(l *irutil.Loop) *metadata.Tuple {
 			}
 		}
 	}
-	id := r.d.newLoopID(gradientHints(hints))
+	var id *metadata.Tuple
+	if hints = gradientHints(l, hints); len(hints) > 0 {
+		id = r.d.newLoopID(hints)
+	}
 	if r.revLoopIDs == nil {
 		r.revLoopIDs = map[*irutil.Loop]*metadata.Tuple{}
 	}
@@ -161,8 +167,8 @@ func (r *reverseGen) reverseLoopID(l *irutil.Loop) *metadata.Tuple {
 
 // forwardLoopID returns the loop ID for l's copy in the forward sweep, made
 // once per loop (so the copy's latches agree, as LLVM needs): the hints of
-// l's latches but its locations (copyHint), with noVectorHints unless they
-// decide about vectorizing.
+// l's latches but its locations (copyHint), with noVectorHints where
+// gradientHints adds them; nil where there are none.
 func (r *reverseGen) forwardLoopID(l *irutil.Loop) *metadata.Tuple {
 	if id, ok := r.fwdLoopIDs[l]; ok {
 		return id
@@ -175,7 +181,10 @@ func (r *reverseGen) forwardLoopID(l *irutil.Loop) *metadata.Tuple {
 			}
 		}
 	}
-	id := r.d.newLoopID(gradientHints(hints))
+	var id *metadata.Tuple
+	if hints = gradientHints(l, hints); len(hints) > 0 {
+		id = r.d.newLoopID(hints)
+	}
 	r.fwdLoopIDs[l] = id
 	return id
 }
@@ -190,10 +199,13 @@ func (r *reverseGen) markForwardLatch(b, tail *ir.Block) {
 	}
 	for l := r.cfg.LoopOf[b]; l != nil; l = l.Parent {
 		for _, latch := range l.Latches {
-			if latch == b {
-				*md = append(*md, &metadata.Attachment{Name: "llvm.loop", Node: r.forwardLoopID(l)})
-				return
+			if latch != b {
+				continue
 			}
+			if id := r.forwardLoopID(l); id != nil {
+				*md = append(*md, &metadata.Attachment{Name: "llvm.loop", Node: id})
+			}
+			return
 		}
 	}
 }
@@ -230,10 +242,11 @@ func vectorDecided(hints []metadata.Field) bool {
 	return false
 }
 
-// gradientHints is hints for a loop of a gradient: with noVectorHints
-// added unless they decide about vectorizing.
-func gradientHints(hints []metadata.Field) []metadata.Field {
-	if vectorDecided(hints) {
+// gradientHints is hints for a copy or the reverse of loop l in a
+// gradient: with noVectorHints added where l is inside another loop and
+// hints decide nothing about vectorizing.
+func gradientHints(l *irutil.Loop, hints []metadata.Field) []metadata.Field {
+	if l.Parent == nil || vectorDecided(hints) {
 		return hints
 	}
 	return append(hints, noVectorHints()...)
@@ -254,7 +267,7 @@ func noVectorHints() []metadata.Field {
 func (r *reverseGen) markReverseLatch(e *ir.Block, l *irutil.Loop) {
 	id := r.reverseLoopID(l)
 	md := termMetadata(e.Term)
-	if md == nil {
+	if id == nil || md == nil {
 		return
 	}
 	*md = append(*md, &metadata.Attachment{Name: "llvm.loop", Node: id})
