@@ -140,43 +140,32 @@ func reverseHint(name string) bool {
 }
 
 // reverseLoopID returns the loop ID for the reverse of l, made once per
-// loop: the hints of l's latches that the reverse keeps (reverseHint), with
-// noVectorHints where gradientHints adds them; nil where there are none.
+// loop: the hints of l's latches that the reverse keeps (reverseHint).
 func (r *reverseGen) reverseLoopID(l *irutil.Loop) *metadata.Tuple {
-	if id, ok := r.revLoopIDs[l]; ok {
-		return id
-	}
-	var hints []metadata.Field
-	if src := latchID(l, func(b *ir.Block) ir.Terminator { return b.Term }); src != nil {
-		for _, f := range src.Fields[1:] {
-			if reverseHint(hintName(f)) {
-				hints = append(hints, f)
-			}
-		}
-	}
-	var id *metadata.Tuple
-	if hints = gradientHints(l, hints); len(hints) > 0 {
-		id = r.d.newLoopID(hints)
-	}
 	if r.revLoopIDs == nil {
 		r.revLoopIDs = map[*irutil.Loop]*metadata.Tuple{}
 	}
-	r.revLoopIDs[l] = id
-	return id
+	return r.gradientLoopID(r.revLoopIDs, l, reverseHint)
 }
 
 // forwardLoopID returns the loop ID for l's copy in the forward sweep, made
 // once per loop (so the copy's latches agree, as LLVM needs): the hints of
-// l's latches but its locations (copyHint), with noVectorHints where
-// gradientHints adds them; nil where there are none.
+// l's latches but its locations (copyHint).
 func (r *reverseGen) forwardLoopID(l *irutil.Loop) *metadata.Tuple {
-	if id, ok := r.fwdLoopIDs[l]; ok {
+	return r.gradientLoopID(r.fwdLoopIDs, l, copyHint)
+}
+
+// gradientLoopID returns ids[l], made on first use: a loop ID with the
+// hints of l's latches that keep admits and noVectorHints where
+// gradientHints adds them; nil where there are none.
+func (r *reverseGen) gradientLoopID(ids map[*irutil.Loop]*metadata.Tuple, l *irutil.Loop, keep func(string) bool) *metadata.Tuple {
+	if id, ok := ids[l]; ok {
 		return id
 	}
 	var hints []metadata.Field
 	if src := latchID(l, func(b *ir.Block) ir.Terminator { return b.Term }); src != nil {
 		for _, f := range src.Fields[1:] {
-			if copyHint(hintName(f)) {
+			if keep(hintName(f)) {
 				hints = append(hints, f)
 			}
 		}
@@ -185,7 +174,7 @@ func (r *reverseGen) forwardLoopID(l *irutil.Loop) *metadata.Tuple {
 	if hints = gradientHints(l, hints); len(hints) > 0 {
 		id = r.d.newLoopID(hints)
 	}
-	r.fwdLoopIDs[l] = id
+	ids[l] = id
 	return id
 }
 

@@ -228,15 +228,7 @@ func TestVectorizeAfterAD(t *testing.T) {
 	for _, level := range []string{"2", "3"} {
 		t.Run("O"+level, func(t *testing.T) {
 			dir := t.TempDir()
-			bc := frontendBitcode(t, dir, "vecgrad", level)
-			out := filepath.Join(dir, "opt.bc")
-			if err := Optimize(ctx, bc, out, level, nil); err != nil {
-				t.Fatal(err)
-			}
-			m, err := irutil.LoadBitcode(ctx, out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := optimizedModule(t, dir, "vecgrad", level)
 			want := map[string]int{"rows": 1, "flat": 0}
 			for _, f := range m.Funcs {
 				if n, ok := want[f.Name()]; ok {
