@@ -36,8 +36,8 @@ import (
 // iteration: GMM's gradient at (d,k) = (2,5): 1.766M -> 1.610M
 // instructions per call, time J/hand 1.24 -> 1.10, (10,25) 0.92 -> 0.77,
 // (20,50) 0.77 -> 0.76. Long inner loops lose what the vector loop gained:
-// GMM (64,10) 0.43 -> 0.49, LSTM 2% more instructions (its loops run 14
-// iterations). An outermost loop pays once per call and keeps
+// GMM (64,10) 0.43 -> 0.48; LSTM's gradient (loops of 14 iterations) 2%
+// more instructions, 3-6% more time. An outermost loop pays once per call and keeps
 // vectorizing (the norm gradient's loops over n). The primal's own
 // functions are vectorized after AD as the user's level asks; so are a
 // forward-mode derivative's tangent loops (copyLoopID), not measured.
