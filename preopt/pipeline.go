@@ -48,7 +48,8 @@ const noRuntimeUnroll = "-unroll-runtime=false"
 // rebuilds each one's start. Loops that run a few iterations pay for that
 // bookkeeping on every entry. GMM's gradient at (d,k) = (2,5): 1.870M ->
 // 1.766M instructions. The optimizer after AD vectorizes the primal's
-// functions but not the gradient's loops (ad's loop hints, loophints.go).
+// functions and a gradient's outermost loops, not its loops inside loops
+// (ad's loop hints, loophints.go).
 const noVectorize = "-vectorize-loops=false"
 
 // Optimize runs gozyme's pre-AD pipeline at optimization level ("0".."3",
