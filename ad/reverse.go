@@ -91,7 +91,7 @@ type reverseGen struct {
 	exitEdges             []exitEdge                       // reverse edges entering loops from below (exitentry.go)
 	revLoopIDs            map[*irutil.Loop]*metadata.Tuple // loop -> the loop ID of its reverse (loophints.go)
 	tripCounts            map[*irutil.Loop]tripResult      // loop -> its trip count, once blockOf has the primal (tripcount.go)
-	fwdLoopIDs            loopIDCopies                     // source loop ID -> its copy in the forward sweep (loophints.go)
+	fwdLoopIDs            map[*irutil.Loop]*metadata.Tuple // loop -> the loop ID of its forward copy (loophints.go)
 	exitPres              map[*irutil.Loop][]exitPre       // loop -> the blocks storing its entry counter on entering its reverse (exitentry.go)
 	relReads              map[*ir.InstLoad]bool            // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
 }
@@ -126,7 +126,7 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 		blockOf: map[value.Value]*ir.Block{}, vmap: map[value.Value]value.Value{}, primalOf: map[value.Value]value.Value{}, adj: map[value.Value]*ir.InstAlloca{},
 		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{}, entryCount: map[*ir.Block]*ir.InstLoad{},
 		shadow:     map[value.Value]value.Value{},
-		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}, fwdLoopIDs: loopIDCopies{}}
+		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}, fwdLoopIDs: map[*irutil.Loop]*metadata.Tuple{}}
 	r.act = analyzeActivity(f, acts, retActive, retShadow, d.passes)
 	r.retShadow = retShadow
 	for i, p := range f.Params {
@@ -475,7 +475,7 @@ func (r *reverseGen) forwardTerm(b *ir.Block) error {
 		if !cloneBranch(tail, b.Term, blk, r.mapValue) {
 			return errorAt(r.f, t, "terminator %s is not supported", describe(t))
 		}
-		r.d.copyLoopID(r.fwdLoopIDs, b.Term, tail.Term)
+		r.markForwardLatch(b, tail)
 	}
 	return nil
 }

@@ -32,6 +32,22 @@ func frontendBitcode(t *testing.T, dir, name, level string, flags ...string) str
 	return bc
 }
 
+// optimizedModule runs Optimize at -O<level> on testdata/name.c as the
+// frontend compiles it (frontendBitcode) in dir and loads the result.
+func optimizedModule(t *testing.T, dir, name, level string) *ir.Module {
+	t.Helper()
+	ctx := context.Background()
+	out := filepath.Join(dir, "opt.bc")
+	if err := Optimize(ctx, frontendBitcode(t, dir, name, level), out, level, nil); err != nil {
+		t.Fatal(err)
+	}
+	m, err := irutil.LoadBitcode(ctx, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // lightModule runs the light pipeline on testdata/name.c (compiled at -O2
 // with further clang flags) and parses it.
 func lightModule(t *testing.T, name string, flags ...string) *ir.Module {
@@ -155,21 +171,12 @@ func TestFuseLoopsRun(t *testing.T) {
 // loops Optimize fuses, at -O1..-O3 and checks the gradient against
 // central differences.
 func TestFusedGradient(t *testing.T) {
-	ctx := context.Background()
 	for _, level := range []string{"1", "2", "3"} {
 		t.Run("O"+level, func(t *testing.T) {
 			dir := t.TempDir()
-			bc := frontendBitcode(t, dir, "fusegrad", level)
-			out := filepath.Join(dir, "opt.bc")
-			if err := Optimize(ctx, bc, out, level, nil); err != nil {
-				t.Fatal(err)
-			}
+			m := optimizedModule(t, dir, "fusegrad", level)
 			if _, err := os.Stat(filepath.Join(dir, "opt.light.fused.ll")); err != nil {
 				t.Errorf("no fused module: %v", err)
-			}
-			m, err := irutil.LoadBitcode(ctx, out)
-			if err != nil {
-				t.Fatal(err)
 			}
 			got := runDifferentiated(t, m, level)
 			rel, err := strconv.ParseFloat(strings.TrimSpace(got), 64)

@@ -41,13 +41,15 @@ const hoist = "forceattrs,function(loop-mssa(loop-rotate,licm))"
 // (d,k) = (2,5): 3.53M -> 3.37M instructions, (20,50): 309M -> 294M.
 const noRuntimeUnroll = "-unroll-runtime=false"
 
-// noVectorize leaves loop vectorization to the optimizer after AD. A loop
-// vectorized before AD is a vector loop, a scalar remainder and the checks
-// choosing between them, and AD differentiates all three: the forward sweep
-// records which ran, the reverse sweep rebuilds each one's start. Loops that
-// run a few iterations pay for that bookkeeping on every entry. After AD the
-// vectorizer still sees the forward sweep's loops, and the reverse sweep's.
-// GMM's gradient at (d,k) = (2,5): 1.870M -> 1.766M instructions.
+// noVectorize keeps LLVM from vectorizing loops before AD (but those a
+// pragma asks for). A loop vectorized before AD is a vector loop, a scalar
+// remainder and the checks choosing between them, and AD differentiates
+// all three: the forward sweep records which ran, the reverse sweep
+// rebuilds each one's start. Loops that run a few iterations pay for that
+// bookkeeping on every entry. GMM's gradient at (d,k) = (2,5): 1.870M ->
+// 1.766M instructions. The optimizer after AD vectorizes the primal's
+// functions and a gradient's outermost loops, not its loops inside loops
+// (ad's loop hints, loophints.go).
 const noVectorize = "-vectorize-loops=false"
 
 // Optimize runs gozyme's pre-AD pipeline at optimization level ("0".."3",

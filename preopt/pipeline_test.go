@@ -13,6 +13,8 @@ import (
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/gozyme/gozyme/toolchains"
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
 )
 
 // normModule compiles testdata/norm.c and testdata/mag.c to the frontend's
@@ -159,4 +161,111 @@ func TestNoRuntimeUnroll(t *testing.T) {
 		return
 	}
 	t.Fatal("no @rec in the optimized module")
+}
+
+// vectorLoops counts f's loops that hold an instruction of vector type in
+// a block of their own (not of a loop inside).
+func vectorLoops(t *testing.T, f *ir.Func) int {
+	t.Helper()
+	cfg, err := irutil.NewCFG(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range cfg.Loops {
+		vec := false
+		for b := range l.Blocks {
+			if cfg.LoopOf[b] != l {
+				continue
+			}
+			for _, inst := range b.Insts {
+				if v, ok := inst.(value.Value); ok {
+					_, isVec := v.Type().(*types.VectorType)
+					vec = vec || isVec
+				}
+			}
+		}
+		if vec {
+			n++
+		}
+	}
+	return n
+}
+
+// vectorizedIn reads the loop vectorizer's optimization record (YAML)
+// and counts the loops it vectorized per function.
+func vectorizedIn(t *testing.T, record string) map[string]int {
+	t.Helper()
+	data, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, doc := range strings.Split(string(data), "\n---") {
+		if !strings.Contains(doc, "!Passed") || !strings.Contains(doc, "Pass:            loop-vectorize") {
+			continue
+		}
+		for _, line := range strings.Split(doc, "\n") {
+			if f, ok := strings.CutPrefix(strings.TrimSpace(line), "Function:"); ok {
+				n[strings.Trim(strings.TrimSpace(f), "'")]++
+			}
+		}
+	}
+	return n
+}
+
+// TestVectorizeAfterAD (noVectorize and ad's loop hints): before AD,
+// testdata/vecgrad.c's rows and flat keep their loops scalar but the one
+// rows's pragma asks to vectorize. After AD the optimizer vectorizes the
+// primal's loops (rows and flat, called on their own) and the gradient's
+// outermost loops (flat's, in grad_flat), but no loop of rows's gradient
+// (in grad_rows): the copies of loops inside loops carry
+// vectorize(disable), the pragma's loop came vectorized. The gradients
+// match central differences for rows of 1 to 37 (vector loops with and
+// without a remainder).
+func TestVectorizeAfterAD(t *testing.T) {
+	ctx := context.Background()
+	for _, level := range []string{"2", "3"} {
+		t.Run("O"+level, func(t *testing.T) {
+			dir := t.TempDir()
+			m := optimizedModule(t, dir, "vecgrad", level)
+			want := map[string]int{"rows": 1, "flat": 0}
+			for _, f := range m.Funcs {
+				if n, ok := want[f.Name()]; ok {
+					delete(want, f.Name())
+					if got := vectorLoops(t, f); got != n {
+						t.Errorf("before AD, @%s has %d loops with vector instructions, want %d", f.Name(), got, n)
+					}
+				}
+			}
+			if len(want) > 0 {
+				t.Fatalf("not in the optimized module: %v", want)
+			}
+			if _, err := ad.Differentiate(m, ad.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			ll := filepath.Join(dir, "ad.ll")
+			if err := irutil.WriteText(m, ll); err != nil {
+				t.Fatal(err)
+			}
+			exe, record := filepath.Join(dir, "prog"), filepath.Join(dir, "remarks.yaml")
+			if _, err := toolchains.Run(ctx, "clang", "-O"+level, "-Wno-override-module", "-fsave-optimization-record",
+				"-foptimization-record-file="+record, "-foptimization-record-passes=loop-vectorize", ll, "-o", exe, "-lm"); err != nil {
+				t.Fatal(err)
+			}
+			vec := vectorizedIn(t, record)
+			if vec["rows"] < 1 || vec["flat"] < 1 || vec["grad_flat"] < 1 || vec["grad_rows"] != 0 {
+				t.Errorf("after AD, the vectorizer took %d loops of @rows, %d of @flat, %d of @grad_flat and %d of @grad_rows, want at least 1, 1, 1 and none (%v)",
+					vec["rows"], vec["flat"], vec["grad_flat"], vec["grad_rows"], vec)
+			}
+			got, err := exec.Command(exe).CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, got)
+			}
+			rel, err := strconv.ParseFloat(strings.TrimSpace(string(got)), 64)
+			if err != nil || rel > 1e-6 {
+				t.Errorf("gradients: largest error against central differences %s, want <= 1e-6", got)
+			}
+		})
+	}
 }

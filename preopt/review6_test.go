@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gozyme/gozyme/irutil"
 	"github.com/gozyme/gozyme/toolchains"
 )
 
@@ -103,19 +102,9 @@ func TestReview6FusedGradient(t *testing.T) {
 	if got, want := fmt.Sprint(fusedFuncs(t, "review6grad", "-fno-math-errno")), "[chain3 gmm trinest]"; got != want {
 		t.Errorf("FuseLoops fused in %s, want %s", got, want)
 	}
-	ctx := context.Background()
 	for _, level := range []string{"1", "2", "3"} {
 		t.Run("O"+level, func(t *testing.T) {
-			dir := t.TempDir()
-			bc := frontendBitcode(t, dir, "review6grad", level)
-			out := filepath.Join(dir, "opt.bc")
-			if err := Optimize(ctx, bc, out, level, nil); err != nil {
-				t.Fatal(err)
-			}
-			m, err := irutil.LoadBitcode(ctx, out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := optimizedModule(t, t.TempDir(), "review6grad", level)
 			if got := runDifferentiated(t, m, level); !strings.Contains(got, "failures 0") {
 				t.Errorf("-O%s: %s", level, got)
 			}
