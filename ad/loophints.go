@@ -81,9 +81,16 @@ func hintName(f metadata.Field) string {
 	return s.Value
 }
 
-// newLoopID adds a distinct loop ID with the given hints to the module.
+// newLoopID adds a distinct loop ID with the given hints to the module,
+// numbered at once: a loop ID names itself, and a tuple without a number
+// prints inline, so printing a function (irutil.Renumber, errors) before
+// the module would recurse without end.
 func (d *differ) newLoopID(hints []metadata.Field) *metadata.Tuple {
-	t := &metadata.Tuple{MetadataID: -1, Distinct: true}
+	id := int64(0)
+	for _, md := range d.m.MetadataDefs {
+		id = max(id, md.ID()+1)
+	}
+	t := &metadata.Tuple{MetadataID: metadata.MetadataID(id), Distinct: true}
 	t.Fields = append([]metadata.Field{t}, hints...)
 	d.m.MetadataDefs = append(d.m.MetadataDefs, t)
 	return t
