@@ -42,6 +42,7 @@ func (r *reverseGen) recordField(lc *loopCache, fv value.Value, def *ir.Block, i
 		if o := r.recordOwner(lc); o != nil {
 			// Its fields join o's record, in o's buffer (sharedrec.go).
 			lc.owner, lc.rec, lc.slot, lc.cap = o, o.rec, o.slot, o.cap
+			o.sharers = append(o.sharers, lc)
 		} else {
 			lc.rec = types.NewStruct()
 			pt := types.NewPointer(lc.rec)
@@ -87,7 +88,7 @@ func (r *reverseGen) readField(blk *ir.Block, lc *loopCache, b *loopBuf, idx val
 
 // recordLayout fixes the field order of lc's record: by alignment, then
 // size, largest first (stable), renumbering the field accesses made so far
-// and the fields themselves (for accesses made after).
+// and the fields themselves, its sharers' too (for accesses made after).
 func recordLayout(lc *loopCache) {
 	if lc.rec == nil || lc.owner != nil {
 		return // no record, or its owner's
@@ -119,8 +120,10 @@ func recordLayout(lc *loopCache) {
 		fields[k] = lc.rec.Fields[old]
 	}
 	lc.rec.Fields = fields
-	for _, b := range lc.fields {
-		b.field = int(newIndex[b.field]) // later accesses address the new index
+	for _, c := range append([]*loopCache{lc}, lc.sharers...) {
+		for _, b := range c.fields {
+			b.field = int(newIndex[b.field]) // later accesses address the new index
+		}
 	}
 	for _, gep := range lc.geps {
 		old := gep.Indices[1].(*constant.Int).X.Int64()

@@ -110,6 +110,7 @@ type loopCache struct {
 	fields  map[value.Value]*loopBuf
 	geps    []*ir.InstGetElementPtr // field addresses, renumbered by recordLayout
 	owner   *loopCache              // the sibling whose buffer holds these records too (sharedrec.go), or nil
+	sharers []*loopCache            // the loops whose owner this is, their fields renumbered with its own
 }
 
 // newReverseGen prepares the gradient of f for the given parameter

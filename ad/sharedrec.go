@@ -17,10 +17,12 @@ import (
 // as the loop that ran more iterations, each as large as both loops'
 // fields together, so only siblings (the same parent loop) with the same
 // trip count (the same start, bound, step and exit test) share, whose
-// counters advance alike. What sharing saves is one buffer pointer kept
-// live through the nest around the loops (GMM's per-(point, component)
-// loops xc = x - mu and sqnorm(qx) reused registers the second pointer
-// spilled) and one buffer to retain and free.
+// counters advance alike where neither is skipped. The second loop is the
+// second in the order the reverse sweep first caches values in them. What
+// sharing saves is one buffer pointer kept live through the nest around the
+// loops (GMM's per-(point, component) loops xc = x - mu and sqnorm(qx)
+// reused registers the second pointer spilled) and one buffer to retain
+// and free.
 
 // recordOwner returns the loop cache whose record lc's fields join: a
 // sibling loop of lc's with the same trip count whose record exists and is
