@@ -41,8 +41,9 @@ const hoist = "forceattrs,function(loop-mssa(loop-rotate,licm))"
 // (d,k) = (2,5): 3.53M -> 3.37M instructions, (20,50): 309M -> 294M.
 const noRuntimeUnroll = "-unroll-runtime=false"
 
-// noVectorize keeps LLVM from vectorizing loops before AD (but those a
-// pragma asks for). A loop vectorized before AD is a vector loop, a scalar
+// noVectorize keeps LLVM from vectorizing loops before AD, but those a
+// pragma forces (vectorize(enable), vectorize_width; an interleave_count
+// alone waits for the optimizer after AD). A loop vectorized before AD is a vector loop, a scalar
 // remainder and the checks choosing between them, and AD differentiates
 // all three: the forward sweep records which ran, the reverse sweep
 // rebuilds each one's start. Loops that run a few iterations pay for that
