@@ -126,8 +126,8 @@ func (r *reverseGen) reverseCount(blk, at *ir.Block, tc *tripCount, depth int) (
 // exitCount is headerCount for an entry of the loop that left it through
 // its exit test: its exit value is read, its reverse entered from below,
 // or it ran in an earlier iteration of the loop around a recomputed
-// snapshot (counters.go; where it did not run, its count is read
-// nowhere). Where the count is exact and the test is !=, the induction
+// snapshot (counters.go; where it did not run, its count is multiplied
+// by zero there, the number of earlier iterations). Where the count is exact and the test is !=, the induction
 // variable met the bound, so the distance to it is not negative, and
 // headerCount's clamp of a negative one (a do-while loop entered past its
 // bound) is left out. Both values are 64-bit there (exactCount).

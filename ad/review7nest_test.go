@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 )
 
@@ -114,7 +115,9 @@ func TestReview7NeNestRun(t *testing.T) {
 			t.Setenv("R", env[2])
 			t.Setenv("DIM", env[3])
 			fs := []string{"neguard", "tridiamond"}
-			if env[0] <= env[1] {
+			lo, _ := strconv.Atoi(env[0])
+			hi, _ := strconv.Atoi(env[1])
+			if lo <= hi {
 				fs = append(fs, "nenest", "nestep", "hdrexit")
 			}
 			var wants []string

@@ -27,7 +27,8 @@ func LoadBitcode(ctx context.Context, bcPath string) (*ir.Module, error) {
 }
 
 // ParseText parses LLVM 14 textual IR after applying the fixups llir v0.3.6
-// needs (see DESIGN.md), and repairs what llir gets wrong after parsing.
+// needs (see DESIGN.md; and fp128 constants, swapQuadHalves), and repairs
+// what llir gets wrong after parsing.
 func ParseText(name string, text []byte) (*ir.Module, error) {
 	fixed := swapQuadHalves(FixupText(string(text)))
 	m, err := asm.ParseString(name, fixed)
