@@ -1,9 +1,6 @@
 package ad
 
-import (
-	"github.com/llir/llvm/ir/constant"
-	"github.com/llir/llvm/ir/value"
-)
+import "github.com/gozyme/gozyme/irutil"
 
 // Shared records: sibling loops that run the same iterations keep their
 // iteration records in one buffer. The second loop to cache a value adds
@@ -53,16 +50,5 @@ func (r *reverseGen) recordOwner(lc *loopCache) *loopCache {
 // and continue predicate.
 func sameCount(a, b *tripCount) bool {
 	return a.step == b.step && a.offset == b.offset && a.pred == b.pred &&
-		sameOperand(a.start, b.start) && sameOperand(a.bound, b.bound)
-}
-
-// sameOperand reports whether a and b are the same value: one instruction,
-// parameter or global, or equal constants.
-func sameOperand(a, b value.Value) bool {
-	if a == b {
-		return true
-	}
-	ca, okA := a.(constant.Constant)
-	cb, okB := b.(constant.Constant)
-	return okA && okB && ca.Type().Equal(cb.Type()) && ca.Ident() == cb.Ident()
+		irutil.SameValue(a.start, b.start) && irutil.SameValue(a.bound, b.bound)
 }

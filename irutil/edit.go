@@ -32,6 +32,17 @@ func StripCasts(v value.Value) value.Value {
 	}
 }
 
+// SameValue reports whether a and b are the same value: the same SSA value
+// (instruction, parameter, global), or equal constants of one type.
+func SameValue(a, b value.Value) bool {
+	if a == b {
+		return true
+	}
+	ca, okA := a.(constant.Constant)
+	cb, okB := b.(constant.Constant)
+	return okA && okB && ca.Type().Equal(cb.Type()) && ca.Ident() == cb.Ident()
+}
+
 // ReplaceAllUses replaces every use of old by new in the instructions and
 // terminators of f, including uses wrapped as metadata (llvm.dbg.value).
 func ReplaceAllUses(f *ir.Func, old, new value.Value) {

@@ -181,17 +181,6 @@ func isOne(v value.Value) bool {
 	return ok && c.X.IsInt64() && c.X.Int64() == 1
 }
 
-// sameValue reports whether a and b are the same value: the same SSA value,
-// or equal constants.
-func sameValue(a, b value.Value) bool {
-	if a == b {
-		return true
-	}
-	ca, ok1 := a.(constant.Constant)
-	cb, ok2 := b.(constant.Constant)
-	return ok1 && ok2 && ca.Type().Equal(cb.Type()) && ca.Ident() == cb.Ident()
-}
-
 // pair is two canonical loops, the first exiting into the second's header
 // directly or through the empty block mid.
 type pair struct {
@@ -249,8 +238,8 @@ func adjacentPairs(cfg *irutil.CFG) []*pair {
 // legal reports whether fusing p keeps f's meaning (see FuseLoops).
 func (p *pair) legal(f *ir.Func, cfg *irutil.CFG) bool {
 	a, b := p.a, p.b
-	if !a.iv.Type().Equal(b.iv.Type()) || !sameValue(a.start, b.start) || a.test.Pred != b.test.Pred || a.onTrue != b.onTrue ||
-		!sameValue(a.test.Y, b.test.Y) || a.defines(b.start) || a.defines(b.test.Y) {
+	if !a.iv.Type().Equal(b.iv.Type()) || !irutil.SameValue(a.start, b.start) || a.test.Pred != b.test.Pred || a.onTrue != b.onTrue ||
+		!irutil.SameValue(a.test.Y, b.test.Y) || a.defines(b.start) || a.defines(b.test.Y) {
 		return false
 	}
 	// The second body is entered only from its header, without phis.
