@@ -25,6 +25,9 @@ type differ struct {
 	fwds        map[string]*forwardGen // forward-mode derivatives, by name
 	retainables []*retainable          // combined gradients whose caches may be retained (retain.go)
 	picks       map[*ir.InstCall]pick  // primal fmin/fmax calls -> the bit their reverse reads (pick.go)
+	// nextMetadataID is the number newLoopID gives its next loop ID (it
+	// alone adds metadata definitions), 0 until it has read the module's.
+	nextMetadataID int64
 }
 
 // prepared returns f as the AD engine differentiates it: f itself, or, when

@@ -86,11 +86,13 @@ func hintName(f metadata.Field) string {
 // prints inline, so printing a function (irutil.Renumber, errors) before
 // the module would recurse without end.
 func (d *differ) newLoopID(hints []metadata.Field) *metadata.Tuple {
-	id := int64(0)
-	for _, md := range d.m.MetadataDefs {
-		id = max(id, md.ID()+1)
+	if d.nextMetadataID == 0 {
+		for _, md := range d.m.MetadataDefs {
+			d.nextMetadataID = max(d.nextMetadataID, md.ID()+1)
+		}
 	}
-	t := &metadata.Tuple{MetadataID: metadata.MetadataID(id), Distinct: true}
+	t := &metadata.Tuple{MetadataID: metadata.MetadataID(d.nextMetadataID), Distinct: true}
+	d.nextMetadataID++
 	t.Fields = append([]metadata.Field{t}, hints...)
 	d.m.MetadataDefs = append(d.m.MetadataDefs, t)
 	return t
@@ -149,9 +151,6 @@ func reverseHint(name string) bool {
 // reverseLoopID returns the loop ID for the reverse of l, made once per
 // loop: the hints of l's latches that the reverse keeps (reverseHint).
 func (r *reverseGen) reverseLoopID(l *irutil.Loop) *metadata.Tuple {
-	if r.revLoopIDs == nil {
-		r.revLoopIDs = map[*irutil.Loop]*metadata.Tuple{}
-	}
 	return r.gradientLoopID(r.revLoopIDs, l, reverseHint)
 }
 
