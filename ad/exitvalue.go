@@ -123,14 +123,15 @@ func (r *reverseGen) reverseCount(blk, at *ir.Block, tc *tripCount, depth int) (
 	return r.exitCount(blk, tc, func(x value.Value) value.Value { return vals[x] }), true
 }
 
-// exitCount is headerCount for an entry of the loop that left it through
-// its exit test: its exit value is read, its reverse entered from below,
-// or it ran in an earlier iteration of the loop around a recomputed
-// snapshot (counters.go; where it did not run, its count is multiplied
-// by zero there, the number of earlier iterations). Where the count is exact and the test is !=, the induction
-// variable met the bound, so the distance to it is not negative, and
-// headerCount's clamp of a negative one (a do-while loop entered past its
-// bound) is left out. Both values are 64-bit there (exactCount).
+// exitCount is headerCount for an entry of the loop that left it through its
+// exit test: its exit value is read, its reverse entered from below, or it
+// ran in an earlier iteration of the loop around a recomputed snapshot
+// (counters.go; where it did not run, its count is multiplied by zero there,
+// the number of earlier iterations). Where the count is exact and the test
+// is !=, the induction variable met the bound, so the distance to it is not
+// negative, and headerCount's clamp of a negative one (a do-while loop
+// entered past its bound) is left out. Both values are 64-bit there
+// (exactCount).
 func (r *reverseGen) exitCount(blk *ir.Block, tc *tripCount, val func(value.Value) value.Value) value.Value {
 	return r.countHeader(blk, tc, val, false, tc.pred == enum.IPredNE && exactCount(tc))
 }

@@ -37,9 +37,9 @@ import (
 // instructions per call, time J/hand 1.24 -> 1.10, (10,25) 0.92 -> 0.77,
 // (20,50) 0.77 -> 0.76. Long inner loops lose what the vector loop gained:
 // GMM (64,10) 0.43 -> 0.48; LSTM's gradient (loops of 14 iterations) 2%
-// more instructions, 3-6% more time. An outermost loop pays once per call and keeps
-// vectorizing (the norm gradient's loops over n). The primal's own
-// functions are vectorized after AD as the user's level asks; so are a
+// more instructions, 3-6% more time. An outermost loop pays once per call
+// and keeps vectorizing (the norm gradient's loops over n). The primal's
+// own functions are vectorized after AD as the user's level asks; so are a
 // forward-mode derivative's tangent loops (copyLoopID), not measured.
 
 // loopIDOf returns the llvm.loop attachment in md, or nil.

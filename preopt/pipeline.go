@@ -43,14 +43,14 @@ const noRuntimeUnroll = "-unroll-runtime=false"
 
 // noVectorize keeps LLVM from vectorizing loops before AD, but those a
 // pragma forces (vectorize(enable), vectorize_width; an interleave_count
-// alone waits for the optimizer after AD). A loop vectorized before AD is a vector loop, a scalar
-// remainder and the checks choosing between them, and AD differentiates
-// all three: the forward sweep records which ran, the reverse sweep
-// rebuilds each one's start. Loops that run a few iterations pay for that
-// bookkeeping on every entry. GMM's gradient at (d,k) = (2,5): 1.870M ->
-// 1.766M instructions. The optimizer after AD vectorizes the primal's
-// functions and a gradient's outermost loops, not its loops inside loops
-// (ad's loop hints, loophints.go).
+// alone waits for the optimizer after AD). A loop vectorized before AD is a
+// vector loop, a scalar remainder and the checks choosing between them, and
+// AD differentiates all three: the forward sweep records which ran, the
+// reverse sweep rebuilds each one's start. Loops that run a few iterations
+// pay for that bookkeeping on every entry. GMM's gradient at (d,k) = (2,5):
+// 1.870M -> 1.766M instructions. The optimizer after AD vectorizes the
+// primal's functions and a gradient's outermost loops, not its loops inside
+// loops (ad's loop hints, loophints.go).
 const noVectorize = "-vectorize-loops=false"
 
 // Optimize runs gozyme's pre-AD pipeline at optimization level ("0".."3",
