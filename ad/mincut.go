@@ -329,13 +329,12 @@ func (r *reverseGen) planCaches() *cachePlan {
 		}
 		if r.recomputableKind(inst) {
 			recomputable[v] = true
-			if c, ok := inst.(*ir.InstCall); pureOp(inst) && (!ok || !libmCall(c)) {
-				// An instruction more in the reverse sweep (breakTies).
-				recomputeCost[nd.in] = r.loopScaled(1, def)
-			}
 			if call, ok := inst.(*ir.InstCall); ok && libmCall(call) {
 				// Recomputed (both ends cut off from the source): pay for the call.
 				edge(source, nd.in, r.loopScaled(r.recomputeBytes(call), def))
+			} else if pureOp(inst) {
+				// An instruction more in the reverse sweep (breakTies).
+				recomputeCost[nd.in] = r.loopScaled(1, def)
 			}
 			ops := operandsOf(inst)
 			if l, ok := inst.(*ir.InstLoad); ok && r.earlierLoad(l) != nil {
