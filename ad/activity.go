@@ -3,6 +3,7 @@ package ad
 import (
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -13,11 +14,37 @@ import (
 //   - useful: float values that influence an active output (the return, or
 //     memory reachable from an active pointer);
 //   - shadowed: pointers that need a shadow, because the memory they point
-//     into holds (or receives) derivatives.
+//     into holds (or receives) derivatives;
+//   - unmet: the places that write derivatives (or shadow pointers) into
+//     memory whose pointer cannot have a shadow (see unmetShadow).
+//
+// A pointer gets a shadow only where one can be built: from an allocation
+// of the function, a parameter passed with one (enzyme_dup), a pointer
+// loaded from shadowed memory, or a call that returns one. A pointer loaded
+// from memory no derivative reaches (a struct passed enzyme_const holding
+// pointers to constant arrays) is inactive and gets none.
 type activity struct {
 	varied   map[value.Value]bool
 	useful   map[value.Value]bool
 	shadowed map[value.Value]bool
+	unmet    []unmetShadow
+}
+
+// unmetShadow is a write of derivatives into memory whose pointer has no
+// shadow: at (a store, a copy, a call) needs a shadow of base, a parameter
+// passed without one, a global, a constant address or a pointer returned
+// by an unknown function. A parameter's unmet need is its caller's to
+// meet (summary.go); the others stop the differentiation.
+//
+// A hard need is one the derivative code cannot be built without: the
+// shadow of a phi or select some of whose operands have shadows, or of a
+// pointer a callee returns into its argument's memory. A soft one only
+// loses derivatives written there (which unmetError allows where nothing
+// reads them back).
+type unmetShadow struct {
+	base value.Value
+	at   ir.Instruction
+	hard bool
 }
 
 // active reports whether a float value carries a derivative.
@@ -103,38 +130,30 @@ func pointerOperands(inst ir.Instruction) []value.Value {
 	return nil
 }
 
-// allocationBases follows a pointer back through GEPs, casts, phis and
-// selects to the allocations (allocas, calls returning pointers) it may
-// point into.
-func allocationBases(v value.Value, seen map[value.Value]bool, out *[]value.Value) {
+// pointerBases follows a pointer back through GEPs, casts, phis and selects
+// (instructions and constant expressions) to what it is derived from:
+// allocations and other calls, loads (a pointer read from memory),
+// extractvalues (taken from an aggregate), parameters, globals, and other
+// constants or instructions (inttoptr) that no shadow can be derived from.
+func pointerBases(v value.Value, seen map[value.Value]bool, out *[]value.Value) {
 	v = unwrapArg(v)
 	if seen[v] {
 		return
 	}
 	seen[v] = true
 	switch x := v.(type) {
-	case *ir.InstAlloca:
-		*out = append(*out, x)
-		return
-	case *ir.InstCall:
-		// Fresh allocations, and pointers returned by other calls: either
-		// way the call's result is where its shadow has to come from.
-		*out = append(*out, x)
-		return
-	case *ir.InstLoad:
-		// A pointer read from memory: its shadow is read from the shadow
-		// of that memory (which markBases then shadows).
-		*out = append(*out, x)
-		return
-	case *ir.InstExtractValue:
-		// A pointer taken from an aggregate (a tape returned with a
-		// result): its shadow is taken from the aggregate's.
-		*out = append(*out, x)
-		return
-	case ir.Instruction:
-		for _, p := range pointerOperands(x) {
-			allocationBases(p, seen, out)
+	case *ir.InstGetElementPtr, *ir.InstBitCast, *ir.InstAddrSpaceCast, *ir.InstSelect, *ir.InstPhi:
+		for _, p := range pointerOperands(x.(ir.Instruction)) {
+			pointerBases(p, seen, out)
 		}
+	case *constant.ExprGetElementPtr:
+		pointerBases(x.Src, seen, out)
+	case *constant.ExprBitCast:
+		pointerBases(x.From, seen, out)
+	case *constant.ExprAddrSpaceCast:
+		pointerBases(x.From, seen, out)
+	default:
+		*out = append(*out, v)
 	}
 }
 
@@ -146,7 +165,7 @@ func opaqueExternal(v value.Value) bool {
 		return false
 	}
 	f, ok := irutil.StripCasts(c.Callee).(*ir.Func)
-	return ok && len(f.Blocks) == 0
+	return !ok || len(f.Blocks) == 0
 }
 
 // isAllocation reports calls that return fresh heap memory.
@@ -174,8 +193,15 @@ func isAllocation(c *ir.InstCall) bool {
 //
 // Forward mode uses the same analysis: the tangent of an aggregate holding
 // pointers is its shadow aggregate.
-func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, passes func(*ir.InstCall) bool) *activity {
-	a := &activity{varied: map[value.Value]bool{}, useful: map[value.Value]bool{}, shadowed: map[value.Value]bool{}}
+//
+// Calls of functions gozyme differentiates shadow exactly the pointer
+// arguments their callee writes derivatives through (summary.go), so a
+// local array filled by a helper from an active value gets a shadow, and a
+// pointer the helper only reads does not need one.
+func (d *differ) analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool) *activity {
+	an := &activityAnalysis{d: d, f: f, a: &activity{varied: map[value.Value]bool{}, useful: map[value.Value]bool{}, shadowed: map[value.Value]bool{}},
+		unmet: map[unmetShadow]bool{}}
+	a := an.a
 	for i, p := range f.Params {
 		switch acts[i] {
 		case Out:
@@ -184,239 +210,420 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 			a.shadowed[p] = true
 		}
 	}
-	var markBases func(ptr value.Value) bool
-	var markAggregate, markStored func(v value.Value) bool
-	var markArgs func(c *ir.InstCall)
-	markBases = func(ptr value.Value) bool {
-		var bases []value.Value
-		allocationBases(ptr, map[value.Value]bool{}, &bases)
-		changed := false
-		for _, b := range bases {
-			if a.shadowed[b] {
-				continue
-			}
-			a.shadowed[b] = true
-			changed = true
-			if ld, ok := b.(*ir.InstLoad); ok {
-				markBases(ld.Src)
-				continue
-			}
-			if ev, ok := b.(*ir.InstExtractValue); ok {
-				// Taken from an aggregate: the aggregate carries the shadow.
-				markAggregate(ev.X)
-				continue
-			}
-			// A pointer returned by a call (not a fresh allocation) may
-			// point into the memory of its pointer arguments.
-			if c, ok := b.(*ir.InstCall); ok && !isAllocation(c) {
-				markArgs(c)
-			}
-		}
-		return changed
-	}
-	// markAggregate shadows an aggregate holding pointers and, back through
-	// how it was built, the pointers put into it.
-	markAggregate = func(agg value.Value) bool {
-		agg = unwrapArg(agg)
-		if !hasPointerField(agg.Type()) || a.shadowed[agg] {
-			return false
-		}
-		switch agg.(type) {
-		case ir.Instruction, *ir.Param:
-		default:
-			return false // constants: null shadows
-		}
-		a.shadowed[agg] = true
-		switch x := agg.(type) {
-		case *ir.InstInsertValue:
-			markAggregate(x.X)
-			switch {
-			case types.IsPointer(x.Elem.Type()):
-				markStored(x.Elem)
-			default:
-				markAggregate(x.Elem)
-			}
-		case *ir.InstExtractValue:
-			markAggregate(x.X)
-		case *ir.InstLoad:
-			markBases(x.Src)
-		case *ir.InstPhi:
-			for _, in := range x.Incs {
-				markAggregate(in.X)
-			}
-		case *ir.InstSelect:
-			markAggregate(x.ValueTrue)
-			markAggregate(x.ValueFalse)
-		case *ir.InstCall:
-			markArgs(x)
-		}
-		return true
-	}
-	// markArgs shadows what a call's pointer arguments (and aggregates
-	// holding pointers) point into: its result may point there too.
-	markArgs = func(c *ir.InstCall) {
-		for _, arg := range c.Args {
-			if types.IsPointer(arg.Type()) {
-				markBases(arg)
-			} else {
-				markAggregate(arg)
-			}
-		}
-	}
-	// markStored shadows a pointer stored into shadowed memory (or put
-	// into a shadowed aggregate), unless it comes from an unknown
-	// external function (a FILE*): nothing gives that one a shadow.
-	markStored = func(p value.Value) bool {
-		var bases []value.Value
-		allocationBases(p, map[value.Value]bool{}, &bases)
-		changed := false
-		for _, b := range bases {
-			if !opaqueExternal(b) && markBases(b) {
-				changed = true
-			}
-		}
-		return changed
-	}
 	if retShadow {
 		// The returned pointer, or the pointers put into the returned
 		// aggregate.
 		for _, b := range f.Blocks {
-			if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil && types.IsPointer(r.X.Type()) {
-				markBases(r.X)
-			} else if ok && r.X != nil {
-				markAggregate(r.X)
+			if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil {
+				an.demand(r.X, nil)
 			}
 		}
 	}
-	// Forward: varied values and shadowed pointers, together.
-	for changed := true; changed; {
-		changed = false
-		set := func(m map[value.Value]bool, v value.Value) {
-			if !m[v] {
-				m[v] = true
-				changed = true
-			}
-		}
+	for an.changed = true; an.changed; {
+		an.changed = false
 		for _, b := range f.Blocks {
 			for _, inst := range b.Insts {
-				switch x := inst.(type) {
-				case *ir.InstLoad:
-					if a.shadowed[unwrapArg(x.Src)] {
-						if carriesFloat(x.ElemType) {
-							set(a.varied, x)
-						}
-						if types.IsPointer(x.ElemType) || hasPointerField(x.ElemType) {
-							set(a.shadowed, x)
-						}
-					}
-					continue
-				case *ir.InstStore:
-					if a.varied[unwrapArg(x.Src)] || a.shadowed[unwrapArg(x.Src)] {
-						if markBases(x.Dst) {
-							changed = true
-						}
-					}
-					// A pointer stored into shadowed memory (a cache of
-					// buffers, a list node) stores its shadow there too;
-					// pointers from unknown external functions (a FILE*)
-					// stay without one.
-					if types.IsPointer(x.Src.Type()) && a.shadowed[unwrapArg(x.Dst)] && markStored(x.Src) {
-						changed = true
-					}
-					// So does a whole struct holding pointers.
-					if hasPointerField(x.Src.Type()) && a.shadowed[unwrapArg(x.Dst)] && markAggregate(x.Src) {
-						changed = true
-					}
-					continue
-				case *ir.InstCall:
-					if isMaskedStore(x) && a.varied[unwrapArg(x.Args[0])] && markBases(x.Args[1]) {
-						changed = true
-					}
-					if a.callTouchesActiveMemory(x, passes) {
-						for _, arg := range x.Args {
-							if types.IsPointer(arg.Type()) && markBases(arg) {
-								changed = true
-							}
-							if hasPointerField(arg.Type()) && markAggregate(arg) {
-								changed = true
-							}
-						}
-					}
-					if isMemTransfer(x) && len(x.Args) >= 2 && a.shadowed[unwrapArg(x.Args[1])] && markBases(x.Args[0]) {
-						changed = true
-					}
-				}
-				v, ok := inst.(value.Value)
-				if !ok {
-					continue
-				}
-				if call, ok := inst.(*ir.InstCall); ok && isRealloc(call) && a.shadowed[unwrapArg(call.Args[0])] {
-					set(a.shadowed, v) // the old contents move to the new block
-				}
-				if call, ok := inst.(*ir.InstCall); ok && types.IsPointer(v.Type()) && passes(call) {
-					// A pointer returned from a call that was given shadowed
-					// pointers may point into their memory.
-					for _, arg := range call.Args {
-						if a.shadowed[unwrapArg(arg)] {
-							set(a.shadowed, v)
-							break
-						}
-					}
-				}
-				if ev, ok := inst.(*ir.InstExtractValue); ok && holdsPointers(v.Type()) {
-					if agg := unwrapArg(ev.X); a.varied[agg] || a.shadowed[agg] {
-						set(a.shadowed, v)
-					}
-				}
-				if call, ok := inst.(*ir.InstCall); ok && hasPointerField(v.Type()) && passes(call) {
-					for _, arg := range call.Args {
-						if a.shadowed[unwrapArg(arg)] {
-							set(a.shadowed, v)
-							break
-						}
-					}
-				}
-				if hasPointerField(v.Type()) && !a.shadowed[v] {
-					// An aggregate built from, or chosen among, values
-					// with shadows.
-					var ops []value.Value
-					switch x := inst.(type) {
-					case *ir.InstInsertValue:
-						ops = []value.Value{x.X, x.Elem}
-					case *ir.InstPhi, *ir.InstSelect:
-						ops = pointerOperands(inst)
-					}
-					for _, op := range ops {
-						if a.shadowed[unwrapArg(op)] {
-							set(a.shadowed, v)
-							break
-						}
-					}
-				}
-				if types.IsPointer(v.Type()) {
-					for _, p := range pointerOperands(inst) {
-						if a.shadowed[unwrapArg(p)] {
-							set(a.shadowed, v)
-							break
-						}
-					}
-					continue
-				}
-				if !carriesFloat(v.Type()) || a.varied[v] {
-					continue
-				}
-				for _, op := range derivOperands(inst, passes) {
-					// A call may also read derivatives through a pointer.
-					if a.varied[op] || a.shadowed[op] {
-						set(a.varied, v)
-						break
-					}
+				an.forward(inst)
+			}
+		}
+	}
+	an.backward(retActive)
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			for _, u := range an.unmetOrder {
+				if u.at == inst {
+					a.unmet = append(a.unmet, u)
 				}
 			}
 		}
 	}
-	// Backward: useful values: the return, anything stored into shadowed
-	// memory, and the data operands of useful values.
+	for _, u := range an.unmetOrder {
+		if u.at == nil {
+			a.unmet = append(a.unmet, u)
+		}
+	}
+	return a
+}
+
+// activityAnalysis is the state of one analyzeActivity.
+type activityAnalysis struct {
+	d          *differ
+	f          *ir.Func
+	a          *activity
+	changed    bool
+	unmet      map[unmetShadow]bool
+	unmetOrder []unmetShadow
+	hard       bool // the demand being followed is hard (unmetShadow)
+}
+
+// demandHard is demand for a hard need.
+func (an *activityAnalysis) demandHard(v value.Value, at ir.Instruction) {
+	old := an.hard
+	an.hard = true
+	an.demand(v, at)
+	an.hard = old
+}
+
+func (an *activityAnalysis) set(m map[value.Value]bool, v value.Value) {
+	if !m[v] {
+		m[v] = true
+		an.changed = true
+	}
+}
+
+// demand asks for a shadow of v, a pointer or an aggregate holding
+// pointers, because at writes derivatives or shadow pointers through it (or
+// returns it to a caller that does).
+func (an *activityAnalysis) demand(v value.Value, at ir.Instruction) {
+	v = unwrapArg(v)
+	switch {
+	case types.IsPointer(v.Type()):
+		an.shadowBases(v, at)
+	case hasPointerField(v.Type()):
+		an.shadowAggregate(v, at)
+	}
+}
+
+// shadowBases shadows the bases of pointer ptr (pointerBases), recording
+// those that cannot have one as unmet.
+func (an *activityAnalysis) shadowBases(ptr value.Value, at ir.Instruction) {
+	var bases []value.Value
+	pointerBases(ptr, map[value.Value]bool{}, &bases)
+	for _, b := range bases {
+		an.shadowBase(b, at)
+	}
+}
+
+// shadowBase gives base b (see pointerBases) a shadow where one can be
+// built, back through where it came from.
+func (an *activityAnalysis) shadowBase(b value.Value, at ir.Instruction) {
+	a := an.a
+	if a.shadowed[b] {
+		return
+	}
+	switch x := b.(type) {
+	case *ir.InstAlloca:
+		an.set(a.shadowed, x)
+	case *ir.InstCall:
+		if opaqueExternal(x) {
+			an.unmetAt(b, at)
+			return
+		}
+		// A pointer returned by a call may point into the memory of its
+		// pointer arguments: call asks for their shadows once the result
+		// has one.
+		an.set(a.shadowed, x)
+	case *ir.InstLoad:
+		// A pointer read from memory: its shadow is read from the shadow
+		// of that memory, which must have one.
+		if an.shadowableMemory(x.Src, at) {
+			an.set(a.shadowed, x)
+		}
+	case *ir.InstExtractValue:
+		// Taken from an aggregate: the aggregate carries the shadow.
+		if an.shadowAggregate(x.X, at) {
+			an.set(a.shadowed, x)
+		}
+	case *constant.Null, *constant.Undef, *constant.Poison, *constant.ZeroInitializer:
+		// Null has the null shadow; writes through it are undefined.
+	default:
+		an.unmetAt(b, at)
+	}
+}
+
+// shadowableMemory shadows the memory ptr points into and reports whether
+// every base of it has a shadow.
+func (an *activityAnalysis) shadowableMemory(ptr value.Value, at ir.Instruction) bool {
+	var bases []value.Value
+	pointerBases(ptr, map[value.Value]bool{}, &bases)
+	ok := true
+	for _, b := range bases {
+		an.shadowBase(b, at)
+		if !an.a.shadowed[b] && !isNullConstant(b) {
+			ok = false
+		}
+	}
+	return ok
+}
+
+func isNullConstant(v value.Value) bool {
+	switch v.(type) {
+	case *constant.Null, *constant.Undef, *constant.Poison, *constant.ZeroInitializer:
+		return true
+	}
+	return false
+}
+
+func (an *activityAnalysis) unmetAt(base value.Value, at ir.Instruction) {
+	if p, ok := base.(*ir.Param); ok && an.a.shadowed[p] {
+		return
+	}
+	u := unmetShadow{base: base, at: at, hard: an.hard}
+	if !an.unmet[u] {
+		an.unmet[u] = true
+		an.unmetOrder = append(an.unmetOrder, u)
+	}
+}
+
+// shadowAggregate shadows an aggregate holding pointers and, back through
+// how it was built, the pointers put into it. It reports whether the
+// aggregate has a shadow.
+func (an *activityAnalysis) shadowAggregate(agg value.Value, at ir.Instruction) bool {
+	a := an.a
+	agg = unwrapArg(agg)
+	if !hasPointerField(agg.Type()) {
+		return false
+	}
+	if a.shadowed[agg] {
+		return true
+	}
+	switch agg.(type) {
+	case ir.Instruction, *ir.Param:
+	default:
+		return true // constants: null shadows
+	}
+	switch x := agg.(type) {
+	case *ir.Param:
+		an.unmetAt(x, at)
+		return false
+	case *ir.InstLoad:
+		if !an.shadowableMemory(x.Src, at) {
+			return false
+		}
+	}
+	an.set(a.shadowed, agg)
+	switch x := agg.(type) {
+	case *ir.InstInsertValue:
+		an.shadowAggregate(x.X, at)
+		an.demand(x.Elem, at)
+	case *ir.InstExtractValue:
+		an.shadowAggregate(x.X, at)
+	case *ir.InstPhi:
+		for _, in := range x.Incs {
+			an.shadowAggregate(in.X, at)
+		}
+	case *ir.InstSelect:
+		an.shadowAggregate(x.ValueTrue, at)
+		an.shadowAggregate(x.ValueFalse, at)
+	case *ir.InstCall:
+		for _, arg := range x.Args {
+			an.demand(arg, at)
+		}
+	}
+	return true
+}
+
+// storePointer shadows a pointer stored into shadowed memory (or put into
+// a shadowed aggregate), unless it comes from an unknown external function
+// (a FILE*): nothing gives that one a shadow, and shadowlessPointerStore
+// decides whether its null shadow is harmless.
+func (an *activityAnalysis) storePointer(p value.Value, at ir.Instruction) {
+	var bases []value.Value
+	pointerBases(p, map[value.Value]bool{}, &bases)
+	for _, b := range bases {
+		if opaqueExternal(b) {
+			continue
+		}
+		if _, ok := b.(*ir.Param); ok {
+			// A parameter without a shadow stored into shadowed memory:
+			// its caller is asked for one (summary.go); the root's own
+			// stay without, as shadowlessPointerStore checks.
+			an.unmetAt(b, at)
+			continue
+		}
+		if _, ok := b.(*ir.Global); ok {
+			continue // shadowlessPointerStore checks what it points to
+		}
+		an.shadowBase(b, at)
+	}
+}
+
+// forward propagates varied values and shadowed pointers through inst.
+func (an *activityAnalysis) forward(inst ir.Instruction) {
+	a := an.a
+	switch x := inst.(type) {
+	case *ir.InstLoad:
+		if a.shadowed[unwrapArg(x.Src)] {
+			if carriesFloat(x.ElemType) {
+				an.set(a.varied, x)
+			}
+			if holdsPointers(x.ElemType) {
+				an.set(a.shadowed, x)
+			}
+		}
+		return
+	case *ir.InstStore:
+		src, dst := unwrapArg(x.Src), unwrapArg(x.Dst)
+		if a.varied[src] || a.shadowed[src] {
+			an.demand(dst, x)
+		}
+		// A pointer stored into shadowed memory (a cache of buffers, a list
+		// node) stores its shadow there too; so does a whole struct
+		// holding pointers.
+		if a.shadowed[dst] {
+			if types.IsPointer(src.Type()) {
+				an.storePointer(src, x)
+			} else if hasPointerField(src.Type()) {
+				an.shadowAggregate(src, x)
+			}
+		}
+		return
+	case *ir.InstCall:
+		an.call(x)
+	}
+	v, ok := inst.(value.Value)
+	if !ok {
+		return
+	}
+	if call, ok := inst.(*ir.InstCall); ok {
+		if isRealloc(call) && a.shadowed[unwrapArg(call.Args[0])] {
+			an.set(a.shadowed, v) // the old contents move to the new block
+		}
+		if holdsPointers(v.Type()) && an.d.passes(call) {
+			// A pointer returned from a call that was given shadowed
+			// pointers may point into their memory.
+			for _, arg := range call.Args {
+				if a.shadowed[unwrapArg(arg)] {
+					an.set(a.shadowed, v)
+					break
+				}
+			}
+		}
+	}
+	if ev, ok := inst.(*ir.InstExtractValue); ok && holdsPointers(v.Type()) {
+		if agg := unwrapArg(ev.X); a.varied[agg] || a.shadowed[agg] {
+			an.set(a.shadowed, v)
+		}
+	}
+	if hasPointerField(v.Type()) && !a.shadowed[v] {
+		// An aggregate built from, or chosen among, values with shadows:
+		// its other parts need shadows too.
+		var ops []value.Value
+		switch x := inst.(type) {
+		case *ir.InstInsertValue:
+			ops = []value.Value{x.X, x.Elem}
+		case *ir.InstPhi, *ir.InstSelect:
+			ops = pointerOperands(inst)
+		}
+		for _, op := range ops {
+			if a.shadowed[unwrapArg(op)] {
+				an.demandHard(v, inst)
+				break
+			}
+		}
+	}
+	if types.IsPointer(v.Type()) {
+		// A pointer derived from one with a shadow has one; a phi or
+		// select's other operands then need shadows too (the shadow
+		// chooses among theirs).
+		for _, p := range pointerOperands(inst) {
+			if a.shadowed[unwrapArg(p)] {
+				if !a.shadowed[v] {
+					an.set(a.shadowed, v)
+					an.demandHard(v, inst)
+				}
+				break
+			}
+		}
+		return
+	}
+	if !carriesFloat(v.Type()) || a.varied[v] {
+		return
+	}
+	for _, op := range derivOperands(inst, an.d.passes) {
+		// A call may also read derivatives through a pointer.
+		if a.varied[op] || a.shadowed[op] {
+			an.set(a.varied, v)
+			break
+		}
+	}
+}
+
+// call finds which pointers a call writes derivatives through: bulk copies
+// of shadowed memory, masked stores of varied vectors, the arguments a
+// differentiated callee writes derivatives through or returns the shadow
+// of (its summary), and every pointer argument of a call with a custom rule
+// or no body that is given derivatives or returns a pointer with a shadow
+// (the rule takes each pointer's shadow; an unknown function given
+// derivatives is an error later, unknownMemoryCall).
+func (an *activityAnalysis) call(c *ir.InstCall) {
+	a := an.a
+	switch {
+	case isMaskedStore(c):
+		if a.varied[unwrapArg(c.Args[0])] {
+			an.demand(c.Args[1], c)
+		}
+		return
+	case isMemTransfer(c):
+		if len(c.Args) >= 2 && a.shadowed[unwrapArg(c.Args[1])] {
+			an.demand(c.Args[0], c)
+		}
+		return
+	case isMemSet(c) || !an.d.passes(c):
+		return
+	}
+	retShadow := holdsPointers(c.Typ) && a.shadowed[c]
+	given := retShadow
+	for _, arg := range c.Args {
+		if v := unwrapArg(arg); a.varied[v] || a.shadowed[v] {
+			given = true
+			break
+		}
+	}
+	if !given {
+		return
+	}
+	callee, ok := irutil.StripCasts(c.Callee).(*ir.Func)
+	if ok && isLLVMIntrinsic(callee) {
+		return
+	}
+	if ok && len(callee.Blocks) > 0 && an.d.custom[callee] == nil {
+		acts := an.callActs(c)
+		sum := an.d.callSummary(callee, acts, retShadow)
+		var plain *summary
+		if retShadow {
+			plain = an.d.callSummary(callee, acts, false)
+		}
+		for i, arg := range c.Args {
+			switch {
+			case i >= len(sum.needs) || !sum.needs[i]:
+			case sum.hard[i] || (plain != nil && !plain.needs[i]):
+				// Needed to build the shadow of the returned pointer.
+				an.demandHard(arg, c)
+			default:
+				an.demand(arg, c)
+			}
+		}
+		if sum.retShadow && holdsPointers(c.Typ) {
+			an.set(a.shadowed, c)
+		}
+		return
+	}
+	for _, arg := range c.Args {
+		an.demand(arg, c)
+	}
+}
+
+// callActs is the activity a call gives its callee's parameters: Out for
+// varied floats, Dup for shadowed pointers and aggregates holding them.
+func (an *activityAnalysis) callActs(c *ir.InstCall) []Activity {
+	acts := make([]Activity, len(c.Args))
+	for i, arg := range c.Args {
+		v := unwrapArg(arg)
+		switch {
+		case holdsPointers(v.Type()) && an.a.shadowed[v]:
+			acts[i] = Dup
+		case carriesFloat(v.Type()) && an.a.varied[v]:
+			acts[i] = Out
+		}
+	}
+	return acts
+}
+
+// backward marks useful values: the return, anything stored into shadowed
+// memory, and the data operands of useful values.
+func (an *activityAnalysis) backward(retActive bool) {
+	a, f := an.a, an.f
 	if retActive {
 		for _, b := range f.Blocks {
 			if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil {
@@ -443,7 +650,11 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 					}
 					continue
 				}
-				if call, ok := inst.(*ir.InstCall); ok && a.callTouchesActiveMemory(call, passes) {
+				// A call moving derivatives through memory (or returning a
+				// pointer to memory holding them) may compute them from any
+				// of its arguments.
+				if call, ok := inst.(*ir.InstCall); ok && (a.callTouchesActiveMemory(call, an.d.passes) ||
+					(holdsPointers(call.Typ) && a.shadowed[call] && an.d.passes(call))) {
 					for _, arg := range call.Args {
 						mark(arg)
 					}
@@ -452,13 +663,12 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 				if !ok || !a.useful[v] {
 					continue
 				}
-				for _, op := range derivOperands(inst, passes) {
+				for _, op := range derivOperands(inst, an.d.passes) {
 					mark(op)
 				}
 			}
 		}
 	}
-	return a
 }
 
 // callTouchesActiveMemory reports a call that may move derivatives through

@@ -19,6 +19,9 @@ type differ struct {
 	m           *ir.Module
 	inactive    map[*ir.Func]bool
 	grads       map[string]*ir.Func    // combined gradients, by generated name
+	sums        *summaries             // what callees write derivatives through (summary.go)
+	lostGlobals map[*ir.Global]error   // globals derivatives are written into, without a shadow (unmet.go)
+	analyzed    []analyzedFunc         // functions whose derivatives were generated (unmet.go)
 	splits      map[string]*splitGrad  // augmented forward/reverse pairs, by name
 	prep        map[*ir.Func]*ir.Func  // functions as AD sees them (see prepared)
 	custom      map[*ir.Func]*Custom   // user-supplied derivatives
@@ -66,6 +69,9 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 			return 0, err
 		}
 	}
+	if err := d.lostGlobalError(); err != nil {
+		return 0, err
+	}
 	d.retainCaches()
 	keepDebugScopes(m, user)
 	return len(roots), nil
@@ -103,7 +109,7 @@ func (d *differ) passes(c *ir.InstCall) bool {
 	if !ok {
 		return true
 	}
-	if d.inactive[f] {
+	if d.inactive[f] || isInactiveLibFunc(f.Name()) {
 		return false
 	}
 	name := f.Name()
@@ -130,6 +136,9 @@ func (d *differ) lower(rt *root) error {
 	acts := rt.activities()
 	grads := make([]*ir.Func, len(rt.fns))
 	for i, f := range rt.fns {
+		if err := d.checkRoot(f, acts, carriesFloat(f.Sig.RetType), false); err != nil {
+			return err
+		}
 		g, err := d.gradient(f, acts)
 		if err != nil {
 			return err
@@ -335,6 +344,24 @@ func (d *differ) gradient(f *ir.Func, acts []Activity) (*ir.Func, error) {
 	return r.g, nil
 }
 
+// checkRoot reports the derivatives root function f (with the activities
+// of its entry-point call) writes into memory the user passed without a
+// shadow and reads back (unmetError). forward selects forward mode's
+// analysis.
+func (d *differ) checkRoot(f *ir.Func, acts []Activity, retActive, forward bool) error {
+	pf, err := d.prepared(f)
+	if err != nil {
+		return err
+	}
+	var a *activity
+	if forward {
+		a = d.forwardActivity(pf, acts)
+	} else {
+		a = d.analyzeActivity(pf, acts, retActive, false)
+	}
+	return d.unmetError(pf, a, true)
+}
+
 // lowerForward replaces an __enzyme_fwddiff call by a call of the forward
 // derivative, returning the tangent of the result.
 func (d *differ) lowerForward(rt *root) error {
@@ -344,6 +371,9 @@ func (d *differ) lowerForward(rt *root) error {
 	acts := rt.activities()
 	fgs := make([]*forwardGen, len(rt.fns))
 	for i, f := range rt.fns {
+		if err := d.checkRoot(f, acts, false, true); err != nil {
+			return err
+		}
 		fg, err := d.forward(f, acts, rt.width)
 		if err != nil {
 			return err
@@ -459,7 +489,7 @@ func (rt *root) replaceCall(pre []ir.Instruction, result value.Value) {
 // newDiffer prepares the differentiation of m.
 func newDiffer(m *ir.Module, opts Options) *differ {
 	return &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
-		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{}}
+		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, sums: newSummaries(), lostGlobals: map[*ir.Global]error{}, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{}}
 }
 
 // activities lists the activity of each parameter at the call.

@@ -96,8 +96,11 @@ func (d *differ) forward(f *ir.Func, acts []Activity, width int) (*forwardGen, e
 		fg.lanes = append(fg.lanes, map[value.Value]value.Value{})
 	}
 	fg.tan = fg.lanes[0]
-	fg.act = analyzeActivity(pf, forwardSeeds(pf, acts), carriesFloat(pf.Sig.RetType) || types.IsPointer(pf.Sig.RetType),
-		types.IsPointer(pf.Sig.RetType) || hasPointerField(pf.Sig.RetType), d.passes)
+	fg.act = d.forwardActivity(pf, acts)
+	if err := d.unmetError(pf, fg.act, false); err != nil {
+		return nil, err
+	}
+	d.noteAnalysis(pf, fg.act)
 	var params []*ir.Param
 	for i, p := range pf.Params {
 		np := ir.NewParam("", p.Typ)
@@ -127,6 +130,13 @@ func (d *differ) forward(f *ir.Func, acts []Activity, width int) (*forwardGen, e
 		return nil, err
 	}
 	return fg, nil
+}
+
+// forwardActivity is the activity analysis of forward mode for f (the
+// prepared function) and its parameters' activities.
+func (d *differ) forwardActivity(pf *ir.Func, acts []Activity) *activity {
+	rt := pf.Sig.RetType
+	return d.analyzeActivity(pf, forwardSeeds(pf, acts), carriesFloat(rt) || types.IsPointer(rt), types.IsPointer(rt) || hasPointerField(rt))
 }
 
 // forwardSeeds maps forward-mode activities onto the activity analysis:

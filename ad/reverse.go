@@ -128,7 +128,11 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{}, entryCount: map[*ir.Block]*ir.InstLoad{},
 		shadow:     map[value.Value]value.Value{},
 		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}, fwdLoopIDs: map[*irutil.Loop]*metadata.Tuple{}, revLoopIDs: map[*irutil.Loop]*metadata.Tuple{}}
-	r.act = analyzeActivity(f, acts, retActive, retShadow, d.passes)
+	r.act = d.analyzeActivity(f, acts, retActive, retShadow)
+	if err := d.unmetError(f, r.act, false); err != nil {
+		return nil, err
+	}
+	d.noteAnalysis(f, r.act)
 	r.retShadow = retShadow
 	for i, p := range f.Params {
 		if acts[i] != Dup && acts[i] != DupNoNeed && hasPointerField(p.Typ) && r.act.hasShadow(p) {

@@ -21,6 +21,9 @@ func (d *differ) lowerSplit(rt *root) error {
 	}
 	f := rt.fns[0]
 	acts := rt.activities()
+	if err := d.checkRoot(f, acts, carriesFloat(f.Sig.RetType), false); err != nil {
+		return err
+	}
 	sg, err := d.splitGradient(f, acts, carriesFloat(f.Sig.RetType), false)
 	if err != nil {
 		return err

@@ -1,0 +1,198 @@
+package ad
+
+import (
+	"sort"
+
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/value"
+)
+
+// unmetError reports the first write of derivatives into memory that has
+// no shadow to receive them (activity.unmet), which would otherwise lose
+// the derivative silently: into a global, at a constant address, through a
+// pointer returned by an unknown function. A parameter's need is its
+// caller's to meet (summary.go) except at the root, where the user passed
+// it without a shadow (enzyme_const): derivatives written there are
+// dropped, as Enzyme drops them, when the function never reads that memory
+// back; when it may, the gradient would miss that path, so it is an error.
+func (d *differ) unmetError(f *ir.Func, a *activity, root bool) error {
+	for _, u := range a.unmet {
+		switch b := u.base.(type) {
+		case *ir.Param:
+			if !root {
+				continue
+			}
+			if u.hard {
+				return errorAt(f, u.at, "%s needs a shadow of parameter %s, which is passed without one (enzyme_const): pass it with enzyme_dup", describeAt(u.at), b.Ident())
+			}
+			if st, ok := u.at.(*ir.InstStore); ok && holdsPointers(st.Src.Type()) {
+				continue // a pointer stored into shadowed memory: shadowlessPointerStore
+			}
+			if !readsBack(f, a, func(v value.Value) bool { return v == b }) {
+				continue
+			}
+			return errorAt(f, u.at, "%s writes derivatives into memory reached through parameter %s, which has no shadow (enzyme_const), and the function reads that memory back: the derivative through it would be lost; pass it with enzyme_dup and a zeroed shadow", describeAt(u.at), b.Ident())
+		case *ir.Global:
+			if b.Immutable {
+				continue // a constant global is never written
+			}
+			if u.hard {
+				return errorAt(f, u.at, "%s needs a shadow of global %s, which has none (a pointer into it is chosen or returned together with pointers to memory holding derivatives)", describeAt(u.at), b.Ident())
+			}
+			d.noteLostGlobal(f, u, b)
+		case *ir.InstCall:
+			return errorAt(f, u.at, "%s writes derivatives into memory returned by %s, which has no shadow (a function without a body that is no allocation)", describeAt(u.at), describe(b))
+		default:
+			return errorAt(f, u.at, "%s writes derivatives into memory at %s, which has no shadow", describeAt(u.at), base(b))
+		}
+	}
+	return nil
+}
+
+// noteLostGlobal records that u writes derivatives into global g, which
+// has no shadow: an error once some differentiated function reads g back
+// where it matters (lostGlobalError).
+func (d *differ) noteLostGlobal(f *ir.Func, u unmetShadow, g *ir.Global) {
+	if _, ok := d.lostGlobals[g]; !ok {
+		d.lostGlobals[g] = errorAt(f, u.at, "%s writes derivatives into global %s, which has no shadow, and the differentiated code reads it back: give the function that memory as an argument with enzyme_dup, or keep the derivative out of globals", describeAt(u.at), g.Ident())
+	}
+}
+
+func describeAt(at ir.Instruction) string {
+	if at == nil {
+		return "returning a pointer"
+	}
+	return describe(at)
+}
+
+func base(v value.Value) string {
+	if i, ok := v.(interface{ Ident() string }); ok {
+		return i.Ident()
+	}
+	return v.String()
+}
+
+// readsBack reports whether f, as analyzed by a, reads memory reachable
+// from pointers whose base is chosen by root in a way that matters to the
+// derivatives: a useful float load, a copy into memory with a shadow, a
+// call that carries derivatives given such a pointer, or the pointer
+// escaping (stored, converted to an integer, returned). Pointers loaded
+// from that memory count as reaching it too.
+func readsBack(f *ir.Func, a *activity, root func(value.Value) bool) bool {
+	reaches := func(ptr value.Value) bool { return mayPointInto(ptr, root, map[value.Value]bool{}, 0) }
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			switch x := inst.(type) {
+			case *ir.InstLoad:
+				if carriesFloat(x.ElemType) && a.useful[x] && reaches(x.Src) {
+					return true
+				}
+			case *ir.InstStore:
+				if holdsPointers(x.Src.Type()) && reaches(x.Src) {
+					return true
+				}
+			case *ir.InstPtrToInt:
+				if reaches(x.From) {
+					return true
+				}
+			case *ir.InstCall:
+				switch {
+				case isMemSet(x) || isDebugIntrinsic(x) || hasPrefix(calleeName(x), "llvm.lifetime."):
+				case isMemTransfer(x):
+					if a.hasShadow(x.Args[0]) && reaches(x.Args[1]) {
+						return true
+					}
+				case a.useful[x] || a.callTouchesActiveMemory(x, func(*ir.InstCall) bool { return true }):
+					for _, arg := range x.Args {
+						if holdsPointers(arg.Type()) && reaches(arg) {
+							return true
+						}
+					}
+				}
+			}
+		}
+		if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil && holdsPointers(r.X.Type()) && reaches(r.X) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayPointInto reports whether pointer v may point into memory whose base
+// root chooses: through GEPs, casts, phis and selects, pointers loaded from
+// such memory, and pointers returned by calls (the callee's returned
+// pointers, its parameters standing for the call's arguments).
+func mayPointInto(v value.Value, root func(value.Value) bool, seen map[value.Value]bool, depth int) bool {
+	var bases []value.Value
+	pointerBases(v, seen, &bases)
+	for _, b := range bases {
+		if root(b) {
+			return true
+		}
+		switch x := b.(type) {
+		case *ir.InstLoad:
+			if mayPointInto(x.Src, root, seen, depth) {
+				return true
+			}
+		case *ir.InstCall:
+			callee, ok := x.Callee.(*ir.Func)
+			if !ok || len(callee.Blocks) == 0 || isAllocation(x) || depth > 8 {
+				continue
+			}
+			args := map[value.Value]value.Value{}
+			for i, p := range callee.Params {
+				if i < len(x.Args) {
+					args[p] = unwrapArg(x.Args[i])
+				}
+			}
+			inner := func(w value.Value) bool {
+				if a, ok := args[w]; ok {
+					return mayPointInto(a, root, seen, depth)
+				}
+				return root(w)
+			}
+			for _, cb := range callee.Blocks {
+				if r, ok := cb.Term.(*ir.TermRet); ok && r.X != nil && holdsPointers(r.X.Type()) &&
+					mayPointInto(r.X, inner, map[value.Value]bool{}, depth+1) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// noteAnalysis keeps the activity of a function whose derivative is
+// generated, for lostGlobalError.
+func (d *differ) noteAnalysis(f *ir.Func, a *activity) {
+	d.analyzed = append(d.analyzed, analyzedFunc{f, a})
+}
+
+// analyzedFunc is a function whose derivative was generated, with its
+// activity.
+type analyzedFunc struct {
+	f *ir.Func
+	a *activity
+}
+
+// lostGlobalError is the error for a global that some differentiated
+// function writes derivatives into (unmetError) and some differentiated
+// function reads back where they matter; nil when there is none.
+func (d *differ) lostGlobalError() error {
+	var names []string
+	byName := map[string]*ir.Global{}
+	for g := range d.lostGlobals {
+		names = append(names, g.Name())
+		byName[g.Name()] = g
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		g := byName[n]
+		for _, an := range d.analyzed {
+			if readsBack(an.f, an.a, func(v value.Value) bool { return v == g }) {
+				return d.lostGlobals[g]
+			}
+		}
+	}
+	return nil
+}
