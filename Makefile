@@ -6,6 +6,8 @@
 #   make test   deps + bazel-deps + build + gofmt check + go vet + go test ./... (end-to-end tests included) + fuzz
 #   make demo   deps + build + compile and run examples/relu3
 #   make bench  deps + build + the benchmark kernels and workloads (bench/results/summary.md, *.png)
+#   make fuzz-ad N=1000   random self-checking programs through bin/ at FUZZ_LEVELS (tests/adfuzz)
+#   make enzyme-suite     Enzyme's integration suite through bin/ at LEVELS (counts and failures)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -30,7 +32,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # apt-get as every target runs it: waiting for another apt-get's lock.
 APT  := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600
 
-.PHONY: all deps deps-fortran adolc bazel-deps build test fmt-check vet gotest fuzz demo bench clean
+.PHONY: all deps deps-fortran adolc bazel-deps build test fmt-check vet gotest fuzz demo bench clean \
+        fuzz-deps fuzz-ad suite-deps enzyme-suite
 
 all: build
 
@@ -101,7 +104,7 @@ gotest:
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzClassify -fuzztime=$(FUZZTIME) ./wrapper
 
-test: deps adolc bazel-deps build fmt-check vet gotest fuzz
+test: deps adolc fuzz-deps bazel-deps build fmt-check vet gotest fuzz
 
 demo: deps build
 	mkdir -p build/demo
@@ -110,6 +113,55 @@ demo: deps build
 
 bench: deps adolc build
 	$(GO) run ./bench -root . -out bench/results
+
+# Differential testing of the AD engine: N generated programs (seeds SEED..SEED+N-1),
+# each built with bin/gozyme-cc or gozyme-c++ at every level of FUZZ_LEVELS and run;
+# failing programs go to build/fuzz-ad-failures/<seed>-O<level>/. FUZZ_J programs at
+# a time (default: GOMAXPROCS). FUZZ_ARGS passes more flags (go run ./tests/adfuzz/fuzzad -h).
+N           ?= 200
+SEED        ?= 1
+FUZZ_LEVELS ?= 0 1 2 3
+FUZZ_J      ?= 0
+FUZZ_ARGS   ?=
+
+# The sanitizer runtimes clang-14 links with -fsanitize=address,undefined: the
+# generator's programs are checked free of undefined behaviour with them.
+fuzz-deps:
+	@if ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.a >/dev/null 2>&1; then \
+	  echo "make fuzz-deps: libclang-rt-14-dev is installed"; \
+	else \
+	  echo "make fuzz-deps: installing libclang-rt-14-dev"; \
+	  $(APT) update; \
+	  $(APT) install -y --no-install-recommends libclang-rt-14-dev; \
+	fi
+
+fuzz-ad: deps fuzz-deps build
+	$(GO) run ./tests/adfuzz/fuzzad -bin $(BIN) -n $(N) -seed $(SEED) -levels "$(FUZZ_LEVELS)" \
+	  -j $$( [ "$(FUZZ_J)" = 0 ] && nproc || echo $(FUZZ_J) ) -sanity -q -out build/fuzz-ad-failures $(FUZZ_ARGS)
+
+# Enzyme's integration suite (self-checking C and C++ programs written for Enzyme),
+# each built with bin/ at every level of LEVELS and run. Its folder is outside the
+# repository; without it the target says so and does nothing.
+ENZYME_SUITE ?= ../shared/enzyme-integration/Integration
+LEVELS       ?= 0 2 3
+
+suite-deps:
+	@if [ -f /usr/include/eigen3/Eigen/Core ] && [ -f /usr/include/boost/version.hpp ]; then \
+	  echo "make suite-deps: libeigen3-dev and libboost-dev are installed"; \
+	else \
+	  echo "make suite-deps: installing libeigen3-dev libboost-dev"; \
+	  $(APT) update; \
+	  $(APT) install -y --no-install-recommends libeigen3-dev libboost-dev; \
+	fi
+
+enzyme-suite: deps build
+	@if [ ! -d "$(ENZYME_SUITE)" ]; then \
+	  echo "make enzyme-suite: no suite at $(ENZYME_SUITE) (set ENZYME_SUITE=DIR); skipped"; \
+	else \
+	  $(MAKE) --no-print-directory suite-deps && \
+	  $(GO) run ./tests/adfuzz/fuzzad -bin $(BIN) -suite "$(ENZYME_SUITE)" -levels "$(LEVELS)" \
+	    -j $$( [ "$(FUZZ_J)" = 0 ] && nproc || echo $(FUZZ_J) ) -timeout 60s; \
+	fi
 
 clean:
 	rm -rf $(BIN) build
