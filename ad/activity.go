@@ -200,7 +200,7 @@ func isAllocation(c *ir.InstCall) bool {
 // pointer the helper only reads does not need one.
 func (d *differ) analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool) *activity {
 	an := &activityAnalysis{d: d, f: f, a: &activity{varied: map[value.Value]bool{}, useful: map[value.Value]bool{}, shadowed: map[value.Value]bool{}},
-		unmet: map[unmetShadow]bool{}}
+		unmet: map[unmetShadow]bool{}, visiting: map[value.Value]bool{}}
 	a := an.a
 	for i, p := range f.Params {
 		switch acts[i] {
@@ -254,6 +254,9 @@ type activityAnalysis struct {
 	unmet      map[unmetShadow]bool
 	unmetOrder []unmetShadow
 	hard       bool // the demand being followed is hard (unmetShadow)
+	// visiting holds the bases shadowBase is deciding: a list walked
+	// through its own loads (p = p->next) reaches itself.
+	visiting map[value.Value]bool
 }
 
 // demandHard is demand for a hard need.
@@ -298,9 +301,11 @@ func (an *activityAnalysis) shadowBases(ptr value.Value, at ir.Instruction) {
 // built, back through where it came from.
 func (an *activityAnalysis) shadowBase(b value.Value, at ir.Instruction) {
 	a := an.a
-	if a.shadowed[b] {
+	if a.shadowed[b] || an.visiting[b] {
 		return
 	}
+	an.visiting[b] = true
+	defer delete(an.visiting, b)
 	switch x := b.(type) {
 	case *ir.InstAlloca:
 		an.set(a.shadowed, x)
@@ -326,6 +331,8 @@ func (an *activityAnalysis) shadowBase(b value.Value, at ir.Instruction) {
 		}
 	case *constant.Null, *constant.Undef, *constant.Poison, *constant.ZeroInitializer:
 		// Null has the null shadow; writes through it are undefined.
+	case *ir.Func:
+		// Code, not memory holding derivatives.
 	default:
 		an.unmetAt(b, at)
 	}
@@ -339,7 +346,7 @@ func (an *activityAnalysis) shadowableMemory(ptr value.Value, at ir.Instruction)
 	ok := true
 	for _, b := range bases {
 		an.shadowBase(b, at)
-		if !an.a.shadowed[b] && !isNullConstant(b) {
+		if !an.a.shadowed[b] && !isNullConstant(b) && !an.visiting[b] {
 			ok = false
 		}
 	}
@@ -576,6 +583,9 @@ func (an *activityAnalysis) call(c *ir.InstCall) {
 	callee, ok := irutil.StripCasts(c.Callee).(*ir.Func)
 	if ok && isLLVMIntrinsic(callee) {
 		return
+	}
+	if _, root := EntryPointMode(calleeName(c)); root {
+		return // an Enzyme call lowered later (or an error there)
 	}
 	if ok && len(callee.Blocks) > 0 && an.d.custom[callee] == nil {
 		acts := an.callActs(c)

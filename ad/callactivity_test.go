@@ -119,3 +119,12 @@ int main(void) {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}
 }
+
+// TestCxxObjectsRun: objects returned through sret by constructors and
+// operators, a lambda writing a captured local, a std::vector.
+func TestCxxObjectsRun(t *testing.T) {
+	src := testdataC(t, "cxx_objects.cc")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildCXX(t, src, o)) })
+	}
+}
