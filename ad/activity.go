@@ -621,7 +621,7 @@ func (an *activityAnalysis) callActs(c *ir.InstCall) []Activity {
 	for i, arg := range c.Args {
 		v := unwrapArg(arg)
 		switch {
-		case holdsPointers(v.Type()) && an.a.shadowed[v]:
+		case holdsPointers(v.Type()) && (an.a.shadowed[v] || isNullConstant(v)):
 			acts[i] = Dup
 		case carriesFloat(v.Type()) && an.a.varied[v]:
 			acts[i] = Out

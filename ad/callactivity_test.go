@@ -128,3 +128,14 @@ func TestCxxObjectsRun(t *testing.T) {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildCXX(t, src, o)) })
 	}
 }
+
+// TestPushFromNullRun: a helper growing a buffer with realloc gets the
+// buffer's null shadow on its first call (from -O2 up, the first call of
+// the unrolled loop passes the constant null).
+func TestPushFromNullRun(t *testing.T) {
+	src := testdataC(t, "push_null.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
+}

@@ -30,14 +30,17 @@ func (r *reverseGen) callsDerivative(call *ir.InstCall) bool {
 		(holdsPointers(call.Typ) && r.act.hasShadow(call)))
 }
 
-// calleeActs is the activity of the callee's parameters at this call.
+// calleeActs is the activity of the callee's parameters at this call, as
+// the activity analysis summarized the callee for it (callActs).
 func (r *reverseGen) calleeActs(call *ir.InstCall) []Activity {
 	acts := make([]Activity, len(call.Args))
 	for i, a := range call.Args {
 		switch {
 		case carriesFloat(a.Type()) && r.act.active(a):
 			acts[i] = Out
-		case holdsPointers(a.Type()) && r.act.hasShadow(a):
+		case holdsPointers(a.Type()) && (r.act.hasShadow(a) || isNullConstant(unwrapArg(a))):
+			// A null pointer's shadow is null: the callee may need one
+			// where it reallocates it (push(NULL, v)).
 			acts[i] = Dup
 		}
 	}

@@ -713,7 +713,7 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 	for i, a := range call.Args {
 		a = unwrapArg(a)
 		args = append(args, a)
-		if fg.needsTangent(a) || (carriesFloat(a.Type()) && fg.act.varied[a]) {
+		if fg.needsTangent(a) || (carriesFloat(a.Type()) && fg.act.varied[a]) || (holdsPointers(a.Type()) && isNullConstant(a)) {
 			acts[i] = Dup
 			ts, err := fg.laneTangents(call, a)
 			if err != nil {
