@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llir/llvm/ir"
 )
 
 // testdataC reads a C program of testdata/.
@@ -138,4 +140,74 @@ func TestPushFromNullRun(t *testing.T) {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}
 	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
+}
+
+// TestCallSummariesIR checks the activity analysis's call summaries on the
+// optimized IR of small helpers: which arguments need shadows, and whether
+// a returned pointer has one.
+func TestCallSummariesIR(t *testing.T) {
+	src := `
+#include <stdlib.h>
+typedef struct { const double *w; int n; } P;
+__attribute__((noinline)) void scale(double *a, const double *w, int n, double s) { for (int i = 0; i < n; i++) a[i] *= w[i] * s; }
+__attribute__((noinline)) double *fresh(double x) { double *m = malloc(8); *m = x; return m; }
+__attribute__((noinline)) double weights(const P *p, const double *x) { double s = 0; for (int i = 0; i < p->n; i++) s += p->w[i] * x[i]; return s; }
+typedef struct Node { double v; struct Node *next; } Node;
+__attribute__((noinline)) void fill(Node *l, double x) { for (; l; l = l->next) l->v = x; }
+double use(double x, double *a, const double *w, P *p, Node *l) { scale(a, w, 3, x); fill(l, x); return *fresh(x) + weights(p, a); }
+`
+	m := preADModuleC(t, src, "2")
+	d := newDiffer(m, Options{})
+	fn := func(name string) *ir.Func {
+		for _, f := range m.Funcs {
+			if f.Name() == name {
+				return f
+			}
+		}
+		t.Fatalf("no function %s", name)
+		return nil
+	}
+	cases := []struct {
+		f         string
+		acts      []Activity
+		needs     []bool
+		retShadow bool
+	}{
+		// scale writes derivatives through a (from s), only reads w.
+		{"scale", []Activity{Const, Const, Const, Out}, []bool{true, false, false, false}, false},
+		// With a already shadowed it needs nothing more.
+		{"scale", []Activity{Dup, Const, Const, Out}, []bool{false, false, false, false}, false},
+		// fresh returns a pointer to memory it filled from x.
+		{"fresh", []Activity{Out}, []bool{false}, true},
+		// weights reads the constant struct's pointer and the active x: no
+		// write, so no shadow is asked for p.
+		{"weights", []Activity{Const, Dup}, []bool{false, false}, false},
+		// fill writes through every node of a list reached through itself.
+		{"fill", []Activity{Const, Out}, []bool{true, false}, false},
+	}
+	for _, c := range cases {
+		s := d.callSummary(fn(c.f), c.acts, false)
+		for i, want := range c.needs {
+			if s.needs[i] != want {
+				t.Errorf("%s %v: needs[%d] = %v, want %v", c.f, c.acts, i, s.needs[i], want)
+			}
+		}
+		if s.retShadow != c.retShadow {
+			t.Errorf("%s %v: retShadow = %v, want %v", c.f, c.acts, s.retShadow, c.retShadow)
+		}
+	}
+	// In use: a (written by scale with an active x) and l (written by fill)
+	// need shadows, w and p (read only) do not.
+	a := d.analyzeActivity(fn("use"), []Activity{Out, Const, Const, Const, Const}, true, false)
+	need := map[int]bool{}
+	for _, u := range a.unmet {
+		for i, p := range fn("use").Params {
+			if u.base == p {
+				need[i] = true
+			}
+		}
+	}
+	if !need[1] || !need[4] || need[2] || need[3] {
+		t.Errorf("use: parameters needing shadows %v, want 1 (a) and 4 (l) only", need)
+	}
 }
