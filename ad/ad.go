@@ -32,7 +32,8 @@ type differ struct {
 
 // prepared returns f as the AD engine differentiates it: f itself, or, when
 // f has invokes, a copy without exception edges (derivatives are for runs
-// that do not throw).
+// that do not throw); either with its undefined lanes refined to zeros
+// (refineUndef).
 func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 	if p, ok := d.prep[f]; ok {
 		return p, nil
@@ -43,6 +44,9 @@ func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 		if p, err = irutil.CloneWithoutUnwind(f); err != nil {
 			return nil, errorAt(f, nil, "%v", err)
 		}
+	}
+	if err := refineUndef(p); err != nil {
+		return nil, errorAt(f, nil, "%v", err)
 	}
 	d.prep[f] = p
 	return p, nil
