@@ -33,7 +33,8 @@ type differ struct {
 // prepared returns f as the AD engine differentiates it: f itself, or, when
 // f has invokes, a copy without exception edges (derivatives are for runs
 // that do not throw); either with its undefined lanes refined to zeros
-// (refineUndef).
+// (refineUndef) and its calls through constant tables of functions made
+// direct (resolveTableCalls).
 func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 	if p, ok := d.prep[f]; ok {
 		return p, nil
@@ -45,6 +46,7 @@ func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 			return nil, errorAt(f, nil, "%v", err)
 		}
 	}
+	resolveTableCalls(p)
 	if err := refineUndef(p); err != nil {
 		return nil, errorAt(f, nil, "%v", err)
 	}

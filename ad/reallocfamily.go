@@ -220,6 +220,25 @@ func locationKey(p value.Value) (key string, ok bool) {
 			}
 			path, elem, p = idx, y.ElemType, y.Src
 			continue
+		case *constant.ExprGetElementPtr:
+			indices := make([]value.Value, len(y.Indices))
+			for i, x := range y.Indices {
+				indices[i] = x
+			}
+			idx, ok := constantIndices(indices)
+			if !ok {
+				return "", false
+			}
+			idx = trimZeros(idx)
+			if len(idx) == 0 {
+				p = y.Src
+				continue
+			}
+			if path != nil {
+				return "", false
+			}
+			path, elem, p = idx, y.ElemType, y.Src
+			continue
 		}
 		break
 	}
@@ -229,9 +248,14 @@ func locationKey(p value.Value) (key string, ok bool) {
 	return fmt.Sprintf("%p %s %v", irutil.StripCasts(p), elem, path), true
 }
 
+// constantIndices reads getelementptr indices that are all constant
+// integers (in constant expressions, possibly wrapped as inrange).
 func constantIndices(indices []value.Value) ([]int64, bool) {
 	out := make([]int64, len(indices))
 	for i, v := range indices {
+		if x, ok := v.(*constant.Index); ok {
+			v = x.Constant
+		}
 		c, ok := v.(*constant.Int)
 		if !ok {
 			return nil, false
