@@ -25,6 +25,9 @@ type differ struct {
 	fwds        map[string]*forwardGen // forward-mode derivatives, by name
 	retainables []*retainable          // combined gradients whose caches may be retained (retain.go)
 	picks       map[*ir.InstCall]pick  // primal fmin/fmax calls -> the bit their reverse reads (pick.go)
+	// constShadows are the shadow globals of constant globals, per mode
+	// (constshadow.go).
+	constShadows map[constShadowKey]*ir.Global
 	// nextMetadataID is the number newLoopID gives its next loop ID (it
 	// alone adds metadata definitions), 0 until it has read the module's.
 	nextMetadataID int64
@@ -465,7 +468,8 @@ func (rt *root) replaceCall(pre []ir.Instruction, result value.Value) {
 // newDiffer prepares the differentiation of m.
 func newDiffer(m *ir.Module, opts Options) *differ {
 	return &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
-		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{}}
+		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{},
+		constShadows: map[constShadowKey]*ir.Global{}}
 }
 
 // activities lists the activity of each parameter at the call.
