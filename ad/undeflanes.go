@@ -207,7 +207,7 @@ func zeroLane(v value.Value, offset int64) (int64, bool) {
 func isZeroConst(c constant.Constant) bool {
 	switch c := c.(type) {
 	case *constant.Float:
-		return c.X.Sign() == 0 && !c.X.Signbit()
+		return !c.NaN && c.X != nil && c.X.Sign() == 0 && !c.X.Signbit()
 	case *constant.Int:
 		return c.X.Sign() == 0
 	case *constant.Null, *constant.ZeroInitializer:
