@@ -28,6 +28,9 @@ type differ struct {
 	fwds        map[string]*forwardGen // forward-mode derivatives, by name
 	retainables []*retainable          // combined gradients whose caches may be retained (retain.go)
 	picks       map[*ir.InstCall]pick  // primal fmin/fmax calls -> the bit their reverse reads (pick.go)
+	// constShadows are the shadow globals of constant globals, per mode
+	// (constshadow.go).
+	constShadows map[constShadowKey]*ir.Global
 	// nextMetadataID is the number newLoopID gives its next loop ID (it
 	// alone adds metadata definitions), 0 until it has read the module's.
 	nextMetadataID int64
@@ -35,7 +38,9 @@ type differ struct {
 
 // prepared returns f as the AD engine differentiates it: f itself, or, when
 // f has invokes, a copy without exception edges (derivatives are for runs
-// that do not throw).
+// that do not throw); either with its undefined lanes refined to zeros
+// (refineUndef) and its calls through constant tables of functions made
+// direct (resolveTableCalls).
 func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 	if p, ok := d.prep[f]; ok {
 		return p, nil
@@ -46,6 +51,10 @@ func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 		if p, err = irutil.CloneWithoutUnwind(f); err != nil {
 			return nil, errorAt(f, nil, "%v", err)
 		}
+	}
+	resolveTableCalls(p)
+	if err := refineUndef(p); err != nil {
+		return nil, errorAt(f, nil, "%v", err)
 	}
 	d.prep[f] = p
 	return p, nil
@@ -489,7 +498,8 @@ func (rt *root) replaceCall(pre []ir.Instruction, result value.Value) {
 // newDiffer prepares the differentiation of m.
 func newDiffer(m *ir.Module, opts Options) *differ {
 	return &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
-		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, sums: newSummaries(), lostGlobals: map[*ir.Global]error{}, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{}}
+		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, sums: newSummaries(), lostGlobals: map[*ir.Global]error{},
+		fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{}, constShadows: map[constShadowKey]*ir.Global{}}
 }
 
 // activities lists the activity of each parameter at the call.

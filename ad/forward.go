@@ -271,6 +271,16 @@ func (fg *forwardGen) tangentOf(at interface{}, v value.Value) (value.Value, err
 	if t, ok := fg.tan[v]; ok {
 		return t, nil
 	}
+	if c, ok := v.(constant.Constant); ok && (types.IsPointer(v.Type()) || hasPointerField(v.Type())) {
+		// Constant pointers (constshadow.go).
+		s, ok, err := fg.d.constantShadow(c, true, false)
+		if err != nil {
+			return nil, errorAt(fg.f, at, "%v", err)
+		}
+		if ok {
+			return s, nil
+		}
+	}
 	if types.IsPointer(v.Type()) {
 		switch v.(type) {
 		case *constant.Null, *constant.Undef:

@@ -25,8 +25,18 @@ func (r *reverseGen) shadowOf(inst interface{}, v value.Value) (value.Value, err
 	case *constant.Null, *constant.Undef, *constant.ZeroInitializer:
 		return v, nil
 	}
-	if _, ok := v.(constant.Constant); ok && hasPointerField(v.Type()) {
-		return constant.NewZeroInitializer(v.Type()), nil // a constant struct: null shadows
+	if c, ok := v.(constant.Constant); ok {
+		// Constant pointers (constshadow.go); a constant struct holding
+		// others has null shadows.
+		s, ok, err := r.d.constantShadow(c, false, false)
+		switch {
+		case err != nil:
+			return nil, errorAt(r.f, inst, "%v", err)
+		case ok:
+			return s, nil
+		case hasPointerField(v.Type()):
+			return constant.NewZeroInitializer(v.Type()), nil
+		}
 	}
 	return nil, errorAt(r.f, inst, "pointer %s reaches memory holding derivatives but has no shadow (is it marked enzyme_const?)", v.Ident())
 }
@@ -150,7 +160,8 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 				return nil, err
 			}
 			src := unwrapArg(x.Src)
-			if r.act.hasShadow(src) {
+			c, isConst := src.(constant.Constant)
+			if r.act.hasShadow(src) || (isConst && constShadowed(c)) {
 				if src, err = r.shadowOf(inst, src); err != nil {
 					return nil, err
 				}
@@ -213,12 +224,18 @@ func shadowlessPointerStore(f *ir.Func, x *ir.InstStore) error {
 }
 
 // aggregateShadowOf is the value standing for v in a shadow aggregate: its
-// shadow where it has one, null for pointers (and aggregates of them)
-// without (no derivatives reach them), and v itself for other data.
+// shadow where it has one (constant pointers: constshadow.go), null for
+// pointers (and aggregates of them) without (no derivatives reach them),
+// and v itself for other data.
 func (r *reverseGen) aggregateShadowOf(v value.Value) value.Value {
 	v = unwrapArg(v)
 	if s, ok := r.shadow[v]; ok {
 		return s
+	}
+	if c, ok := v.(constant.Constant); ok {
+		if s, ok, _ := r.d.constantShadow(c, false, false); ok {
+			return s
+		}
 	}
 	switch {
 	case types.IsPointer(v.Type()):

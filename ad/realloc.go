@@ -106,49 +106,25 @@ func (r *reverseGen) reverseRealloc(blk, at *ir.Block, x *ir.InstCall) error {
 }
 
 // reallocElement finds what the realloc'd memory holds from the typed
-// pointers it is used as (the pointers connected to the call through casts,
-// phis, selects and other reallocs): elements of one float type (elem), or
-// of one aggregate type mixing floats with other data (mixed), or neither
-// (no floats). Not castEvidence (tbaa.go): that follows no phis, selects or
+// pointers it is used as (reallocFamily: the pointers connected to the call
+// through casts, phis, selects, other reallocs and the memory they are
+// kept in): elements of one float type (elem), or of one aggregate type
+// mixing floats with other data (mixed), or neither (no floats). What it
+// holds is unknown, an error rather than "no floats", where floats sit at
+// byte offsets into the block, or where no pointer to it has a type other
+// than i8* and it may be used where this function does not show it.
+// Not castEvidence (tbaa.go): that follows no phis, selects or
 // reallocs, and gives up on the mixed aggregates and integer casts this
 // accepts.
 func (r *reverseGen) reallocElement(x *ir.InstCall) (elem *types.FloatType, mixed types.Type, err error) {
-	set := map[value.Value]bool{x: true}
-	operands := func(inst ir.Instruction) []value.Value {
-		switch y := inst.(type) {
-		case *ir.InstBitCast:
-			return []value.Value{y.From}
-		case *ir.InstPhi:
-			return incomingValues(y)
-		case *ir.InstSelect:
-			return []value.Value{y.ValueTrue, y.ValueFalse}
-		case *ir.InstCall:
-			if isRealloc(y) {
-				return []value.Value{unwrapArg(y.Args[0])}
-			}
-		}
-		return nil
-	}
-	for changed := true; changed; {
-		changed = false
-		for _, b := range r.f.Blocks {
-			for _, inst := range b.Insts {
-				v, ok := inst.(value.Value)
-				if !ok {
-					continue
-				}
-				for _, op := range operands(inst) {
-					if set[v] != set[op] {
-						set[v], set[op] = true, true
-						changed = true
-					}
-				}
-			}
-		}
-	}
+	set, uses := reallocFamily(r.f, x)
 	unclear := errorAt(r.f, x, "cannot tell which bytes of %s hold floating point", describe(x))
+	typed := false
 	for v := range set {
 		pt, ok := v.Type().(*types.PointerType)
+		if ok && !types.Equal(pt.ElemType, types.I8) {
+			typed = true
+		}
 		if !ok || types.Equal(pt.ElemType, types.I8) || !carriesFloat(pt.ElemType) {
 			continue
 		}
@@ -162,7 +138,7 @@ func (r *reverseGen) reallocElement(x *ir.InstCall) (elem *types.FloatType, mixe
 			elem = e
 		}
 	}
-	if elem != nil && mixed != nil {
+	if (elem != nil && mixed != nil) || uses.offsetFloat || (!typed && !uses.offsetTyped && uses.elsewhere) {
 		return nil, nil, unclear
 	}
 	return elem, mixed, nil
