@@ -334,6 +334,9 @@ func (an *activityAnalysis) shadowBase(b value.Value, at ir.Instruction) {
 	case *ir.Func:
 		// Code, not memory holding derivatives.
 	default:
+		if c, ok := b.(constant.Constant); ok && constShadowed(c) {
+			return // constant memory and the null page have shadows (constshadow.go)
+		}
 		an.unmetAt(b, at)
 	}
 }
