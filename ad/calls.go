@@ -98,7 +98,12 @@ func (r *reverseGen) augmentCall(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 		tapeField = 2
 	}
 	tape := ir.NewExtractValue(aug, tapeField)
+	// The result is the forward value of the call wherever the reverse
+	// looks it up, as an operand of a value it rebuilds (a trip count's
+	// bound from a call) too.
 	r.vmap[call] = y
+	r.blockOf[y] = b
+	r.primalOf[y] = call
 	r.tapes[call] = tape
 	r.blockOf[tape] = b
 	return append(insts, tape), nil

@@ -126,6 +126,23 @@ func (r *reverseGen) planSnapshot(s snapshot) *snapshotPlan {
 	return plan
 }
 
+// proveSnapshot proves the formula above for snapshot s, or returns nil:
+// the snapshot then stays a forward value, recorded per iteration of the
+// loop around s.at (one record per execution of s.at). It assumes, and
+// proves:
+//   - every earlier iteration of the current entry of g entered s.at
+//     exactly once (enteredEveryIteration, its guards invariant in g and
+//     free of the chain's induction variables: strict);
+//   - the loops from the counter's loop out to s.at run the same
+//     iterations in every iteration of g (hoist.go's chainInvariant:
+//     g-invariant starts and bounds, exits tested in every iteration);
+//   - one entry of each of them advances the counter by its header count
+//     (exactCount proves the count; its start and bound are defined
+//     outside g, so the reverse reads the values of the current entry of
+//     g), and each iteration of a loop of the chain enters the next one
+//     once (enteredEveryIteration, childEntries);
+//   - g's entry counter is one the reverse knows (entryCount[g]: looked
+//     up, recomputed or recorded in its turn).
 func (r *reverseGen) proveSnapshot(s snapshot) *snapshotPlan {
 	p := s.at
 	g := p.Parent
@@ -269,22 +286,45 @@ func (r *reverseGen) reachesInIteration(p *irutil.Loop, from, to, avoid *ir.Bloc
 	return from != avoid && reaches(from, to, func(b *ir.Block) bool { return b == avoid || b == p.Header || !p.Contains(b) })
 }
 
-// exactCount reports whether headerCount is the exact header count of a
-// loop with trip count tc that terminates: the induction variable runs
-// monotonically to the bound without wrapping (signed comparisons, whose
-// overflow C leaves undefined), or it meets the bound exactly (!= on a
-// 64-bit variable with a step of at most 16: missing the bound, or
-// starting past it, it would wrap around, 2^59 iterations and more), or
-// it continues while equal to the bound (once at most).
+// exactCount reports whether headerCount is the exact header count of an
+// entry of a loop with trip count tc that leaves it through its exit test
+// (the reverse reads it where the loop was left, or entered from below, or
+// ran in an earlier iteration of the loop around: it terminated). It
+// assumes, and proves from the IR:
+//   - every iteration that goes on has evaluated the exit test on its own
+//     x_k: each exiting block dominates the latch (tc.every); the loop is
+//     left at the first k where x_k pred bound fails;
+//   - x_k runs to the bound without wrapping around: for signed
+//     comparisons, the adds computing x_k carry nsw (tc.nsw: a wrapped
+//     value is poison, a branch on it undefined), or x_k moves by 1 from
+//     the start itself (it meets every value between x_0 and the bound,
+//     the bound included, before the end of its range), or it is 64-bit
+//     with a step and offset of at most 16 (wrapping past the bound would
+//     take 2^59 iterations and more). A narrow counter converted back
+//     after each step (a short stepped by 300 under < 32700) wraps where
+//     C defines it, and runs far past the count;
+//   - or it meets the bound exactly (!= on a 64-bit variable with a step
+//     and offset of at most 16: missing the bound, or starting past it, it
+//     would wrap around, 2^59 iterations and more);
+//   - or it continues while equal to the bound (once at most, as x_1 =
+//     x_0 + step differs from x_0).
+//
+// Other loops (unsigned comparisons, != on narrower counters, exits on
+// the data, tests some iterations skip) get no count: the reverse records
+// what it needs instead (their entry counters stay cached).
 func exactCount(tc *tripCount) bool {
+	if !tc.every {
+		return false
+	}
+	it, _ := tc.phi.Typ.(*types.IntType)
+	wide := it != nil && it.BitSize == 64 && tc.step >= -16 && tc.step <= 16 && tc.offset >= -16 && tc.offset <= 16
 	switch tc.pred {
 	case enum.IPredSLT, enum.IPredSLE, enum.IPredSGT, enum.IPredSGE:
-		return true
+		return tc.nsw || wide || ((tc.step == 1 || tc.step == -1) && tc.offset == 0)
 	case enum.IPredEQ:
 		return true
 	case enum.IPredNE:
-		it, ok := tc.phi.Typ.(*types.IntType)
-		return ok && it.BitSize == 64 && tc.step >= -16 && tc.step <= 16
+		return wide
 	}
 	return false
 }

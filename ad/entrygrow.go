@@ -18,6 +18,14 @@ import (
 // testing its capacity in every iteration of l: the loop's forward body
 // has no call left, so the optimizer after AD can vectorize and unroll it
 // like the primal's, and a short inner loop pays no check at all.
+//
+// It assumes the counts exact: a count too small would overflow the
+// buffer. exactCount proves that from the IR (exit tests in every
+// iteration, no wrap past the bound), entryGuards that a loop is counted
+// only where it is entered, and nestChain that every count is computed
+// from values defined outside top. A loop without that proof keeps the
+// check in its header (finishLoops), where a wrong reservation costs time
+// or memory, never results.
 
 // entryGrowth returns the loop on whose entry l's buffer grows and the
 // trip counts whose product bounds l's records per entry of it; ok is

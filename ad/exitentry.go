@@ -16,16 +16,30 @@ import (
 // exit testing the same induction variable against the same bound), the
 // reverse computes it on that edge from the loop's start and bound (their
 // forward values in the iteration of the loop around that the reverse is
-// in), subtracts it from the counter, and keeps the entry counter in a
-// reverse slot that the loop's reverse reads: no forward load and no cache
-// per entry. Where start and bound are invariant in the loops around, the
+// in), after the edge has stepped the counter back to the last iteration
+// (counter + 1 - count), and keeps the entry counter in a reverse slot
+// that the loop's reverse reads: no forward load and no cache per entry. Where start and bound are invariant in the loops around, the
 // optimizer after AD hoists the count, and an entry costs one subtraction.
 // Where they change (a triangular nest), they are looked up like any other
 // forward value: recomputed, or cached in the loop around's records (often
 // already, for other uses), in place of the entry counter.
 
 // exitEntry reports whether the reverse of loop l recomputes l's entry
-// counter on the edges entering it from below.
+// counter on the edges entering it from below. It assumes, and proves:
+//   - l's header count is exact (exactCount: every exit tests the same
+//     induction variable against the same bound in every iteration, and
+//     the variable cannot wrap past it);
+//   - its start and bound have forward values the reverse can look up
+//     (both dominate every exiting block: the start enters the header,
+//     the bound is an operand of the exit test); finishExitEntries reads
+//     them in the state of the reverse of the exiting block;
+//   - the reverse of l is entered only from below, on an edge
+//     noteExitEdge knows, which stores the slot before l's reverse reads
+//     it.
+//
+// Otherwise the entry counter stays a forward value: recomputed by
+// counters.go where that is proven, else recorded per execution of l in
+// the records of the loop around (or once, outside every loop).
 func (r *reverseGen) exitEntry(l *irutil.Loop) (*tripCount, bool) {
 	if _, ok := r.entryCount[l.Header]; !ok {
 		return nil, false
@@ -38,9 +52,15 @@ func (r *reverseGen) exitEntry(l *irutil.Loop) (*tripCount, bool) {
 		return nil, false
 	}
 	for _, v := range []value.Value{tc.start, tc.bound} {
+		// The primal value and its forward copy (reverseCount looks the
+		// copy up: a call's result in the augmented forward) must both be
+		// values the reverse can look up.
 		v = unwrapArg(v)
-		if _, isInst := v.(ir.Instruction); isInst && r.blockOf[v] == nil {
-			return nil, false // not a value the reverse can look up
+		fv := r.mapValue(v)
+		for _, x := range []value.Value{v, fv} {
+			if _, isInst := x.(ir.Instruction); isInst && r.blockOf[x] == nil {
+				return nil, false
+			}
 		}
 	}
 	return tc, true
@@ -82,8 +102,7 @@ type exitEdge struct {
 }
 
 // noteExitEdge remembers reverse edge block e (the reverse of the primal
-// edge from p to b) for every loop it enters from below, before the edge
-// steps their counters back.
+// edge from p to b) for every loop it enters from below.
 func (r *reverseGen) noteExitEdge(e, p, b *ir.Block) {
 	for l := r.cfg.LoopOf[p]; l != nil && !l.Contains(b); l = l.Parent {
 		r.exitEdges = append(r.exitEdges, exitEdge{e, p, l})
@@ -92,11 +111,16 @@ func (r *reverseGen) noteExitEdge(e, p, b *ir.Block) {
 
 // finishExitEntries emits, for every loop whose reverse read its entry
 // counter from its slot, the slot's value on each edge entering its
-// reverse: counter - header count, in a block before the edge's own code
-// (which steps the counter back). The blocks before one edge run in the
-// order of exitEdges; branches to the edge then go to the first of them.
+// reverse, in a block after the edge's own code: the edge has stepped back
+// the counter of every loop it enters (by one: the counter now indexes the
+// loop's last iteration), so the blocks run in the state of the reverse of
+// p, where lookups of the count's start and bound (records of the loops
+// around p included) read what the forward sweep left in that iteration.
+// Read before the step, a record of a loop the edge enters would be read
+// one past its last iteration. The slot gets counter + 1 - header count.
+// The blocks after one edge run in the order of exitEdges.
 func (r *reverseGen) finishExitEntries() error {
-	first, last := map[*ir.Block]*ir.Block{}, map[*ir.Block]*ir.Block{} // edge -> its first, last block before
+	last := map[*ir.Block]*ir.Block{} // edge -> its last block after
 	for _, x := range r.exitEdges {
 		s, used := r.exitSlots[x.l]
 		if !used {
@@ -104,14 +128,12 @@ func (r *reverseGen) finishExitEntries() error {
 		}
 		tc, _ := r.exitEntry(x.l)
 		pre := r.g.NewBlock("")
-		if prev, ok := last[x.e]; ok {
-			retarget(prev.Term, x.e, pre)
-		} else {
-			first[x.e] = pre
+		prev, ok := last[x.e]
+		if !ok {
+			prev = x.e
 		}
+		retarget(prev.Term, r.rev[x.p], pre)
 		last[x.e] = pre
-		// Read as in the reverse of p: start and bound dominate it (not
-		// always the exit block, which may be reached around the loop).
 		n, ok := r.reverseCount(pre, x.p, tc, 0)
 		if !ok {
 			// Not expected: exitEntry admits only start and bound values
@@ -121,22 +143,13 @@ func (r *reverseGen) finishExitEntries() error {
 			return errorAt(r.f, x.p.Term, "internal error: the reverse cannot count the loop's iterations on leaving it")
 		}
 		c := pre.NewLoad(types.I64, r.loops[x.l].counter)
-		st := pre.NewStore(pre.NewSub(c, n), s)
-		pre.NewBr(x.e)
+		d := pre.NewSub(pre.NewAdd(c, constant.NewInt(types.I64, 1)), n)
+		st := pre.NewStore(d, s)
+		pre.NewBr(r.rev[x.p])
 		if r.exitPres == nil {
 			r.exitPres = map[*irutil.Loop][]exitPre{}
 		}
 		r.exitPres[x.l] = append(r.exitPres[x.l], exitPre{pre, n, st})
-	}
-	if len(first) == 0 {
-		return nil
-	}
-	for _, b := range r.g.Blocks {
-		for _, t := range irutil.Succs(b) {
-			if pre, ok := first[t]; ok && last[t] != b {
-				retarget(b.Term, t, pre)
-			}
-		}
 	}
 	return nil
 }
@@ -150,7 +163,7 @@ func (r *reverseGen) finishExitEntries() error {
 // loops around carry one value less in both sweeps.
 
 // exitPre is a block storing loop's entry counter on an edge entering its
-// reverse (finishExitEntries): store counter - n into the exit slot.
+// reverse (finishExitEntries): store counter + 1 - n into the exit slot.
 type exitPre struct {
 	pre   *ir.Block
 	n     value.Value
@@ -205,7 +218,7 @@ func (r *reverseGen) restartCounters() {
 		}
 		own := map[value.Value]bool{}
 		for _, x := range pres {
-			own[x.store.Src.(*ir.InstSub).X] = true // removed below
+			own[x.counterLoad()] = true // removed below
 		}
 		restart := true
 		for _, ld := range loads[lc.counter] {
@@ -221,14 +234,18 @@ func (r *reverseGen) restartCounters() {
 			continue
 		}
 		for _, x := range pres {
-			// pre: ... n ...; c = load counter; d = sub c, n; store d, slot
+			// pre: ... n ...; c = load counter; c1 = add c, 1;
+			// d = sub c1, n; store d, slot. Restarted: the counter
+			// indexes the last iteration, n - 1, the entry counter is 0.
 			sub := x.store.Src.(*ir.InstSub)
+			add := sub.X.(*ir.InstAdd)
 			var keep []ir.Instruction
 			for _, inst := range x.pre.Insts {
 				switch inst {
 				case x.store:
-					keep = append(keep, ir.NewStore(x.n, lc.counter), ir.NewStore(constant.NewInt(types.I64, 0), x.store.Dst))
-				case ir.Instruction(sub), sub.X.(ir.Instruction):
+					last := ir.NewSub(x.n, constant.NewInt(types.I64, 1))
+					keep = append(keep, last, ir.NewStore(last, lc.counter), ir.NewStore(constant.NewInt(types.I64, 0), x.store.Dst))
+				case ir.Instruction(sub), ir.Instruction(add), add.X.(ir.Instruction):
 				default:
 					keep = append(keep, inst)
 				}
@@ -236,6 +253,11 @@ func (r *reverseGen) restartCounters() {
 			x.pre.Insts = keep
 		}
 	}
+}
+
+// counterLoad is the load of the loop's counter in x's block.
+func (x exitPre) counterLoad() value.Value {
+	return x.store.Src.(*ir.InstSub).X.(*ir.InstAdd).X
 }
 
 // counterStep reports whether ld's one use steps it by a constant into a

@@ -37,7 +37,9 @@ func (r *reverseGen) affineOf(p *ir.InstPhi) (value.Value, int64, bool) {
 // as the value on leaving its loop m of an induction variable of m plus a
 // constant c, where m does not contain at and m's header does not dominate
 // it: v is computed in every iteration before m may exit (its block
-// dominates every exiting block of m), and m's header count is exact.
+// dominates every exiting block of m), and m's header count is exact
+// (exactCount, which proves it from the IR). Otherwise the value is
+// recorded where it is read (the caller caches).
 func (r *reverseGen) exitInduction(v value.Value, at *ir.Block) (phi *ir.InstPhi, c int64, tc *tripCount, ok bool) {
 	def, isInst := r.blockOf[v]
 	if !isInst {

@@ -47,6 +47,31 @@ func buildCXX(t *testing.T, src, level string) string {
 
 func tryBuild(t *testing.T, file, src, level string, flags ...string) (string, error) {
 	t.Helper()
+	return tryBuildOpt(t, file, src, level, nil, flags...)
+}
+
+// linkedLoops are the opt arguments with which gozyme's link-time
+// pipeline (package preopt) shapes loops before AD: no runtime unrolling,
+// no vectorization. LLVM's default pipelines, which buildC runs, turn
+// the same loops into vector loops, remainders and the guards around them.
+var linkedLoops = []string{"-unroll-runtime=false", "-vectorize-loops=false"}
+
+// buildCLinked is buildC for the IR gozyme's link-time pipeline optimizes:
+// the frontend's (as gozyme-cc embeds it), optimized once, before AD, with
+// the loops shaped by linkedLoops. buildC optimizes clang's optimized IR.
+func buildCLinked(t *testing.T, src, level string) string {
+	t.Helper()
+	exe, err := tryBuildOpt(t, "prog.c", src, level, linkedLoops, "-Xclang", "-disable-llvm-passes")
+	if err != nil {
+		t.Fatalf("-O%s: %v", level, err)
+	}
+	return exe
+}
+
+// tryBuildOpt is tryBuild with further arguments for the pre-AD pipeline's
+// opt (at -O1 and above).
+func tryBuildOpt(t *testing.T, file, src, level string, optArgs []string, flags ...string) (string, error) {
+	t.Helper()
 	if _, err := toolchains.Tool("clang"); err != nil {
 		t.Skip(err)
 	}
@@ -56,7 +81,7 @@ func tryBuild(t *testing.T, file, src, level string, flags ...string) (string, e
 		driver, link = "clang++", nil
 	}
 	bc := compileBitcode(t, dir, driver, file, src, level, flags...)
-	return finishBuild(t, dir, driver, bc, level, link...)
+	return finishBuildOpt(t, dir, driver, bc, level, optArgs, link...)
 }
 
 // compileBitcode writes source src to file in dir and compiles it with
@@ -76,27 +101,28 @@ func compileBitcode(t *testing.T, dir, driver, file, src, level string, flags ..
 }
 
 // preADModuleC is C source src compiled at -O<level> and through the
-// pre-AD pipeline, as buildC differentiates it.
-func preADModuleC(t *testing.T, src, level string) *ir.Module {
+// pre-AD pipeline, as buildC differentiates it (with optArgs for opt, as
+// buildCLinked's linkedLoops).
+func preADModuleC(t *testing.T, src, level string, optArgs ...string) *ir.Module {
 	t.Helper()
 	if _, err := toolchains.Tool("clang"); err != nil {
 		t.Skip(err)
 	}
 	dir := t.TempDir()
-	return preAD(t, dir, compileBitcode(t, dir, "clang", "prog.c", src, level), level)
+	return preAD(t, dir, compileBitcode(t, dir, "clang", "prog.c", src, level), level, optArgs...)
 }
 
 // preAD runs the pre-AD pipeline of level on bitcode bc (in dir) and
-// loads the result.
-func preAD(t *testing.T, dir, bc, level string) *ir.Module {
+// loads the result; optArgs go to opt at -O1 and above.
+func preAD(t *testing.T, dir, bc, level string, optArgs ...string) *ir.Module {
 	t.Helper()
 	ctx := context.Background()
 	pipeline := "default<O" + level + ">"
 	if level == "0" {
-		pipeline = "mem2reg"
+		pipeline, optArgs = "mem2reg", nil
 	}
 	opt := filepath.Join(dir, "opt.bc")
-	if _, err := toolchains.Run(ctx, "opt", "-passes="+pipeline, bc, "-o", opt); err != nil {
+	if _, err := toolchains.Run(ctx, "opt", append(optArgs, "-passes="+pipeline, bc, "-o", opt)...); err != nil {
 		t.Fatal(err)
 	}
 	m, err := irutil.LoadBitcode(ctx, opt)
@@ -110,8 +136,15 @@ func preAD(t *testing.T, dir, bc, level string) *ir.Module {
 // links the result into an executable in dir.
 func finishBuild(t *testing.T, dir, driver, bc, level string, link ...string) (string, error) {
 	t.Helper()
+	return finishBuildOpt(t, dir, driver, bc, level, nil, link...)
+}
+
+// finishBuildOpt is finishBuild with further arguments for the pre-AD
+// pipeline's opt.
+func finishBuildOpt(t *testing.T, dir, driver, bc, level string, optArgs []string, link ...string) (string, error) {
+	t.Helper()
 	ctx := context.Background()
-	m := preAD(t, dir, bc, level)
+	m := preAD(t, dir, bc, level, optArgs...)
 	if _, err := Differentiate(m, Options{}); err != nil {
 		return "", err
 	}

@@ -78,7 +78,11 @@ func mixedLayout(t types.Type) bool {
 //     and dst' = 0;
 //   - forward: for every pointer field, dst' = src'.
 //
-// A byte count that is not a whole number of elements traps.
+// A byte count that ends inside an element covers that element's fields
+// lying wholly before its end: C++ copies an object's data members, not its
+// tail (a class of two pointers and an empty member is 24 bytes with
+// padding, and its copy moves 16). A count that cuts a float or pointer
+// field traps.
 func (r *reverseGen) layoutCopyHelper(t types.Type, reverse bool) (*ir.Func, error) {
 	h := fnv.New64a()
 	h.Write([]byte(t.LLString()))
@@ -99,39 +103,76 @@ func (r *reverseGen) layoutCopyHelper(t types.Type, reverse bool) (*ir.Func, err
 	dst, src, n := ir.NewParam("dst", types.I8Ptr), ir.NewParam("src", types.I8Ptr), ir.NewParam("n", types.I64)
 	f := r.m.NewFunc(name, types.Void, dst, src, n)
 	f.Linkage = enum.LinkageInternal
-	entry, trap, loop, body, done := f.NewBlock("entry"), f.NewBlock("partial"), f.NewBlock("loop"), f.NewBlock("body"), f.NewBlock("done")
+	entry, loop, body, tail, done := f.NewBlock("entry"), f.NewBlock("loop"), f.NewBlock("body"), f.NewBlock("tail"), f.NewBlock("done")
 	pt := types.NewPointer(t)
 	d := entry.NewBitCast(dst, pt)
 	s := entry.NewBitCast(src, pt)
 	count := entry.NewUDiv(n, sizeOf(t))
-	partial := entry.NewICmp(enum.IPredNE, entry.NewURem(n, sizeOf(t)), constant.NewInt(types.I64, 0))
+	rem := entry.NewURem(n, sizeOf(t))
 	hasSrc := entry.NewICmp(enum.IPredNE, src, constant.NewNull(types.I8Ptr))
-	entry.NewCondBr(partial, trap, loop)
-	trap.NewCall(declare(r.m, "llvm.trap", types.Void))
-	trap.NewUnreachable()
-	i := loop.NewPhi(ir.NewIncoming(constant.NewInt(types.I64, 0), entry))
-	more := loop.NewICmp(enum.IPredULT, i, count)
-	loop.NewCondBr(more, body, done)
-	for _, lf := range leaves {
+	entry.NewBr(loop)
+	// copyLeaf emits into blk the copy of leaf lf of element i.
+	copyLeaf := func(blk *ir.Block, i value.Value, lf leaf) {
 		idx := append([]value.Value{i}, lf.path...)
-		dp := body.NewGetElementPtr(t, d, idx...)
-		sp := body.NewGetElementPtr(t, s, idx...)
+		dp := blk.NewGetElementPtr(t, d, idx...)
+		sp := blk.NewGetElementPtr(t, s, idx...)
 		switch {
 		case reverse && carriesFloat(lf.typ):
-			dv := body.NewLoad(lf.typ, dp)
-			body.NewStore(zeroOf(lf.typ), dp)
-			target := body.NewSelect(hasSrc, sp, dp) // no source shadow: add into the cleared field
-			sum := body.NewFAdd(body.NewLoad(lf.typ, target), dv)
-			body.NewStore(body.NewSelect(hasSrc, sum, zeroOf(lf.typ)), target)
+			dv := blk.NewLoad(lf.typ, dp)
+			blk.NewStore(zeroOf(lf.typ), dp)
+			target := blk.NewSelect(hasSrc, sp, dp) // no source shadow: add into the cleared field
+			sum := blk.NewFAdd(blk.NewLoad(lf.typ, target), dv)
+			blk.NewStore(blk.NewSelect(hasSrc, sum, zeroOf(lf.typ)), target)
 		case !reverse && !carriesFloat(lf.typ):
-			body.NewStore(body.NewLoad(lf.typ, sp), dp)
+			blk.NewStore(blk.NewLoad(lf.typ, sp), dp)
 		}
+	}
+	i := loop.NewPhi(ir.NewIncoming(constant.NewInt(types.I64, 0), entry))
+	more := loop.NewICmp(enum.IPredULT, i, count)
+	loop.NewCondBr(more, body, tail)
+	for _, lf := range leaves {
+		copyLeaf(body, i, lf)
 	}
 	next := body.NewAdd(i, constant.NewInt(types.I64, 1))
 	i.Incs = append(i.Incs, ir.NewIncoming(next, body))
 	body.NewBr(loop)
+	// The element the count ends in, its first rem bytes: the fields
+	// ending by rem are copied, a field cut by rem traps.
+	var cut value.Value = constant.False
+	for _, lf := range leaves {
+		start, end := leafBytes(t, lf)
+		cut = tail.NewOr(cut, tail.NewAnd(tail.NewICmp(enum.IPredULT, start, rem), tail.NewICmp(enum.IPredULT, rem, end)))
+	}
+	trap, cur := f.NewBlock("partial"), f.NewBlock("")
+	tail.NewCondBr(cut, trap, cur)
+	trap.NewCall(declare(r.m, "llvm.trap", types.Void))
+	trap.NewUnreachable()
+	for _, lf := range leaves {
+		if (reverse && !carriesFloat(lf.typ)) || (!reverse && carriesFloat(lf.typ)) {
+			continue
+		}
+		_, end := leafBytes(t, lf)
+		do, after := f.NewBlock(""), f.NewBlock("")
+		cur.NewCondBr(cur.NewICmp(enum.IPredULE, end, rem), do, after)
+		copyLeaf(do, count, lf)
+		do.NewBr(after)
+		cur = after
+	}
+	cur.NewBr(done)
 	done.NewRet(nil)
 	return f, nil
+}
+
+// leafBytes returns the byte range of leaf lf within an element of type t,
+// as constant expressions (getelementptr from null: no data layout needed).
+func leafBytes(t types.Type, lf leaf) (start, end constant.Constant) {
+	idx := []constant.Constant{constant.NewInt(types.I64, 0)}
+	for _, v := range lf.path {
+		idx = append(idx, v.(constant.Constant))
+	}
+	at := constant.NewGetElementPtr(t, constant.NewNull(types.NewPointer(t)), idx...)
+	past := constant.NewGetElementPtr(lf.typ, at, constant.NewInt(types.I64, 1))
+	return constant.NewPtrToInt(at, types.I64), constant.NewPtrToInt(past, types.I64)
 }
 
 // copyLayout is the element type a bulk copy's typed pointers give it, or

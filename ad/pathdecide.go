@@ -25,6 +25,17 @@ import (
 // a whole when they leave to one block. The reverse evaluates a condition
 // only where the forward path passed its branch, so it reads no value the
 // forward sweep did not compute.
+//
+// What it assumes: a condition is rebuilt in the reverse from the values
+// it was computed from in the forward sweep, with the same result. SSA
+// values do not change, so a value defined outside b's loop is the one of
+// the current entry (looked up, or read back from the slot decisionCond
+// stores), and a pure operation (pureOf: no loads, nothing that traps) of
+// such values or of the loop's affine induction variables (rebuilt from
+// its counter and entry counter, remat.go) gives the same result. A
+// condition of anything else (a load in the loop, a call, a phi the path
+// did not fix) leaves the join undecided here: the forward sweep records
+// the predecessor it came from (predIdx).
 
 // maxPathSteps bounds the blocks one path decision follows.
 const maxPathSteps = 64

@@ -27,6 +27,15 @@ type tripCount struct {
 	step   int64
 	offset int64
 	pred   enum.IPred // continue predicate, IV on the left
+	// every: each block leaving the loop dominates its latch, so every
+	// iteration that goes on has passed every exit test (a test on the
+	// way to the latch under a condition of the data may be skipped,
+	// and the loop run past its bound).
+	every bool
+	// nsw: the adds computing x_k (the step, the offset) carry nsw, so
+	// that x_k does not wrap where the loop continues (a wrapped value is
+	// poison there, and a branch on it undefined).
+	nsw bool
 }
 
 // reserveLimit is the largest reservation, in elements, made from a trip
@@ -109,9 +118,18 @@ func (r *reverseGen) findTripCount(l *irutil.Loop) (*tripCount, bool) {
 		if !ok {
 			return nil, false
 		}
-		cur := &tripCount{phi: phi, start: start, bound: bound, step: step, offset: offset, pred: pred}
-		if tc != nil && !tc.same(cur) {
-			return nil, false
+		nsw := stepNoWrap(phi, latch)
+		if add, isAdd := x.(*ir.InstAdd); isAdd {
+			nsw = nsw && hasNSW(add)
+		}
+		cur := &tripCount{phi: phi, start: start, bound: bound, step: step, offset: offset, pred: pred,
+			every: r.cfg.Dominates(b, latch), nsw: nsw}
+		if tc != nil {
+			if !tc.same(cur) {
+				return nil, false
+			}
+			cur.every = cur.every && tc.every
+			cur.nsw = cur.nsw && tc.nsw
 		}
 		tc = cur
 	}
@@ -204,6 +222,39 @@ func (r *reverseGen) inductionStep(p *ir.InstPhi, outside, latch *ir.Block) (int
 		step = c
 	}
 	return step, start, step != 0
+}
+
+// stepNoWrap reports whether the latch value of induction variable p (p +
+// step, or a phi of such sums) is computed by adds that carry nsw.
+func stepNoWrap(p *ir.InstPhi, latch *ir.Block) bool {
+	next, ok := incomingFrom(p, latch)
+	if !ok {
+		return false
+	}
+	sums := []value.Value{next}
+	if q, ok := next.(*ir.InstPhi); ok {
+		sums = sums[:0]
+		for _, in := range q.Incs {
+			sums = append(sums, in.X)
+		}
+	}
+	for _, s := range sums {
+		add, ok := s.(*ir.InstAdd)
+		if !ok || !hasNSW(add) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasNSW reports whether add carries the nsw flag.
+func hasNSW(add *ir.InstAdd) bool {
+	for _, f := range add.OverflowFlags {
+		if f == enum.OverflowFlagNSW {
+			return true
+		}
+	}
+	return false
 }
 
 // phiPlusConst splits add into a non-constant operand and a constant.
