@@ -28,6 +28,7 @@ type differ struct {
 	fwds        map[string]*forwardGen // forward-mode derivatives, by name
 	retainables []*retainable          // combined gradients whose caches may be retained (retain.go)
 	picks       map[*ir.InstCall]pick  // primal fmin/fmax calls -> the bit their reverse reads (pick.go)
+	taken       map[*ir.Func]bool      // functions whose address the module takes (dispatch.go)
 	// constShadows are the shadow globals of constant globals, per mode
 	// (constshadow.go).
 	constShadows map[constShadowKey]*ir.Global
@@ -46,13 +47,19 @@ func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 		return p, nil
 	}
 	p := f
-	if irutil.HasInvoke(f) {
+	dispatch := d.hasDispatchableCall(f)
+	if irutil.HasInvoke(f) || dispatch {
 		var err error
 		if p, err = irutil.CloneWithoutUnwind(f); err != nil {
 			return nil, errorAt(f, nil, "%v", err)
 		}
 	}
 	resolveTableCalls(p)
+	if dispatch {
+		if err := d.dispatchIndirectCalls(p); err != nil {
+			return nil, errorAt(f, nil, "%v", err)
+		}
+	}
 	if err := refineUndef(p); err != nil {
 		return nil, errorAt(f, nil, "%v", err)
 	}

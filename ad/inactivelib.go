@@ -20,7 +20,7 @@ var inactiveLibFuncs = map[string]bool{
 	"strlen": true, "strnlen": true, "strcmp": true, "strncmp": true, "strcpy": true, "strncpy": true, "strcat": true,
 	"strncat": true, "strdup": true, "memcmp": true, "bcmp": true, "atoi": true, "atol": true, "atof": true,
 	"strtod": true, "strtof": true, "strtol": true, "strtoul": true, "strtoll": true, "strtoull": true,
-	"__errno_location": true, "getenv": true, "usleep": true, "sleep": true,
+	"__errno_location": true, "getenv": true, "write": true, "read": true, "usleep": true, "sleep": true,
 	"__cxa_guard_acquire": true, "__cxa_guard_release": true, "__cxa_guard_abort": true, "__cxa_atexit": true,
 	"__cxa_throw": true, "__cxa_allocate_exception": true, "__cxa_free_exception": true, "__cxa_begin_catch": true,
 	"__cxa_end_catch": true, "__cxa_rethrow": true, "__cxa_pure_virtual": true, "_ZSt9terminatev": true,

@@ -16,7 +16,19 @@ import (
 // none of these.
 func (d *differ) unknownMemoryCall(f *ir.Func, act *activity, c *ir.InstCall) error {
 	callee, ok := irutil.StripCasts(c.Callee).(*ir.Func)
-	if !ok || len(callee.Blocks) > 0 || d.inactive[callee] || d.custom[callee] != nil ||
+	if !ok {
+		// An indirect call dispatch could not resolve (no function of its
+		// type has its address taken here), or inline assembly.
+		if !act.callTouchesActiveMemory(c, d.passes) {
+			return nil
+		}
+		what := "indirect call"
+		if _, asm := irutil.StripCasts(c.Callee).(*ir.InlineAsm); asm {
+			what = "inline assembly"
+		}
+		return errorAt(f, c, "%s %s takes pointers to memory that carries derivatives and has no derivative", what, describe(c))
+	}
+	if len(callee.Blocks) > 0 || d.inactive[callee] || d.custom[callee] != nil ||
 		strings.HasPrefix(callee.Name(), "llvm.") || isFree(c) || isAllocation(c) || isRealloc(c) ||
 		callee.Name() == "malloc_usable_size" {
 		return nil
