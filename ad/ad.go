@@ -29,6 +29,9 @@ type differ struct {
 	retainables []*retainable          // combined gradients whose caches may be retained (retain.go)
 	picks       map[*ir.InstCall]pick  // primal fmin/fmax calls -> the bit their reverse reads (pick.go)
 	taken       map[*ir.Func]bool      // functions whose address the module takes (dispatch.go)
+	// runtimeActivity checks shadows that may be their primal at run time
+	// (Options.RuntimeActivity, runtimeactivity.go).
+	runtimeActivity bool
 	// constShadows are the shadow globals of constant globals, per mode
 	// (constshadow.go).
 	constShadows map[constShadowKey]*ir.Global
@@ -506,7 +509,7 @@ func (rt *root) replaceCall(pre []ir.Instruction, result value.Value) {
 func newDiffer(m *ir.Module, opts Options) *differ {
 	return &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
 		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, sums: newSummaries(), lostGlobals: map[*ir.Global]error{},
-		fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{}, constShadows: map[constShadowKey]*ir.Global{}}
+		fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{}, constShadows: map[constShadowKey]*ir.Global{}, runtimeActivity: opts.RuntimeActivity}
 }
 
 // activities lists the activity of each parameter at the call.

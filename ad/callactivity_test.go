@@ -2,6 +2,7 @@ package ad
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -209,5 +210,42 @@ double use(double x, double *a, const double *w, P *p, Node *l) { scale(a, w, 3,
 	}
 	if !need[1] || !need[4] || need[2] || need[3] {
 		t.Errorf("use: parameters needing shadows %v, want 1 (a) and 4 (l) only", need)
+	}
+}
+
+// TestMixedStructPointersRun: run-time activity (runtimeactivity.go) for
+// structs that hold pointers with and without shadows.
+func TestMixedStructPointersRun(t *testing.T) {
+	src := testdataC(t, "mixed_struct_pointers.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
+}
+
+// TestRuntimeActivityStop: with run-time activity, a derivative written
+// into memory reached through a pointer stored without a shadow (a
+// workspace passed enzyme_const) stops the program with a message rather
+// than losing the derivative.
+func TestRuntimeActivityStop(t *testing.T) {
+	src := `
+#include <stdio.h>
+extern int enzyme_dup, enzyme_const;
+void __enzyme_autodiff(void *, ...);
+typedef struct { double *work; const double *a; } Job;
+__attribute__((noinline)) double step(Job *j) { j->work[0] = j->a[0] * j->a[0]; return j->work[0] * 3; }
+double f(double *x, double *work) { Job j = {work, x}; return step(&j); }
+int main(void) {
+	double x[1] = {1.5}, dx[1] = {0}, work[1];
+	__enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, work);
+	printf("dx %g\n", dx[0]);
+	return 0;
+}`
+	for _, o := range []string{"0", "2"} {
+		exe := buildC(t, src, o)
+		out, err := exec.Command(exe).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "writes a value that carries a derivative into memory reached through a pointer stored without a shadow") {
+			t.Errorf("-O%s: want the run-time activity stop, got %v\n%s", o, err, out)
+		}
 	}
 }

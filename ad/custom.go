@@ -21,6 +21,13 @@ type Custom struct {
 // Options configure Differentiate.
 type Options struct {
 	Custom map[*ir.Func]*Custom
+	// RuntimeActivity differentiates with run-time activity checks
+	// (runtimeactivity.go): a pointer without a shadow stored into memory
+	// with one stores itself as its shadow, and every access through a
+	// shadow that may be such a pointer checks it. Differentiate asks for
+	// it with an error NeedsRuntimeActivity recognizes; the caller then
+	// differentiates a fresh copy of the module with it.
+	RuntimeActivity bool
 }
 
 // customRule returns the reverse-mode rule of a call's callee, if any.

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -15,6 +16,15 @@ type Error struct {
 	Func   string // the function being differentiated
 	Msg    string
 	Callee string // the function without a body or rule that stopped AD, if that was it
+	// runtimeActivity marks an error Options.RuntimeActivity avoids.
+	runtimeActivity bool
+}
+
+// NeedsRuntimeActivity reports whether err is an Error that
+// differentiating again with Options.RuntimeActivity avoids.
+func NeedsRuntimeActivity(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.runtimeActivity
 }
 
 func (e *Error) Error() string {

@@ -289,10 +289,16 @@ func (fg *forwardGen) tangentOf(at interface{}, v value.Value) (value.Value, err
 		if fg.act.hasShadow(v) {
 			return nil, errorAt(fg.f, at, "pointer %s has no shadow in forward mode", v.Ident())
 		}
+		if fg.d.runtimeActivity {
+			return v, nil // its own shadow (runtimeactivity.go)
+		}
 		return constant.NewNull(v.Type().(*types.PointerType)), nil
 	}
 	if !carriesFloat(v.Type()) && !hasPointerField(v.Type()) {
 		return nil, errorAt(fg.f, at, "value %s of type %s has no tangent", v.Ident(), v.Type())
+	}
+	if fg.d.runtimeActivity && !carriesFloat(v.Type()) {
+		return v, nil
 	}
 	return zeroOf(v.Type()), nil // aggregates of pointers without shadows: null shadows
 }
@@ -411,7 +417,7 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 			return err
 		}
 		var src value.Value
-		if _, ok := fg.tan[unwrapArg(x.Src)]; !ok && types.IsPointer(x.Src.Type()) && !fg.act.hasShadow(x.Src) {
+		if _, ok := fg.tan[unwrapArg(x.Src)]; !ok && types.IsPointer(x.Src.Type()) && !fg.act.hasShadow(x.Src) && !fg.d.runtimeActivity {
 			if err := shadowlessPointerStore(fg.f, x); err != nil {
 				return err
 			}
@@ -425,6 +431,18 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 			src = nil // integers: the shadow keeps no tangent of them
 		}
 		if src != nil {
+			if fg.d.mayAliasPrimal(x.Dst) {
+				addr, alias, err := fg.d.guardShadow(fg.f, x, scratch, x.Dst, dst, x.Dst, src.Type())
+				if err != nil {
+					return err
+				}
+				if fg.needsTangent(x.Src) {
+					// A tangent (or a pointer's own shadow) written where
+					// the shadow is the primal is lost to later reads.
+					fg.d.inactiveWrite(scratch, fg.f, x, scratch.NewAnd(alias, differsFrom(scratch, src, x.Src)))
+				}
+				dst = addr
+			}
 			st := scratch.NewStore(src, dst)
 			st.Align = x.Align
 		}
@@ -552,9 +570,17 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		if err != nil {
 			return nil, err
 		}
+		var alias value.Value
+		if carriesFloat(x.ElemType) && fg.d.mayAliasPrimal(x.Src) {
+			// A pointer read through an inactive shadow is the primal's,
+			// its own shadow again: only float tangents are guarded.
+			if sp, alias, err = fg.d.guardShadow(fg.f, x, blk, x.Src, sp, x.Src, x.ElemType); err != nil {
+				return nil, err
+			}
+		}
 		ld := blk.NewLoad(x.ElemType, sp)
 		ld.Align = x.Align
-		return ld, nil
+		return zeroUnless(blk, alias, ld), nil
 	case *ir.InstGetElementPtr:
 		src, err := tg(x.Src)
 		if err != nil {
@@ -668,15 +694,18 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 		if err != nil {
 			return err
 		}
+		n := unwrapArg(x.Args[2])
+		if fg.d.mayAliasPrimal(x.Args[0]) {
+			n = countUnless(blk, aliasTest(blk, dst, x.Args[0]), n)
+		}
 		if fg.act.hasShadow(x.Args[1]) {
 			src, err := fg.tangentOf(x, x.Args[1])
 			if err != nil {
 				return err
 			}
-			blk.NewCall(x.Callee, append([]value.Value{dst, src}, x.Args[2:]...)...)
+			blk.NewCall(x.Callee, append([]value.Value{dst, src, n}, x.Args[3:]...)...)
 			return nil
 		}
-		n := unwrapArg(x.Args[2])
 		blk.NewCall(declare(fg.m, "llvm.memset.p0i8."+typeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
 			blk.NewBitCast(dst, types.I8Ptr), constant.NewInt(types.I8, 0), n, constant.False)
 	case isMemSet(x) && fg.act.hasShadow(x.Args[0]):
@@ -685,6 +714,9 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 			return err
 		}
 		n := unwrapArg(x.Args[2])
+		if fg.d.mayAliasPrimal(x.Args[0]) {
+			n = countUnless(blk, aliasTest(blk, dst, x.Args[0]), n)
+		}
 		blk.NewCall(declare(fg.m, "llvm.memset.p0i8."+typeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
 			blk.NewBitCast(dst, types.I8Ptr), constant.NewInt(types.I8, 0), n, constant.False)
 	case isMaskedStore(x) && fg.act.hasShadow(x.Args[1]):
@@ -693,9 +725,14 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 		_, _, err := tangentVectorOp(blk, x, mv, tg)
 		return err
 	case isFree(x) && fg.act.hasShadow(x.Args[0]):
+		var sp value.Value
 		sp, err := fg.tangentOf(x, x.Args[0])
 		if err != nil {
 			return err
+		}
+		if fg.d.mayAliasPrimal(x.Args[0]) {
+			// Not the primal's memory twice.
+			sp = blk.NewSelect(aliasTest(blk, sp, x.Args[0]), constant.NewNull(sp.Type().(*types.PointerType)), sp)
 		}
 		blk.NewCall(x.Callee, append([]value.Value{sp}, x.Args[1:]...)...)
 	}

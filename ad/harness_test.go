@@ -145,7 +145,14 @@ func finishBuildOpt(t *testing.T, dir, driver, bc, level string, optArgs []strin
 	t.Helper()
 	ctx := context.Background()
 	m := preAD(t, dir, bc, level, optArgs...)
-	if _, err := Differentiate(m, Options{}); err != nil {
+	if _, err := Differentiate(m, Options{}); NeedsRuntimeActivity(err) {
+		// As the link does: again, from a fresh copy, with run-time
+		// activity checks.
+		m = preAD(t, dir, bc, level, optArgs...)
+		if _, err := Differentiate(m, Options{RuntimeActivity: true}); err != nil {
+			return "", err
+		}
+	} else if err != nil {
 		return "", err
 	}
 	ll := filepath.Join(dir, "ad.ll")

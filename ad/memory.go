@@ -147,6 +147,16 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 	}
 	switch x := inst.(type) {
 	case *ir.InstStore:
+		if r.act.active(x.Src) && r.act.hasShadow(x.Dst) && r.d.mayAliasPrimal(x.Dst) {
+			// A derivative written where the shadow is the primal.
+			dst, err := r.shadowOf(inst, x.Dst)
+			if err != nil {
+				return nil, err
+			}
+			sb := &ir.Block{}
+			r.d.inactiveWrite(sb, r.f, x, aliasTest(sb, dst, x.Dst))
+			out = append(out, sb.Insts...)
+		}
 		if hasPointerField(x.Src.Type()) && r.act.hasShadow(x.Dst) {
 			insts, err := r.storeAggregateShadow(x)
 			return append(out, insts...), err
@@ -161,18 +171,34 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			}
 			src := unwrapArg(x.Src)
 			c, isConst := src.(constant.Constant)
-			if r.act.hasShadow(src) || (isConst && constShadowed(c)) {
+			own := r.act.hasShadow(src) || (isConst && constShadowed(c))
+			switch {
+			case own:
 				if src, err = r.shadowOf(inst, src); err != nil {
 					return nil, err
 				}
-			} else if err := shadowlessPointerStore(r.f, x); err != nil {
-				return nil, err
-			} else {
+			case r.d.runtimeActivity:
+				// The pointer is its own shadow (runtimeactivity.go).
+			default:
+				if err := shadowlessPointerStore(r.f, x); err != nil {
+					return nil, err
+				}
 				src = constant.NewNull(src.Type().(*types.PointerType))
 			}
-			st := ir.NewStore(src, dst)
+			sb := &ir.Block{}
+			if r.d.mayAliasPrimal(x.Dst) {
+				addr, alias, err := r.d.guardShadow(r.f, x, sb, x.Dst, dst, x.Dst, src.Type())
+				if err != nil {
+					return nil, err
+				}
+				if own {
+					r.d.inactiveWrite(sb, r.f, x, sb.NewAnd(alias, sb.NewICmp(enum.IPredNE, src, x.Src)))
+				}
+				dst = addr
+			}
+			st := sb.NewStore(src, dst)
 			st.Align = x.Align
-			out = append(out, st)
+			out = append(out, sb.Insts...)
 		}
 	case *ir.InstCall:
 		t := copyLayout(x)
@@ -188,15 +214,22 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			if err != nil {
 				return nil, err
 			}
+			sb := &ir.Block{}
+			n := unwrapArg(x.Args[2])
+			if r.d.mayAliasPrimal(x.Args[0]) {
+				n = countUnless(sb, aliasTest(sb, dst, x.Args[0]), n)
+			}
+			out = append(out, sb.Insts...)
 			if !mixed {
-				out = append(out, ir.NewCall(x.Callee, append([]value.Value{dst, src}, x.Args[2:]...)...))
+				args := append([]value.Value{dst, src, n}, x.Args[3:]...)
+				out = append(out, ir.NewCall(x.Callee, args...))
 				break
 			}
 			h, err := r.layoutCopyHelper(t, false)
 			if err != nil {
 				return nil, errorAt(r.f, inst, "cannot copy the shadow of %s: %v", describe(inst), err)
 			}
-			out = append(out, r.callLayoutHelper(h, dst, src, x.Args[2])...)
+			out = append(out, r.callLayoutHelper(h, dst, src, n)...)
 		}
 	}
 	return out, nil
@@ -209,8 +242,9 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 // read or added through a later load of it read or overwrite the primal.
 // Where the pointer is to floating point, reaching it through the shadow is
 // likely and without runtime activity checks gives wrong results or a
-// crash, so it is an error naming the store; pointers to other data are
-// fine.
+// crash, so it is an error naming the store (one that differentiating
+// with run-time activity avoids, runtimeactivity.go); pointers to other
+// data are fine.
 func shadowlessPointerStore(f *ir.Func, x *ir.InstStore) error {
 	src := unwrapArg(x.Src)
 	switch src.(type) {
@@ -220,7 +254,9 @@ func shadowlessPointerStore(f *ir.Func, x *ir.InstStore) error {
 	if t := pointee(src); t == nil || !carriesFloat(t) {
 		return nil
 	}
-	return errorAt(f, x, "%s stores %s, a pointer to floating point without a shadow (inactive), into memory that has one: derivatives read or added through that copy would have no shadow memory to go to (Enzyme aliases the primal there); make it active (enzyme_dup with a zeroed shadow)", describe(x), src.Ident())
+	err := errorAt(f, x, "%s stores %s, a pointer to floating point without a shadow (inactive), into memory that has one: derivatives read or added through that copy would have no shadow memory to go to (Enzyme aliases the primal there); make it active (enzyme_dup with a zeroed shadow)", describe(x), src.Ident())
+	err.runtimeActivity = true
+	return err
 }
 
 // aggregateShadowOf is the value standing for v in a shadow aggregate: its
@@ -231,6 +267,9 @@ func (r *reverseGen) aggregateShadowOf(v value.Value) value.Value {
 	v = unwrapArg(v)
 	if s, ok := r.shadow[v]; ok {
 		return s
+	}
+	if r.d.runtimeActivity && holdsPointers(v.Type()) {
+		return v // its own shadow (runtimeactivity.go)
 	}
 	if c, ok := v.(constant.Constant); ok {
 		if s, ok, _ := r.d.constantShadow(c, false, false); ok {
@@ -260,20 +299,44 @@ func (r *reverseGen) storeAggregateShadow(x *ir.InstStore) ([]ir.Instruction, er
 	if !ok {
 		return nil, errorAt(r.f, x, "cannot store the shadow of %s: %s has more than %d fields", describe(x), t, maxLeaves)
 	}
-	var out []ir.Instruction
+	sb := &ir.Block{}
+	if r.d.mayAliasPrimal(x.Dst) {
+		addr, alias, err := r.d.guardShadow(r.f, x, sb, x.Dst, dst, x.Dst, t)
+		if err != nil {
+			return nil, err
+		}
+		if r.act.hasShadow(x.Src) {
+			// The shadow aggregate differs from the primal where it holds
+			// shadow pointers of its own.
+			var differs value.Value = constant.False
+			for _, lf := range leaves {
+				if types.IsPointer(lf.typ) {
+					idx := leafIndices(lf)
+					differs = sb.NewOr(differs, sb.NewICmp(enum.IPredNE, sb.NewExtractValue(agg, idx...), sb.NewExtractValue(x.Src, idx...)))
+				}
+			}
+			r.d.inactiveWrite(sb, r.f, x, sb.NewAnd(alias, differs))
+		}
+		dst = addr
+	}
 	for _, lf := range leaves {
 		if !types.IsPointer(lf.typ) {
 			continue
 		}
-		idx := make([]uint64, len(lf.path))
-		for i, p := range lf.path {
-			idx[i] = uint64(p.(*constant.Int).X.Int64())
-		}
-		ev := ir.NewExtractValue(agg, idx...)
-		gep := ir.NewGetElementPtr(t, dst, append([]value.Value{constant.NewInt(types.I64, 0)}, lf.path...)...)
-		out = append(out, ev, gep, ir.NewStore(ev, gep))
+		ev := sb.NewExtractValue(agg, leafIndices(lf)...)
+		gep := sb.NewGetElementPtr(t, dst, append([]value.Value{constant.NewInt(types.I64, 0)}, lf.path...)...)
+		sb.NewStore(ev, gep)
 	}
-	return out, nil
+	return sb.Insts, nil
+}
+
+// leafIndices is the extractvalue indices of leaf lf.
+func leafIndices(lf leaf) []uint64 {
+	idx := make([]uint64, len(lf.path))
+	for i, p := range lf.path {
+		idx[i] = uint64(p.(*constant.Int).X.Int64())
+	}
+	return idx
 }
 
 // declareShadowPhis creates, before the forward sweep is built, an empty
@@ -348,6 +411,9 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		if err != nil {
 			return true, err
 		}
+		if sp, err = r.guardedShadow(blk, at, x, x.Src, sp, x.ElemType); err != nil {
+			return true, err
+		}
 		old := blk.NewLoad(x.ElemType, sp)
 		old.Align = x.Align // the shadow has the primal's layout and alignment
 		st := blk.NewStore(addAny(blk, old, d, x.ElemType), sp)
@@ -362,8 +428,15 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		if err != nil {
 			return true, err
 		}
-		ds := blk.NewLoad(t, sp)
-		ds.Align = x.Align
+		var alias value.Value
+		if r.d.mayAliasPrimal(x.Dst) {
+			if sp, alias, err = r.d.guardShadow(r.f, x, blk, x.Dst, sp, r.lookup(blk, at, x.Dst), t); err != nil {
+				return true, err
+			}
+		}
+		var ds value.Value = blk.NewLoad(t, sp)
+		ds.(*ir.InstLoad).Align = x.Align
+		ds = zeroUnless(blk, alias, ds)
 		if leaves, ok := layoutLeaves(t); ok && hasPointerField(t) {
 			// Clear the float fields only: the pointer fields hold shadow
 			// pointers the rest of the reverse sweep may still read.
@@ -440,6 +513,9 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 				return true, err
 			}
 			n := r.lookup(blk, at, x.Args[2])
+			if r.d.mayAliasPrimal(x.Args[0]) {
+				n = countUnless(blk, aliasTest(blk, sp, r.lookup(blk, at, x.Args[0])), n)
+			}
 			blk.NewCall(declare(r.m, "llvm.memset.p0i8."+typeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
 				blk.NewBitCast(sp, types.I8Ptr), constant.NewInt(types.I8, 0), n, constant.False)
 			return true, nil
@@ -514,6 +590,7 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 				return err
 			}
 		}
+		src, n = r.guardedCopy(blk, at, x, dst, src, n)
 		blk.Insts = append(blk.Insts, r.callLayoutHelper(h, dst, src, n)...)
 		return nil
 	}
@@ -537,6 +614,7 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 			return err
 		}
 	}
+	src, n = r.guardedCopy(blk, at, x, dst, src, n)
 	nn := value.Value(n)
 	if !types.Equal(n.Type(), types.I64) {
 		nn = blk.NewZExt(n, types.I64)

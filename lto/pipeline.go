@@ -96,27 +96,40 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 	}
 	post := filepath.Join(dir, "differentiated.ll")
 	err = timeStage(ctx, "differentiate", func() error {
-		part, err := irutil.LoadPartial(ctx, pre, adSeeds)
-		if err != nil {
-			return fmt.Errorf("%s: %w", job.Origin, err)
+		// A program that stores pointers without shadows into memory with
+		// shadows is differentiated again, from a fresh parse, with
+		// run-time activity checks (ad.Options.RuntimeActivity).
+		for _, runtimeActivity := range []bool{false, true} {
+			part, err := irutil.LoadPartial(ctx, pre, adSeeds)
+			if err != nil {
+				return fmt.Errorf("%s: %w", job.Origin, err)
+			}
+			m := part.Module
+			if toolchains.Verbose() {
+				parsed, elided := part.Parsed()
+				fmt.Fprintf(os.Stderr, "gozyme: %s: parsed %d function definitions, left %d unparsed\n", job.Origin, parsed, elided)
+			}
+			rules, err := custom.Find(m)
+			if err != nil {
+				return fmt.Errorf("%s: %w", job.Origin, err)
+			}
+			opts := ad.Options{Custom: map[*ir.Func]*ad.Custom{}, RuntimeActivity: runtimeActivity}
+			for f, r := range rules {
+				opts.Custom[f] = &ad.Custom{Augment: r.Augment, Gradient: r.Gradient, Forward: r.Forward}
+			}
+			_, err = ad.Differentiate(m, opts)
+			if ad.NeedsRuntimeActivity(err) && !runtimeActivity {
+				if toolchains.Verbose() {
+					fmt.Fprintf(os.Stderr, "gozyme: %s: differentiating again with run-time activity checks: %v\n", job.Origin, err)
+				}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			return part.WriteText(post)
 		}
-		m := part.Module
-		if toolchains.Verbose() {
-			parsed, elided := part.Parsed()
-			fmt.Fprintf(os.Stderr, "gozyme: %s: parsed %d function definitions, left %d unparsed\n", job.Origin, parsed, elided)
-		}
-		rules, err := custom.Find(m)
-		if err != nil {
-			return fmt.Errorf("%s: %w", job.Origin, err)
-		}
-		opts := ad.Options{Custom: map[*ir.Func]*ad.Custom{}}
-		for f, r := range rules {
-			opts.Custom[f] = &ad.Custom{Augment: r.Augment, Gradient: r.Gradient, Forward: r.Forward}
-		}
-		if _, err := ad.Differentiate(m, opts); err != nil {
-			return err
-		}
-		return part.WriteText(post)
+		return nil
 	})
 	if err != nil {
 		return err
