@@ -16,18 +16,22 @@ import (
 
 // differ holds the state of one module's differentiation.
 type differ struct {
-	m           *ir.Module
-	inactive    map[*ir.Func]bool
-	grads       map[string]*ir.Func    // combined gradients, by generated name
-	sums        *summaries             // what callees write derivatives through (summary.go)
-	lostGlobals map[*ir.Global]error   // globals derivatives are written into, without a shadow (unmet.go)
-	analyzed    []analyzedFunc         // functions whose derivatives were generated (unmet.go)
-	splits      map[string]*splitGrad  // augmented forward/reverse pairs, by name
-	prep        map[*ir.Func]*ir.Func  // functions as AD sees them (see prepared)
-	custom      map[*ir.Func]*Custom   // user-supplied derivatives
-	fwds        map[string]*forwardGen // forward-mode derivatives, by name
-	retainables []*retainable          // combined gradients whose caches may be retained (retain.go)
-	picks       map[*ir.InstCall]pick  // primal fmin/fmax calls -> the bit their reverse reads (pick.go)
+	m        *ir.Module
+	inactive map[*ir.Func]bool // functions declared inactive (declared.go)
+	// globals declared inactive: derivatives written there are dropped.
+	inactiveGlobals map[*ir.Global]bool
+	allocs          map[*ir.Func]allocLike // allocation-like functions (declared.go)
+	declErr         error                  // a malformed declaration
+	grads           map[string]*ir.Func    // combined gradients, by generated name
+	sums            *summaries             // what callees write derivatives through (summary.go)
+	lostGlobals     map[*ir.Global]error   // globals derivatives are written into, without a shadow (unmet.go)
+	analyzed        []analyzedFunc         // functions whose derivatives were generated (unmet.go)
+	splits          map[string]*splitGrad  // augmented forward/reverse pairs, by name
+	prep            map[*ir.Func]*ir.Func  // functions as AD sees them (see prepared)
+	custom          map[*ir.Func]*Custom   // user-supplied derivatives
+	fwds            map[string]*forwardGen // forward-mode derivatives, by name
+	retainables     []*retainable          // combined gradients whose caches may be retained (retain.go)
+	picks           map[*ir.InstCall]pick  // primal fmin/fmax calls -> the bit their reverse reads (pick.go)
 	// nextMetadataID is the number newLoopID gives its next loop ID (it
 	// alone adds metadata definitions), 0 until it has read the module's.
 	nextMetadataID int64
@@ -64,6 +68,9 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 		user[f] = true
 	}
 	d := newDiffer(m, opts)
+	if d.declErr != nil {
+		return 0, d.declErr
+	}
 	for _, rt := range innerFirst(roots) {
 		if err := d.lower(rt); err != nil {
 			return 0, err
@@ -75,30 +82,6 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 	d.retainCaches()
 	keepDebugScopes(m, user)
 	return len(roots), nil
-}
-
-// inactiveFuncs reads __enzyme_inactivefn* globals: arrays of function
-// pointers whose calls carry no derivative.
-func inactiveFuncs(m *ir.Module) map[*ir.Func]bool {
-	out := map[*ir.Func]bool{}
-	for _, g := range m.Globals {
-		if !strings.Contains(g.Name(), "__enzyme_inactivefn") || g.Init == nil {
-			continue
-		}
-		var elems []constant.Constant
-		switch init := g.Init.(type) {
-		case *constant.Array:
-			elems = init.Elems
-		default:
-			elems = []constant.Constant{init}
-		}
-		for _, e := range elems {
-			if f, ok := irutil.StripCasts(e).(*ir.Func); ok {
-				out[f] = true
-			}
-		}
-	}
-	return out
 }
 
 // passes reports whether a call can carry derivatives from its arguments to
@@ -488,7 +471,12 @@ func (rt *root) replaceCall(pre []ir.Instruction, result value.Value) {
 
 // newDiffer prepares the differentiation of m.
 func newDiffer(m *ir.Module, opts Options) *differ {
-	return &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
+	decls, err := readDeclarations(m)
+	if err != nil {
+		decls = &declarations{}
+	}
+	return &differ{m: m, inactive: decls.inactiveFns, inactiveGlobals: decls.inactiveGlobals, allocs: decls.allocs, declErr: err,
+		grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
 		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, sums: newSummaries(), lostGlobals: map[*ir.Global]error{}, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{}}
 }
 

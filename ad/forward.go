@@ -581,10 +581,7 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		if isAllocation(x) {
 			sc := blk.NewCall(x.Callee, irutil.CloneArgs(x.Args)...)
 			sc.Typ = x.Typ
-			var size value.Value = unwrapArg(x.Args[0])
-			if calleeName(x) == "aligned_alloc" {
-				size = unwrapArg(x.Args[1])
-			}
+			size := allocSizeArg(x)
 			if calleeName(x) != "calloc" {
 				rg := &reverseGen{m: fg.m}
 				blk.Insts = append(blk.Insts, rg.memsetZero(sc, size)...)
@@ -609,7 +606,7 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		if callee == nil {
 			return nil, errorAt(fg.f, inst, "indirect call %s carries derivatives", describe(inst))
 		}
-		rule, _ := lookupMathRule(callee.Name(), x.Typ)
+		rule := mathRuleOf(callee, x.Typ)
 		if rule == nil {
 			err := errorAt(fg.f, inst, "no derivative for call to '%s' (%s)", callee.Name(), describe(inst))
 			err.Callee = callee.Name()
@@ -696,7 +693,7 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 // functions with a custom forward rule.
 func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 	f, ok := call.Callee.(*ir.Func)
-	if !ok || fg.d.inactive[f] || strings.HasPrefix(f.Name(), "llvm.") {
+	if !ok || fg.d.inactive[f] || strings.HasPrefix(f.Name(), "llvm.") || isFunctionLike(f) || isAllocation(call) {
 		return nil, false, nil
 	}
 	if _, ok := EntryPointMode(f.Name()); ok {

@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"strconv"
+
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -27,6 +29,9 @@ func (r *reverseGen) shadowOf(inst interface{}, v value.Value) (value.Value, err
 	}
 	if _, ok := v.(constant.Constant); ok && hasPointerField(v.Type()) {
 		return constant.NewZeroInitializer(v.Type()), nil // a constant struct: null shadows
+	}
+	if g, ok := v.(*ir.Global); ok && r.d.inactiveGlobals[g] {
+		return r.inactiveSink(g), nil
 	}
 	return nil, errorAt(r.f, inst, "pointer %s reaches memory holding derivatives but has no shadow (is it marked enzyme_const?)", v.Ident())
 }
@@ -407,6 +412,11 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 				align := r.lookup(blk, at, x.Args[1])
 				blk.NewCall(declare(r.m, del, types.Void, types.I8Ptr, align.Type()), raw, align)
 			default:
+				f, _ := calleeFunc(x)
+				if al, ok := r.d.allocs[f]; ok {
+					r.deallocLike(blk, at, x, al, sp)
+					break
+				}
 				blk.NewCall(r.libc("free"), raw)
 			}
 			return true, nil
@@ -637,7 +647,17 @@ func (r *reverseGen) memsetZero(p value.Value, size value.Value) []ir.Instructio
 }
 
 // allocSize is the byte size an allocation call asked for.
-func (r *reverseGen) allocSize(c *ir.InstCall) value.Value {
+func (r *reverseGen) allocSize(c *ir.InstCall) value.Value { return allocSizeArg(c) }
+
+// allocSizeArg is the argument of an allocation call that gives its byte
+// size (calloc's is its count of elements: calloc zeroes its memory
+// itself).
+func allocSizeArg(c *ir.InstCall) value.Value {
+	if f, ok := calleeFunc(c); ok {
+		if n, err := strconv.Atoi(funcAttr(f, attrAllocator)); err == nil && n < len(c.Args) {
+			return unwrapArg(c.Args[n])
+		}
+	}
 	switch calleeName(c) {
 	case "aligned_alloc":
 		return unwrapArg(c.Args[1])

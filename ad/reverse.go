@@ -53,7 +53,8 @@ type reverseGen struct {
 	dret    value.Value // seed of the return adjoint, nil if the return is inactive
 
 	fwdHead, fwdTail, rev map[*ir.Block]*ir.Block
-	blockOf               map[value.Value]*ir.Block // primal instruction -> primal block
+	sinks                 map[*ir.Global]*ir.InstAlloca // shadows of inactive globals (inactiveSink)
+	blockOf               map[value.Value]*ir.Block     // primal instruction -> primal block
 	vmap                  map[value.Value]value.Value
 	adj                   map[value.Value]*ir.InstAlloca
 	slots                 map[value.Value]*ir.InstAlloca // non-loop caches, by forward value

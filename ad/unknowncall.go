@@ -21,7 +21,7 @@ func (d *differ) unknownMemoryCall(f *ir.Func, act *activity, c *ir.InstCall) er
 		callee.Name() == "malloc_usable_size" {
 		return nil
 	}
-	if rule, _ := lookupMathRule(callee.Name(), c.Typ); rule != nil {
+	if rule := mathRuleOf(callee, c.Typ); rule != nil {
 		return nil
 	}
 	if !act.callTouchesActiveMemory(c, d.passes) {

@@ -36,7 +36,7 @@ func (d *differ) unmetError(f *ir.Func, a *activity, root bool) error {
 			if b.Immutable {
 				continue // a constant global is never written
 			}
-			if u.hard {
+			if u.hard && !d.inactiveGlobals[b] {
 				return errorAt(f, u.at, "%s needs a shadow of global %s, which has none (a pointer into it is chosen or returned together with pointers to memory holding derivatives)", describeAt(u.at), b.Ident())
 			}
 			d.noteLostGlobal(f, u, b)
@@ -51,8 +51,11 @@ func (d *differ) unmetError(f *ir.Func, a *activity, root bool) error {
 
 // noteLostGlobal records that u writes derivatives into global g, which
 // has no shadow: an error once some differentiated function reads g back
-// where it matters (lostGlobalError).
+// where it matters (lostGlobalError), unless g is declared inactive.
 func (d *differ) noteLostGlobal(f *ir.Func, u unmetShadow, g *ir.Global) {
+	if d.inactiveGlobals[g] {
+		return // declared inactive: derivatives written there are dropped
+	}
 	if _, ok := d.lostGlobals[g]; !ok {
 		d.lostGlobals[g] = errorAt(f, u.at, "%s writes derivatives into global %s, which has no shadow, and the differentiated code reads it back: give the function that memory as an argument with enzyme_dup, or keep the derivative out of globals", describeAt(u.at), g.Ident())
 	}
