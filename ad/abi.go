@@ -79,6 +79,7 @@ type root struct {
 	// __enzyme_reverse: the arguments after the parameters' (adjoint of
 	// the return, tape).
 	trailing []value.Value
+	flags    callFlags // whole-call markers (abiflags.go)
 }
 
 // findRoots returns every entry-point call of the module, in module order
@@ -212,7 +213,10 @@ func (rt *root) parseArgs() error {
 			return errorAt(rt.caller, rt.call, "candidate functions '%s' and '%s' have different types", f.Name(), g.Name())
 		}
 	}
-	rest := args[1:]
+	rest, err := rt.takeFlags(args[1:])
+	if err != nil {
+		return err
+	}
 	j := 0
 	rt.width = 1
 	for i, p := range f.Params {
@@ -284,15 +288,22 @@ func (rt *root) parseArgs() error {
 	}
 	if rt.mode == ReverseOnly {
 		// The reverse half takes, after the parameters, the return's
-		// adjoint (when the function returns a float) and the tape.
+		// adjoint (when the function returns a float) and the tape
+		// (unless enzyme_tape gave it).
 		rt.trailing = rest[j:]
 		want := 1
-		if carriesFloat(f.Sig.RetType) {
-			want = 2
+		if rt.flags.tape != nil {
+			want = 0
+		}
+		if rt.retActive(f) {
+			want++
 		}
 		if len(rt.trailing) != want {
-			return errorAt(rt.caller, rt.call, "__enzyme_reverse of '%s' takes its arguments, then %s; %d extra arguments given", f.Name(),
-				map[int]string{1: "the tape", 2: "the return's adjoint and the tape"}[want], len(rt.trailing))
+			what := map[int]string{0: "nothing", 1: "the tape", 2: "the return's adjoint and the tape"}[want]
+			if rt.flags.tape != nil && want == 1 {
+				what = "the return's adjoint"
+			}
+			return errorAt(rt.caller, rt.call, "__enzyme_reverse of '%s' takes its arguments, then %s; %d extra arguments given", f.Name(), what, len(rt.trailing))
 		}
 		for i := range rt.trailing {
 			rt.trailing[i] = unwrapArg(rt.trailing[i])
@@ -350,18 +361,13 @@ func marker(v value.Value) (Activity, bool) {
 	return a, ok
 }
 
-// markerName is the name of the global a marker argument loads ("" when v
-// is no load of a global).
+// markerName is the name of the marker global an argument loads or
+// passes by address ("" when it is no marker).
 func markerName(v value.Value) string {
-	ld, ok := unwrapArg(v).(*ir.InstLoad)
-	if !ok {
-		return ""
+	if g := markerGlobal(v); g != nil {
+		return g.Name()
 	}
-	g, ok := irutil.StripCasts(ld.Src).(*ir.Global)
-	if !ok {
-		return ""
-	}
-	return g.Name()
+	return ""
 }
 
 // resolveFuncs finds the defined functions a function-pointer value may be,

@@ -22,6 +22,7 @@ type differ struct {
 	inactiveGlobals map[*ir.Global]bool
 	allocs          map[*ir.Func]allocLike // allocation-like functions (declared.go)
 	declErr         error                  // a malformed declaration
+	specs           map[string]*ir.Func    // functions specialized for constant function arguments (abispec.go)
 	grads           map[string]*ir.Func    // combined gradients, by generated name
 	sums            *summaries             // what callees write derivatives through (summary.go)
 	lostGlobals     map[*ir.Global]error   // globals derivatives are written into, without a shadow (unmet.go)
@@ -113,16 +114,20 @@ func (d *differ) lower(rt *root) error {
 	default:
 		return d.lowerSplit(rt)
 	}
-	if err := rt.parseArgs(); err != nil {
+	if err := d.parse(rt); err != nil {
 		return err
+	}
+	if rt.flags.primalReturn {
+		return d.lowerReverseWithPrimal(rt)
 	}
 	acts := rt.activities()
 	grads := make([]*ir.Func, len(rt.fns))
+	retActive := rt.retActive(rt.fns[0])
 	for i, f := range rt.fns {
-		if err := d.checkRoot(f, acts, carriesFloat(f.Sig.RetType), false); err != nil {
+		if err := d.checkRoot(f, acts, retActive, false); err != nil {
 			return err
 		}
-		g, err := d.gradient(f, acts)
+		g, err := d.gradient(f, acts, retActive)
 		if err != nil {
 			return err
 		}
@@ -133,7 +138,7 @@ func (d *differ) lower(rt *root) error {
 	if err != nil {
 		return err
 	}
-	if f := rt.fns[0]; carriesFloat(f.Sig.RetType) {
+	if f := rt.fns[0]; retActive {
 		args = append(args, floatConst(f.Sig.RetType, 1))
 	}
 	call := ir.NewCall(callee, args...)
@@ -151,6 +156,12 @@ func (d *differ) lower(rt *root) error {
 // entry point's declaration returns: the value itself, a struct of them, or
 // the same written through an sret pointer.
 func (d *differ) convertResult(rt *root, call *ir.InstCall, gradRet types.Type, pre *[]ir.Instruction) (value.Value, error) {
+	return rt.returnValues(gradientOuts(rt, call, gradRet, pre), pre)
+}
+
+// gradientOuts lists the Out adjoints a gradient's call returns, in
+// argument order.
+func gradientOuts(rt *root, call *ir.InstCall, gradRet types.Type, pre *[]ir.Instruction) []value.Value {
 	var outs []value.Value
 	switch t := gradRet.(type) {
 	case *types.VoidType:
@@ -167,7 +178,7 @@ func (d *differ) convertResult(rt *root, call *ir.InstCall, gradRet types.Type, 
 	default:
 		outs = []value.Value{call}
 	}
-	return rt.returnValues(outs, pre)
+	return outs
 }
 
 // returnValues makes the values outs (derivatives) the result of the
@@ -308,8 +319,11 @@ func leafFields(t types.Type, path []value.Value) []leafField {
 
 // gradient returns the combined reverse-mode gradient of f for the given
 // parameter activities, generating it on first use.
-func (d *differ) gradient(f *ir.Func, acts []Activity) (*ir.Func, error) {
+func (d *differ) gradient(f *ir.Func, acts []Activity, retActive bool) (*ir.Func, error) {
 	name := derivativeName("__gozyme_grad_", f, acts)
+	if !retActive && carriesFloat(f.Sig.RetType) {
+		name += "_c" // the result not differentiated (enzyme_const_return)
+	}
 	if g, ok := d.grads[name]; ok {
 		return g, nil
 	}
@@ -318,7 +332,7 @@ func (d *differ) gradient(f *ir.Func, acts []Activity) (*ir.Func, error) {
 		return nil, err
 	}
 	r, err := d.generateReverse(func() (*reverseGen, error) {
-		return newReverseGen(d, pf, acts, carriesFloat(f.Sig.RetType), false, false, name)
+		return newReverseGen(d, pf, acts, retActive, false, false, name)
 	})
 	if err != nil {
 		return nil, err
@@ -348,7 +362,7 @@ func (d *differ) checkRoot(f *ir.Func, acts []Activity, retActive, forward bool)
 // lowerForward replaces an __enzyme_fwddiff call by a call of the forward
 // derivative, returning the tangent of the result.
 func (d *differ) lowerForward(rt *root) error {
-	if err := rt.parseArgs(); err != nil {
+	if err := d.parse(rt); err != nil {
 		return err
 	}
 	acts := rt.activities()
@@ -374,7 +388,30 @@ func (d *differ) lowerForward(rt *root) error {
 	call := ir.NewCall(callee, args...)
 	pre = append(pre, call)
 	var result value.Value
-	if _, ok := fgs[0].ret.(*types.StructType); ok && rt.width > 1 {
+	_, paired := fgs[0].ret.(*types.StructType) // {primal, tangent}
+	if rt.flags.primalReturn || rt.flags.constReturn {
+		if rt.width > 1 {
+			return rt.errorf("enzyme_primal_return and enzyme_const_return are not supported with enzyme_width")
+		}
+		var primal value.Value = call
+		outs := []value.Value{}
+		if paired {
+			p := ir.NewExtractValue(call, 0)
+			pre = append(pre, p)
+			primal = p
+		}
+		if !types.Equal(primal.Type(), types.Void) {
+			outs = append(outs, primal)
+		}
+		if paired && !rt.flags.constReturn {
+			dt := ir.NewExtractValue(call, 1)
+			pre = append(pre, dt)
+			outs = append(outs, dt)
+		}
+		if result, err = rt.returnValues(outs, &pre); err != nil {
+			return err
+		}
+	} else if _, ok := fgs[0].ret.(*types.StructType); ok && rt.width > 1 {
 		// Batch mode: the N tangents, as the declared struct or array
 		// (lane after lane, each lane's aggregate field by field).
 		var outs []value.Value

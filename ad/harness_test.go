@@ -93,7 +93,7 @@ func preAD(t *testing.T, dir, bc, level string) *ir.Module {
 	ctx := context.Background()
 	pipeline := "default<O" + level + ">"
 	if level == "0" {
-		pipeline = "mem2reg"
+		pipeline = "always-inline,mem2reg"
 	}
 	opt := filepath.Join(dir, "opt.bc")
 	if _, err := toolchains.Run(ctx, "opt", "-passes="+pipeline, bc, "-o", opt); err != nil {

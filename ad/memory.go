@@ -211,10 +211,28 @@ func shadowlessPointerStore(f *ir.Func, x *ir.InstStore) error {
 	case *constant.Null, *constant.Undef:
 		return nil
 	}
+	if derivedFromNull(src) {
+		// Computed from null (an empty std::vector's end, null + 0):
+		// it points to no memory; its shadow is null.
+		return nil
+	}
 	if t := pointee(src); t == nil || !carriesFloat(t) {
 		return nil
 	}
 	return errorAt(f, x, "%s stores %s, a pointer to floating point without a shadow (inactive), into memory that has one: derivatives read or added through that copy would have no shadow memory to go to (Enzyme aliases the primal there); make it active (enzyme_dup with a zeroed shadow)", describe(x), src.Ident())
+}
+
+// derivedFromNull reports a pointer every base of which (pointerBases) is
+// a null constant.
+func derivedFromNull(p value.Value) bool {
+	var bases []value.Value
+	pointerBases(p, map[value.Value]bool{}, &bases)
+	for _, b := range bases {
+		if !isNullConstant(b) {
+			return false
+		}
+	}
+	return len(bases) > 0
 }
 
 // aggregateShadowOf is the value standing for v in a shadow aggregate: its

@@ -16,6 +16,7 @@ import (
 // meaning (package custom).
 func embedFlags(cmd *Command) []string {
 	f := append([]string{"-Xclang", "-fembed-bitcode=all"}, custom.DefineFlags()...)
+	f = append(f, headerFlags()...)
 	if cmd.OptLevel == "0" {
 		f = append(f, "-Xclang", "-disable-O0-optnone")
 	}

@@ -79,7 +79,7 @@ func syntaxArgs(cmd *Command, in Input) []string {
 		out = append(out, it.Args...)
 	}
 	out = append(out, "-fsyntax-only", "-Xclang", "-ast-dump=json", "-w", "-Qunused-arguments")
-	out = append(out, custom.DefineFlags()...)
+	out = append(append(out, custom.DefineFlags()...), headerFlags()...)
 	return appendSources(out, []Input{in})
 }
 

@@ -18,6 +18,8 @@ var enzymeAPIPrograms = []struct {
 	{"inactive_attr", []string{"inactive_attr.c", "inactive_other.c"}},
 	{"function_like", []string{"function_like.c"}},
 	{"allocation_like", []string{"allocation_like.c"}},
+	{"markers", []string{"markers.c"}},
+	{"cxx_interface", []string{"cxx_interface.cpp"}},
 }
 
 // TestEnzymeAPI builds each program of tests/projects/enzymeapi with
