@@ -606,6 +606,9 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		if callee == nil {
 			return nil, errorAt(fg.f, inst, "indirect call %s carries derivatives", describe(inst))
 		}
+		if t, err := fg.complexTangent(b, x, mv, tg); t != nil || err != nil {
+			return t, err
+		}
 		rule := mathRuleOf(callee, x.Typ)
 		if rule == nil {
 			err := errorAt(fg.f, inst, "no derivative for call to '%s' (%s)", callee.Name(), describe(inst))
@@ -679,6 +682,14 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 		tg := func(v value.Value) (value.Value, error) { return fg.tangentOf(x, v) }
 		_, _, err := tangentVectorOp(blk, x, mv, tg)
 		return err
+	case isMemAlign(x) && fg.act.hasShadow(x.Args[0]):
+		slot, err := fg.tangentOf(x, x.Args[0])
+		if err != nil {
+			return err
+		}
+		var out []ir.Instruction
+		memAlignShadow(fg.m, x, slot, &out)
+		blk.Insts = append(blk.Insts, out...)
 	case isFree(x) && fg.act.hasShadow(x.Args[0]):
 		sp, err := fg.tangentOf(x, x.Args[0])
 		if err != nil {

@@ -140,6 +140,15 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 		r.shadow[v] = sv
 		r.blockOf[sv] = b
 	}
+	if x, ok := inst.(*ir.InstCall); ok && isMemAlign(x) && r.act.hasShadow(x.Args[0]) {
+		slot, err := r.shadowOf(inst, x.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		sp := memAlignShadow(r.m, x, slot, &out)
+		r.shadow[x] = sp // released by the reverse of the call
+		r.blockOf[sp] = b
+	}
 	switch x := inst.(type) {
 	case *ir.InstStore:
 		if hasPointerField(x.Src.Type()) && r.act.hasShadow(x.Dst) {
@@ -439,6 +448,15 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			}
 			return true, nil
 		case isFree(x):
+			return true, nil
+		case isMemAlign(x):
+			if _, ok := r.shadow[x]; ok {
+				sp, err := r.lookupShadow(blk, at, x, x)
+				if err != nil {
+					return true, err
+				}
+				blk.NewCall(r.libc("free"), sp)
+			}
 			return true, nil
 		case isMemTransfer(x):
 			return true, r.reverseMemTransfer(blk, at, x)

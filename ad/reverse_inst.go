@@ -127,6 +127,9 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 		if callee == nil {
 			return blk, errorAt(r.f, inst, "indirect call %s carries derivatives", describe(inst))
 		}
+		if r.reverseComplex(b, at, x, d) {
+			break
+		}
 		rule := mathRuleOf(callee, v.Type())
 		if rule == nil {
 			err := errorAt(r.f, inst, "no derivative for call to '%s' (%s)", callee.Name(), describe(inst))

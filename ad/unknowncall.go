@@ -17,7 +17,7 @@ import (
 func (d *differ) unknownMemoryCall(f *ir.Func, act *activity, c *ir.InstCall) error {
 	callee, ok := irutil.StripCasts(c.Callee).(*ir.Func)
 	if !ok || len(callee.Blocks) > 0 || d.inactive[callee] || d.custom[callee] != nil ||
-		strings.HasPrefix(callee.Name(), "llvm.") || isFree(c) || isAllocation(c) || isRealloc(c) ||
+		strings.HasPrefix(callee.Name(), "llvm.") || isFree(c) || isAllocation(c) || isRealloc(c) || isMemAlign(c) ||
 		callee.Name() == "malloc_usable_size" {
 		return nil
 	}

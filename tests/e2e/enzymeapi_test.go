@@ -19,6 +19,7 @@ var enzymeAPIPrograms = []struct {
 	{"function_like", []string{"function_like.c"}},
 	{"allocation_like", []string{"allocation_like.c"}},
 	{"markers", []string{"markers.c"}},
+	{"library_calls", []string{"library_calls.c"}},
 	{"cxx_interface", []string{"cxx_interface.cpp"}},
 }
 
