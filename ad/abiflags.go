@@ -1,6 +1,10 @@
 package ad
 
 import (
+	"errors"
+	"fmt"
+	"strings"
+
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/value"
@@ -114,9 +118,46 @@ func markerGlobal(v value.Value) *ir.Global {
 	return g
 }
 
-// errorf is an error at the entry-point call rt.
+// errorf is an error about the entry-point call rt itself.
 func (rt *root) errorf(format string, args ...interface{}) error {
-	return errorAt(rt.caller, rt.call, format, args...)
+	e := errorAt(rt.caller, rt.call, format, args...)
+	e.Call = rt.describeCall()
+	return e
+}
+
+// describeCall names the entry-point call: "the __enzyme_autodiff call in
+// 'main'" (the Enzyme name its symbol contains when the symbol is C++'s).
+func (rt *root) describeCall() string {
+	return fmt.Sprintf("the %s call in '%s'", rt.entryName(), rt.caller.Name())
+}
+
+// entryName is the entry point's name as the user wrote it (for C++
+// symbols, the Enzyme name in it).
+func (rt *root) entryName() string {
+	name := calleeName(rt.call)
+	if strings.HasPrefix(name, "_Z") {
+		for _, e := range entryPoints {
+			if strings.Contains(name, e.name) {
+				return e.name
+			}
+		}
+	}
+	return name
+}
+
+// annotate adds to an error from differentiating for rt the entry-point
+// call it was for (unless it is about that call itself).
+func (rt *root) annotate(err error) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Call != "" || e.Root != "" {
+		return err
+	}
+	e.Root = "in the derivative for " + rt.describeCall()
+	e.RootLoc = irutil.DebugLoc(rt.call)
+	if e.RootLoc == "" {
+		e.Root += " (build with -g for its line)"
+	}
+	return err
 }
 
 // retActive reports whether reverse mode differentiates f's result (seeds

@@ -74,7 +74,7 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 	}
 	for _, rt := range innerFirst(roots) {
 		if err := d.lower(rt); err != nil {
-			return 0, err
+			return 0, rt.annotate(err)
 		}
 	}
 	if err := d.lostGlobalError(); err != nil {
@@ -189,18 +189,18 @@ func (rt *root) returnValues(outs []value.Value, pre *[]ir.Instruction) (value.V
 	if rt.sret != nil {
 		st, ok := rt.sret.Type().(*types.PointerType)
 		if !ok {
-			return nil, errorAt(rt.caller, rt.call, "sret argument is not a pointer")
+			return nil, rt.errorf("sret argument is not a pointer")
 		}
 		fields := leafFields(st.ElemType, []value.Value{constant.NewInt(types.I32, 0)})
 		if len(fields) < len(outs) {
-			return nil, errorAt(rt.caller, rt.call, "the returned struct has %d fields for %d derivatives", len(fields), len(outs))
+			return nil, rt.errorf("the returned struct has %d fields for %d derivatives", len(fields), len(outs))
 		}
 		for i, o := range outs {
 			gep := ir.NewGetElementPtr(st.ElemType, rt.sret, fields[i].path...)
 			*pre = append(*pre, gep)
 			v, err := coerce(o, fields[i].typ, pre)
 			if err != nil {
-				return nil, errorAt(rt.caller, rt.call, "derivative %d: %v", i+1, err)
+				return nil, rt.errorf("derivative %d: %v", i+1, err)
 			}
 			*pre = append(*pre, ir.NewStore(v, gep))
 		}
@@ -212,7 +212,7 @@ func (rt *root) returnValues(outs []value.Value, pre *[]ir.Instruction) (value.V
 	if len(outs) == 1 && !isAggregateOrVector(want) {
 		v, err := coerce(outs[0], want, pre)
 		if err != nil {
-			return nil, errorAt(rt.caller, rt.call, "the derivative: %v", err)
+			return nil, rt.errorf("the derivative: %v", err)
 		}
 		return v, nil
 	}
@@ -220,7 +220,7 @@ func (rt *root) returnValues(outs []value.Value, pre *[]ir.Instruction) (value.V
 		return constant.NewZeroInitializer(want), nil
 	}
 	if !isAggregateOrVector(want) {
-		return nil, errorAt(rt.caller, rt.call, "%d derivatives are returned but the entry point is declared to return %s; declare a struct return type", len(outs), want)
+		return nil, rt.errorf("%d derivatives are returned but the entry point is declared to return %s; declare a struct return type", len(outs), want)
 	}
 	// The declared struct comes back as the ABI's coerced type (x86-64:
 	// {double, double}, <2 x float>, ...): lay the derivatives out as the C
@@ -427,7 +427,7 @@ func (d *differ) lowerForward(rt *root) error {
 		pre = append(pre, dt)
 		v, err := coerce(dt, rt.call.Typ, &pre)
 		if err != nil {
-			return errorAt(rt.caller, rt.call, "the tangent: %v", err)
+			return rt.errorf("the tangent: %v", err)
 		}
 		result = v
 	} else if !types.Equal(rt.call.Typ, types.Void) {
@@ -456,7 +456,7 @@ func (rt *root) callArgs(f *ir.Func, pre *[]ir.Instruction) ([]value.Value, erro
 		a := rt.args[i]
 		v, err := coerce(a.val, p.Typ, pre)
 		if err != nil {
-			return nil, errorAt(rt.caller, rt.call, "argument %d of '%s': %v", i+1, f.Name(), err)
+			return nil, rt.errorf("argument %d of '%s': %v", i+1, f.Name(), err)
 		}
 		args = append(args, v)
 		shadows := a.shadows
@@ -466,7 +466,7 @@ func (rt *root) callArgs(f *ir.Func, pre *[]ir.Instruction) ([]value.Value, erro
 		for _, sh := range shadows {
 			s, err := coerce(sh, p.Typ, pre)
 			if err != nil {
-				return nil, errorAt(rt.caller, rt.call, "shadow of argument %d of '%s': %v", i+1, f.Name(), err)
+				return nil, rt.errorf("shadow of argument %d of '%s': %v", i+1, f.Name(), err)
 			}
 			args = append(args, s)
 		}
@@ -534,7 +534,7 @@ func (rt *root) dispatch(impls []*ir.Func, pre *[]ir.Instruction) (value.Value, 
 	for i := 1; i < len(impls); i++ {
 		fnPtr, err := coerce(rt.fnVal, rt.fns[i].Type(), pre)
 		if err != nil {
-			return nil, errorAt(rt.caller, rt.call, "%v", err)
+			return nil, rt.errorf("%v", err)
 		}
 		eq := icmpEq(fnPtr, rt.fns[i])
 		sel := ir.NewSelect(eq, impls[i], callee)

@@ -277,12 +277,12 @@ func (fg *forwardGen) tangentOf(at interface{}, v value.Value) (value.Value, err
 			return v, nil
 		}
 		if fg.act.hasShadow(v) {
-			return nil, errorAt(fg.f, at, "pointer %s has no shadow in forward mode", v.Ident())
+			return nil, errorAt(fg.f, at, "%s has no shadow in forward mode (is it marked enzyme_const? pass it with enzyme_dup and a tangent)", describeValue(v))
 		}
 		return constant.NewNull(v.Type().(*types.PointerType)), nil
 	}
 	if !carriesFloat(v.Type()) && !hasPointerField(v.Type()) {
-		return nil, errorAt(fg.f, at, "value %s of type %s has no tangent", v.Ident(), v.Type())
+		return nil, errorAt(fg.f, at, "%s has no tangent", describeValue(v))
 	}
 	return zeroOf(v.Type()), nil // aggregates of pointers without shadows: null shadows
 }
@@ -604,14 +604,14 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		}
 		callee, _ := x.Callee.(*ir.Func)
 		if callee == nil {
-			return nil, errorAt(fg.f, inst, "indirect call %s carries derivatives", describe(inst))
+			return nil, errorAt(fg.f, inst, "%s", indirectCallMsg)
 		}
 		if t, err := fg.complexTangent(b, x, mv, tg); t != nil || err != nil {
 			return t, err
 		}
 		rule := mathRuleOf(callee, x.Typ)
 		if rule == nil {
-			err := errorAt(fg.f, inst, "no derivative for call to '%s' (%s)", callee.Name(), describe(inst))
+			err := errorAt(fg.f, inst, noRuleMsg, callee.Name())
 			err.Callee = callee.Name()
 			return nil, err
 		}

@@ -33,7 +33,7 @@ func (r *reverseGen) shadowOf(inst interface{}, v value.Value) (value.Value, err
 	if g, ok := v.(*ir.Global); ok && r.d.inactiveGlobals[g] {
 		return r.inactiveSink(g), nil
 	}
-	return nil, errorAt(r.f, inst, "pointer %s reaches memory holding derivatives but has no shadow (is it marked enzyme_const?)", v.Ident())
+	return nil, errorAt(r.f, inst, "%s reaches memory holding derivatives but has no shadow (is it marked enzyme_const? pass it with enzyme_dup and a shadow)", describeValue(v))
 }
 
 // forwardShadow emits, after the forward clone c of inst, the shadow of a
@@ -228,7 +228,7 @@ func shadowlessPointerStore(f *ir.Func, x *ir.InstStore) error {
 	if t := pointee(src); t == nil || !carriesFloat(t) {
 		return nil
 	}
-	return errorAt(f, x, "%s stores %s, a pointer to floating point without a shadow (inactive), into memory that has one: derivatives read or added through that copy would have no shadow memory to go to (Enzyme aliases the primal there); make it active (enzyme_dup with a zeroed shadow)", describe(x), src.Ident())
+	return errorAt(f, x, "%s stores %s, a pointer to floating point without a shadow (inactive), into memory that has one: derivatives read or added through that copy would have no shadow memory to go to (Enzyme aliases the primal there); make it active (enzyme_dup with a zeroed shadow)", describe(x), describeValue(src))
 }
 
 // derivedFromNull reports a pointer every base of which (pointerBases) is

@@ -137,7 +137,7 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 	r.retShadow = retShadow
 	for i, p := range f.Params {
 		if acts[i] != Dup && acts[i] != DupNoNeed && hasPointerField(p.Typ) && r.act.hasShadow(p) {
-			return nil, errorAt(f, nil, "parameter %s, a struct passed by value, holds pointers to memory that carries derivatives but has no shadow (pass the struct by pointer)", p.Ident())
+			return nil, errorAt(f, nil, "parameter %d, a struct passed by value, holds pointers to memory that carries derivatives but has no shadow (pass the struct by pointer)", paramIndex(f, p))
 		}
 	}
 
@@ -157,7 +157,7 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 			r.outTypes = append(r.outTypes, p.Typ)
 		case Dup, DupNoNeed:
 			if !holdsPointers(p.Typ) {
-				return nil, errorAt(f, nil, "parameter %s is duplicated (enzyme_dup) but is not a pointer", p.Ident())
+				return nil, errorAt(f, nil, "parameter %d is duplicated (enzyme_dup) but is not a pointer", paramIndex(f, p))
 			}
 			shadowName := ""
 			if name != "" {

@@ -27,8 +27,7 @@ func (d *differ) unknownMemoryCall(f *ir.Func, act *activity, c *ir.InstCall) er
 	if !act.callTouchesActiveMemory(c, d.passes) {
 		return nil
 	}
-	err := errorAt(f, c, "no derivative for call to '%s', which takes pointers to memory that carries derivatives (%s); give it a custom derivative, or list it in __enzyme_inactivefn if it has none",
-		callee.Name(), describe(c))
+	err := errorAt(f, c, "no derivative for the call to '%s', which takes pointers to memory that carries derivatives and has no body in this link; give it a custom derivative, or list it in __enzyme_inactivefn if it carries none", callee.Name())
 	err.Callee = callee.Name()
 	return err
 }

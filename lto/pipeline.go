@@ -115,7 +115,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 			opts.Custom[f] = &ad.Custom{Augment: r.Augment, Gradient: r.Gradient, Forward: r.Forward}
 		}
 		if _, err := ad.Differentiate(m, opts); err != nil {
-			return err
+			return presentADError(ctx, err)
 		}
 		return part.WriteText(post)
 	})

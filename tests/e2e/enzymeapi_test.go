@@ -55,3 +55,55 @@ func TestEnzymeAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestEnzymeAPIDiagnostics: errors name the entry-point call (its line
+// with -g, else the function holding it), the construct in the source's
+// terms (C++ names demangled), and what to do; LLVM IR only with
+// GOZYME_VERBOSE=1; an unsupported entry point is an error naming it, not
+// an undefined reference.
+func TestEnzymeAPIDiagnostics(t *testing.T) {
+	setup(t)
+	for _, c := range []struct {
+		src, flag string
+		verbose   bool
+		want      []string
+	}{
+		{"no_rule.c", "-g", false, []string{"no_rule.c:5:", "cannot differentiate 'f': no derivative for the call to 'mystery'",
+			"give it a custom derivative", "no_rule.c:8:", "note: in the derivative for the __enzyme_autodiff call in 'main'"}},
+		{"no_rule.c", "-O2", false, []string{"cannot differentiate 'f'", "note: in the derivative for the __enzyme_autodiff call in 'main' (build with -g for its line)"}},
+		{"no_rule.c", "-g", true, []string{"LLVM IR: ", "@mystery("}},
+		{"unknown_pointer.c", "-g", false, []string{"unknown_pointer.c:7:", "cannot differentiate the __enzyme_autodiff call in 'main'",
+			"a function pointer read from memory at run time", "pass the function itself"}},
+		{"unsupported.c", "-g", false, []string{"unsupported.c:5:", "__enzyme_error_estimate (floating-point error estimation) is not supported by gozyme"}},
+		{"cxx_names.cpp", "-g", false, []string{"cannot differentiate 'geo::area(double)'", "the call to 'mystery(double)'"}},
+	} {
+		c := c
+		t.Run(c.src+c.flag+map[bool]string{true: "-verbose"}[c.verbose], func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(copyProject(t, "enzymeapi"), "diag")
+			driver := "gozyme-cc"
+			if strings.HasSuffix(c.src, ".cpp") {
+				driver = "gozyme-c++"
+			}
+			env := toolEnv()
+			if c.verbose {
+				env = toolEnv("GOZYME_VERBOSE=1")
+			}
+			_, stderr, err := runErr(dir, env, tool(driver), c.flag, c.src, "-o", "prog")
+			if err == nil {
+				t.Fatalf("%s %s built; want an error", driver, c.src)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("error lacks %q:\n%s", w, stderr)
+				}
+			}
+			if strings.Contains(stderr, "undefined reference") {
+				t.Errorf("an undefined reference instead of gozyme's error:\n%s", stderr)
+			}
+			if !c.verbose && strings.Contains(stderr, "LLVM IR") {
+				t.Errorf("LLVM IR without GOZYME_VERBOSE:\n%s", stderr)
+			}
+		})
+	}
+}
