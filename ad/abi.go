@@ -21,6 +21,7 @@ const (
 	Forward                 // __enzyme_fwddiff
 	AugmentFwd              // __enzyme_augmentfwd
 	ReverseOnly             // __enzyme_reverse
+	Batch                   // __enzyme_batch
 )
 
 // entryPoints maps the names Enzyme recognizes (as substrings of the callee's
@@ -33,13 +34,13 @@ var entryPoints = []struct {
 	{"__enzyme_fwddiff", Forward},
 	{"__enzyme_augmentfwd", AugmentFwd},
 	{"__enzyme_reverse", ReverseOnly},
+	{"__enzyme_batch", Batch},
 }
 
 // unsupportedEntryPoints are Enzyme's other entry points, which gozyme
 // does not implement: a call of one is an error naming it (never an
 // undefined reference at link time), with what it is for.
 var unsupportedEntryPoints = []struct{ name, what string }{
-	{"__enzyme_batch", "batched evaluation of the function"},
 	{"__enzyme_virtualreverse", "shadow functions for calls through function pointers and virtual calls"},
 	{"__enzyme_post_sparse_todense", "sparse derivatives"},
 	{"__enzyme_todense", "sparse derivatives"},

@@ -47,6 +47,8 @@ var (
 		"enzyme_strong_zero":      "strong zeros",
 		"enzyme_byref":            "arguments by reference",
 		"enzyme_not_overwritten":  "arguments declared not overwritten",
+		"enzyme_vector":           "a batch-mode marker, for __enzyme_batch",
+		"enzyme_scalar":           "a batch-mode marker, for __enzyme_batch",
 	}
 )
 

@@ -111,6 +111,8 @@ func (d *differ) lower(rt *root) error {
 	case Reverse:
 	case Forward:
 		return d.lowerForward(rt)
+	case Batch:
+		return d.lowerBatch(rt)
 	default:
 		return d.lowerSplit(rt)
 	}

@@ -20,6 +20,7 @@ var enzymeAPIPrograms = []struct {
 	{"allocation_like", []string{"allocation_like.c"}},
 	{"markers", []string{"markers.c"}},
 	{"library_calls", []string{"library_calls.c"}},
+	{"batch", []string{"batch.c"}},
 	{"cxx_interface", []string{"cxx_interface.cpp"}},
 }
 
@@ -75,6 +76,7 @@ func TestEnzymeAPIDiagnostics(t *testing.T) {
 		{"unknown_pointer.c", "-g", false, []string{"unknown_pointer.c:7:", "cannot differentiate the __enzyme_autodiff call in 'main'",
 			"a function pointer read from memory at run time", "pass the function itself"}},
 		{"unsupported.c", "-g", false, []string{"unsupported.c:5:", "__enzyme_error_estimate (floating-point error estimation) is not supported by gozyme"}},
+		{"unsupported_virtual.c", "-g", false, []string{"__enzyme_virtualreverse (shadow functions for calls through function pointers and virtual calls) is not supported by gozyme"}},
 		{"cxx_names.cpp", "-g", false, []string{"cannot differentiate 'geo::area(double)'", "the call to 'mystery(double)'"}},
 	} {
 		c := c
