@@ -45,7 +45,6 @@ var unsupportedEntryPoints = []struct{ name, what string }{
 	{"__enzyme_post_sparse_todense", "sparse derivatives"},
 	{"__enzyme_todense", "sparse derivatives"},
 	{"__enzyme_error_estimate", "floating-point error estimation"},
-	{"__enzyme_iter", "iterated derivatives"},
 	{"__enzyme_fwdsplit", "split forward mode"},
 	{"__enzyme_truncate", "floating-point truncation"},
 	{"__enzyme_expand", "floating-point truncation"},
@@ -64,7 +63,7 @@ func EntryPointNames() []string {
 	for _, e := range unsupportedEntryPoints {
 		out = append(out, e.name)
 	}
-	return out
+	return append(out, iterName)
 }
 
 // unsupportedEntryPoint returns the unsupported Enzyme entry point a

@@ -61,8 +61,12 @@ func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 // module may be partly rewritten and must be discarded.
 func Differentiate(m *ir.Module, opts Options) (int, error) {
 	roots, err := findRoots(m)
-	if err != nil || len(roots) == 0 {
+	if err != nil {
 		return 0, err
+	}
+	defer finishIters(m)
+	if len(roots) == 0 {
+		return 0, nil
 	}
 	user := make(map[*ir.Func]bool, len(m.Funcs))
 	for _, f := range m.Funcs {
@@ -73,9 +77,11 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 		return 0, d.declErr
 	}
 	for _, rt := range innerFirst(roots) {
+		before := len(m.Funcs)
 		if err := d.lower(rt); err != nil {
 			return 0, rt.annotate(err)
 		}
+		stepIters(m.Funcs[before:])
 	}
 	if err := d.lostGlobalError(); err != nil {
 		return 0, err

@@ -21,6 +21,7 @@ var enzymeAPIPrograms = []struct {
 	{"markers", []string{"markers.c"}},
 	{"library_calls", []string{"library_calls.c"}},
 	{"batch", []string{"batch.c"}},
+	{"iter", []string{"iter.c"}},
 	{"cxx_interface", []string{"cxx_interface.cpp"}},
 }
 
