@@ -21,6 +21,7 @@ const (
 	Forward                 // __enzyme_fwddiff
 	AugmentFwd              // __enzyme_augmentfwd
 	ReverseOnly             // __enzyme_reverse
+	Batch                   // __enzyme_batch
 )
 
 // entryPoints maps the names Enzyme recognizes (as substrings of the callee's
@@ -33,6 +34,47 @@ var entryPoints = []struct {
 	{"__enzyme_fwddiff", Forward},
 	{"__enzyme_augmentfwd", AugmentFwd},
 	{"__enzyme_reverse", ReverseOnly},
+	{"__enzyme_batch", Batch},
+}
+
+// unsupportedEntryPoints are Enzyme's other entry points, which gozyme
+// does not implement: a call of one is an error naming it (never an
+// undefined reference at link time), with what it is for.
+var unsupportedEntryPoints = []struct{ name, what string }{
+	{"__enzyme_virtualreverse", "shadow functions for calls through function pointers and virtual calls"},
+	{"__enzyme_post_sparse_todense", "sparse derivatives"},
+	{"__enzyme_todense", "sparse derivatives"},
+	{"__enzyme_error_estimate", "floating-point error estimation"},
+	{"__enzyme_fwdsplit", "split forward mode"},
+	{"__enzyme_truncate", "floating-point truncation"},
+	{"__enzyme_expand", "floating-point truncation"},
+	{"__enzyme_trace", "probabilistic programming"},
+	{"__enzyme_sample", "probabilistic programming"},
+	{"__enzyme_condition", "probabilistic programming"},
+}
+
+// EntryPointNames lists the names whose calls make a module one gozyme
+// must rewrite: the entry points and the unsupported ones (to report).
+func EntryPointNames() []string {
+	var out []string
+	for _, e := range entryPoints {
+		out = append(out, e.name)
+	}
+	for _, e := range unsupportedEntryPoints {
+		out = append(out, e.name)
+	}
+	return append(out, iterName)
+}
+
+// unsupportedEntryPoint returns the unsupported Enzyme entry point a
+// function name contains, and what it is for.
+func unsupportedEntryPoint(name string) (string, string, bool) {
+	for _, e := range unsupportedEntryPoints {
+		if strings.Contains(name, e.name) {
+			return e.name, e.what, true
+		}
+	}
+	return "", "", false
 }
 
 // EntryPointMode reports whether a function name is an Enzyme entry point.
@@ -79,6 +121,7 @@ type root struct {
 	// __enzyme_reverse: the arguments after the parameters' (adjoint of
 	// the return, tape).
 	trailing []value.Value
+	flags    callFlags // whole-call markers (abiflags.go)
 }
 
 // findRoots returns every entry-point call of the module, in module order
@@ -88,6 +131,15 @@ func findRoots(m *ir.Module) ([]*root, error) {
 	var roots []*root
 	for _, f := range m.Funcs {
 		for _, b := range f.Blocks {
+			if inv, ok := b.Term.(*ir.TermInvoke); ok {
+				if callee, ok := irutil.StripCasts(inv.Invokee).(*ir.Func); ok {
+					if name, what, bad := unsupportedEntryPoint(callee.Name()); bad {
+						e := errorAt(f, inv, "%s (%s) is not supported by gozyme", name, what)
+						e.Call = fmt.Sprintf("the %s call in '%s'", name, f.Name())
+						return nil, e
+					}
+				}
+			}
 			for _, inst := range b.Insts {
 				call, ok := inst.(*ir.InstCall)
 				if !ok {
@@ -99,6 +151,11 @@ func findRoots(m *ir.Module) ([]*root, error) {
 				}
 				mode, ok := EntryPointMode(callee.Name())
 				if !ok {
+					if name, what, bad := unsupportedEntryPoint(callee.Name()); bad {
+						e := errorAt(f, call, "%s (%s) is not supported by gozyme", name, what)
+						e.Call = fmt.Sprintf("the %s call in '%s'", name, f.Name())
+						return nil, e
+					}
 					continue
 				}
 				roots = append(roots, &root{caller: f, block: b, call: call, mode: mode})
@@ -198,21 +255,24 @@ func (rt *root) parseArgs() error {
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		return errorAt(rt.caller, rt.call, "call to an Enzyme entry point without a function to differentiate")
+		return rt.errorf("call to an Enzyme entry point without a function to differentiate")
 	}
 	rt.fnVal = irutil.StripCasts(unwrapArg(args[0]))
 	fns, err := resolveFuncs(rt.fnVal, map[value.Value]bool{})
 	if err != nil {
-		return errorAt(rt.caller, rt.call, "the function to differentiate: %v", err)
+		return rt.errorf("the function to differentiate (the first argument) is %v", err)
 	}
 	rt.fns = fns
 	f := fns[0]
 	for _, g := range fns[1:] {
 		if !g.Sig.Equal(f.Sig) {
-			return errorAt(rt.caller, rt.call, "candidate functions '%s' and '%s' have different types", f.Name(), g.Name())
+			return rt.errorf("candidate functions '%s' and '%s' have different types", f.Name(), g.Name())
 		}
 	}
-	rest := args[1:]
+	rest, err := rt.takeFlags(args[1:])
+	if err != nil {
+		return err
+	}
 	j := 0
 	rt.width = 1
 	for i, p := range f.Params {
@@ -223,7 +283,7 @@ func (rt *root) parseArgs() error {
 			j += 2
 		}
 		if j >= len(rest) {
-			return errorAt(rt.caller, rt.call, "too few arguments for '%s': parameter %d of %d has no value", f.Name(), i+1, len(f.Params))
+			return rt.errorf("too few arguments for '%s': parameter %d of %d has no value", f.Name(), i+1, len(f.Params))
 		}
 		act, explicit := marker(rest[j])
 		var offset value.Value
@@ -231,16 +291,16 @@ func (rt *root) parseArgs() error {
 			if name := markerName(rest[j]); name == "enzyme_dupv" || name == "enzyme_dupnoneedv" {
 				j++
 				if j >= len(rest) || !types.IsInt(unwrapArg(rest[j]).Type()) {
-					return errorAt(rt.caller, rt.call, "%s for parameter %d of '%s' must be followed by an integer byte offset", name, i+1, f.Name())
+					return rt.errorf("%s for parameter %d of '%s' must be followed by an integer byte offset", name, i+1, f.Name())
 				}
 				if !types.IsPointer(p.Typ) {
-					return errorAt(rt.caller, rt.call, "%s for parameter %d of '%s' needs a pointer parameter, not %s", name, i+1, f.Name(), p.Typ)
+					return rt.errorf("%s for parameter %d of '%s' needs a pointer parameter, not %s", name, i+1, f.Name(), p.Typ)
 				}
 				offset = unwrapArg(rest[j])
 			}
 			j++
 			if j >= len(rest) {
-				return errorAt(rt.caller, rt.call, "marker for parameter %d of '%s' is not followed by a value", i+1, f.Name())
+				return rt.errorf("marker for parameter %d of '%s' is not followed by a value", i+1, f.Name())
 			}
 		} else {
 			switch {
@@ -258,41 +318,48 @@ func (rt *root) parseArgs() error {
 		j++
 		if offset != nil {
 			if j >= len(rest) {
-				return errorAt(rt.caller, rt.call, "parameter %d of '%s' is duplicated but has no shadow argument", i+1, f.Name())
+				return rt.errorf("parameter %d of '%s' is duplicated but has no shadow argument", i+1, f.Name())
 			}
 			a.offset, a.shadows = offset, []value.Value{unwrapArg(rest[j])}
 			if !types.IsPointer(a.shadows[0].Type()) {
-				return errorAt(rt.caller, rt.call, "the shadow of parameter %d of '%s' is a %s, not a pointer", i+1, f.Name(), a.shadows[0].Type())
+				return rt.errorf("the shadow of parameter %d of '%s' is a %s, not a pointer", i+1, f.Name(), a.shadows[0].Type())
 			}
 			j++
 		} else if act == Dup || act == DupNoNeed {
 			for k := 0; k < rt.width; k++ {
 				if j >= len(rest) {
-					return errorAt(rt.caller, rt.call, "parameter %d of '%s' is duplicated but has %d of its %d shadow arguments", i+1, f.Name(), k, rt.width)
+					return rt.errorf("parameter %d of '%s' is duplicated but has %d of its %d shadow arguments", i+1, f.Name(), k, rt.width)
 				}
 				a.shadows = append(a.shadows, unwrapArg(rest[j]))
 				j++
 			}
 		}
 		if act == Out && rt.mode == Forward {
-			return errorAt(rt.caller, rt.call, "parameter %d of '%s' is enzyme_out, which forward mode has no use for (pass a tangent with enzyme_dup)", i+1, f.Name())
+			return rt.errorf("parameter %d of '%s' is enzyme_out, which forward mode has no use for (pass a tangent with enzyme_dup)", i+1, f.Name())
 		}
 		if act == Out && !carriesFloat(p.Typ) {
-			return errorAt(rt.caller, rt.call, "parameter %d of '%s' is enzyme_out but has type %s, not floating point", i+1, f.Name(), p.Typ)
+			return rt.errorf("parameter %d of '%s' is enzyme_out but has type %s, not floating point", i+1, f.Name(), p.Typ)
 		}
 		rt.args = append(rt.args, a)
 	}
 	if rt.mode == ReverseOnly {
 		// The reverse half takes, after the parameters, the return's
-		// adjoint (when the function returns a float) and the tape.
+		// adjoint (when the function returns a float) and the tape
+		// (unless enzyme_tape gave it).
 		rt.trailing = rest[j:]
 		want := 1
-		if carriesFloat(f.Sig.RetType) {
-			want = 2
+		if rt.flags.tape != nil {
+			want = 0
+		}
+		if rt.retActive(f) {
+			want++
 		}
 		if len(rt.trailing) != want {
-			return errorAt(rt.caller, rt.call, "__enzyme_reverse of '%s' takes its arguments, then %s; %d extra arguments given", f.Name(),
-				map[int]string{1: "the tape", 2: "the return's adjoint and the tape"}[want], len(rt.trailing))
+			what := map[int]string{0: "nothing", 1: "the tape", 2: "the return's adjoint and the tape"}[want]
+			if rt.flags.tape != nil && want == 1 {
+				what = "the return's adjoint"
+			}
+			return rt.errorf("__enzyme_reverse of '%s' takes its arguments, then %s; %d extra arguments given", f.Name(), what, len(rt.trailing))
 		}
 		for i := range rt.trailing {
 			rt.trailing[i] = unwrapArg(rt.trailing[i])
@@ -300,7 +367,7 @@ func (rt *root) parseArgs() error {
 		return nil
 	}
 	if j != len(rest) {
-		return errorAt(rt.caller, rt.call, "too many arguments for '%s': %d given for %d parameters", f.Name(), len(rest), len(f.Params))
+		return rt.errorf("too many arguments for '%s': %d given for %d parameters", f.Name(), len(rest), len(f.Params))
 	}
 	return nil
 }
@@ -325,17 +392,17 @@ func isWidthMarker(v value.Value) bool { return markerName(v) == "enzyme_width" 
 // one forward sweep (Enzyme's batch mode).
 func (rt *root) parseWidth(rest []value.Value, j int) error {
 	if rt.mode != Forward {
-		return errorAt(rt.caller, rt.call, "enzyme_width (batch mode) is supported by __enzyme_fwddiff only")
+		return rt.errorf("enzyme_width (batch mode) is supported by __enzyme_fwddiff only")
 	}
 	if rt.width != 1 {
-		return errorAt(rt.caller, rt.call, "enzyme_width is given twice")
+		return rt.errorf("enzyme_width is given twice")
 	}
 	if j+1 >= len(rest) {
-		return errorAt(rt.caller, rt.call, "enzyme_width is not followed by the width")
+		return rt.errorf("enzyme_width is not followed by the width")
 	}
 	n, ok := unwrapArg(rest[j+1]).(*constant.Int)
 	if !ok || n.X.Sign() <= 0 || n.X.Cmp(big.NewInt(maxWidth)) > 0 {
-		return errorAt(rt.caller, rt.call, "enzyme_width must be followed by a constant width from 1 to %d", maxWidth)
+		return rt.errorf("enzyme_width must be followed by a constant width from 1 to %d", maxWidth)
 	}
 	rt.width = int(n.X.Int64())
 	return nil
@@ -350,18 +417,13 @@ func marker(v value.Value) (Activity, bool) {
 	return a, ok
 }
 
-// markerName is the name of the global a marker argument loads ("" when v
-// is no load of a global).
+// markerName is the name of the marker global an argument loads or
+// passes by address ("" when it is no marker).
 func markerName(v value.Value) string {
-	ld, ok := unwrapArg(v).(*ir.InstLoad)
-	if !ok {
-		return ""
+	if g := markerGlobal(v); g != nil {
+		return g.Name()
 	}
-	g, ok := irutil.StripCasts(ld.Src).(*ir.Global)
-	if !ok {
-		return ""
-	}
-	return g.Name()
+	return ""
 }
 
 // resolveFuncs finds the defined functions a function-pointer value may be,
@@ -375,7 +437,7 @@ func resolveFuncs(v value.Value, seen map[value.Value]bool) ([]*ir.Func, error) 
 	switch x := v.(type) {
 	case *ir.Func:
 		if len(x.Blocks) == 0 {
-			return nil, fmt.Errorf("'%s' has no body here", x.Name())
+			return nil, fmt.Errorf("'%s', which has no body in this link (compile the file that defines it with gozyme-cc)", x.Name())
 		}
 		return []*ir.Func{x}, nil
 	case *ir.InstSelect:
@@ -383,7 +445,23 @@ func resolveFuncs(v value.Value, seen map[value.Value]bool) ([]*ir.Func, error) 
 	case *ir.InstPhi:
 		return resolveAll(seen, incomingValues(x)...)
 	}
-	return nil, fmt.Errorf("cannot resolve %s to a known function", v.Ident())
+	return nil, fmt.Errorf("%s, not a known function: pass the function itself, as (void *)f, or a choice among known functions (c ? f : g)", pointerOrigin(v))
+}
+
+// pointerOrigin says where a function pointer gozyme cannot resolve comes
+// from, in the source's terms.
+func pointerOrigin(v value.Value) string {
+	switch x := v.(type) {
+	case *ir.InstLoad:
+		return "a function pointer read from memory at run time (a table, a struct field or a variable)"
+	case *ir.Param:
+		return "a parameter of the calling function (a function pointer known only to its callers)"
+	case *ir.InstCall:
+		return "a function pointer returned by " + describe(x)
+	case *ir.InstIntToPtr:
+		return "an integer converted to a pointer"
+	}
+	return "a function pointer computed at run time"
 }
 
 func resolveAll(seen map[value.Value]bool, vals ...value.Value) ([]*ir.Func, error) {

@@ -73,24 +73,24 @@ double mystery(double);
 double __enzyme_autodiff(void *, ...);
 double f(double x) { return mystery(x) * x; }
 int main(void) { return (int)__enzyme_autodiff((void *)f, 1.0); }
-`, "cannot differentiate 'f': no derivative for call to 'mystery'"},
+`, "cannot differentiate 'f': no derivative for the call to 'mystery'"},
 		{"external reading active memory", `
 void ext_sum(const double *x, int n, double *out);
 double __enzyme_autodiff(void *, ...);
 double f(double *x) { double s; ext_sum(x, 3, &s); return s * x[0]; }
 int main(void) { double x[3] = {1, 2, 3}, dx[3] = {0}; __enzyme_autodiff((void *)f, x, dx); return (int)dx[0]; }
-`, "cannot differentiate 'f': no derivative for call to 'ext_sum', which takes pointers"},
+`, "cannot differentiate 'f': no derivative for the call to 'ext_sum', which takes pointers"},
 		{"external reading active memory, forward mode", `
 void ext_scale(double *x, int n);
 double __enzyme_fwddiff(void *, ...);
 double f(double *x) { ext_scale(x, 3); return x[0] * x[1]; }
 int main(void) { double x[3] = {1, 2, 3}, dx[3] = {1, 0, 0}; return (int)__enzyme_fwddiff((void *)f, x, dx); }
-`, "cannot differentiate 'f': no derivative for call to 'ext_scale', which takes pointers"},
+`, "cannot differentiate 'f': no derivative for the call to 'ext_scale', which takes pointers"},
 		{"unknown function pointer", `
 double __enzyme_autodiff(void *, ...);
 double (*table[4])(double);
 int main(int argc, char **argv) { (void)argv; return (int)__enzyme_autodiff((void *)table[argc], 1.0); }
-`, "cannot differentiate 'main': the function to differentiate: cannot resolve"},
+`, "cannot differentiate the __enzyme_autodiff call in 'main': the function to differentiate (the first argument) is a function pointer read from memory at run time"},
 		{"too few arguments", `
 double __enzyme_autodiff(void *, ...);
 double f(double x, double y) { return x * y; }
@@ -122,6 +122,11 @@ D3 __enzyme_fwddiff(void *, ...);
 double f(double x) { return x * x; }
 int main(void) { return (int)__enzyme_fwddiff((void *)f, enzyme_width, 4, 1.0, 1.0, 2.0, 3.0, 4.0).a; }
 `, "the returned struct has 3 fields for 4 derivatives"},
+		{"unsupported entry point", `
+double __enzyme_error_estimate(void *, ...);
+double f(double x) { return x * x; }
+int main(void) { return (int)__enzyme_error_estimate((void *)f, 1.0, 0.0); }
+`, "cannot differentiate the __enzyme_error_estimate call in 'main': __enzyme_error_estimate (floating-point error estimation) is not supported by gozyme"},
 		{"nested roots in a cycle", `
 double __enzyme_fwddiff(void *, ...);
 double f(double x) { return x > 1 ? x : __enzyme_fwddiff((void *)f, x * x, 1.0); }
@@ -140,6 +145,14 @@ int main(void) { return (int)__enzyme_fwddiff((void *)f, 0.5, 1.0); }
 				}
 				if !strings.Contains(err.Error(), "prog.c:") {
 					t.Errorf("-O%s: error %q names no source location", o, err)
+				}
+				// Errors inside the differentiated code name the call they
+				// are for; none shows LLVM IR (GOZYME_VERBOSE=1 does).
+				if strings.HasPrefix(c.want, "cannot differentiate 'f'") && !strings.Contains(err.Error(), ": note: in the derivative for the __enzyme_") {
+					t.Errorf("-O%s: error %q does not name the entry-point call", o, err)
+				}
+				if strings.Contains(err.Error(), " = ") || strings.Contains(err.Error(), "LLVM IR") {
+					t.Errorf("-O%s: error %q shows LLVM IR", o, err)
 				}
 			}
 		})

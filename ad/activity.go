@@ -168,11 +168,15 @@ func opaqueExternal(v value.Value) bool {
 	return !ok || len(f.Blocks) == 0
 }
 
-// isAllocation reports calls that return fresh heap memory.
+// isAllocation reports calls that return fresh heap memory (the C and C++
+// allocators, and functions declared allocation-like).
 func isAllocation(c *ir.InstCall) bool {
 	f, ok := irutil.StripCasts(c.Callee).(*ir.Func)
 	if !ok {
 		return false
+	}
+	if funcAttr(f, attrAllocator) != "" {
+		return true
 	}
 	switch f.Name() {
 	case "malloc", "calloc", "_Znwm", "_Znam", "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t", "aligned_alloc":
@@ -590,7 +594,7 @@ func (an *activityAnalysis) call(c *ir.InstCall) {
 	if _, root := EntryPointMode(calleeName(c)); root {
 		return // an Enzyme call lowered later (or an error there)
 	}
-	if ok && len(callee.Blocks) > 0 && an.d.custom[callee] == nil {
+	if ok && len(callee.Blocks) > 0 && an.d.custom[callee] == nil && !isFunctionLike(callee) && !isAllocation(c) {
 		acts := an.callActs(c)
 		sum := an.d.callSummary(callee, acts, retShadow)
 		var plain *summary

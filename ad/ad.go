@@ -16,19 +16,24 @@ import (
 
 // differ holds the state of one module's differentiation.
 type differ struct {
-	m           *ir.Module
-	inactive    map[*ir.Func]bool
-	grads       map[string]*ir.Func    // combined gradients, by generated name
-	sums        *summaries             // what callees write derivatives through (summary.go)
-	lostGlobals map[*ir.Global]error   // globals derivatives are written into, without a shadow (unmet.go)
-	analyzed    []analyzedFunc         // functions whose derivatives were generated (unmet.go)
-	splits      map[string]*splitGrad  // augmented forward/reverse pairs, by name
-	prep        map[*ir.Func]*ir.Func  // functions as AD sees them (see prepared)
-	custom      map[*ir.Func]*Custom   // user-supplied derivatives
-	fwds        map[string]*forwardGen // forward-mode derivatives, by name
-	retainables []*retainable          // combined gradients whose caches may be retained (retain.go)
-	picks       map[*ir.InstCall]pick  // primal fmin/fmax calls -> the bit their reverse reads (pick.go)
-	taken       map[*ir.Func]bool      // functions whose address the module takes (dispatch.go)
+	m        *ir.Module
+	inactive map[*ir.Func]bool // functions declared inactive (declared.go)
+	// globals declared inactive: derivatives written there are dropped.
+	inactiveGlobals map[*ir.Global]bool
+	allocs          map[*ir.Func]allocLike // allocation-like functions (declared.go)
+	declErr         error                  // a malformed declaration
+	specs           map[string]*ir.Func    // functions specialized for constant function arguments (abispec.go)
+	grads           map[string]*ir.Func    // combined gradients, by generated name
+	sums            *summaries             // what callees write derivatives through (summary.go)
+	lostGlobals     map[*ir.Global]error   // globals derivatives are written into, without a shadow (unmet.go)
+	analyzed        []analyzedFunc         // functions whose derivatives were generated (unmet.go)
+	splits          map[string]*splitGrad  // augmented forward/reverse pairs, by name
+	prep            map[*ir.Func]*ir.Func  // functions as AD sees them (see prepared)
+	custom          map[*ir.Func]*Custom   // user-supplied derivatives
+	fwds            map[string]*forwardGen // forward-mode derivatives, by name
+	retainables     []*retainable          // combined gradients whose caches may be retained (retain.go)
+	picks           map[*ir.InstCall]pick  // primal fmin/fmax calls -> the bit their reverse reads (pick.go)
+	taken           map[*ir.Func]bool      // functions whose address the module takes (dispatch.go)
 	// runtimeActivity checks shadows that may be their primal at run time
 	// (Options.RuntimeActivity, runtimeactivity.go).
 	runtimeActivity bool
@@ -75,18 +80,27 @@ func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 // module may be partly rewritten and must be discarded.
 func Differentiate(m *ir.Module, opts Options) (int, error) {
 	roots, err := findRoots(m)
-	if err != nil || len(roots) == 0 {
+	if err != nil {
 		return 0, err
+	}
+	defer finishIters(m)
+	if len(roots) == 0 {
+		return 0, nil
 	}
 	user := make(map[*ir.Func]bool, len(m.Funcs))
 	for _, f := range m.Funcs {
 		user[f] = true
 	}
 	d := newDiffer(m, opts)
+	if d.declErr != nil {
+		return 0, d.declErr
+	}
 	for _, rt := range innerFirst(roots) {
+		before := len(m.Funcs)
 		if err := d.lower(rt); err != nil {
-			return 0, err
+			return 0, rt.annotate(err)
 		}
+		stepIters(m.Funcs[before:])
 	}
 	if err := d.lostGlobalError(); err != nil {
 		return 0, err
@@ -94,30 +108,6 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 	d.retainCaches()
 	keepDebugScopes(m, user)
 	return len(roots), nil
-}
-
-// inactiveFuncs reads __enzyme_inactivefn* globals: arrays of function
-// pointers whose calls carry no derivative.
-func inactiveFuncs(m *ir.Module) map[*ir.Func]bool {
-	out := map[*ir.Func]bool{}
-	for _, g := range m.Globals {
-		if !strings.Contains(g.Name(), "__enzyme_inactivefn") || g.Init == nil {
-			continue
-		}
-		var elems []constant.Constant
-		switch init := g.Init.(type) {
-		case *constant.Array:
-			elems = init.Elems
-		default:
-			elems = []constant.Constant{init}
-		}
-		for _, e := range elems {
-			if f, ok := irutil.StripCasts(e).(*ir.Func); ok {
-				out[f] = true
-			}
-		}
-	}
-	return out
 }
 
 // passes reports whether a call can carry derivatives from its arguments to
@@ -146,19 +136,25 @@ func (d *differ) lower(rt *root) error {
 	case Reverse:
 	case Forward:
 		return d.lowerForward(rt)
+	case Batch:
+		return d.lowerBatch(rt)
 	default:
 		return d.lowerSplit(rt)
 	}
-	if err := rt.parseArgs(); err != nil {
+	if err := d.parse(rt); err != nil {
 		return err
+	}
+	if rt.flags.primalReturn {
+		return d.lowerReverseWithPrimal(rt)
 	}
 	acts := rt.activities()
 	grads := make([]*ir.Func, len(rt.fns))
+	retActive := rt.retActive(rt.fns[0])
 	for i, f := range rt.fns {
-		if err := d.checkRoot(f, acts, carriesFloat(f.Sig.RetType), false); err != nil {
+		if err := d.checkRoot(f, acts, retActive, false); err != nil {
 			return err
 		}
-		g, err := d.gradient(f, acts)
+		g, err := d.gradient(f, acts, retActive)
 		if err != nil {
 			return err
 		}
@@ -169,7 +165,7 @@ func (d *differ) lower(rt *root) error {
 	if err != nil {
 		return err
 	}
-	if f := rt.fns[0]; carriesFloat(f.Sig.RetType) {
+	if f := rt.fns[0]; retActive {
 		args = append(args, floatConst(f.Sig.RetType, 1))
 	}
 	call := ir.NewCall(callee, args...)
@@ -187,6 +183,12 @@ func (d *differ) lower(rt *root) error {
 // entry point's declaration returns: the value itself, a struct of them, or
 // the same written through an sret pointer.
 func (d *differ) convertResult(rt *root, call *ir.InstCall, gradRet types.Type, pre *[]ir.Instruction) (value.Value, error) {
+	return rt.returnValues(gradientOuts(rt, call, gradRet, pre), pre)
+}
+
+// gradientOuts lists the Out adjoints a gradient's call returns, in
+// argument order.
+func gradientOuts(rt *root, call *ir.InstCall, gradRet types.Type, pre *[]ir.Instruction) []value.Value {
 	var outs []value.Value
 	switch t := gradRet.(type) {
 	case *types.VoidType:
@@ -203,7 +205,7 @@ func (d *differ) convertResult(rt *root, call *ir.InstCall, gradRet types.Type, 
 	default:
 		outs = []value.Value{call}
 	}
-	return rt.returnValues(outs, pre)
+	return outs
 }
 
 // returnValues makes the values outs (derivatives) the result of the
@@ -214,18 +216,18 @@ func (rt *root) returnValues(outs []value.Value, pre *[]ir.Instruction) (value.V
 	if rt.sret != nil {
 		st, ok := rt.sret.Type().(*types.PointerType)
 		if !ok {
-			return nil, errorAt(rt.caller, rt.call, "sret argument is not a pointer")
+			return nil, rt.errorf("sret argument is not a pointer")
 		}
 		fields := leafFields(st.ElemType, []value.Value{constant.NewInt(types.I32, 0)})
 		if len(fields) < len(outs) {
-			return nil, errorAt(rt.caller, rt.call, "the returned struct has %d fields for %d derivatives", len(fields), len(outs))
+			return nil, rt.errorf("the returned struct has %d fields for %d derivatives", len(fields), len(outs))
 		}
 		for i, o := range outs {
 			gep := ir.NewGetElementPtr(st.ElemType, rt.sret, fields[i].path...)
 			*pre = append(*pre, gep)
 			v, err := coerce(o, fields[i].typ, pre)
 			if err != nil {
-				return nil, errorAt(rt.caller, rt.call, "derivative %d: %v", i+1, err)
+				return nil, rt.errorf("derivative %d: %v", i+1, err)
 			}
 			*pre = append(*pre, ir.NewStore(v, gep))
 		}
@@ -237,7 +239,7 @@ func (rt *root) returnValues(outs []value.Value, pre *[]ir.Instruction) (value.V
 	if len(outs) == 1 && !isAggregateOrVector(want) {
 		v, err := coerce(outs[0], want, pre)
 		if err != nil {
-			return nil, errorAt(rt.caller, rt.call, "the derivative: %v", err)
+			return nil, rt.errorf("the derivative: %v", err)
 		}
 		return v, nil
 	}
@@ -245,7 +247,7 @@ func (rt *root) returnValues(outs []value.Value, pre *[]ir.Instruction) (value.V
 		return constant.NewZeroInitializer(want), nil
 	}
 	if !isAggregateOrVector(want) {
-		return nil, errorAt(rt.caller, rt.call, "%d derivatives are returned but the entry point is declared to return %s; declare a struct return type", len(outs), want)
+		return nil, rt.errorf("%d derivatives are returned but the entry point is declared to return %s; declare a struct return type", len(outs), want)
 	}
 	// The declared struct comes back as the ABI's coerced type (x86-64:
 	// {double, double}, <2 x float>, ...): lay the derivatives out as the C
@@ -344,8 +346,11 @@ func leafFields(t types.Type, path []value.Value) []leafField {
 
 // gradient returns the combined reverse-mode gradient of f for the given
 // parameter activities, generating it on first use.
-func (d *differ) gradient(f *ir.Func, acts []Activity) (*ir.Func, error) {
+func (d *differ) gradient(f *ir.Func, acts []Activity, retActive bool) (*ir.Func, error) {
 	name := derivativeName("__gozyme_grad_", f, acts)
+	if !retActive && carriesFloat(f.Sig.RetType) {
+		name += "_c" // the result not differentiated (enzyme_const_return)
+	}
 	if g, ok := d.grads[name]; ok {
 		return g, nil
 	}
@@ -354,7 +359,7 @@ func (d *differ) gradient(f *ir.Func, acts []Activity) (*ir.Func, error) {
 		return nil, err
 	}
 	r, err := d.generateReverse(func() (*reverseGen, error) {
-		return newReverseGen(d, pf, acts, carriesFloat(f.Sig.RetType), false, false, name)
+		return newReverseGen(d, pf, acts, retActive, false, false, name)
 	})
 	if err != nil {
 		return nil, err
@@ -384,7 +389,7 @@ func (d *differ) checkRoot(f *ir.Func, acts []Activity, retActive, forward bool)
 // lowerForward replaces an __enzyme_fwddiff call by a call of the forward
 // derivative, returning the tangent of the result.
 func (d *differ) lowerForward(rt *root) error {
-	if err := rt.parseArgs(); err != nil {
+	if err := d.parse(rt); err != nil {
 		return err
 	}
 	acts := rt.activities()
@@ -410,7 +415,30 @@ func (d *differ) lowerForward(rt *root) error {
 	call := ir.NewCall(callee, args...)
 	pre = append(pre, call)
 	var result value.Value
-	if _, ok := fgs[0].ret.(*types.StructType); ok && rt.width > 1 {
+	_, paired := fgs[0].ret.(*types.StructType) // {primal, tangent}
+	if rt.flags.primalReturn || rt.flags.constReturn {
+		if rt.width > 1 {
+			return rt.errorf("enzyme_primal_return and enzyme_const_return are not supported with enzyme_width")
+		}
+		var primal value.Value = call
+		outs := []value.Value{}
+		if paired {
+			p := ir.NewExtractValue(call, 0)
+			pre = append(pre, p)
+			primal = p
+		}
+		if !types.Equal(primal.Type(), types.Void) {
+			outs = append(outs, primal)
+		}
+		if paired && !rt.flags.constReturn {
+			dt := ir.NewExtractValue(call, 1)
+			pre = append(pre, dt)
+			outs = append(outs, dt)
+		}
+		if result, err = rt.returnValues(outs, &pre); err != nil {
+			return err
+		}
+	} else if _, ok := fgs[0].ret.(*types.StructType); ok && rt.width > 1 {
 		// Batch mode: the N tangents, as the declared struct or array
 		// (lane after lane, each lane's aggregate field by field).
 		var outs []value.Value
@@ -426,7 +454,7 @@ func (d *differ) lowerForward(rt *root) error {
 		pre = append(pre, dt)
 		v, err := coerce(dt, rt.call.Typ, &pre)
 		if err != nil {
-			return errorAt(rt.caller, rt.call, "the tangent: %v", err)
+			return rt.errorf("the tangent: %v", err)
 		}
 		result = v
 	} else if !types.Equal(rt.call.Typ, types.Void) {
@@ -455,7 +483,7 @@ func (rt *root) callArgs(f *ir.Func, pre *[]ir.Instruction) ([]value.Value, erro
 		a := rt.args[i]
 		v, err := coerce(a.val, p.Typ, pre)
 		if err != nil {
-			return nil, errorAt(rt.caller, rt.call, "argument %d of '%s': %v", i+1, f.Name(), err)
+			return nil, rt.errorf("argument %d of '%s': %v", i+1, f.Name(), err)
 		}
 		args = append(args, v)
 		shadows := a.shadows
@@ -465,7 +493,7 @@ func (rt *root) callArgs(f *ir.Func, pre *[]ir.Instruction) ([]value.Value, erro
 		for _, sh := range shadows {
 			s, err := coerce(sh, p.Typ, pre)
 			if err != nil {
-				return nil, errorAt(rt.caller, rt.call, "shadow of argument %d of '%s': %v", i+1, f.Name(), err)
+				return nil, rt.errorf("shadow of argument %d of '%s': %v", i+1, f.Name(), err)
 			}
 			args = append(args, s)
 		}
@@ -507,9 +535,14 @@ func (rt *root) replaceCall(pre []ir.Instruction, result value.Value) {
 
 // newDiffer prepares the differentiation of m.
 func newDiffer(m *ir.Module, opts Options) *differ {
-	return &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
-		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, sums: newSummaries(), lostGlobals: map[*ir.Global]error{},
-		fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{}, constShadows: map[constShadowKey]*ir.Global{}, runtimeActivity: opts.RuntimeActivity}
+	decls, err := readDeclarations(m)
+	if err != nil {
+		decls = &declarations{}
+	}
+	return &differ{m: m, inactive: decls.inactiveFns, inactiveGlobals: decls.inactiveGlobals, allocs: decls.allocs, declErr: err,
+		grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
+		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, sums: newSummaries(), lostGlobals: map[*ir.Global]error{}, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{},
+		constShadows: map[constShadowKey]*ir.Global{}, runtimeActivity: opts.RuntimeActivity}
 }
 
 // activities lists the activity of each parameter at the call.
@@ -529,7 +562,7 @@ func (rt *root) dispatch(impls []*ir.Func, pre *[]ir.Instruction) (value.Value, 
 	for i := 1; i < len(impls); i++ {
 		fnPtr, err := coerce(rt.fnVal, rt.fns[i].Type(), pre)
 		if err != nil {
-			return nil, errorAt(rt.caller, rt.call, "%v", err)
+			return nil, rt.errorf("%v", err)
 		}
 		eq := icmpEq(fnPtr, rt.fns[i])
 		sel := ir.NewSelect(eq, impls[i], callee)

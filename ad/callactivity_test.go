@@ -56,14 +56,14 @@ double g;
 __attribute__((noinline)) void store(double x) { g = x * x; }
 double f(double x) { store(x); return g + x; }
 int main(void) { printf("%g\n", __enzyme_autodiff((void *)f, 1.5)); return 0; }`,
-			"writes derivatives into global @g, which has no shadow, and the differentiated code reads it back"},
+			"writes derivatives into global 'g', which has no shadow, and the differentiated code reads it back"},
 		{"global through returned pointer", `
 char buffer[64];
 int offset;
 __attribute__((noinline)) double *set(double x) { double *m = (double *)&buffer[offset]; offset += 8; *m = x; return m; }
 double f(double x) { double *t = set(x); return *t; }
 int main(void) { printf("%g\n", __enzyme_autodiff((void *)f, 1.5)); return 0; }`,
-			"global @buffer"},
+			"global 'buffer'"},
 		{"enzyme_const buffer read back", `
 double f(double *x, double *work, int n) {
 	for (int i = 0; i < n; i++) work[i] = x[i] * x[i];

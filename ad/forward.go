@@ -287,7 +287,7 @@ func (fg *forwardGen) tangentOf(at interface{}, v value.Value) (value.Value, err
 			return v, nil
 		}
 		if fg.act.hasShadow(v) {
-			return nil, errorAt(fg.f, at, "pointer %s has no shadow in forward mode", v.Ident())
+			return nil, errorAt(fg.f, at, "%s has no shadow in forward mode (is it marked enzyme_const? pass it with enzyme_dup and a tangent)", describeValue(v))
 		}
 		if fg.d.runtimeActivity {
 			return v, nil // its own shadow (runtimeactivity.go)
@@ -295,7 +295,7 @@ func (fg *forwardGen) tangentOf(at interface{}, v value.Value) (value.Value, err
 		return constant.NewNull(v.Type().(*types.PointerType)), nil
 	}
 	if !carriesFloat(v.Type()) && !hasPointerField(v.Type()) {
-		return nil, errorAt(fg.f, at, "value %s of type %s has no tangent", v.Ident(), v.Type())
+		return nil, errorAt(fg.f, at, "%s has no tangent", describeValue(v))
 	}
 	if fg.d.runtimeActivity && !carriesFloat(v.Type()) {
 		return v, nil
@@ -617,10 +617,7 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		if isAllocation(x) {
 			sc := blk.NewCall(x.Callee, irutil.CloneArgs(x.Args)...)
 			sc.Typ = x.Typ
-			var size value.Value = unwrapArg(x.Args[0])
-			if calleeName(x) == "aligned_alloc" {
-				size = unwrapArg(x.Args[1])
-			}
+			size := allocSizeArg(x)
 			if calleeName(x) != "calloc" {
 				rg := &reverseGen{m: fg.m}
 				blk.Insts = append(blk.Insts, rg.memsetZero(sc, size)...)
@@ -643,11 +640,14 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		}
 		callee, _ := x.Callee.(*ir.Func)
 		if callee == nil {
-			return nil, errorAt(fg.f, inst, "indirect call %s carries derivatives", describe(inst))
+			return nil, errorAt(fg.f, inst, "%s", indirectCallMsg)
 		}
-		rule, _ := lookupMathRule(callee.Name(), x.Typ)
+		if t, err := fg.complexTangent(b, x, mv, tg); t != nil || err != nil {
+			return t, err
+		}
+		rule := mathRuleOf(callee, x.Typ)
 		if rule == nil {
-			err := errorAt(fg.f, inst, "no derivative for call to '%s' (%s)", callee.Name(), describe(inst))
+			err := errorAt(fg.f, inst, noRuleMsg, callee.Name())
 			err.Callee = callee.Name()
 			return nil, err
 		}
@@ -724,6 +724,14 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 		tg := func(v value.Value) (value.Value, error) { return fg.tangentOf(x, v) }
 		_, _, err := tangentVectorOp(blk, x, mv, tg)
 		return err
+	case isMemAlign(x) && fg.act.hasShadow(x.Args[0]):
+		slot, err := fg.tangentOf(x, x.Args[0])
+		if err != nil {
+			return err
+		}
+		var out []ir.Instruction
+		memAlignShadow(fg.m, x, slot, &out)
+		blk.Insts = append(blk.Insts, out...)
 	case isFree(x) && fg.act.hasShadow(x.Args[0]):
 		var sp value.Value
 		sp, err := fg.tangentOf(x, x.Args[0])
@@ -743,7 +751,7 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 // functions with a custom forward rule.
 func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 	f, ok := call.Callee.(*ir.Func)
-	if !ok || fg.d.inactive[f] || strings.HasPrefix(f.Name(), "llvm.") {
+	if !ok || fg.d.inactive[f] || strings.HasPrefix(f.Name(), "llvm.") || isFunctionLike(f) || isAllocation(call) {
 		return nil, false, nil
 	}
 	if _, ok := EntryPointMode(f.Name()); ok {

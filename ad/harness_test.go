@@ -119,7 +119,7 @@ func preAD(t *testing.T, dir, bc, level string, optArgs ...string) *ir.Module {
 	ctx := context.Background()
 	pipeline := "default<O" + level + ">"
 	if level == "0" {
-		pipeline, optArgs = "mem2reg", nil
+		pipeline, optArgs = "always-inline,mem2reg", nil
 	}
 	opt := filepath.Join(dir, "opt.bc")
 	if _, err := toolchains.Run(ctx, "opt", append(optArgs, "-passes="+pipeline, bc, "-o", opt)...); err != nil {

@@ -25,12 +25,19 @@ var inactiveLibFuncs = map[string]bool{
 	"__cxa_throw": true, "__cxa_allocate_exception": true, "__cxa_free_exception": true, "__cxa_begin_catch": true,
 	"__cxa_end_catch": true, "__cxa_rethrow": true, "__cxa_pure_virtual": true, "_ZSt9terminatev": true,
 	"__gxx_personality_v0": true,
+	// Hashing and the hash tables' growth policy (std::unordered_map).
+	"_ZSt11_Hash_bytesPKvmm": true, "_ZSt15_Fnv_hash_bytesPKvmm": true,
+	"_ZNKSt8__detail20_Prime_rehash_policy14_M_need_rehashEmmm": true,
+	"_ZNKSt8__detail20_Prime_rehash_policy11_M_next_bktEm":      true,
 }
 
 // inactiveLibPrefixes are families of such functions: the C++ streams
 // (std::ostream, std::istream, std::ios_base, ostream inserters), the
-// standard library's throw helpers, and the Fortran runtime's I/O.
+// standard library's throw helpers, std::string's members compiled into
+// libstdc++ (characters carry no derivative, and no floating-point data
+// lies behind a string's pointers), and the Fortran runtime's I/O.
 var inactiveLibPrefixes = []string{
+	"_ZNSt7__cxx1112basic_string", "_ZNKSt7__cxx1112basic_string",
 	"_ZNSo", "_ZNSi", "_ZNSt8ios_base", "_ZNKSt5ctype", "_ZSt16__ostream_insert", "_ZStlsISt11char_traitsIcEE",
 	"_ZSt4endl", "_ZNSt9basic_ios", "_ZNKSt9basic_ios", "_ZSt17__throw_", "_ZSt18__throw_", "_ZSt19__throw_",
 	"_ZSt20__throw_", "_ZSt21__throw_", "_ZSt24__throw_", "_ZSt25__throw_", "_ZSt26__throw_", "_ZSt28__throw_",

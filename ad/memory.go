@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"strconv"
+
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -38,7 +40,10 @@ func (r *reverseGen) shadowOf(inst interface{}, v value.Value) (value.Value, err
 			return constant.NewZeroInitializer(v.Type()), nil
 		}
 	}
-	return nil, errorAt(r.f, inst, "pointer %s reaches memory holding derivatives but has no shadow (is it marked enzyme_const?)", v.Ident())
+	if g, ok := v.(*ir.Global); ok && r.d.inactiveGlobals[g] {
+		return r.inactiveSink(g), nil
+	}
+	return nil, errorAt(r.f, inst, "%s reaches memory holding derivatives but has no shadow (is it marked enzyme_const? pass it with enzyme_dup and a shadow)", describeValue(v))
 }
 
 // forwardShadow emits, after the forward clone c of inst, the shadow of a
@@ -144,6 +149,15 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 		}
 		r.shadow[v] = sv
 		r.blockOf[sv] = b
+	}
+	if x, ok := inst.(*ir.InstCall); ok && isMemAlign(x) && r.act.hasShadow(x.Args[0]) {
+		slot, err := r.shadowOf(inst, x.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		sp := memAlignShadow(r.m, x, slot, &out)
+		r.shadow[x] = sp // released by the reverse of the call
+		r.blockOf[sp] = b
 	}
 	switch x := inst.(type) {
 	case *ir.InstStore:
@@ -251,12 +265,30 @@ func shadowlessPointerStore(f *ir.Func, x *ir.InstStore) error {
 	case *constant.Null, *constant.Undef:
 		return nil
 	}
+	if derivedFromNull(src) {
+		// Computed from null (an empty std::vector's end, null + 0):
+		// it points to no memory; its shadow is null.
+		return nil
+	}
 	if t := pointee(src); t == nil || !carriesFloat(t) {
 		return nil
 	}
-	err := errorAt(f, x, "%s stores %s, a pointer to floating point without a shadow (inactive), into memory that has one: derivatives read or added through that copy would have no shadow memory to go to (Enzyme aliases the primal there); make it active (enzyme_dup with a zeroed shadow)", describe(x), src.Ident())
+	err := errorAt(f, x, "%s stores %s, a pointer to floating point without a shadow (inactive), into memory that has one: derivatives read or added through that copy would have no shadow memory to go to (Enzyme aliases the primal there); make it active (enzyme_dup with a zeroed shadow)", describe(x), describeValue(src))
 	err.runtimeActivity = true
 	return err
+}
+
+// derivedFromNull reports a pointer every base of which (pointerBases) is
+// a null constant.
+func derivedFromNull(p value.Value) bool {
+	var bases []value.Value
+	pointerBases(p, map[value.Value]bool{}, &bases)
+	for _, b := range bases {
+		if !isNullConstant(b) {
+			return false
+		}
+	}
+	return len(bases) > 0
 }
 
 // aggregateShadowOf is the value standing for v in a shadow aggregate: its
@@ -497,10 +529,24 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 				align := r.lookup(blk, at, x.Args[1])
 				blk.NewCall(declare(r.m, del, types.Void, types.I8Ptr, align.Type()), raw, align)
 			default:
+				f, _ := calleeFunc(x)
+				if al, ok := r.d.allocs[f]; ok {
+					r.deallocLike(blk, at, x, al, sp)
+					break
+				}
 				blk.NewCall(r.libc("free"), raw)
 			}
 			return true, nil
 		case isFree(x):
+			return true, nil
+		case isMemAlign(x):
+			if _, ok := r.shadow[x]; ok {
+				sp, err := r.lookupShadow(blk, at, x, x)
+				if err != nil {
+					return true, err
+				}
+				blk.NewCall(r.libc("free"), sp)
+			}
 			return true, nil
 		case isMemTransfer(x):
 			return true, r.reverseMemTransfer(blk, at, x)
@@ -732,7 +778,17 @@ func (r *reverseGen) memsetZero(p value.Value, size value.Value) []ir.Instructio
 }
 
 // allocSize is the byte size an allocation call asked for.
-func (r *reverseGen) allocSize(c *ir.InstCall) value.Value {
+func (r *reverseGen) allocSize(c *ir.InstCall) value.Value { return allocSizeArg(c) }
+
+// allocSizeArg is the argument of an allocation call that gives its byte
+// size (calloc's is its count of elements: calloc zeroes its memory
+// itself).
+func allocSizeArg(c *ir.InstCall) value.Value {
+	if f, ok := calleeFunc(c); ok {
+		if n, err := strconv.Atoi(funcAttr(f, attrAllocator)); err == nil && n < len(c.Args) {
+			return unwrapArg(c.Args[n])
+		}
+	}
 	switch calleeName(c) {
 	case "aligned_alloc":
 		return unwrapArg(c.Args[1])

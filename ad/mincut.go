@@ -154,8 +154,7 @@ func libmCall(call *ir.InstCall) bool {
 	if !ok {
 		return false
 	}
-	rule, _ := lookupMathRule(f.Name(), call.Typ)
-	return rule != nil
+	return mathRuleOf(f, call.Typ) != nil
 }
 
 // recomputeBytes is what the plan charges, in cache bytes, for calling

@@ -36,7 +36,7 @@ func (d *differ) pickOf(c *ir.InstCall) pick {
 	}
 	var p pick
 	if f, ok := irutil.StripCasts(c.Callee).(*ir.Func); ok && len(c.Args) == 2 {
-		if rule, _ := lookupMathRule(f.Name(), c.Typ); rule != nil && rule.pick != nil {
+		if rule := mathRuleOf(f, c.Typ); rule != nil && rule.pick != nil {
 			scratch := &ir.Block{}
 			rule.pick(&builder{m: d.m, b: scratch}, unwrapArg(c.Args[0]), unwrapArg(c.Args[1]))
 			p = scratch.Insts

@@ -373,7 +373,7 @@ func (r *reverseGen) callWritesNoMemory(c *ir.InstCall) bool {
 		return false
 	}
 	name := f.Name()
-	if rule, _ := lookupMathRule(name, c.Typ); rule != nil {
+	if rule := mathRuleOf(f, c.Typ); rule != nil {
 		return true
 	}
 	switch name {

@@ -53,7 +53,8 @@ type reverseGen struct {
 	dret    value.Value // seed of the return adjoint, nil if the return is inactive
 
 	fwdHead, fwdTail, rev map[*ir.Block]*ir.Block
-	blockOf               map[value.Value]*ir.Block // primal instruction -> primal block
+	sinks                 map[*ir.Global]*ir.InstAlloca // shadows of inactive globals (inactiveSink)
+	blockOf               map[value.Value]*ir.Block     // primal instruction -> primal block
 	vmap                  map[value.Value]value.Value
 	adj                   map[value.Value]*ir.InstAlloca
 	slots                 map[value.Value]*ir.InstAlloca // non-loop caches, by forward value
@@ -136,7 +137,7 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 	r.retShadow = retShadow
 	for i, p := range f.Params {
 		if acts[i] != Dup && acts[i] != DupNoNeed && hasPointerField(p.Typ) && r.act.hasShadow(p) {
-			return nil, errorAt(f, nil, "parameter %s, a struct passed by value, holds pointers to memory that carries derivatives but has no shadow (pass the struct by pointer)", p.Ident())
+			return nil, errorAt(f, nil, "parameter %d, a struct passed by value, holds pointers to memory that carries derivatives but has no shadow (pass the struct by pointer)", paramIndex(f, p))
 		}
 	}
 
@@ -156,7 +157,7 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 			r.outTypes = append(r.outTypes, p.Typ)
 		case Dup, DupNoNeed:
 			if !holdsPointers(p.Typ) {
-				return nil, errorAt(f, nil, "parameter %s is duplicated (enzyme_dup) but is not a pointer", p.Ident())
+				return nil, errorAt(f, nil, "parameter %d is duplicated (enzyme_dup) but is not a pointer", paramIndex(f, p))
 			}
 			shadowName := ""
 			if name != "" {

@@ -125,11 +125,14 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 		}
 		callee, _ := x.Callee.(*ir.Func)
 		if callee == nil {
-			return blk, errorAt(r.f, inst, "indirect call %s carries derivatives", describe(inst))
+			return blk, errorAt(r.f, inst, "%s", indirectCallMsg)
 		}
-		rule, _ := lookupMathRule(callee.Name(), v.Type())
+		if r.reverseComplex(b, at, x, d) {
+			break
+		}
+		rule := mathRuleOf(callee, v.Type())
 		if rule == nil {
-			err := errorAt(r.f, inst, "no derivative for call to '%s' (%s)", callee.Name(), describe(inst))
+			err := errorAt(r.f, inst, noRuleMsg, callee.Name())
 			err.Callee = callee.Name()
 			return blk, err
 		}

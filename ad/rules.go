@@ -144,6 +144,21 @@ var mathRules = map[string]*mathRule{
 		func(b *builder, a operands, res result) value.Value { return b.fdiv(a(0), res()) },
 		func(b *builder, a operands, res result) value.Value { return b.fdiv(a(1), res()) },
 	}},
+	// cabs(re, im) of a complex double (std::abs of std::complex<double>),
+	// passed as its two parts: |z|, as hypot.
+	"cabs": {partials: []partial{
+		func(b *builder, a operands, res result) value.Value { return b.fdiv(a(0), res()) },
+		func(b *builder, a operands, res result) value.Value { return b.fdiv(a(1), res()) },
+	}},
+	// frexp(x, &e) = x·2^-e: ∂/∂x = 2^-e = result/x, 1 at x = 0 (where e = 0);
+	// the exponent written through the pointer is an integer.
+	"frexp": {partials: []partial{
+		func(b *builder, a operands, res result) value.Value {
+			x := a(0)
+			return b.sel(b.fcmp(enum.FPredOEQ, x, b.konst(x, 0)), b.konst(x, 1), b.fdiv(res(), x))
+		},
+		nil,
+	}},
 	"erf": unary(func(b *builder, a operands, res result) value.Value {
 		return b.fmul(b.konst(a(0), 2/math.Sqrt(math.Pi)), b.intrinsic("exp", b.fneg(b.fmul(a(0), a(0)))))
 	}),

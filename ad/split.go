@@ -22,7 +22,8 @@ import (
 type splitGrad struct {
 	aug, rev  *ir.Func
 	retActive bool
-	retShadow bool // aug returns {ret, shadow of ret, tape}
+	retShadow bool       // aug returns {ret, shadow of ret, tape}
+	tape      types.Type // what the tape points to (nil: no tape, a null pointer)
 }
 
 func splitName(prefix string, f *ir.Func, acts []Activity, retActive, retShadow bool) string {
@@ -95,16 +96,18 @@ func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive, retShadow
 	if err != nil {
 		return nil, err
 	}
-	if err := r.cut(aug, rev); err != nil {
+	tape, err := r.cut(aug, rev)
+	if err != nil {
 		return nil, err
 	}
+	s.tape = tape
 	return s, nil
 }
 
 // cut moves the blocks of the generated (combined-layout) function into the
 // augmented forward and reverse functions, turning every cache slot into a
-// field of the tape.
-func (r *reverseGen) cut(aug, rev *ir.Func) error {
+// field of the tape. It returns the tape's type (nil when there is none).
+func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	g := r.g
 	if len(r.rets) > 1 {
 		r.retIdx = r.newCacheSlot(types.I32, nil)
@@ -201,7 +204,7 @@ func (r *reverseGen) cut(aug, rev *ir.Func) error {
 		if r.retShadow {
 			sv, err := r.shadowOf(ret, ret.X)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			agg = tail.NewInsertValue(agg, sv, 1)
 			tapeField = 2
@@ -270,5 +273,8 @@ func (r *reverseGen) cut(aug, rev *ir.Func) error {
 	if r.dret != nil {
 		irutil.ReplaceAllUses(rev, r.dret, rev.Params[nArgs])
 	}
-	return nil
+	if !hasTape {
+		return nil, nil
+	}
+	return tapeType, nil
 }

@@ -29,18 +29,17 @@ func (d *differ) unknownMemoryCall(f *ir.Func, act *activity, c *ir.InstCall) er
 		return errorAt(f, c, "%s %s takes pointers to memory that carries derivatives and has no derivative", what, describe(c))
 	}
 	if len(callee.Blocks) > 0 || d.inactive[callee] || d.custom[callee] != nil ||
-		strings.HasPrefix(callee.Name(), "llvm.") || isFree(c) || isAllocation(c) || isRealloc(c) ||
+		strings.HasPrefix(callee.Name(), "llvm.") || isFree(c) || isAllocation(c) || isRealloc(c) || isMemAlign(c) ||
 		callee.Name() == "malloc_usable_size" {
 		return nil
 	}
-	if rule, _ := lookupMathRule(callee.Name(), c.Typ); rule != nil {
+	if rule := mathRuleOf(callee, c.Typ); rule != nil {
 		return nil
 	}
 	if !act.callTouchesActiveMemory(c, d.passes) {
 		return nil
 	}
-	err := errorAt(f, c, "no derivative for call to '%s', which takes pointers to memory that carries derivatives (%s); give it a custom derivative, or list it in __enzyme_inactivefn if it has none",
-		callee.Name(), describe(c))
+	err := errorAt(f, c, "no derivative for the call to '%s', which takes pointers to memory that carries derivatives and has no body in this link; give it a custom derivative, or list it in __enzyme_inactivefn if it carries none", callee.Name())
 	err.Callee = callee.Name()
 	return err
 }

@@ -23,7 +23,7 @@ func (d *differ) unmetError(f *ir.Func, a *activity, root bool) error {
 				continue
 			}
 			if u.hard {
-				return errorAt(f, u.at, "%s needs a shadow of parameter %s, which is passed without one (enzyme_const): pass it with enzyme_dup", describeAt(u.at), b.Ident())
+				return errorAt(f, u.at, "%s needs a shadow of parameter %d of '%s', which is passed without one (enzyme_const): pass it with enzyme_dup", describeAt(u.at), paramIndex(f, b), f.Name())
 			}
 			if st, ok := u.at.(*ir.InstStore); ok && holdsPointers(st.Src.Type()) {
 				continue // a pointer stored into shadowed memory: shadowlessPointerStore
@@ -31,19 +31,19 @@ func (d *differ) unmetError(f *ir.Func, a *activity, root bool) error {
 			if !readsBack(f, a, func(v value.Value) bool { return v == b }) {
 				continue
 			}
-			return errorAt(f, u.at, "%s writes derivatives into memory reached through parameter %s, which has no shadow (enzyme_const), and the function reads that memory back: the derivative through it would be lost; pass it with enzyme_dup and a zeroed shadow", describeAt(u.at), b.Ident())
+			return errorAt(f, u.at, "%s writes derivatives into memory reached through parameter %d of '%s', which has no shadow (enzyme_const), and the function reads that memory back: the derivative through it would be lost; pass it with enzyme_dup and a zeroed shadow", describeAt(u.at), paramIndex(f, b), f.Name())
 		case *ir.Global:
 			if b.Immutable {
 				continue // a constant global is never written
 			}
-			if u.hard {
-				return errorAt(f, u.at, "%s needs a shadow of global %s, which has none (a pointer into it is chosen or returned together with pointers to memory holding derivatives)", describeAt(u.at), b.Ident())
+			if u.hard && !d.inactiveGlobals[b] {
+				return errorAt(f, u.at, "%s needs a shadow of global '%s', which has none (a pointer into it is chosen or returned together with pointers to memory holding derivatives); declare it __attribute__((enzyme_inactive)) if it carries no derivative", describeAt(u.at), b.Name())
 			}
 			d.noteLostGlobal(f, u, b)
 		case *ir.InstCall:
 			return errorAt(f, u.at, "%s writes derivatives into memory returned by %s, which has no shadow (a function without a body that is no allocation)", describeAt(u.at), describe(b))
 		default:
-			return errorAt(f, u.at, "%s writes derivatives into memory at %s, which has no shadow", describeAt(u.at), base(b))
+			return errorAt(f, u.at, "%s writes derivatives into memory at %s, which has no shadow", describeAt(u.at), describeValue(b))
 		}
 	}
 	return nil
@@ -51,10 +51,13 @@ func (d *differ) unmetError(f *ir.Func, a *activity, root bool) error {
 
 // noteLostGlobal records that u writes derivatives into global g, which
 // has no shadow: an error once some differentiated function reads g back
-// where it matters (lostGlobalError).
+// where it matters (lostGlobalError), unless g is declared inactive.
 func (d *differ) noteLostGlobal(f *ir.Func, u unmetShadow, g *ir.Global) {
+	if d.inactiveGlobals[g] {
+		return // declared inactive: derivatives written there are dropped
+	}
 	if _, ok := d.lostGlobals[g]; !ok {
-		d.lostGlobals[g] = errorAt(f, u.at, "%s writes derivatives into global %s, which has no shadow, and the differentiated code reads it back: give the function that memory as an argument with enzyme_dup, or keep the derivative out of globals", describeAt(u.at), g.Ident())
+		d.lostGlobals[g] = errorAt(f, u.at, "%s writes derivatives into global '%s', which has no shadow, and the differentiated code reads it back: give the function that memory as an argument with enzyme_dup, keep the derivative out of globals, or declare the global __attribute__((enzyme_inactive)) if it carries none", describeAt(u.at), g.Name())
 	}
 }
 
@@ -63,13 +66,6 @@ func describeAt(at ir.Instruction) string {
 		return "returning a pointer"
 	}
 	return describe(at)
-}
-
-func base(v value.Value) string {
-	if i, ok := v.(interface{ Ident() string }); ok {
-		return i.Ident()
-	}
-	return v.String()
 }
 
 // readsBack reports whether f, as analyzed by a, reads memory reachable

@@ -66,6 +66,12 @@ func Find(m *ir.Module) (map[*ir.Func]*Rule, error) {
 			if err := set(&r.Gradient, &r.GradientFrom, fs[2], registeredFrom(name, "gradient"), fs[0], "gradient"); err != nil {
 				return nil, err
 			}
+		case name == "llvm.global.annotations":
+			// Where the global is: the first of two conflicting rules
+			// named is the first in the module.
+			if err := readAnnotations(m, get); err != nil {
+				return nil, err
+			}
 		case strings.HasPrefix(name, "__enzyme_register_derivative"):
 			fs, err := funcList(g, 2)
 			if err != nil {
@@ -73,10 +79,6 @@ func Find(m *ir.Module) (map[*ir.Func]*Rule, error) {
 			}
 			r := get(fs[0])
 			if err := set(&r.Forward, &r.ForwardFrom, fs[1], registeredFrom(name, "forward"), fs[0], "forward derivative"); err != nil {
-				return nil, err
-			}
-		case name == "llvm.global.annotations":
-			if err := readAnnotations(g, get); err != nil {
 				return nil, err
 			}
 		}
@@ -192,28 +194,21 @@ func funcList(g *ir.Global, n int) ([]*ir.Func, error) {
 }
 
 // readAnnotations reads enzyme(...) attributes from llvm.global.annotations:
-// entries {annotated value, string, file, line, args}.
-func readAnnotations(g *ir.Global, get func(*ir.Func) *Rule) error {
-	arr, ok := g.Init.(*constant.Array)
-	if !ok {
-		return nil
-	}
-	for _, e := range arr.Elems {
-		st, ok := e.(*constant.Struct)
-		if !ok || len(st.Fields) < 5 {
+// entries {annotated value, string, file, line, args}. The annotations of
+// Enzyme's other attributes (enzyme_inactive, enzyme_function_like, ...;
+// see AttributeMacros) are package ad's to read.
+func readAnnotations(m *ir.Module, get func(*ir.Func) *Rule) error {
+	for _, an := range irutil.Annotations(m) {
+		kind, ok := strings.CutPrefix(an.Text, AnnotationPrefix)
+		if !ok || IsAttributeKind(kind) {
 			continue
 		}
-		text := cString(st.Fields[1])
-		kind, ok := strings.CutPrefix(text, AnnotationPrefix)
-		if !ok {
+		f, ok := an.Value.(*ir.Func)
+		if !ok || an.Args == nil {
 			continue
 		}
-		f, ok := irutil.StripCasts(st.Fields[0]).(*ir.Func)
-		if !ok {
-			continue
-		}
-		where := fmt.Sprintf("%s:%d", cString(st.Fields[2]), intValue(st.Fields[3]))
-		rule := annotationArg(st.Fields[4])
+		where := fmt.Sprintf("%s:%d", an.File, an.Line)
+		rule := annotationArg(an.Args)
 		if rule == nil {
 			return fmt.Errorf("%s: enzyme(\"%s\", ...) on '%s' does not name a function", where, kind, f.Name())
 		}
@@ -234,33 +229,6 @@ func readAnnotations(g *ir.Global, get func(*ir.Func) *Rule) error {
 		}
 	}
 	return nil
-}
-
-// cString returns the text of a pointer to a constant C string.
-func cString(c constant.Constant) string {
-	var g *ir.Global
-	switch x := c.(type) {
-	case *constant.ExprGetElementPtr:
-		g, _ = x.Src.(*ir.Global)
-	case *constant.ExprBitCast:
-		g, _ = x.From.(*ir.Global)
-	case *ir.Global:
-		g = x
-	}
-	if g == nil {
-		return ""
-	}
-	if ca, ok := g.Init.(*constant.CharArray); ok {
-		return strings.TrimRight(string(ca.X), "\x00")
-	}
-	return ""
-}
-
-func intValue(c constant.Constant) int64 {
-	if i, ok := c.(*constant.Int); ok {
-		return i.X.Int64()
-	}
-	return 0
 }
 
 // annotationArg returns the function given as the annotation's argument:
@@ -479,20 +447,33 @@ func isFloat(t types.Type) bool {
 }
 
 // registered matches, in textual IR, the function a registration global
-// names first, and annotation entries with the function they annotate.
+// names first, and annotation entries with the function they annotate;
+// declaredGlobal matches Enzyme's other declaration globals
+// (__enzyme_inactivefn = {f, g, ...}, __enzyme_function_like = {f, "name"},
+// __enzyme_allocation_like = {f, size, "free args", free}), whose
+// functions funcRef finds.
 var (
-	registered = regexp.MustCompile(`(?m)^@"?__enzyme_register_(?:gradient|derivative)\S* = .*?\[i8\* (?:bitcast \([^@]*)?@([-\w.$]+|"[^"]+")`)
-	annotated  = regexp.MustCompile(`\{ i8\* (?:bitcast \([^@]*)?@([-\w.$]+|"[^"]+")[^{}]*?@(\.str[.\d]*)`)
-	strGlobal  = regexp.MustCompile(`(?m)^@(\.str[.\d]*) = .*c"([^"]*)"`)
+	registered     = regexp.MustCompile(`(?m)^@"?__enzyme_register_(?:gradient|derivative)\S* = .*?\[i8\* (?:bitcast \([^@]*)?@([-\w.$]+|"[^"]+")`)
+	declaredGlobal = regexp.MustCompile(`(?m)^@"?\S*__enzyme_(?:inactivefn|function_like|allocation_like)\S* = .*$`)
+	funcRef        = regexp.MustCompile(`\(\S+ \([^()]*\)\* @([-\w.$]+|"[^"]+") to i8\*\)`)
+	annotated      = regexp.MustCompile(`\{ i8\* (?:bitcast \([^@]*)?@([-\w.$]+|"[^"]+")[^{}]*?@(\.str[.\d]*)`)
+	strGlobal      = regexp.MustCompile(`(?m)^@(\.str[.\d]*) = .*c"([^"]*)"`)
 )
 
 // NamesInText returns the functions with custom derivatives in a module's
-// textual IR, sorted: the pre-AD optimizer must not inline them (their calls
-// take the rule).
+// textual IR, and those Enzyme's other attributes and globals declare
+// (inactive, function-like, allocation-like), sorted: the pre-AD optimizer
+// must not inline them (their calls take the rule, or are what the
+// declaration describes).
 func NamesInText(text string) []string {
 	set := map[string]bool{}
 	for _, m := range registered.FindAllStringSubmatch(text, -1) {
 		set[strings.Trim(m[1], `"`)] = true
+	}
+	for _, line := range declaredGlobal.FindAllString(text, -1) {
+		for _, m := range funcRef.FindAllStringSubmatch(line, -1) {
+			set[strings.Trim(m[1], `"`)] = true
+		}
 	}
 	if strings.Contains(text, "@llvm.global.annotations") {
 		strs := map[string]string{}

@@ -17,11 +17,16 @@ import (
 // adds Enzyme registration globals for them to the TU's embedded bitcode:
 // any TU that declares a function with the attribute registers its rule.
 
-// Declared is the custom derivative an enzyme(...) attribute gives one
-// function, by symbol name; a part is "" when no attribute gives it.
+// Declared is what the attributes of one declaration say, by symbol name:
+// the custom derivative an enzyme(...) attribute gives a function (a part
+// is "" when no attribute gives it), and Enzyme's other attributes
+// (attributes.go) on functions and globals.
 type Declared struct {
 	Func                       string
 	Augment, Gradient, Forward string
+	Global                     bool   // Func names a global variable
+	Inactive                   bool   // enzyme_inactive
+	FunctionLike               string // enzyme_function_like("name")
 }
 
 // gozymeRegistration marks the registration globals gozyme-cc generates
@@ -55,9 +60,11 @@ type astNode struct {
 
 // DeclaredInAST reads the enzyme(...) attributes of the function
 // declarations in a JSON AST dump (clang -Xclang -ast-dump=json, compiled
-// with AttributeMacro). Static functions are left out: only their own TU
-// can define them, and there the definition's annotation registers them.
-// Two different rules of one kind for one function are an error.
+// with AttributeMacros), and enzyme_inactive and enzyme_function_like on
+// functions and global variables. Static functions and globals are left
+// out: only their own TU can define them, and there the definition's
+// annotation registers them. Two different rules of one kind for one
+// function are an error.
 func DeclaredInAST(r io.Reader) ([]Declared, error) {
 	var root astNode
 	if err := json.NewDecoder(r).Decode(&root); err != nil {
@@ -65,15 +72,15 @@ func DeclaredInAST(r io.Reader) ([]Declared, error) {
 	}
 	symbol := map[string]string{} // declaration id -> symbol name
 	external := map[string]bool{}
-	var funcs []*astNode
+	var decls []*astNode
 	var index func(n *astNode)
 	index = func(n *astNode) {
-		if n.Kind == "FunctionDecl" && n.MangledName != "" {
+		if (n.Kind == "FunctionDecl" || n.Kind == "VarDecl") && n.MangledName != "" {
 			symbol[n.ID] = n.MangledName
 			if n.StorageClass != "static" {
 				external[n.MangledName] = true
 			}
-			funcs = append(funcs, n)
+			decls = append(decls, n)
 			return
 		}
 		for i := range n.Inner {
@@ -81,27 +88,48 @@ func DeclaredInAST(r io.Reader) ([]Declared, error) {
 		}
 	}
 	index(&root)
-	byFunc := map[string]*Declared{}
-	for _, fn := range funcs {
-		for i := range fn.Inner {
-			kind, rule := enzymeAttr(&fn.Inner[i], symbol)
-			if kind == "" || !external[fn.MangledName] || !external[rule] {
+	byName := map[string]*Declared{}
+	get := func(n *astNode) *Declared {
+		d := byName[n.MangledName]
+		if d == nil {
+			d = &Declared{Func: n.MangledName, Global: n.Kind == "VarDecl"}
+			byName[n.MangledName] = d
+		}
+		return d
+	}
+	for _, n := range decls {
+		if !external[n.MangledName] {
+			continue
+		}
+		for i := range n.Inner {
+			a := &n.Inner[i]
+			if kind, like := otherAttr(a); kind != "" {
+				d := get(n)
+				switch {
+				case kind == "inactive":
+					d.Inactive = true
+				case kind == "function_like" && n.Kind == "FunctionDecl":
+					if d.FunctionLike != "" && d.FunctionLike != like {
+						return nil, fmt.Errorf("'%s' is declared enzyme_function_like(\"%s\") and enzyme_function_like(\"%s\")", n.MangledName, d.FunctionLike, like)
+					}
+					d.FunctionLike = like
+				}
 				continue
 			}
-			d := byFunc[fn.MangledName]
-			if d == nil {
-				d = &Declared{Func: fn.MangledName}
-				byFunc[fn.MangledName] = d
+			kind, rule := enzymeAttr(a, symbol)
+			if kind == "" || n.Kind != "FunctionDecl" || !external[rule] {
+				continue
 			}
+			d := get(n)
 			slot := map[string]*string{"augment": &d.Augment, "gradient": &d.Gradient, "forward": &d.Forward}[kind]
 			if *slot != "" && *slot != rule {
-				return nil, fmt.Errorf("two different enzyme(\"%s\", ...) rules for '%s': '%s' and '%s'", kind, fn.MangledName, *slot, rule)
+				return nil, fmt.Errorf("two different enzyme(\"%s\", ...) rules for '%s': '%s' and '%s'", kind, n.MangledName, *slot, rule)
 			}
 			*slot = rule
 		}
 	}
-	out := make([]Declared, 0, len(byFunc))
-	for _, d := range byFunc {
+	out := make([]Declared, 0, len(byName))
+	for _, d := range byName {
 		out = append(out, *d)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Func < out[j].Func })
@@ -120,15 +148,43 @@ func enzymeAttr(n *astNode, symbol map[string]string) (kind, rule string) {
 	if ref == nil || lit == nil || ref.ReferencedDecl == nil {
 		return "", ""
 	}
-	var text string
-	if json.Unmarshal(lit.Value, &text) != nil {
-		return "", ""
-	}
-	switch k := strings.Trim(text, `"`); k {
+	switch k := literal(lit); k {
 	case "augment", "gradient", "forward":
 		return k, symbol[ref.ReferencedDecl.ID]
 	}
 	return "", ""
+}
+
+// otherAttr reads an annotate attribute made by InactiveMacro or
+// FunctionLikeMacro: its first argument is the kind as a string literal,
+// the second the function's name for function_like. It returns "" for
+// other nodes.
+func otherAttr(n *astNode) (kind, like string) {
+	if n.Kind != "AnnotateAttr" || len(n.Inner) == 0 {
+		return "", ""
+	}
+	lit := find(&n.Inner[0], "StringLiteral")
+	if lit == nil || find(&n.Inner[0], "DeclRefExpr") != nil {
+		return "", ""
+	}
+	switch k := literal(lit); {
+	case k == "inactive" && len(n.Inner) == 1:
+		return k, ""
+	case k == "function_like" && len(n.Inner) == 2:
+		if name := find(&n.Inner[1], "StringLiteral"); name != nil {
+			return k, literal(name)
+		}
+	}
+	return "", ""
+}
+
+// literal is the text of a StringLiteral node ("" when it has none).
+func literal(n *astNode) string {
+	var text string
+	if json.Unmarshal(n.Value, &text) != nil {
+		return ""
+	}
+	return strings.Trim(text, `"`)
 }
 
 // find returns the first node of a kind in n's subtree.
@@ -157,6 +213,11 @@ var plainName = regexp.MustCompile(`^[A-Za-z_$.][-\w$.]*$`)
 //
 // Each global's name ends in ":" and the TU's source file, which messages
 // about the rule give as where it was registered (see registeredFrom).
+//
+// Enzyme's other attributes become the globals Enzyme's own forms use:
+// __enzyme_inactivefn = {f}, __enzyme_inactive_global = {&g} (g declared
+// as an i8 when the TU does not define it) and __enzyme_function_like =
+// {f, "name"}.
 func RegistrationIR(decls []Declared, source string) string {
 	source = strings.NewReplacer(`"`, "_", `\`, "_", "\n", "_", " ", "_").Replace(source)
 	var b strings.Builder
@@ -178,9 +239,31 @@ func RegistrationIR(decls []Declared, source string) string {
 		fmt.Fprintf(&b, "@\"__enzyme_register_%s%s%s.%08x:%s\" = weak global [%d x i8*] [%s], section \"llvm.metadata\"\n",
 			kind, gozymeRegistration, f, h.Sum32(), source, len(elems), strings.Join(elems, ", "))
 	}
+	other := func(kind, f string, elems ...string) {
+		h := fnv.New32a()
+		io.WriteString(h, strings.Join(append([]string{kind, f}, elems...), "\x00"))
+		fmt.Fprintf(&b, "@\"%s%s%s.%08x:%s\" = weak global [%d x i8*] [%s], section \"llvm.metadata\"\n",
+			kind, gozymeRegistration, f, h.Sum32(), source, len(elems), strings.Join(elems, ", "))
+	}
+	var globals []string
 	for _, d := range decls {
 		if !plainName.MatchString(d.Func) {
 			continue
+		}
+		switch {
+		case d.Global && d.Inactive:
+			globals = append(globals, d.Func)
+			other("__enzyme_inactive_global", d.Func, "i8* @"+d.Func)
+		case d.Inactive:
+			other("__enzyme_inactivefn", d.Func, ref(d.Func))
+		}
+		if d.FunctionLike != "" && !d.Global {
+			h := fnv.New32a()
+			io.WriteString(h, d.Func+"\x00"+d.FunctionLike)
+			str := fmt.Sprintf("@\"__gozyme_function_like.%08x\"", h.Sum32())
+			n := len(d.FunctionLike) + 1
+			fmt.Fprintf(&b, "%s = private unnamed_addr constant [%d x i8] c\"%s\\00\", section \"llvm.metadata\"\n", str, n, irBytes(d.FunctionLike))
+			other("__enzyme_function_like", d.Func, ref(d.Func), fmt.Sprintf("i8* getelementptr ([%d x i8], [%d x i8]* %s, i64 0, i64 0)", n, n, str))
 		}
 		ok := true
 		for _, p := range []string{d.Augment, d.Gradient, d.Forward} {
@@ -203,6 +286,24 @@ func RegistrationIR(decls []Declared, source string) string {
 	sort.Strings(names)
 	for _, n := range names {
 		fmt.Fprintf(&b, "declare void @%s()\n", n)
+	}
+	sort.Strings(globals)
+	for _, g := range globals {
+		fmt.Fprintf(&b, "@%s = external global i8\n", g)
+	}
+	return b.String()
+}
+
+// irBytes escapes a string for an LLVM c"..." constant.
+func irBytes(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "\\%02X", c)
+		}
 	}
 	return b.String()
 }

@@ -2,6 +2,7 @@ package custom
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -121,5 +122,61 @@ func TestRegistrationIRTypes(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(NamesInText(reg), " "), "f") {
 		t.Errorf("NamesInText does not see the registration of f:\n%s", reg)
+	}
+}
+
+// enzyme_inactive and enzyme_function_like on declarations: functions and
+// globals, static ones left out; RegistrationIR turns them into Enzyme's
+// global forms, which link with a TU that defines or declares them.
+func TestDeclaredOtherAttributes(t *testing.T) {
+	clang, err := exec.LookPath("clang-14")
+	if err != nil {
+		t.Skip("clang-14 not installed")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "d.c")
+	os.WriteFile(src, []byte(`
+__attribute__((enzyme_inactive)) void log_it(double);
+__attribute__((enzyme_function_like("log1p"))) double my_log1p(double);
+__attribute__((enzyme_inactive)) extern double counter;
+__attribute__((enzyme_inactive)) static double hidden(double x) { return x; }
+__attribute__((enzyme_inactive, enzyme_nofree)) double both(double);
+`), 0o644)
+	args := append([]string{"-fsyntax-only", "-Xclang", "-ast-dump=json", "-w"}, DefineFlags()...)
+	out, err := exec.Command(clang, append(args, src)...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	decls, err := DeclaredInAST(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range decls {
+		got = append(got, fmt.Sprintf("%s:%v/%v/%s", d.Func, d.Global, d.Inactive, d.FunctionLike))
+	}
+	want := "both:false/true/ counter:true/true/ log_it:false/true/ my_log1p:false/false/log1p"
+	if strings.Join(got, " ") != want {
+		t.Errorf("declared\n %s\nwant\n %s", strings.Join(got, " "), want)
+	}
+	reg := RegistrationIR(decls, "d.c")
+	link, err := exec.LookPath("llvm-link-14")
+	if err != nil {
+		t.Skip("llvm-link-14 not installed")
+	}
+	os.WriteFile(filepath.Join(dir, "tu.ll"), []byte("@counter = global double 0.0\ndeclare double @my_log1p(double)\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "reg.ll"), []byte(reg), 0o644)
+	text, err := exec.Command(link, "-S", "-o", "-", filepath.Join(dir, "tu.ll"), filepath.Join(dir, "reg.ll")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("llvm-link: %v\n%s\n%s", err, text, reg)
+	}
+	for _, w := range []string{`@"__enzyme_inactivefn.gozyme.log_it`, `@"__enzyme_inactive_global.gozyme.counter`, `bitcast (double* @counter to i8*)`,
+		`@"__enzyme_function_like.gozyme.my_log1p`, `c"log1p\00"`} {
+		if !strings.Contains(string(text), w) {
+			t.Errorf("linked registrations lack %s:\n%s", w, text)
+		}
+	}
+	if names := strings.Join(NamesInText(string(text)), " "); names != "both log_it my_log1p" {
+		t.Errorf("NamesInText = %q, want the three functions", names)
 	}
 }

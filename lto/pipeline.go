@@ -75,10 +75,11 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 	var optArgs []string
 	if mentionsCustomRules(job) {
 		// Functions with custom derivatives must stay calls: their calls
-		// take the rule instead of being differentiated. The enzyme(...)
-		// attribute makes its function noinline where it is defined; the
-		// functions of registration globals are found in those globals
-		// alone (llvm-extract reads no function bodies).
+		// take the rule instead of being differentiated; so must those
+		// declared inactive, function-like or allocation-like. The
+		// enzyme(...) attribute makes its function noinline where it is
+		// defined; the others are found in the registration globals and
+		// annotations alone (llvm-extract reads no function bodies).
 		names, err := registeredRuleNames(ctx, in, job.Origin)
 		if err != nil {
 			return err
@@ -125,7 +126,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 				continue
 			}
 			if err != nil {
-				return err
+				return presentADError(ctx, err)
 			}
 			return part.WriteText(post)
 		}
@@ -229,12 +230,13 @@ func codegenFlags(cc1 []string) []string {
 }
 
 // registeredRuleNames returns the functions named by the registration
-// globals (__enzyme_register_*) of the bitcode file in, read with llvm-extract.
+// globals (__enzyme_register_*, __enzyme_inactivefn, ...) and annotations
+// of the bitcode file in, read with llvm-extract.
 // A module without any (one using only the enzyme(...) attribute) is no
 // error: llvm-extract reports it as a missing global. Any other failure is,
 // naming origin rather than gozyme's temporary file.
 func registeredRuleNames(ctx context.Context, in, origin string) ([]string, error) {
-	text, err := toolchains.Run(ctx, "llvm-extract", "--rglob=^__enzyme_register_", "-S", "-o", "-", in)
+	text, err := toolchains.Run(ctx, "llvm-extract", "--rglob="+declarationGlobals, "-S", "-o", "-", in)
 	if err != nil {
 		var te *toolchains.ToolError
 		if errors.As(err, &te) && strings.Contains(te.Stderr, "doesn't contain global named") {
@@ -246,11 +248,23 @@ func registeredRuleNames(ctx context.Context, in, origin string) ([]string, erro
 	return custom.NamesInText(string(text)), nil
 }
 
+// declarationGlobals matches the globals that registeredRuleNames reads (one
+// regular expression: llvm-extract fails on one that matches nothing), with
+// the strings that say which annotations are Enzyme's (a global referred
+// to but not extracted loses its contents).
+const declarationGlobals = `^__enzyme_register_|__enzyme_inactivefn|__enzyme_function_like|__enzyme_allocation_like|^llvm\.global\.annotations$|^\.str`
+
 // mentionsCustomRules reports whether any module of the job may register a
-// custom derivative (a registration global or an enzyme(...) attribute).
+// custom derivative (a registration global or an enzyme(...) attribute) or
+// declare a function inactive, function-like or allocation-like.
 func mentionsCustomRules(job RewriteJob) bool {
 	has := func(bc []byte) bool {
-		return bytes.Contains(bc, []byte("__enzyme_register_")) || bytes.Contains(bc, []byte(custom.AnnotationPrefix))
+		for _, s := range []string{"__enzyme_register_", custom.AnnotationPrefix, "__enzyme_inactivefn", "__enzyme_function_like", "__enzyme_allocation_like"} {
+			if bytes.Contains(bc, []byte(s)) {
+				return true
+			}
+		}
+		return false
 	}
 	if has(job.Bitcode) {
 		return true

@@ -133,8 +133,19 @@ func withOrigin(origin string, err error) error {
 	if strings.HasPrefix(err.Error(), origin+":") {
 		return err
 	}
-	return fmt.Errorf("%s: %w", origin, err)
+	return &originError{origin, err}
 }
+
+// originError is an error prefixed with the input it is about. It formats
+// when printed, so that explainMissingBody's addition to an AD error
+// inside shows.
+type originError struct {
+	origin string
+	err    error
+}
+
+func (e *originError) Error() string { return e.origin + ": " + e.err.Error() }
+func (e *originError) Unwrap() error { return e.err }
 
 // tempName is a stable name for an input's files: its argument index, and
 // its member index for an archive member.
@@ -271,9 +282,11 @@ func explainMissingBody(err error, inputs []*Input) error {
 		syms, _ := elfSymbols(in.Data)
 		for _, s := range syms {
 			if s.defined && s.name == adErr.Callee {
-				return fmt.Errorf("%w; '%s' is defined in %s, which has no embedded bitcode (compile it with gozyme-cc, or give it a custom derivative)", err, adErr.Callee, in.Origin)
+				adErr.Msg += fmt.Sprintf("; '%s' is defined in %s, which has no embedded bitcode (compile it with gozyme-cc, or give it a custom derivative)", adErr.Callee, in.Origin)
+				return err
 			}
 		}
 	}
-	return fmt.Errorf("%w; no object of this link defines '%s' with bitcode (it comes from a shared library or is not defined)", err, adErr.Callee)
+	adErr.Msg += fmt.Sprintf("; no object of this link defines '%s' with bitcode (it comes from a shared library or is not defined)", adErr.Callee)
+	return err
 }

@@ -1,9 +1,14 @@
 package lto
 
-import "bytes"
+import (
+	"bytes"
 
-// ADEntryPoints are the Enzyme functions whose calls make a module an AD root.
-var ADEntryPoints = []string{"__enzyme_autodiff", "__enzyme_fwddiff", "__enzyme_augmentfwd", "__enzyme_reverse"}
+	"github.com/gozyme/gozyme/ad"
+)
+
+// ADEntryPoints are the Enzyme functions whose calls make a module an AD
+// root (with those gozyme reports as unsupported).
+var ADEntryPoints = ad.EntryPointNames()
 
 // HasADRoots reports whether bitcode names an Enzyme entry point. LLVM 14
 // bitcode keeps symbol names raw in its STRTAB, so a byte search finds them

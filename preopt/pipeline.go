@@ -55,14 +55,16 @@ const noVectorize = "-vectorize-loops=false"
 
 // Optimize runs gozyme's pre-AD pipeline at optimization level ("0".."3",
 // "s", "z") on the bitcode file in and writes bitcode to out; extra are
-// further opt arguments. -O0 only promotes locals to SSA values. Other levels
+// further opt arguments. -O0 only inlines always_inline functions (as
+// clang's own -O0 pipeline does; the C++ header <enzyme/enzyme> relies on
+// it) and promotes locals to SSA values. Other levels
 // run the light pipeline, infer argmemonly (ArgMemOnly), and run LICM with
 // the inferred attributes and then LLVM's default pipeline at that level,
 // without runtime loop unrolling (noRuntimeUnroll) and loop vectorization
 // (noVectorize).
 func Optimize(ctx context.Context, in, out, level string, extra []string) error {
 	if level == "0" {
-		_, err := toolchains.Run(ctx, "opt", append([]string{"-passes=mem2reg", in, "-o", out}, extra...)...)
+		_, err := toolchains.Run(ctx, "opt", append([]string{"-passes=always-inline,mem2reg", in, "-o", out}, extra...)...)
 		return err
 	}
 	lit := strings.TrimSuffix(out, filepath.Ext(out)) + ".light.bc"

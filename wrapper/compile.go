@@ -12,9 +12,11 @@ import (
 // embedFlags make clang embed the frontend's module (before optimization)
 // in .llvmbc; at -O0 the functions must not be optnone, or the link-time
 // optimizer could not optimize the derivatives. They also give Enzyme's
-// __attribute__((enzyme("gradient", rule))) a meaning (package custom).
+// __attribute__((enzyme("gradient", rule))) and Enzyme's other attributes a
+// meaning (package custom).
 func embedFlags(cmd *Command) []string {
-	f := []string{"-Xclang", "-fembed-bitcode=all", "-D" + custom.AttributeMacro}
+	f := append([]string{"-Xclang", "-fembed-bitcode=all"}, custom.DefineFlags()...)
+	f = append(f, headerFlags()...)
 	if cmd.OptLevel == "0" {
 		f = append(f, "-Xclang", "-disable-O0-optnone")
 	}

@@ -78,7 +78,8 @@ func syntaxArgs(cmd *Command, in Input) []string {
 		}
 		out = append(out, it.Args...)
 	}
-	out = append(out, "-fsyntax-only", "-Xclang", "-ast-dump=json", "-w", "-Qunused-arguments", "-D"+custom.AttributeMacro)
+	out = append(out, "-fsyntax-only", "-Xclang", "-ast-dump=json", "-w", "-Qunused-arguments")
+	out = append(append(out, custom.DefineFlags()...), headerFlags()...)
 	return appendSources(out, []Input{in})
 }
 
@@ -112,7 +113,7 @@ func includeDirs(cmd *Command) []string {
 
 var (
 	includeLine = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*(?:include(?:_next)?|import)[ \t]*(?:[<"]([^>"\n]+)[>"]|([A-Za-z_]))`)
-	attrUse     = regexp.MustCompile(`(^|[^\w])enzyme[ \t]*\(`)
+	attrUse     = regexp.MustCompile(`(^|[^\w])(enzyme[ \t]*\(|enzyme_inactive\b|enzyme_function_like\b)`)
 )
 
 // forcedIncludes lists the files -include and -imacros name.

@@ -41,7 +41,7 @@ func AllClasses() []Class {
 
 var (
 	internalRE = regexp.MustCompile(`(?m)panic:|goroutine \d+|internal error|runtime error:|PLEASE submit a bug report|Assertion .* failed|verif(y|ier)|Stack dump:`)
-	cleanRE    = regexp.MustCompile(`(?m)^gozyme-ld: error: .*cannot differentiate '[^']+'`)
+	cleanRE    = regexp.MustCompile(`(?m)^gozyme-ld: error: .*cannot differentiate (the \S+ call in )?'[^']+'`)
 	errorRE    = regexp.MustCompile(`(?m)^.*(error|panic)[: ].*$`)
 )
 
