@@ -355,9 +355,10 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 				}
 				if call, ok := inst.(*ir.InstCall); ok && types.IsPointer(v.Type()) && passes(call) {
 					// A pointer returned from a call that was given shadowed
-					// pointers may point into their memory.
+					// pointers may point into their memory; one given floats
+					// that carry derivatives, to memory it stored them in.
 					for _, arg := range call.Args {
-						if a.shadowed[unwrapArg(arg)] {
+						if a.shadowed[unwrapArg(arg)] || a.varied[unwrapArg(arg)] {
 							set(a.shadowed, v)
 							break
 						}
@@ -466,6 +467,9 @@ func analyzeActivity(f *ir.Func, acts []Activity, retActive, retShadow bool, pas
 func (a *activity) callTouchesActiveMemory(c *ir.InstCall, passes func(*ir.InstCall) bool) bool {
 	if !passes(c) || isMemTransfer(c) || isMemSet(c) {
 		return false
+	}
+	if types.IsPointer(c.Typ) && a.shadowed[c] && !isAllocation(c) {
+		return true // it returns memory that holds derivatives
 	}
 	for _, arg := range c.Args {
 		if a.shadowed[unwrapArg(arg)] {

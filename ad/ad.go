@@ -25,6 +25,9 @@ type differ struct {
 	fwds        map[string]*forwardGen // forward-mode derivatives, by name
 	retainables []*retainable          // combined gradients whose caches may be retained (retain.go)
 	picks       map[*ir.InstCall]pick  // primal fmin/fmax calls -> the bit their reverse reads (pick.go)
+	// bits is the type analysis of the AD region and the rewrite that made
+	// the floats it moves as integers floats (retype.go).
+	bits *retyper
 	// nextMetadataID is the number newLoopID gives its next loop ID (it
 	// alone adds metadata definitions), 0 until it has read the module's.
 	nextMetadataID int64
@@ -61,6 +64,9 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 		user[f] = true
 	}
 	d := newDiffer(m, opts)
+	if err := d.retypeRegion(roots); err != nil {
+		return 0, err
+	}
 	for _, rt := range innerFirst(roots) {
 		if err := d.lower(rt); err != nil {
 			return 0, err

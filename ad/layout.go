@@ -133,17 +133,3 @@ func (r *reverseGen) layoutCopyHelper(t types.Type, reverse bool) (*ir.Func, err
 	done.NewRet(nil)
 	return f, nil
 }
-
-// copyLayout is the element type a bulk copy's typed pointers give it, or
-// else its !tbaa.struct.
-func copyLayout(x *ir.InstCall) types.Type {
-	if !isMemTransfer(x) || len(x.Args) < 3 {
-		return nil
-	}
-	for _, a := range x.Args[:2] {
-		if t := pointee(a); t != nil && !types.Equal(t, types.I8) {
-			return t
-		}
-	}
-	return tbaaStructLayout(x)
-}

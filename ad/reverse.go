@@ -129,6 +129,9 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 		shadow:     map[value.Value]value.Value{},
 		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}, fwdLoopIDs: map[*irutil.Loop]*metadata.Tuple{}, revLoopIDs: map[*irutil.Loop]*metadata.Tuple{}}
 	r.act = analyzeActivity(f, acts, retActive, retShadow, d.passes)
+	if err := d.checkOpaqueBits(f, r.act); err != nil {
+		return nil, err
+	}
 	r.retShadow = retShadow
 	for i, p := range f.Params {
 		if acts[i] != Dup && acts[i] != DupNoNeed && hasPointerField(p.Typ) && r.act.hasShadow(p) {

@@ -16,6 +16,11 @@ import (
 // none of these.
 func (d *differ) unknownMemoryCall(f *ir.Func, act *activity, c *ir.InstCall) error {
 	callee, ok := irutil.StripCasts(c.Callee).(*ir.Func)
+	if _, asm := c.Callee.(*ir.InlineAsm); !ok && !asm && act.callTouchesActiveMemory(c, d.passes) {
+		// An indirect call: nothing says which function runs, or what
+		// it does with the derivatives in that memory.
+		return errorAt(f, c, "indirect call %s takes pointers to memory that carries derivatives: gozyme cannot tell which function it calls (call the function directly, or pass it as a constant down to this call)", describe(c))
+	}
 	if !ok || len(callee.Blocks) > 0 || d.inactive[callee] || d.custom[callee] != nil ||
 		strings.HasPrefix(callee.Name(), "llvm.") || isFree(c) || isAllocation(c) || isRealloc(c) ||
 		callee.Name() == "malloc_usable_size" {

@@ -1,0 +1,741 @@
+package ad
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gozyme/gozyme/ad/typeanalysis"
+	"github.com/gozyme/gozyme/irutil"
+
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/metadata"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// The rewrite of one function's body (see retype.go). Each integer value
+// the analysis proves to hold floats (or pointers) gets a float (pointer)
+// twin defined the same way — a load of the float type through a cast
+// pointer, a phi or select of the twins of its operands, a call of a
+// function returning the float, fabs/fneg for the sign-bit masks — and the
+// integer itself becomes a cast of its twin, for the uses that still want
+// an integer. Stores of such values store the twin, calls pass it. Then
+// casts of casts fold (bitcast of a bitcast back to the first type is the
+// first value), so that no integer stands between a float's definition and
+// its float uses, and casts left without uses go. Loads, stores and
+// bitcasts of float and double preserve every bit on x86-64, so the
+// program computes exactly what it did.
+
+// bodyRewrite is the state of one function's rewrite.
+type bodyRewrite struct {
+	rt *retyper
+	f  *ir.Func
+	// twin is the float (pointer) version of each retyped integer value;
+	// back is the cast of the twin to the integer type, which takes the
+	// integer value's place.
+	twin, back map[value.Value]value.Value
+	repl       map[value.Value]value.Value
+	// tails are casts to place at the end of a block (phi incomings).
+	tails map[*ir.Block][]ir.Instruction
+	// added are the casts the rewrite made (removed again when unused).
+	added   map[ir.Instruction]bool
+	changed bool
+}
+
+func (rt *retyper) rewriteBody(f *ir.Func) error {
+	w := &bodyRewrite{rt: rt, f: f, twin: map[value.Value]value.Value{}, back: map[value.Value]value.Value{},
+		repl: map[value.Value]value.Value{}, tails: map[*ir.Block][]ir.Instruction{}, added: map[ir.Instruction]bool{}}
+	// Twins first (phis and selects may use twins defined later in the
+	// block list), then the blocks rebuilt around them.
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			w.plan(inst)
+		}
+	}
+	for _, b := range f.Blocks {
+		w.rebuild(b)
+	}
+	for b, casts := range w.tails {
+		b.Insts = append(b.Insts, casts...)
+	}
+	if len(w.repl) > 0 {
+		w.changed = true
+		remapFunc(f, func(v value.Value) value.Value {
+			if n, ok := w.repl[v]; ok {
+				return n
+			}
+			return v
+		})
+	}
+	w.foldCasts()
+	w.removeDeadCasts()
+	if w.changed {
+		rt.rewritten[f] = true
+	}
+	w.recordOpaque()
+	return nil
+}
+
+// plan creates the twin of an integer definition the analysis proves to
+// hold floats (or pointers), with the operands filled in by rebuild.
+func (w *bodyRewrite) plan(inst ir.Instruction) {
+	v, ok := inst.(value.Value)
+	if !ok {
+		return
+	}
+	switch x := inst.(type) {
+	case *ir.InstLoad:
+		if x.Atomic {
+			return
+		}
+		if t := w.rt.carrierType(x); t != nil {
+			ld := ir.NewLoad(t, x.Src)
+			ld.Volatile, ld.Align, ld.Metadata = x.Volatile, x.Align, accessMetadata(x.Metadata)
+			w.setTwin(x, ld)
+		}
+	case *ir.InstPhi:
+		if t := w.rt.carrierType(x); t != nil {
+			p := &ir.InstPhi{Typ: t}
+			p.Metadata = x.Metadata
+			w.setTwin(x, p)
+		}
+	case *ir.InstSelect:
+		if t := w.rt.carrierType(x); t != nil {
+			s := ir.NewSelect(x.Cond, x.ValueTrue, x.ValueFalse)
+			s.Typ = t
+			w.setTwin(x, s)
+		}
+	case *ir.InstAnd, *ir.InstOr, *ir.InstXor:
+		if t := w.rt.carrierType(v); t != nil && isFloat(scalarOf(t)) && signOperand(inst) != nil {
+			w.setTwin(v, nil) // made in rebuild: the float operations
+		}
+	case *ir.InstCall:
+		if g := w.retypedCallee(x); g != nil && !types.Equal(g.Sig.RetType, x.Typ) {
+			w.setTwin(x, nil)
+		}
+	}
+}
+
+// setTwin records a twin (nil: made later) and the integer cast back.
+func (w *bodyRewrite) setTwin(v value.Value, twin value.Value) {
+	w.twin[v] = twin
+	if twin != nil {
+		w.back[v] = backCast(twin, v.Type())
+	}
+}
+
+// retypedCallee is the function with float parameters or return a call of
+// the region now calls instead of its callee, nil when unchanged.
+func (w *bodyRewrite) retypedCallee(c *ir.InstCall) *ir.Func {
+	f, ok := c.Callee.(*ir.Func)
+	if !ok {
+		return nil
+	}
+	cp := w.rt.copies[f]
+	if cp == nil {
+		return nil
+	}
+	return w.rt.sigs[cp]
+}
+
+// rebuild rewrites the instructions of b around the planned twins.
+func (w *bodyRewrite) rebuild(b *ir.Block) {
+	var out, backs []ir.Instruction
+	emit := func(insts ...ir.Instruction) { out = append(out, insts...) }
+	nphi := 0
+	for _, inst := range b.Insts {
+		if _, ok := inst.(*ir.InstPhi); ok {
+			nphi++
+		}
+	}
+	for i, inst := range b.Insts {
+		v, _ := inst.(value.Value)
+		switch x := inst.(type) {
+		case *ir.InstLoad:
+			if ld, ok := w.twin[x].(*ir.InstLoad); ok {
+				ld.Src = w.castPtr(x.Src, ld.ElemType, emit)
+				emit(ld, w.back[x].(ir.Instruction))
+				w.repl[x] = w.back[x]
+				continue
+			}
+		case *ir.InstPhi:
+			if p, ok := w.twin[x].(*ir.InstPhi); ok {
+				for _, in := range x.Incs {
+					pred := in.Pred.(*ir.Block)
+					p.Incs = append(p.Incs, ir.NewIncoming(w.asCarrier(in.X, p.Typ, func(c ...ir.Instruction) {
+						w.tails[pred] = append(w.tails[pred], c...)
+					}), pred))
+				}
+				emit(p)
+				backs = append(backs, w.back[x].(ir.Instruction))
+				w.repl[x] = w.back[x]
+				if i == nphi-1 {
+					emit(backs...)
+					backs = nil
+				}
+				continue
+			}
+		case *ir.InstSelect:
+			if s, ok := w.twin[x].(*ir.InstSelect); ok {
+				s.ValueTrue = w.asCarrier(x.ValueTrue, s.Typ, emit)
+				s.ValueFalse = w.asCarrier(x.ValueFalse, s.Typ, emit)
+				emit(s, w.back[x].(ir.Instruction))
+				w.repl[x] = w.back[x]
+				continue
+			}
+		case *ir.InstStore:
+			if w.retypeStore(x, emit) {
+				continue
+			}
+		case *ir.InstCall:
+			if g := w.retypedCallee(x); g != nil {
+				w.retypeCall(x, g, emit)
+				continue
+			}
+		}
+		if v != nil {
+			if _, planned := w.twin[v]; planned && isBitwise(inst) {
+				w.signOp(inst, emit)
+				continue
+			}
+		}
+		emit(inst)
+		if i == nphi-1 && len(backs) > 0 {
+			emit(backs...)
+			backs = nil
+		}
+	}
+	emit(backs...)
+	b.Insts = out
+}
+
+func isBitwise(inst ir.Instruction) bool {
+	switch inst.(type) {
+	case *ir.InstAnd, *ir.InstOr, *ir.InstXor:
+		return true
+	}
+	return false
+}
+
+// retypeStore stores the twin of an integer holding a float (or pointer),
+// or the float a bitcast made the integer from, through a cast pointer.
+func (w *bodyRewrite) retypeStore(x *ir.InstStore, emit func(...ir.Instruction)) bool {
+	if x.Atomic {
+		return false
+	}
+	t := w.rt.carrierType(x.Src)
+	if t == nil {
+		// A float's bits stored as an integer, whatever the analysis
+		// concluded about the integer's other uses.
+		if bc, ok := unwrapArg(x.Src).(*ir.InstBitCast); ok && isFloatScalarOrVector(bc.From.Type()) {
+			t = bc.From.Type()
+		}
+	}
+	if t == nil {
+		return false
+	}
+	val := w.asCarrier(x.Src, t, emit)
+	st := ir.NewStore(val, w.castPtr(x.Dst, t, emit))
+	st.Volatile, st.Align, st.Metadata = x.Volatile, x.Align, accessMetadata(x.Metadata)
+	emit(st)
+	w.changed = true
+	return true
+}
+
+// retypeCall calls the retyped function g instead of the callee: the
+// arguments whose parameters became floats (pointers) are passed as
+// such, and a result that became one is the call's twin.
+func (w *bodyRewrite) retypeCall(x *ir.InstCall, g *ir.Func, emit func(...ir.Instruction)) {
+	args := make([]value.Value, len(x.Args))
+	for i, a := range x.Args {
+		if i >= len(g.Params) || types.Equal(g.Params[i].Typ, a.Type()) {
+			args[i] = a
+			if old, ok := a.(*ir.Arg); ok {
+				// g copies byval arguments itself (explicitByval).
+				c := *old
+				c.Attrs = withoutByval(old.Attrs)
+				args[i] = &c
+			}
+			continue
+		}
+		arg := &ir.Arg{Value: w.asCarrier(a, g.Params[i].Typ, emit)}
+		if old, ok := a.(*ir.Arg); ok {
+			arg.Attrs = valueAttrs(old.Attrs)
+		}
+		args[i] = arg
+	}
+	c := ir.NewCall(g, args...)
+	c.Tail, c.CallingConv, c.FuncAttrs, c.OperandBundles, c.Metadata = x.Tail, x.CallingConv, x.FuncAttrs, x.OperandBundles, x.Metadata
+	c.FastMathFlags = x.FastMathFlags
+	if types.Equal(g.Sig.RetType, x.Typ) {
+		c.ReturnAttrs = x.ReturnAttrs
+		emit(c)
+		w.repl[x] = c
+		return
+	}
+	w.twin[x] = c
+	w.back[x] = backCast(c, x.Typ)
+	emit(c, w.back[x].(ir.Instruction))
+	w.repl[x] = w.back[x]
+}
+
+// signOp makes a sign-bit mask of a float's bits a float operation:
+// and with all but the sign bit is fabs, xor with the sign bit fneg, or
+// with it -fabs. The integer result is the float result's bits.
+func (w *bodyRewrite) signOp(inst ir.Instruction, emit func(...ir.Instruction)) {
+	v := inst.(value.Value)
+	t := w.rt.carrierType(v)
+	x := w.asCarrier(signOperand(inst), t, emit)
+	fabs := func(y value.Value) value.Value {
+		c := ir.NewCall(declare(w.rt.d.m, "llvm.fabs."+typeSuffix(t), t, t), y)
+		emit(c)
+		return c
+	}
+	var r value.Value
+	switch inst.(type) {
+	case *ir.InstAnd:
+		r = fabs(x)
+	case *ir.InstXor:
+		n := ir.NewFNeg(x)
+		emit(n)
+		r = n
+	case *ir.InstOr:
+		n := ir.NewFNeg(fabs(x))
+		emit(n)
+		r = n
+	}
+	w.twin[v] = r
+	w.back[v] = backCast(r, v.Type())
+	emit(w.back[v].(ir.Instruction))
+	w.repl[v] = w.back[v]
+}
+
+// signOperand is the operand a sign-bit mask applies to (nil when the
+// instruction masks something else).
+func signOperand(inst ir.Instruction) value.Value {
+	var x, y value.Value
+	all := false
+	switch b := inst.(type) {
+	case *ir.InstAnd:
+		x, y, all = b.X, b.Y, true
+	case *ir.InstOr:
+		x, y = b.X, b.Y
+	case *ir.InstXor:
+		x, y = b.X, b.Y
+	default:
+		return nil
+	}
+	for _, pair := range [][2]value.Value{{x, y}, {y, x}} {
+		if isSignBits(pair[1], inst.(value.Value).Type(), all) {
+			return pair[0]
+		}
+	}
+	return nil
+}
+
+// isSignBits reports a constant (scalar or splat) that is, per element,
+// the sign bit alone, or with all set every bit but the sign.
+func isSignBits(c value.Value, t types.Type, all bool) bool {
+	bits := uint64(0)
+	switch tt := t.(type) {
+	case *types.IntType:
+		bits = tt.BitSize
+	case *types.VectorType:
+		if it, ok := tt.ElemType.(*types.IntType); ok {
+			bits = it.BitSize
+		}
+	}
+	if bits != 32 && bits != 64 {
+		return false
+	}
+	var elems []constant.Constant
+	switch k := unwrapArg(c).(type) {
+	case *constant.Int:
+		elems = []constant.Constant{k}
+	case *constant.Vector:
+		elems = k.Elems
+	default:
+		return false
+	}
+	sign := uint64(1) << (bits - 1)
+	for _, e := range elems {
+		ci, ok := e.(*constant.Int)
+		if !ok {
+			return false
+		}
+		u := ci.X.Uint64()
+		if ci.X.Sign() < 0 {
+			u = uint64(ci.X.Int64())
+		}
+		u &= sign | (sign - 1)
+		if (all && u != sign-1) || (!all && u != sign) {
+			return false
+		}
+	}
+	return true
+}
+
+// asCarrier is x as a value of type t (a float, float vector or pointer
+// type holding the same bits): its twin, the float a bitcast made it
+// from, a converted constant, or else a cast emitted before the use.
+func (w *bodyRewrite) asCarrier(x value.Value, t types.Type, emit func(...ir.Instruction)) value.Value {
+	x = unwrapArg(x)
+	if types.Equal(x.Type(), t) {
+		return x
+	}
+	if tw := w.twin[x]; tw != nil && types.Equal(tw.Type(), t) {
+		return tw
+	}
+	switch y := x.(type) {
+	case *ir.InstBitCast:
+		if types.Equal(y.From.Type(), t) {
+			return y.From
+		}
+	case *ir.InstPtrToInt:
+		if types.IsPointer(t) {
+			if types.Equal(y.From.Type(), t) {
+				return y.From
+			}
+			c := ir.NewBitCast(y.From, t)
+			w.added[c] = true
+			emit(c)
+			return c
+		}
+	case constant.Constant:
+		return constCarrier(y, t)
+	}
+	c := castTo(x, t)
+	if inst, ok := c.(ir.Instruction); ok {
+		w.added[inst] = true
+		emit(inst)
+	}
+	return c
+}
+
+// castPtr is pointer p cast to point to t.
+func (w *bodyRewrite) castPtr(p value.Value, t types.Type, emit func(...ir.Instruction)) value.Value {
+	p = unwrapArg(p)
+	pt := types.NewPointer(t)
+	if opt, ok := p.Type().(*types.PointerType); ok {
+		pt.AddrSpace = opt.AddrSpace
+	}
+	if types.Equal(p.Type(), pt) {
+		return p
+	}
+	if c, ok := p.(constant.Constant); ok {
+		return constant.NewBitCast(c, pt)
+	}
+	if bc, ok := p.(*ir.InstBitCast); ok && types.Equal(bc.From.Type(), pt) {
+		return bc.From
+	}
+	c := ir.NewBitCast(p, pt)
+	w.added[c] = true
+	emit(c)
+	return c
+}
+
+// backCast is the integer of type t holding the bits of twin (a float or
+// pointer value).
+func backCast(twin value.Value, t types.Type) value.Value {
+	if types.IsPointer(twin.Type()) {
+		return ir.NewPtrToInt(twin, t)
+	}
+	return ir.NewBitCast(twin, t)
+}
+
+// castTo is integer x as a float (bitcast) or pointer (inttoptr) of type
+// t; constants fold.
+func castTo(x value.Value, t types.Type) value.Value {
+	x = unwrapArg(x)
+	if c, ok := x.(constant.Constant); ok {
+		return constCarrier(c, t)
+	}
+	if types.IsPointer(t) {
+		return ir.NewIntToPtr(x, t)
+	}
+	return ir.NewBitCast(x, t)
+}
+
+// constCarrier is integer constant c as type t: float constants for
+// ordinary values, undef and zero as such, a constant cast otherwise.
+func constCarrier(c constant.Constant, t types.Type) constant.Constant {
+	switch k := c.(type) {
+	case *constant.Undef:
+		return constant.NewUndef(t)
+	case *constant.Poison:
+		return constant.NewPoison(t)
+	case *constant.ZeroInitializer:
+		if types.IsPointer(t) {
+			return constant.NewNull(t.(*types.PointerType))
+		}
+		return zeroOf(t)
+	case *constant.Int:
+		if pt, ok := t.(*types.PointerType); ok {
+			if k.X.Sign() == 0 {
+				return constant.NewNull(pt)
+			}
+			return constant.NewIntToPtr(k, t)
+		}
+		if ft, ok := t.(*types.FloatType); ok {
+			if f, ok := floatFromBits(k, ft); ok {
+				return f
+			}
+		}
+	case *constant.ExprPtrToInt:
+		if types.IsPointer(t) {
+			return constant.NewBitCast(k.From, t)
+		}
+	}
+	if types.IsPointer(t) {
+		return constant.NewIntToPtr(c, t)
+	}
+	return constant.NewBitCast(c, t)
+}
+
+// floatFromBits is the float constant with the bits of integer k, when it
+// is a finite number (NaN payloads and infinities stay bit casts).
+func floatFromBits(k *constant.Int, ft *types.FloatType) (constant.Constant, bool) {
+	u := k.X.Uint64()
+	if k.X.Sign() < 0 {
+		u = uint64(k.X.Int64())
+	}
+	var f float64
+	switch ft.Kind {
+	case types.FloatKindDouble:
+		f = math.Float64frombits(u)
+	case types.FloatKindFloat:
+		f = float64(math.Float32frombits(uint32(u)))
+	default:
+		return nil, false
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, false
+	}
+	return constant.NewFloat(ft, f), true
+}
+
+func isFloatScalarOrVector(t types.Type) bool {
+	if ft, ok := scalarOf(t).(*types.FloatType); ok {
+		return ft.Kind == types.FloatKindDouble || ft.Kind == types.FloatKindFloat
+	}
+	return false
+}
+
+// accessMetadata keeps the attachments of a load or store that stay true
+// of the same access with a float type (the access's memory, aliasing,
+// loop and debug facts; not !range, !nonnull and the like, which are about
+// integer or pointer values).
+func accessMetadata(md ir.Metadata) ir.Metadata {
+	var out ir.Metadata
+	for _, a := range md {
+		switch a.Name {
+		case "tbaa", "tbaa.struct", "alias.scope", "noalias", "llvm.access.group", "dbg", "nontemporal",
+			"invariant.load", "llvm.mem.parallel_loop_access":
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// foldCasts replaces a cast of a cast by the first value where the second
+// undoes the first (bitcast double to i64 to double; ptrtoint then
+// inttoptr becomes a pointer bitcast), until none is left.
+func (w *bodyRewrite) foldCasts() {
+	for {
+		repl := map[value.Value]value.Value{}
+		for _, b := range w.f.Blocks {
+			for i, inst := range b.Insts {
+				switch x := inst.(type) {
+				case *ir.InstBitCast:
+					if in, ok := unwrapArg(x.From).(*ir.InstBitCast); ok && types.Equal(in.From.Type(), x.To) {
+						repl[x] = in.From
+					}
+				case *ir.InstIntToPtr:
+					if in, ok := unwrapArg(x.From).(*ir.InstPtrToInt); ok {
+						if types.Equal(in.From.Type(), x.To) {
+							repl[x] = in.From
+						} else {
+							c := ir.NewBitCast(in.From, x.To)
+							c.LocalIdent = x.LocalIdent
+							b.Insts[i] = c
+							repl[x] = c
+						}
+					}
+				}
+			}
+		}
+		if len(repl) == 0 {
+			return
+		}
+		w.changed = true
+		remapFunc(w.f, func(v value.Value) value.Value {
+			for {
+				n, ok := repl[v]
+				if !ok {
+					return v
+				}
+				v = n
+			}
+		})
+		// The folded casts have no uses left.
+		for _, b := range w.f.Blocks {
+			kept := b.Insts[:0]
+			for _, inst := range b.Insts {
+				if v, ok := inst.(value.Value); ok && repl[v] != nil {
+					continue
+				}
+				kept = append(kept, inst)
+			}
+			b.Insts = kept
+		}
+	}
+}
+
+// removeDeadCasts removes casts (and loads the rewrite replaced) that
+// nothing uses any more; metadata uses (llvm.dbg.value) count as uses.
+func (w *bodyRewrite) removeDeadCasts() {
+	for {
+		used := map[value.Value]bool{}
+		mark := func(x interface{}) {
+			u, ok := x.(interface{ Operands() []*value.Value })
+			if !ok {
+				return
+			}
+			for _, op := range u.Operands() {
+				v := *op
+				if a, ok := v.(*ir.Arg); ok {
+					v = a.Value
+				}
+				if mv, ok := v.(*metadata.Value); ok {
+					if vv, ok := mv.Value.(value.Value); ok {
+						used[vv] = true
+					}
+					continue
+				}
+				used[v] = true
+			}
+		}
+		for _, b := range w.f.Blocks {
+			for _, inst := range b.Insts {
+				mark(inst)
+			}
+			mark(b.Term)
+		}
+		removed := false
+		for _, b := range w.f.Blocks {
+			kept := b.Insts[:0]
+			for _, inst := range b.Insts {
+				if isPureCast(inst) && !used[inst.(value.Value)] {
+					removed = true
+					continue
+				}
+				kept = append(kept, inst)
+			}
+			b.Insts = kept
+		}
+		if !removed {
+			return
+		}
+		w.changed = true
+	}
+}
+
+func isPureCast(inst ir.Instruction) bool {
+	switch inst.(type) {
+	case *ir.InstBitCast, *ir.InstPtrToInt, *ir.InstIntToPtr:
+		return true
+	}
+	return false
+}
+
+// remapFunc maps every operand of f's instructions and terminators,
+// including those wrapped as metadata (llvm.dbg.value) and phi incomings.
+func remapFunc(f *ir.Func, remap func(value.Value) value.Value) {
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			irutil.RemapOperands(inst, remap)
+		}
+		irutil.RemapOperands(b.Term, remap)
+	}
+}
+
+// recordOpaque records the integer values of f that the analysis says
+// hold floats but that stay integers: mixed with other data, or moved by
+// instructions the rewrite does not retype.
+func (w *bodyRewrite) recordOpaque() {
+	check := func(v value.Value, what interface{}) {
+		if _, ok := w.back[v]; ok {
+			return
+		}
+		if bc, ok := v.(*ir.InstBitCast); ok && isFloatScalarOrVector(bc.From.Type()) {
+			return // the float is right there (retype_check.go follows it)
+		}
+		if !w.rt.ta.Known(v) {
+			return
+		}
+		switch {
+		case w.rt.ta.Mixed(v):
+			w.rt.opaque[v] = fmt.Sprintf("holds a float together with other data (%s)", w.rt.ta.Tree(v))
+		case w.rt.ta.FloatOf(v) != nil && w.rt.carrierType(v) == nil:
+			w.rt.opaque[v] = fmt.Sprintf("holds a %s as an integer", w.rt.ta.FloatOf(v))
+		case w.rt.ta.FloatOf(v) != nil:
+			w.rt.opaque[v] = fmt.Sprintf("holds a %s moved by %s, which gozyme does not retype", w.rt.ta.FloatOf(v), opcodeOf(what))
+		}
+	}
+	for _, p := range w.f.Params {
+		if _, ok := p.Typ.(*types.IntType); ok {
+			check(p, p)
+		}
+	}
+	for _, b := range w.f.Blocks {
+		for _, inst := range b.Insts {
+			v, ok := inst.(value.Value)
+			if !ok || w.added[inst] {
+				continue
+			}
+			switch v.Type().(type) {
+			case *types.IntType, *types.VectorType:
+				check(v, inst)
+				if ld, ok := inst.(*ir.InstLoad); ok && w.rt.opaque[ld] == "" {
+					if why := w.partialFloatRead(ld); why != "" {
+						w.rt.opaque[ld] = why
+					}
+				}
+			}
+		}
+	}
+}
+
+// partialFloatRead explains an integer load narrower than the floats of
+// the memory it indexes into by a variable offset (a byte-wise copy of
+// doubles: each byte is part of one), "" otherwise.
+func (w *bodyRewrite) partialFloatRead(ld *ir.InstLoad) string {
+	g, ok := irutil.StripCasts(ld.Src).(*ir.InstGetElementPtr)
+	if !ok || w.rt.ta.FloatOf(ld) != nil {
+		return ""
+	}
+	variable := false
+	for _, idx := range g.Indices {
+		if _, ok := intConstOf(idx); !ok {
+			variable = true
+		}
+	}
+	size := typeanalysis.StoreSize(ld.ElemType)
+	if big := w.rt.ta.LargestFloat(g.Src); variable && big > size {
+		return fmt.Sprintf("reads %d bytes of memory holding %d-byte floats through a variable index (parts of floats)", size, big)
+	}
+	return ""
+}
+
+// opcodeOf names an instruction's kind for messages.
+func opcodeOf(x interface{}) string {
+	s := fmt.Sprintf("%T", x)
+	if len(s) > len("*ir.Inst") && s[:len("*ir.Inst")] == "*ir.Inst" {
+		return s[len("*ir.Inst"):]
+	}
+	if _, ok := x.(*ir.Param); ok {
+		return "a parameter"
+	}
+	return s
+}
