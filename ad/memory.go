@@ -166,7 +166,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 	case *ir.InstCall:
 		t := r.d.copyLayout(x)
 		mixed := t != nil && mixedLayout(t) && containsPointer(t)
-		if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && (mixed || containsPointer(pointee(x.Args[1])) || r.d.untypedPointers(r.f, x)) {
+		if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && (mixed || containsPointer(t) || containsPointer(pointee(x.Args[1])) || r.d.untypedPointers(r.f, x)) {
 			// Copies of pointers copy their shadows too; mixed with
 			// floats, the shadow pointers only.
 			dst, err := r.shadowOf(inst, x.Args[0])

@@ -114,7 +114,35 @@ func (w *bodyRewrite) plan(inst ir.Instruction) {
 		if g := w.retypedCallee(x); g != nil && !types.Equal(g.Sig.RetType, x.Typ) {
 			w.setTwin(x, nil)
 		}
+	case *ir.InstAdd, *ir.InstSub:
+		if t := w.rt.carrierType(v); t != nil && types.IsPointer(t) {
+			if ptr, _, _ := w.pointerArith(inst); ptr != nil {
+				w.setTwin(v, nil) // made in rebuild: a getelementptr
+			}
+		}
 	}
+}
+
+// pointerArith splits integer arithmetic on a pointer's bits (ptrtoint,
+// add, inttoptr) into the pointer operand and the byte offset added
+// (subtracted when neg), nil when neither operand alone holds a pointer.
+func (w *bodyRewrite) pointerArith(inst ir.Instruction) (ptr, off value.Value, neg bool) {
+	var x, y value.Value
+	switch b := inst.(type) {
+	case *ir.InstAdd:
+		x, y = b.X, b.Y
+		if !w.rt.ta.IsPointerBits(x) && w.rt.ta.IsPointerBits(y) {
+			x, y = y, x
+		}
+	case *ir.InstSub:
+		x, y, neg = b.X, b.Y, true
+	default:
+		return nil, nil, false
+	}
+	if !w.rt.ta.IsPointerBits(x) || w.rt.ta.IsPointerBits(y) {
+		return nil, nil, false
+	}
+	return x, y, neg
 }
 
 // setTwin records a twin (nil: made later) and the integer cast back.
@@ -198,6 +226,12 @@ func (w *bodyRewrite) rebuild(b *ir.Block) {
 			if _, planned := w.twin[v]; planned && isBitwise(inst) {
 				w.signOp(inst, emit)
 				continue
+			}
+			if _, planned := w.twin[v]; planned && w.twin[v] == nil {
+				if ptr, off, neg := w.pointerArith(inst); ptr != nil {
+					w.pointerOffset(v, ptr, off, neg, emit)
+					continue
+				}
 			}
 		}
 		emit(inst)
@@ -307,6 +341,28 @@ func (w *bodyRewrite) signOp(inst ir.Instruction, emit func(...ir.Instruction)) 
 	}
 	w.twin[v] = r
 	w.back[v] = backCast(r, v.Type())
+	emit(w.back[v].(ir.Instruction))
+	w.repl[v] = w.back[v]
+}
+
+// pointerOffset makes integer arithmetic on a pointer's bits a
+// getelementptr on the pointer (by bytes), so that its shadow follows;
+// the integer result is the new pointer's bits.
+func (w *bodyRewrite) pointerOffset(v, ptr, off value.Value, neg bool, emit func(...ir.Instruction)) {
+	p := w.asCarrier(ptr, types.I8Ptr, emit)
+	if neg {
+		if k, ok := off.(*constant.Int); ok {
+			off = constant.NewInt(k.Typ, -k.X.Int64())
+		} else {
+			n := ir.NewSub(constant.NewInt(off.Type().(*types.IntType), 0), off)
+			emit(n)
+			off = n
+		}
+	}
+	g := ir.NewGetElementPtr(types.I8, p, off)
+	emit(g)
+	w.twin[v] = g
+	w.back[v] = backCast(g, v.Type())
 	emit(w.back[v].(ir.Instruction))
 	w.repl[v] = w.back[v]
 }

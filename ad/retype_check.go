@@ -58,7 +58,7 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity) error {
 					seed(x, taint{reason: fmt.Sprintf("the bits of %s", x.From.Ident())})
 				}
 			case *ir.InstLoad:
-				if why, ok := d.bits.opaque[x]; ok && act.hasShadow(x.Src) {
+				if why, ok := d.opaqueBits(x); ok && act.hasShadow(x.Src) {
 					seed(x, taint{reason: fmt.Sprintf("%s, read from memory holding derivatives, %s", x.Ident(), why)})
 				}
 			}
@@ -68,7 +68,7 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity) error {
 		}
 	}
 	sinkErr := func(v value.Value, at interface{}, t taint, where string) error {
-		return errorAt(f, at, "%s: %s carries a derivative as an integer (%s), which gozyme cannot follow: its derivative would be lost; keep the value a float (or copy it with memcpy)", describe(at), where, t.reason)
+		return errorAt(f, at, "%s: %s carries a derivative as an integer (%s), which gozyme cannot follow: its derivative would be lost (move floats as floats, with memcpy, or pass structs mixing floats and integers by pointer)", describe(at), where, t.reason)
 	}
 	for len(work) > 0 {
 		v := work[len(work)-1]
@@ -192,4 +192,16 @@ func intConstOf(v value.Value) (int64, bool) {
 		return k, ok
 	}
 	return 0, false
+}
+
+// opaqueBits reports an integer value of a function AD differentiates
+// that the type analysis found holding float bits the rewrite could not
+// make a float (mixed with other data, or part of a float), and why: for
+// activity to stop the link where derivatives reach it.
+func (d *differ) opaqueBits(v value.Value) (string, bool) {
+	if d.bits == nil {
+		return "", false
+	}
+	why, ok := d.bits.opaque[unwrapArg(v)]
+	return why, ok
 }

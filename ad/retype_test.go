@@ -311,3 +311,24 @@ int main() {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildCXX(t, src, o)) })
 	}
 }
+
+// Pointers moved as integers (an unsigned long holding a double*, copied
+// by memcpy: load i64/store i64 at -O2): their shadows move with them.
+func TestPointerBitsThroughIntegers(t *testing.T) {
+	src := bitsPrelude + `
+__attribute__((noinline)) void movep(double **dst, double **src) { unsigned long u; memcpy(&u, src, 8); memcpy(dst, &u, 8); }
+__attribute__((noinline)) double *viabits(double *p) { unsigned long u = (unsigned long)p; return (double *)(u + 8); }
+double viaptr(double *x, int n) { double *a[1] = {x}, *b[1]; movep(b, a); return b[0][0] * b[0][1] * *viabits(x); }
+int main(void) {
+	double x[3] = {0.5, 1.5, 2.5}, dx[3] = {0, 0, 0};
+	__enzyme_autodiff((void *)viaptr, enzyme_dup, x, dx, enzyme_const, 3);
+	CHECK("dx0", dx[0], 1.5 * 1.5);
+	CHECK("dx1", dx[1], 2 * 0.5 * 1.5);
+	CHECK("dx2", dx[2], 0);
+	return failures != 0;
+}
+`
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+}
