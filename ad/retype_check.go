@@ -92,7 +92,7 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity) error {
 					seed(x, t)
 				}
 			default:
-				if r, ok := u.(value.Value); ok && isIntegers(r.Type()) {
+				if r, ok := u.(value.Value); ok && (isIntegers(r.Type()) || isIntegerAggregate(r.Type())) {
 					nt := t
 					if !movesBits(u, v) {
 						nt.deep = true
@@ -204,4 +204,20 @@ func (d *differ) opaqueBits(v value.Value) (string, bool) {
 	}
 	why, ok := d.bits.opaque[unwrapArg(v)]
 	return why, ok
+}
+
+// isIntegerAggregate reports a struct or array with an integer field (one
+// that can carry a float's bits).
+func isIntegerAggregate(t types.Type) bool {
+	switch t := t.(type) {
+	case *types.StructType:
+		for _, f := range t.Fields {
+			if isIntegers(f) || isIntegerAggregate(f) {
+				return true
+			}
+		}
+	case *types.ArrayType:
+		return isIntegers(t.ElemType) || isIntegerAggregate(t.ElemType)
+	}
+	return false
 }
