@@ -73,6 +73,9 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 		}
 	}
 	d.retainCaches()
+	if d.bits != nil {
+		d.bits.dropDebugInfo()
+	}
 	keepDebugScopes(m, user)
 	return len(roots), nil
 }

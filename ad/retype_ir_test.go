@@ -3,6 +3,7 @@ package ad
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -124,5 +125,43 @@ func TestRetypeRewriteIR(t *testing.T) {
 	}
 	if _, err := toolchains.Run(context.Background(), "opt", "-verify", "-disable-output", ll); err != nil {
 		t.Fatalf("opt -verify: %v", err)
+	}
+}
+
+// The differentiated module, with the helpers retyped for the AD region
+// and compiled with -g, passes the verifier, debug info included (a
+// retyped copy must not share its original's DISubprogram).
+func TestRetypedModuleVerifies(t *testing.T) {
+	src := bitsPrelude + `
+__attribute__((noinline)) unsigned long long tobits(double x) { unsigned long long u; memcpy(&u, &x, 8); return u; }
+__attribute__((noinline)) double frombits(unsigned long long u) { double x; memcpy(&x, &u, 8); return x; }
+double viamemcpy(double x) { return frombits(tobits(x * x)) * 3; }
+int main(void) { printf("%g\n", __enzyme_autodiff((void *)viamemcpy, 1.5)); return 0; }
+`
+	if _, err := toolchains.Tool("opt"); err != nil {
+		t.Skip(err)
+	}
+	for _, o := range []string{"0", "2"} {
+		t.Run("O"+o, func(t *testing.T) {
+			dir := t.TempDir()
+			m := preAD(t, dir, compileBitcode(t, dir, "clang", "prog.c", src, o), o)
+			if _, err := Differentiate(m, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			ll := filepath.Join(dir, "ad.ll")
+			if err := irutil.WriteText(m, ll); err != nil {
+				t.Fatal(err)
+			}
+			if data, _ := os.ReadFile(ll); !strings.Contains(string(data), ".retyped(double") {
+				t.Fatal("no retyped helper")
+			}
+			// Broken debug info is a warning (and the debug info is
+			// dropped): any output is a failure.
+			opt, _ := toolchains.Tool("opt")
+			out, err := exec.Command(opt, "-verify", "-disable-output", ll).CombinedOutput()
+			if err != nil || len(out) > 0 {
+				t.Fatalf("opt -verify: %v\n%s", err, out)
+			}
+		})
 	}
 }

@@ -7,11 +7,13 @@ package ad
 // name; the program's calls keep the original.
 
 import (
+	"reflect"
 	"strconv"
 
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/metadata"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -149,5 +151,57 @@ func uniqueFuncName(m *ir.Module, name string) string {
 		if !taken[n] {
 			return n
 		}
+	}
+}
+
+// dropDebugInfo strips the debug info of the functions with retyped
+// signatures once they are differentiated (their locations served the
+// engine's messages): they are copies of functions whose DISubprogram
+// stays with the original, and LLVM allows a subprogram one function.
+// Like derivatives, they run without debug info (keepDebugScopes).
+func (rt *retyper) dropDebugInfo() {
+	for _, g := range rt.sigs {
+		var md ir.Metadata
+		for _, a := range g.Metadata {
+			if a.Name != "dbg" {
+				md = append(md, a)
+			}
+		}
+		g.Metadata = md
+		for _, b := range g.Blocks {
+			kept := b.Insts[:0]
+			for _, inst := range b.Insts {
+				if isDebugIntrinsic(inst) {
+					continue
+				}
+				dropDbg(inst)
+				kept = append(kept, inst)
+			}
+			b.Insts = kept
+			dropDbg(b.Term)
+		}
+	}
+}
+
+// dropDbg removes an instruction's !dbg attachment.
+func dropDbg(x interface{}) {
+	m, ok := x.(interface{ MDAttachments() []*metadata.Attachment })
+	if !ok {
+		return
+	}
+	var kept []*metadata.Attachment
+	for _, a := range m.MDAttachments() {
+		if a.Name != "dbg" {
+			kept = append(kept, a)
+		}
+	}
+	setMetadata(x, kept)
+}
+
+// setMetadata replaces the attachments of an instruction or terminator
+// (every llir instruction embeds ir.Metadata).
+func setMetadata(x interface{}, md []*metadata.Attachment) {
+	if f := reflect.ValueOf(x).Elem().FieldByName("Metadata"); f.IsValid() && f.CanSet() {
+		f.Set(reflect.ValueOf(ir.Metadata(md)))
 	}
 }
