@@ -694,6 +694,9 @@ func (a *activity) callTouchesActiveMemory(c *ir.InstCall, passes func(*ir.InstC
 	if !passes(c) || isMemTransfer(c) || isMemSet(c) {
 		return false
 	}
+	if types.IsPointer(c.Typ) && a.shadowed[c] && !isAllocation(c) {
+		return true // it returns memory that holds derivatives
+	}
 	for _, arg := range c.Args {
 		if a.shadowed[unwrapArg(arg)] {
 			return true

@@ -40,6 +40,9 @@ type differ struct {
 	// constShadows are the shadow globals of constant globals, per mode
 	// (constshadow.go).
 	constShadows map[constShadowKey]*ir.Global
+	// bits is the type analysis of the AD region and the rewrite that made
+	// the floats it moves as integers floats (retype.go).
+	bits *retyper
 	// nextMetadataID is the number newLoopID gives its next loop ID (it
 	// alone adds metadata definitions), 0 until it has read the module's.
 	nextMetadataID int64
@@ -54,9 +57,21 @@ func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 	if p, ok := d.prep[f]; ok {
 		return p, nil
 	}
+	p, err := d.preparedCopy(f, false)
+	if err != nil {
+		return nil, err
+	}
+	d.prep[f] = p
+	return p, nil
+}
+
+// preparedCopy makes f as AD differentiates it (see prepared): a copy when
+// clone asks for one (the type analysis's region, retype.go) or f needs
+// one, else f itself.
+func (d *differ) preparedCopy(f *ir.Func, clone bool) (*ir.Func, error) {
 	p := f
 	dispatch := d.hasDispatchableCall(f)
-	if irutil.HasInvoke(f) || dispatch {
+	if clone || irutil.HasInvoke(f) || dispatch {
 		var err error
 		if p, err = irutil.CloneWithoutUnwind(f); err != nil {
 			return nil, errorAt(f, nil, "%v", err)
@@ -71,7 +86,6 @@ func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 	if err := refineUndef(p); err != nil {
 		return nil, errorAt(f, nil, "%v", err)
 	}
-	d.prep[f] = p
 	return p, nil
 }
 
@@ -95,6 +109,9 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 	if d.declErr != nil {
 		return 0, d.declErr
 	}
+	if err := d.retypeRegion(roots); err != nil {
+		return 0, err
+	}
 	for _, rt := range innerFirst(roots) {
 		before := len(m.Funcs)
 		if err := d.lower(rt); err != nil {
@@ -106,6 +123,9 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 		return 0, err
 	}
 	d.retainCaches()
+	if d.bits != nil {
+		d.bits.dropDebugInfo()
+	}
 	keepDebugScopes(m, user)
 	return len(roots), nil
 }

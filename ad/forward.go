@@ -101,6 +101,9 @@ func (d *differ) forward(f *ir.Func, acts []Activity, width int) (*forwardGen, e
 		return nil, err
 	}
 	d.noteAnalysis(pf, fg.act)
+	if err := d.checkOpaqueBits(pf, fg.act); err != nil {
+		return nil, err
+	}
 	var params []*ir.Param
 	for i, p := range pf.Params {
 		np := ir.NewParam("", p.Typ)
@@ -751,6 +754,11 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 // functions with a custom forward rule.
 func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 	f, ok := call.Callee.(*ir.Func)
+	if !ok && !fg.needsTangent(call) {
+		if err := fg.d.unknownMemoryCall(fg.f, fg.act, call); err != nil {
+			return nil, true, err
+		}
+	}
 	if !ok || fg.d.inactive[f] || strings.HasPrefix(f.Name(), "llvm.") || isFunctionLike(f) || isAllocation(call) {
 		return nil, false, nil
 	}

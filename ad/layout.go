@@ -174,17 +174,3 @@ func leafBytes(t types.Type, lf leaf) (start, end constant.Constant) {
 	past := constant.NewGetElementPtr(lf.typ, at, constant.NewInt(types.I64, 1))
 	return constant.NewPtrToInt(at, types.I64), constant.NewPtrToInt(past, types.I64)
 }
-
-// copyLayout is the element type a bulk copy's typed pointers give it, or
-// else its !tbaa.struct.
-func copyLayout(x *ir.InstCall) types.Type {
-	if !isMemTransfer(x) || len(x.Args) < 3 {
-		return nil
-	}
-	for _, a := range x.Args[:2] {
-		if t := pointee(a); t != nil && !types.Equal(t, types.I8) {
-			return t
-		}
-	}
-	return tbaaStructLayout(x)
-}

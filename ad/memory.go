@@ -215,9 +215,9 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			out = append(out, sb.Insts...)
 		}
 	case *ir.InstCall:
-		t := copyLayout(x)
+		t := r.d.copyLayout(x)
 		mixed := t != nil && mixedLayout(t) && containsPointer(t)
-		if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && (mixed || containsPointer(pointee(x.Args[1])) || untypedPointers(r.f, x)) {
+		if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && (mixed || containsPointer(t) || containsPointer(pointee(x.Args[1])) || r.d.untypedPointers(r.f, x)) {
 			// Copies of pointers copy their shadows too; mixed with
 			// floats, the shadow pointers only.
 			dst, err := r.shadowOf(inst, x.Args[0])
@@ -610,6 +610,7 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 	if !r.act.hasShadow(x.Args[0]) {
 		return nil
 	}
+	limit := int64(0) // bytes the copy may span, when only they are known
 	elem := floatElement(pointee(x.Args[1]))
 	if elem == nil {
 		elem = floatElement(pointee(x.Args[0]))
@@ -619,10 +620,10 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 		return err
 	}
 	n := r.lookup(blk, at, x.Args[2])
-	if t := copyLayout(x); elem == nil && t != nil {
+	if t := r.d.copyLayout(x); elem == nil && t != nil {
 		elem = floatElement(t)
 	}
-	if t := copyLayout(x); elem == nil && t != nil && mixedLayout(t) {
+	if t := r.d.copyLayout(x); elem == nil && t != nil && mixedLayout(t) {
 		if !carriesFloat(t) {
 			return nil
 		}
@@ -646,7 +647,16 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 		}
 		// Untyped bytes: the copy's TBAA tag, or how the same pointers
 		// are used elsewhere, tells what they hold.
-		t := untypedCopy(r.f, x)
+		t := r.d.untypedCopy(r.f, x)
+		if t == nil {
+			// The type analysis may know the floats of a prefix of the
+			// memory: the copy must not go beyond it (checked at run
+			// time).
+			if ft, lim, ok := r.d.boundedCopy(x); ok {
+				elem, limit = ft, lim
+				t = ft
+			}
+		}
 		if t == nil {
 			return errorAt(r.f, x, "cannot tell which bytes of %s hold floating point", describe(x))
 		}
@@ -664,6 +674,11 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 	nn := value.Value(n)
 	if !types.Equal(n.Type(), types.I64) {
 		nn = blk.NewZExt(n, types.I64)
+	}
+	if limit > 0 {
+		blk.NewCall(r.memcpyAdjointUpTo(elem), blk.NewBitCast(dst, types.I8Ptr), blk.NewBitCast(src, types.I8Ptr), nn,
+			constant.NewInt(types.I64, limit))
+		return nil
 	}
 	blk.NewCall(r.memcpyAdjoint(elem), blk.NewBitCast(dst, types.I8Ptr), blk.NewBitCast(src, types.I8Ptr), nn)
 	return nil

@@ -134,6 +134,9 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 		return nil, err
 	}
 	d.noteAnalysis(f, r.act)
+	if err := d.checkOpaqueBits(f, r.act); err != nil {
+		return nil, err
+	}
 	r.retShadow = retShadow
 	for i, p := range f.Params {
 		if acts[i] != Dup && acts[i] != DupNoNeed && hasPointerField(p.Typ) && r.act.hasShadow(p) {

@@ -99,13 +99,6 @@ func untypedCopy(f *ir.Func, x *ir.InstCall) types.Type {
 	return found
 }
 
-// untypedPointers reports a bulk copy of untyped bytes that the evidence
-// says are pointers (their shadows are copied with them).
-func untypedPointers(f *ir.Func, x *ir.InstCall) bool {
-	t := pointee(x.Args[1])
-	return (t == nil || types.Equal(t, types.I8)) && types.IsPointer(untypedCopy(f, x))
-}
-
 // castEvidence is the element the other casts of an untyped pointer (say,
 // a malloc'd buffer also used as double*) agree it is made of: a float
 // type or i8* for pointers; nil when there are none, or they disagree, or

@@ -141,9 +141,8 @@ func TestTBAAStructCopy(t *testing.T) {
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildCWithIR(t, irDriver("rec_ir"), recordCopyIR, o)) })
 	}
-	// Without the tag nothing tells the bytes apart: an error, not a guess.
+	// Without the tag, the type analysis tells the bytes apart by the
+	// stores into the source and the loads from the destination.
 	untagged := strings.Replace(recordCopyIR, ", !tbaa.struct !0", "", 1)
-	if _, err := tryBuildCWithIR(t, irDriver("rec_ir"), untagged, "0"); err == nil || !strings.Contains(err.Error(), "hold floating point") {
-		t.Fatalf("untagged copy: want an error, got %v", err)
-	}
+	t.Run("untagged", func(t *testing.T) { run(t, buildCWithIR(t, irDriver("rec_ir"), untagged, "0")) })
 }

@@ -3,6 +3,7 @@ package irutil
 import (
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/metadata"
 	"github.com/llir/llvm/ir/value"
 )
 
@@ -148,17 +149,33 @@ func CloneWithoutUnwind(f *ir.Func) (*ir.Func, error) {
 }
 
 // RemapOperands maps every operand of an instruction or terminator through
-// remap (looking inside *ir.Arg wrappers).
+// remap, looking inside *ir.Arg wrappers and values wrapped as metadata
+// (llvm.dbg.value's first argument), which get a new wrapper when their
+// value changes (the old one may be shared with the original).
 func RemapOperands(x interface{}, remap func(value.Value) value.Value) {
 	u, ok := x.(interface{ Operands() []*value.Value })
 	if !ok {
 		return
 	}
+	meta := func(v value.Value) value.Value {
+		mv, ok := v.(*metadata.Value)
+		if !ok {
+			return remap(v)
+		}
+		inner, ok := mv.Value.(value.Value)
+		if !ok {
+			return v
+		}
+		if n := remap(inner); n != inner {
+			return &metadata.Value{Value: n}
+		}
+		return v
+	}
 	for _, op := range u.Operands() {
 		if a, ok := (*op).(*ir.Arg); ok {
-			a.Value = remap(a.Value)
+			a.Value = meta(a.Value)
 		} else {
-			*op = remap(*op)
+			*op = meta(*op)
 		}
 	}
 }

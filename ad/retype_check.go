@@ -1,0 +1,223 @@
+package ad
+
+import (
+	"fmt"
+
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// The bits of floats that carry derivatives, where they stay integers. The
+// rewrite (retype_body.go) turns integers that only move floats into
+// floats; what is left are integers it could not retype — holding a float
+// together with other data, or the float's bits worked on by integer
+// operations. A derivative cannot follow them, so once activity is known,
+// the ones derivatives reach stop the link instead of giving a silent zero:
+//   - bits from a float that carries a derivative (a bitcast of a varied
+//     float, or an integer read from memory holding derivatives that the
+//     analysis found to hold floats it could not retype), moved as data
+//     (casts, phis, selects, extensions, byte shifts, masks, aggregates)
+//     into memory, a call, the return, or back into a float;
+//   - the same bits put through integer arithmetic (any shift, add, mul)
+//     and then made a float again (the fast inverse square root).
+// Integer uses that read the bits without passing them on (sign tests,
+// exponents extracted into integer arithmetic that stays integer) are fine.
+
+// checkOpaqueBits reports the first place in f where the bits of a float
+// that carries a derivative leave as an integer.
+func (d *differ) checkOpaqueBits(f *ir.Func, act *activity) error {
+	if d.bits == nil {
+		return nil
+	}
+	type taint struct {
+		deep   bool   // through integer arithmetic
+		reason string // where the bits come from
+	}
+	tainted := map[value.Value]taint{}
+	var work []value.Value
+	seed := func(v value.Value, t taint) {
+		old, ok := tainted[v]
+		if ok && (old.deep == t.deep || !old.deep) {
+			return
+		}
+		tainted[v] = t
+		work = append(work, v)
+	}
+	users := map[value.Value][]ir.Instruction{}
+	var rets []*ir.TermRet
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			for _, op := range operandsOf(inst) {
+				users[unwrapArg(op)] = append(users[unwrapArg(op)], inst)
+			}
+			switch x := inst.(type) {
+			case *ir.InstBitCast:
+				if isIntegers(x.To) && carriesFloat(x.From.Type()) && act.varied[unwrapArg(x.From)] {
+					seed(x, taint{reason: fmt.Sprintf("the bits of %s", x.From.Ident())})
+				}
+			case *ir.InstLoad:
+				if why, ok := d.opaqueBits(x); ok && act.hasShadow(x.Src) {
+					seed(x, taint{reason: fmt.Sprintf("%s, read from memory holding derivatives, %s", x.Ident(), why)})
+				}
+			}
+		}
+		if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil {
+			rets = append(rets, r)
+		}
+	}
+	sinkErr := func(v value.Value, at interface{}, t taint, where string) error {
+		return errorAt(f, at, "%s: %s carries a derivative as an integer (%s), which gozyme cannot follow: its derivative would be lost (move floats as floats, with memcpy, or pass structs mixing floats and integers by pointer)", describe(at), where, t.reason)
+	}
+	for len(work) > 0 {
+		v := work[len(work)-1]
+		work = work[:len(work)-1]
+		t := tainted[v]
+		for _, u := range users[v] {
+			switch x := u.(type) {
+			case *ir.InstStore:
+				if !t.deep && unwrapArg(x.Src) == v {
+					return sinkErr(v, x, t, "the value stored")
+				}
+			case *ir.InstCall:
+				if !t.deep && passesBits(x) {
+					return sinkErr(v, x, t, "an argument")
+				}
+			case *ir.InstBitCast:
+				if carriesFloat(x.To) {
+					return sinkErr(v, x, t, "the float made from it")
+				}
+				if isIntegers(x.To) {
+					seed(x, t)
+				}
+			default:
+				if r, ok := u.(value.Value); ok && (isIntegers(r.Type()) || isIntegerAggregate(r.Type())) {
+					nt := t
+					if !movesBits(u, v) {
+						nt.deep = true
+					}
+					if !isComparison(u) {
+						seed(r, nt)
+					}
+				}
+			}
+		}
+		for _, r := range rets {
+			if !t.deep && unwrapArg(r.X) == v {
+				return sinkErr(v, r, t, "the returned value")
+			}
+		}
+	}
+	return nil
+}
+
+// isIntegers reports an integer or a vector of integers.
+func isIntegers(t types.Type) bool {
+	switch t := t.(type) {
+	case *types.IntType:
+		return true
+	case *types.VectorType:
+		_, ok := t.ElemType.(*types.IntType)
+		return ok
+	}
+	return false
+}
+
+// movesBits reports an integer instruction that passes the bits of
+// operand v on (possibly some of them) rather than computing new ones:
+// casts, phis, selects, aggregates, masks, shifts by whole bytes.
+func movesBits(inst ir.Instruction, v value.Value) bool {
+	switch x := inst.(type) {
+	case *ir.InstPhi, *ir.InstSelect, *ir.InstFreeze, *ir.InstTrunc, *ir.InstZExt, *ir.InstSExt,
+		*ir.InstExtractValue, *ir.InstInsertValue, *ir.InstExtractElement, *ir.InstInsertElement,
+		*ir.InstShuffleVector, *ir.InstAnd, *ir.InstOr, *ir.InstXor:
+		return true
+	case *ir.InstShl:
+		return byteShift(x.Y) && unwrapArg(x.X) == v
+	case *ir.InstLShr:
+		return byteShift(x.Y) && unwrapArg(x.X) == v
+	case *ir.InstAShr:
+		return byteShift(x.Y) && unwrapArg(x.X) == v
+	}
+	return false
+}
+
+// byteShift reports a constant shift amount that is a whole number of
+// bytes (moving bytes, not computing with them).
+func byteShift(v value.Value) bool {
+	k, ok := intConstOf(v)
+	return ok && k%8 == 0
+}
+
+func isComparison(inst ir.Instruction) bool {
+	switch inst.(type) {
+	case *ir.InstICmp, *ir.InstFCmp:
+		return true
+	}
+	return false
+}
+
+// passesBits reports a call that may keep or pass on integer arguments as
+// data: defined functions and unknown ones, not intrinsics and output.
+func passesBits(c *ir.InstCall) bool {
+	name := calleeName(c)
+	if hasPrefix(name, "llvm.") {
+		return false
+	}
+	switch name {
+	case "printf", "fprintf", "sprintf", "snprintf", "puts", "fputs", "putchar", "fwrite", "write", "__printf_chk", "__fprintf_chk":
+		return false
+	}
+	return true
+}
+
+// intConstOf is the value of an integer constant (a splat's element).
+func intConstOf(v value.Value) (int64, bool) {
+	switch x := unwrapArg(v).(type) {
+	case *constant.Int:
+		if x.X.IsInt64() {
+			return x.X.Int64(), true
+		}
+	case *constant.Vector:
+		if len(x.Elems) == 0 {
+			return 0, false
+		}
+		k, ok := intConstOf(x.Elems[0])
+		for _, e := range x.Elems[1:] {
+			if k2, ok2 := intConstOf(e); !ok2 || k2 != k {
+				return 0, false
+			}
+		}
+		return k, ok
+	}
+	return 0, false
+}
+
+// opaqueBits reports an integer value of a function AD differentiates
+// that the type analysis found holding float bits the rewrite could not
+// make a float (mixed with other data, or part of a float), and why: for
+// activity to stop the link where derivatives reach it.
+func (d *differ) opaqueBits(v value.Value) (string, bool) {
+	if d.bits == nil {
+		return "", false
+	}
+	why, ok := d.bits.opaque[unwrapArg(v)]
+	return why, ok
+}
+
+// isIntegerAggregate reports a struct or array with an integer field (one
+// that can carry a float's bits).
+func isIntegerAggregate(t types.Type) bool {
+	switch t := t.(type) {
+	case *types.StructType:
+		for _, f := range t.Fields {
+			if isIntegers(f) || isIntegerAggregate(f) {
+				return true
+			}
+		}
+	case *types.ArrayType:
+		return isIntegers(t.ElemType) || isIntegerAggregate(t.ElemType)
+	}
+	return false
+}

@@ -1,0 +1,245 @@
+package typeanalysis
+
+import (
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// visit runs the rule of one instruction or terminator: it reads the
+// trees of the values involved and joins into each what the others imply.
+func (a *Analysis) visit(n node) {
+	switch x := n.(type) {
+	case *ir.InstLoad:
+		a.access(x, x.Src, x.ElemType)
+	case *ir.InstStore:
+		a.access(x.Src, x.Dst, x.Src.Type())
+	case *ir.InstAtomicRMW:
+		a.access(x, x.Dst, x.X.Type())
+		a.access(x.X, x.Dst, x.X.Type())
+	case *ir.InstCmpXchg:
+		t := x.Cmp.Type()
+		a.access(x.Cmp, x.Ptr, t)
+		a.access(x.New, x.Ptr, t)
+		a.add(x, a.get(x.Cmp).Truncate(StoreSize(t)))
+	case *ir.InstGetElementPtr:
+		a.gep(x)
+	case *ir.InstBitCast:
+		a.same(x, x.From)
+	case *ir.InstAddrSpaceCast:
+		a.same(x, x.From)
+	case *ir.InstPtrToInt:
+		a.same(x, x.From)
+	case *ir.InstIntToPtr:
+		a.same(x, x.From)
+	case *ir.InstFreeze:
+		a.same(x, x.X)
+	case *ir.InstPhi:
+		for _, in := range x.Incs {
+			a.choice(x, in.X)
+		}
+	case *ir.InstSelect:
+		a.choice(x, x.ValueTrue)
+		a.choice(x, x.ValueFalse)
+		a.add(x.Cond, integers(x.Cond.Type()))
+	case *ir.InstExtractValue:
+		off, t := aggregateOffset(x.X.Type(), x.Indices)
+		if t != nil {
+			a.part(x, x.X, off, AllocSize(t))
+		}
+	case *ir.InstInsertValue:
+		off, t := aggregateOffset(x.X.Type(), x.Indices)
+		if t != nil {
+			a.insert(x, x.X, x.Elem, off, AllocSize(t))
+		}
+	case *ir.InstExtractElement:
+		a.extractElement(x)
+	case *ir.InstInsertElement:
+		a.insertElement(x)
+	case *ir.InstShuffleVector:
+		a.shuffle(x)
+	case *ir.InstTrunc:
+		a.allIntegers(x, x.From)
+	case *ir.InstZExt:
+		a.allIntegers(x, x.From)
+	case *ir.InstSExt:
+		a.allIntegers(x, x.From)
+	case *ir.InstFPToSI:
+		a.add(x, integers(x.To))
+	case *ir.InstFPToUI:
+		a.add(x, integers(x.To))
+	case *ir.InstSIToFP:
+		a.add(x.From, integers(x.From.Type()))
+	case *ir.InstUIToFP:
+		a.add(x.From, integers(x.From.Type()))
+	case *ir.InstICmp:
+		a.add(x, integers(x.Typ))
+	case *ir.InstFCmp:
+		a.add(x, integers(x.Typ))
+	case *ir.InstAdd:
+		a.addSub(x, x.X, x.Y, false)
+	case *ir.InstSub:
+		a.addSub(x, x.X, x.Y, true)
+	case *ir.InstMul:
+		a.allIntegers(x, x.X, x.Y)
+	case *ir.InstUDiv:
+		a.allIntegers(x, x.X, x.Y)
+	case *ir.InstSDiv:
+		a.allIntegers(x, x.X, x.Y)
+	case *ir.InstURem:
+		a.allIntegers(x, x.X, x.Y)
+	case *ir.InstSRem:
+		a.allIntegers(x, x.X, x.Y)
+	case *ir.InstShl:
+		a.allIntegers(x, x.X, x.Y)
+	case *ir.InstLShr:
+		a.allIntegers(x, x.X, x.Y)
+	case *ir.InstAShr:
+		a.allIntegers(x, x.X, x.Y)
+	case *ir.InstAnd:
+		a.bitwise(x, x.X, x.Y, signAnd)
+	case *ir.InstOr:
+		a.bitwise(x, x.X, x.Y, signOr)
+	case *ir.InstXor:
+		a.bitwise(x, x.X, x.Y, signOr)
+	case *ir.InstAlloca:
+		if x.NElems != nil {
+			a.add(x.NElems, integers(x.NElems.Type()))
+		}
+	case *ir.InstCall:
+		a.call(x, x.Callee, x.Args)
+	case *ir.TermInvoke:
+		a.call(x, x.Invokee, x.Args)
+	case *ir.TermRet:
+		a.ret(x)
+	case *ir.TermSwitch:
+		a.add(x.X, integers(x.X.Type()))
+	}
+}
+
+// same makes two values that hold the same bits (casts, phis and their
+// incomings) hold the same facts.
+func (a *Analysis) same(x, y value.Value) {
+	a.add(x, a.get(y))
+	a.add(y, a.get(x))
+}
+
+// choice relates a phi or select and one of its incoming values: the
+// result holds what each incoming holds; back to the incomings go only
+// the facts about the value's own bytes (an i64 phi used as a double makes
+// its incomings doubles). Memory facts do not flow back: pointers into
+// different fields of one object, chosen by a phi, would otherwise equate
+// the fields at every distance between them, and facts would smear across
+// the object.
+func (a *Analysis) choice(r, x value.Value) {
+	a.add(r, a.get(x))
+	a.add(x, a.get(r).own())
+}
+
+// own is the part of a value tree about the value's own bytes.
+func (v *Tree) own() *Tree {
+	out := NewTree()
+	for k, c := range v.m {
+		if p := decode(k); len(p) == 1 {
+			out.m[k] = c
+		}
+	}
+	return out
+}
+
+// access relates a value read or written through a pointer and the memory
+// there: for n = the store size of t, the bytes [0, n) at p hold what v
+// holds, both ways. An integer-typed access asserts nothing by itself (the
+// fact that its value is an integer comes from how it is used, if at all).
+func (a *Analysis) access(v, p value.Value, t types.Type) {
+	n := StoreSize(t)
+	a.add(v, a.get(p).Data(0).Window(0, n))
+	a.add(p, a.get(v).Place(0, n).Under(0))
+}
+
+// gep relates a getelementptr's result and source: their memory facts are
+// the same, shifted by the constant byte offset. With a variable index
+// (an offset the analysis does not know), only the facts holding at every
+// offset carry over, and an element fully typed by one float or pointer
+// whose size is the variable index's stride (double* p; p[i]) makes both
+// pointers point to arrays of it.
+func (a *Analysis) gep(x *ir.InstGetElementPtr) {
+	if _, vec := x.Typ.(*types.VectorType); vec {
+		return
+	}
+	off, variable, stride, after := int64(0), false, int64(0), int64(0)
+	t := x.ElemType
+	for i, idx := range x.Indices {
+		var d, size int64
+		var next types.Type
+		if i == 0 {
+			size, next = AllocSize(x.ElemType), x.ElemType
+		} else {
+			switch tt := t.(type) {
+			case *types.StructType:
+				k, ok := intConst(idx)
+				if !ok {
+					return
+				}
+				d, next = ElementOffset(tt, k)
+				if next == nil {
+					return
+				}
+			case *types.ArrayType:
+				size, next = AllocSize(tt.ElemType), tt.ElemType
+			case *types.VectorType:
+				size, next = StoreSize(tt.ElemType), tt.ElemType
+			default:
+				return
+			}
+		}
+		if size != 0 {
+			if k, ok := intConst(idx); ok {
+				d = k * size
+			} else {
+				a.add(idx, integers(idx.Type()))
+				variable, stride, after = true, size, 0
+			}
+		}
+		off += d
+		if variable {
+			after += d
+		}
+		t = next
+	}
+	src, dst := a.get(x.Src).Data(0), a.get(x).Data(0)
+	if !variable {
+		a.add(x, src.ShiftMemory(-off).Under(0))
+		a.add(x.Src, dst.ShiftMemory(off).Under(0))
+		return
+	}
+	a.add(x, src.Repeating().Under(0))
+	a.add(x.Src, dst.Repeating().Under(0))
+	if after != 0 || (off-after)%stride != 0 {
+		return
+	}
+	if c := dst.Window(0, stride).ScalarAt(0, stride); (c.IsFloat() || c == Pointer) && c.Size() == stride {
+		rep := NewTree()
+		for _, e := range dst.Entries() {
+			if e.Path[0] == 0 {
+				e.Path[0] = -1
+				rep.put(e.Path, e.Type)
+			}
+		}
+		a.add(x, rep.Under(0))
+		a.add(x.Src, rep.Under(0))
+	}
+}
+
+// ret relates a returned value and its function's return tree.
+func (a *Analysis) ret(x *ir.TermRet) {
+	if x.X == nil {
+		return
+	}
+	f := a.retOwner[x]
+	if f == nil {
+		return
+	}
+	a.addRet(f, a.get(x.X))
+	a.add(x.X, a.rets[f])
+}

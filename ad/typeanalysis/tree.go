@@ -1,0 +1,457 @@
+package typeanalysis
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Tree is what a value's bytes hold, keyed by offset paths, as Enzyme's
+// TypeTree: the first offset of a path is a byte offset in the value itself
+// (for a scalar, 0); each further offset is a byte offset in the memory the
+// pointer found at the previous offsets points to. So for a double* p,
+// {[0]:Pointer, [0,0]:Float@double}; for a pointer to a struct holding a
+// pointer to doubles at byte 8, {[0]:Pointer, [0,8]:Pointer,
+// [0,8,0]:Float@double}.
+//
+// In memory (offsets after the first), -1 means "at every offset": an
+// array of the type (memory of doubles: [0,-1]:Float@double). A fact at an
+// offset covers the type's bytes from there (Concrete.Size); integers are
+// recorded byte by byte.
+//
+// Paths are bounded (MaxDepth offsets, each at most MaxOffset) so that the
+// fixed point over recursive structures (a list node pointing to the next)
+// and pointer increments in loops terminates; what falls outside is not
+// known.
+type Tree struct {
+	m map[string]Concrete
+}
+
+const (
+	// MaxDepth is the longest path kept: the value and four levels of
+	// pointed-to memory.
+	MaxDepth = 5
+	// MaxOffset is the largest byte offset kept.
+	MaxOffset = 1024
+)
+
+// NewTree returns an empty tree.
+func NewTree() *Tree { return &Tree{m: map[string]Concrete{}} }
+
+// Of returns the tree holding c at path.
+func Of(c Concrete, path ...int64) *Tree {
+	t := NewTree()
+	t.Insert(c, path...)
+	return t
+}
+
+func encode(path []int64) string {
+	b := make([]byte, 0, 2*len(path))
+	for _, o := range path {
+		b = binary.AppendVarint(b, o)
+	}
+	return string(b)
+}
+
+func decode(k string) []int64 {
+	b := []byte(k)
+	var out []int64
+	for len(b) > 0 {
+		o, n := binary.Varint(b)
+		out = append(out, o)
+		b = b[n:]
+	}
+	return out
+}
+
+// Entry is one fact of a tree.
+type Entry struct {
+	Path []int64
+	Type Concrete
+}
+
+// Entries lists the facts in a stable order (shorter paths first, then by
+// offsets).
+func (t *Tree) Entries() []Entry {
+	if t == nil {
+		return nil
+	}
+	out := make([]Entry, 0, len(t.m))
+	for k, c := range t.m {
+		out = append(out, Entry{decode(k), c})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Path, out[j].Path
+		if len(a) != len(b) {
+			return len(a) < len(b)
+		}
+		for k := range a {
+			if a[k] != b[k] {
+				return a[k] < b[k]
+			}
+		}
+		return false
+	})
+	return out
+}
+
+// Len is the number of facts.
+func (t *Tree) Len() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.m)
+}
+
+// String prints the tree as Enzyme does, {[0]:Pointer, [0,0]:Float@double},
+// runs of integer bytes shortened to [0,8..15]:Integer.
+func (t *Tree) String() string {
+	var parts []string
+	es := t.Entries()
+	for i := 0; i < len(es); i++ {
+		e := es[i]
+		idx := make([]string, len(e.Path))
+		for k, o := range e.Path {
+			idx[k] = fmt.Sprint(o)
+		}
+		j := i
+		for e.Type == Integer && j+1 < len(es) && es[j+1].Type == Integer && consecutive(es[j].Path, es[j+1].Path) {
+			j++
+		}
+		if j > i {
+			idx[len(idx)-1] += fmt.Sprintf("..%d", es[j].Path[len(e.Path)-1])
+			i = j
+		}
+		parts = append(parts, "["+strings.Join(idx, ",")+"]:"+e.Type.String())
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// consecutive reports paths equal but for a last offset one greater.
+func consecutive(a, b []int64) bool {
+	if len(a) != len(b) || a[len(a)-1] < 0 || b[len(b)-1] != a[len(a)-1]+1 {
+		return false
+	}
+	for k := 0; k < len(a)-1; k++ {
+		if a[k] != b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// Clone returns a copy of t.
+func (t *Tree) Clone() *Tree {
+	c := NewTree()
+	if t != nil {
+		for k, v := range t.m {
+			c.m[k] = v
+		}
+	}
+	return c
+}
+
+// Equal reports whether two trees hold the same facts.
+func (t *Tree) Equal(u *Tree) bool {
+	if t.Len() != u.Len() {
+		return false
+	}
+	for k, v := range t.m {
+		if u.m[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// keep reports whether a path is within the bounds: not empty, at most
+// MaxDepth long, the value offset not negative, memory offsets -1 or
+// 0..MaxOffset.
+func keep(path []int64) bool {
+	if len(path) == 0 || len(path) > MaxDepth || path[0] < 0 || path[0] > MaxOffset {
+		return false
+	}
+	for _, o := range path[1:] {
+		if o < -1 || o > MaxOffset {
+			return false
+		}
+	}
+	return true
+}
+
+// Insert joins c into the fact at path, reporting whether the tree
+// changed. Unknown and paths out of bounds change nothing.
+func (t *Tree) Insert(c Concrete, path ...int64) bool {
+	if c == Unknown || !keep(path) {
+		return false
+	}
+	k := encode(path)
+	old := t.m[k]
+	n := old.Join(c)
+	if n == old {
+		return false
+	}
+	t.m[k] = n
+	return true
+}
+
+// Join joins every fact of u into t, reporting whether t changed.
+func (t *Tree) Join(u *Tree) bool {
+	if u == nil {
+		return false
+	}
+	changed := false
+	for k, c := range u.m {
+		old := t.m[k]
+		if n := old.Join(c); n != old {
+			t.m[k] = n
+			changed = true
+		}
+	}
+	return changed
+}
+
+// At is what the exact path holds, joining the facts of every path that
+// matches it where a -1 in the tree matches any memory offset (a -1 in
+// path matches only -1).
+func (t *Tree) At(path ...int64) Concrete {
+	if t == nil {
+		return Unknown
+	}
+	c := Unknown
+	if len(path) <= 2 {
+		// Fast paths: the exact key and its -1 variant.
+		c = c.Join(t.m[encode(path)])
+		if len(path) == 2 && path[1] != -1 {
+			c = c.Join(t.m[encode([]int64{path[0], -1})])
+		}
+		return c
+	}
+	for k, v := range t.m {
+		p := decode(k)
+		if len(p) != len(path) || p[0] != path[0] {
+			continue
+		}
+		match := true
+		for i := 1; i < len(p); i++ {
+			if p[i] != path[i] && p[i] != -1 {
+				match = false
+				break
+			}
+		}
+		if match {
+			c = c.Join(v)
+		}
+	}
+	return c
+}
+
+// Data is the tree of the memory that the pointer at byte off of the value
+// points to: its paths without their first offset, the memory offsets
+// becoming the new first level.
+func (t *Tree) Data(off int64) *Tree {
+	out := NewTree()
+	if t == nil {
+		return out
+	}
+	for k, c := range t.m {
+		p := decode(k)
+		if len(p) >= 2 && p[0] == off {
+			out.put(p[1:], c)
+		}
+	}
+	return out
+}
+
+// put joins c at a path that may start with -1 (a memory tree's first
+// level), which Insert's bounds refuse for values.
+func (t *Tree) put(path []int64, c Concrete) bool {
+	if c == Unknown || len(path) == 0 || len(path) > MaxDepth {
+		return false
+	}
+	for _, o := range path {
+		if o < -1 || o > MaxOffset {
+			return false
+		}
+	}
+	k := encode(path)
+	old := t.m[k]
+	n := old.Join(c)
+	if n == old {
+		return false
+	}
+	t.m[k] = n
+	return true
+}
+
+// Under is the tree of a value holding, at byte off, a pointer to memory
+// described by mem (Data's inverse); the pointer itself is not asserted.
+func (mem *Tree) Under(off int64) *Tree {
+	out := NewTree()
+	if mem == nil {
+		return out
+	}
+	for k, c := range mem.m {
+		out.put(append([]int64{off}, decode(k)...), c)
+	}
+	return out
+}
+
+// ShiftMemory moves a memory tree (first offsets in memory) by delta
+// bytes, as seen from a pointer delta bytes before (a getelementptr's
+// source seen from its result: delta is minus the offset). Offsets that
+// become negative are dropped; -1 stays.
+func (mem *Tree) ShiftMemory(delta int64) *Tree {
+	out := NewTree()
+	if mem == nil {
+		return out
+	}
+	for k, c := range mem.m {
+		p := decode(k)
+		if p[0] != -1 {
+			p[0] += delta
+			if p[0] < 0 {
+				continue
+			}
+		}
+		out.put(p, c)
+	}
+	return out
+}
+
+// Repeating is the part of a memory tree that holds at every offset (its
+// -1 facts).
+func (mem *Tree) Repeating() *Tree {
+	out := NewTree()
+	if mem == nil {
+		return out
+	}
+	for k, c := range mem.m {
+		if p := decode(k); p[0] == -1 {
+			out.put(p, c)
+		}
+	}
+	return out
+}
+
+// Window is what a read of n bytes at byte lo of memory mem sees, as a
+// value tree (offsets from 0): the facts that start and end inside the
+// window, and those holding at every offset repeated over it. A float or
+// pointer only partly inside is left out (the value holds part of it:
+// nothing a single type describes).
+func (mem *Tree) Window(lo, n int64) *Tree {
+	out := NewTree()
+	if mem == nil || n <= 0 {
+		return out
+	}
+	for k, c := range mem.m {
+		p := decode(k)
+		if p[0] == -1 {
+			z := c.Size()
+			for o := int64(0); o+z <= n && o <= MaxOffset; o += z {
+				p[0] = o
+				out.put(p, c)
+			}
+			continue
+		}
+		if p[0] >= lo && p[0]+c.Size() <= lo+n {
+			p[0] -= lo
+			out.put(p, c)
+		}
+	}
+	return out
+}
+
+// Place is Window's inverse: the memory tree of a value tree v written at
+// byte lo (facts of v outside [0, n) are dropped).
+func (v *Tree) Place(lo, n int64) *Tree {
+	out := NewTree()
+	if v == nil {
+		return out
+	}
+	for k, c := range v.m {
+		p := decode(k)
+		if p[0] < 0 || p[0]+c.Size() > n {
+			continue
+		}
+		p[0] += lo
+		out.put(p, c)
+	}
+	return out
+}
+
+// Truncate keeps the facts of a value tree that lie within its first n
+// bytes.
+func (v *Tree) Truncate(n int64) *Tree { return v.Window(0, n).Place(0, n) }
+
+// Bytes is what each of the n bytes of a value tree holds at the value
+// level: the fact starting there, or for the other bytes of a float or
+// pointer, the same fact (each byte of a double is Float@double). Bytes
+// covered by two facts hold Anything.
+func (v *Tree) Bytes(n int64) []Concrete {
+	out := make([]Concrete, n)
+	if v == nil {
+		return out
+	}
+	for k, c := range v.m {
+		p := decode(k)
+		if len(p) != 1 {
+			continue
+		}
+		for b := p[0]; b < p[0]+c.Size() && b < n; b++ {
+			if b < 0 {
+				continue
+			}
+			out[b] = out[b].Join(c)
+		}
+	}
+	return out
+}
+
+// ScalarAt is the single type that bytes [off, off+size) of a value tree
+// hold: a float or pointer starting at off and covering exactly size
+// bytes, Integer when every byte is an integer, Unknown when nothing is
+// known, Anything when the bytes mix types or a fact overlaps the edges.
+func (v *Tree) ScalarAt(off, size int64) Concrete {
+	if v == nil {
+		return Unknown
+	}
+	start := v.m[encode([]int64{off})]
+	bytes := v.Bytes(off + size)[off:]
+	if start.IsFloat() || start == Pointer {
+		if start.Size() != size {
+			return Anything
+		}
+		for _, b := range bytes {
+			if b != start {
+				return Anything
+			}
+		}
+		// Nothing else may start inside the span.
+		for o := off + 1; o < off+size; o++ {
+			if c := v.m[encode([]int64{o})]; c != Unknown {
+				return Anything
+			}
+		}
+		// And nothing from before may reach into it.
+		for k, c := range v.m {
+			p := decode(k)
+			if len(p) == 1 && p[0] < off && p[0]+c.Size() > off {
+				return Anything
+			}
+		}
+		return start
+	}
+	out := Unknown
+	for _, b := range bytes {
+		switch b {
+		case Unknown:
+		case Integer:
+			out = Integer
+		default:
+			return Anything
+		}
+	}
+	return out
+}
