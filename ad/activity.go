@@ -572,6 +572,11 @@ func (an *activityAnalysis) call(c *ir.InstCall) {
 		if len(c.Args) >= 2 && a.shadowed[unwrapArg(c.Args[1])] {
 			an.demand(c.Args[0], c)
 		}
+		// Pointers copied into memory with a shadow bring their shadows:
+		// the source memory needs one (as a stored pointer does).
+		if len(c.Args) >= 2 && a.shadowed[unwrapArg(c.Args[0])] && an.d.copiesPointers(an.f, c) {
+			an.shadowableMemory(c.Args[1], c)
+		}
 		return
 	case isMemSet(c) || !an.d.passes(c):
 		return

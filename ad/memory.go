@@ -217,7 +217,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 	case *ir.InstCall:
 		t := r.d.copyLayout(x)
 		mixed := t != nil && mixedLayout(t) && containsPointer(t)
-		if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && (mixed || containsPointer(t) || containsPointer(pointee(x.Args[1])) || r.d.untypedPointers(r.f, x)) {
+		if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && r.d.copiesPointers(r.f, x) {
 			// Copies of pointers copy their shadows too; mixed with
 			// floats, the shadow pointers only.
 			dst, err := r.shadowOf(inst, x.Args[0])
@@ -247,6 +247,13 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 		}
 	}
 	return out, nil
+}
+
+// copiesPointers reports a bulk copy whose bytes may hold pointers: the
+// forward sweep copies their shadows too.
+func (d *differ) copiesPointers(f *ir.Func, x *ir.InstCall) bool {
+	t := d.copyLayout(x)
+	return containsPointer(t) || containsPointer(pointee(x.Args[1])) || d.untypedPointers(f, x)
 }
 
 // shadowlessPointerStore checks a store of a pointer without a shadow (an
