@@ -2,7 +2,6 @@ package lto
 
 import (
 	"bytes"
-	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -160,45 +159,3 @@ func definedSymbols(data []byte) []string {
 	}
 	return out
 }
-
-// objSym is one non-local symbol of an object.
-type objSym struct {
-	name    string
-	defined bool // defined here (including common symbols)
-	weak    bool
-}
-
-// elfSymbols returns the non-local named symbols of an ELF object.
-func elfSymbols(data []byte) (syms []objSym, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			syms, err = nil, fmt.Errorf("corrupt ELF symbol table: %v", p)
-		}
-	}()
-	f, err := elf.NewFile(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	es, err := f.Symbols()
-	if err == elf.ErrNoSymbols {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range es {
-		bind := elf.ST_BIND(s.Info)
-		if s.Name == "" || (bind != elf.STB_GLOBAL && bind != elf.STB_WEAK && bind != stbGNUUnique) {
-			continue
-		}
-		syms = append(syms, objSym{
-			name:    s.Name,
-			defined: s.Section != elf.SHN_UNDEF,
-			weak:    bind == elf.STB_WEAK,
-		})
-	}
-	return syms, nil
-}
-
-// stbGNUUnique is STB_GNU_UNIQUE (STB_LOOS), which debug/elf does not name.
-const stbGNUUnique = elf.SymBind(10)

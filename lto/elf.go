@@ -125,6 +125,20 @@ func OptLevelFromCC1(args []string) string {
 	return level
 }
 
+// hasOptNone reports whether a compile's bitcode marks its functions
+// optnone: clang does at -O0 unless told -disable-O0-optnone.
+func hasOptNone(cc1 []string) bool {
+	if cc1 == nil || OptLevelFromCC1(cc1) != "0" {
+		return false
+	}
+	for _, a := range cc1 {
+		if a == "-disable-O0-optnone" {
+			return false
+		}
+	}
+	return true
+}
+
 // optLevel maps one -O flag as clang spells it to a level.
 func optLevel(a string) (string, bool) {
 	if !strings.HasPrefix(a, "-O") {

@@ -26,6 +26,16 @@ func loadInputs(t *testing.T, objs map[string]string, order ...string) []*Input 
 	return inputs
 }
 
+// mustGroup is groupRoots under the default symbol rules.
+func mustGroup(t *testing.T, inputs, roots []*Input, bc map[*Input][]objSym) []*rewriteGroup {
+	t.Helper()
+	groups, err := groupRoots(inputs, roots, bc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return groups
+}
+
 // groupNames describes groups as "anchor:member,member".
 func groupNames(groups []*rewriteGroup) string {
 	var got []string
@@ -57,7 +67,7 @@ func TestGroupRoots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := groupNames(groupRoots(inputs, roots, nil))
+	got := groupNames(mustGroup(t, inputs, roots, nil))
 	if want := "a.o:a.o,ha.o,hh.o b.o:b.o"; got != want {
 		t.Errorf("groups %v, want %v", got, want)
 	}
@@ -89,14 +99,14 @@ double grad(double x) { return __enzyme_autodiff((void*)loss, x); }`, "-O2"),
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := groupNames(groupRoots(inputs, roots, nil)), "a.o:a.o"; got != want {
+	if got, want := groupNames(mustGroup(t, inputs, roots, nil)), "a.o:a.o"; got != want {
 		t.Errorf("native symbols only: groups %v, want %v", got, want)
 	}
 	bc, err := bitcodeSymbols(context.Background(), t.TempDir(), inputs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := groupNames(groupRoots(inputs, roots, bc)), "a.o:a.o,other.o"; got != want {
+	if got, want := groupNames(mustGroup(t, inputs, roots, bc)), "a.o:a.o,other.o"; got != want {
 		t.Errorf("with bitcode symbols: groups %v, want %v", got, want)
 	}
 }

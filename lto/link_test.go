@@ -159,8 +159,8 @@ func TestLinkSubstitutesRoots(t *testing.T) {
 				t.Fatalf("%d rewrite jobs, want 1 per link", len(fake.jobs))
 			}
 			j := fake.jobs[0]
-			if j.Origin != c.origin || j.OptLevel != "2" || !HasADRoots(j.Bitcode) || len(j.CC1Args) == 0 || j.CC1Args[0] != "-cc1" {
-				t.Errorf("job origin %q opt %q cc1 %.3q", j.Origin, j.OptLevel, j.CC1Args)
+			if j.Origin() != c.origin || j.OptLevel != "2" || !HasADRoots(j.Modules[j.Anchor].Bitcode) || len(j.CC1Args) == 0 || j.CC1Args[0] != "-cc1" {
+				t.Errorf("job origin %q opt %q cc1 %.3q", j.Origin(), j.OptLevel, j.CC1Args)
 			}
 			if left, _ := filepath.Glob(filepath.Join(tmp, "*")); len(left) != 0 {
 				t.Errorf("temporaries left behind: %q", left)

@@ -20,6 +20,8 @@ type Input struct {
 	Data      []byte   // the object's bytes
 	Embedded           // its .llvmbc / .llvmcmd (nil when absent)
 	Err       error    // reading them failed
+	Syms      []objSym // its global symbols (ELF symbol table)
+	SymErr    error    // the symbol table could not be read
 }
 
 // ResolveOptions says which linker's behaviour to simulate.
@@ -334,9 +336,13 @@ func (r *resolver) addObject(path string, data []byte, a *Archive, m *Member) {
 	var syms []objSym
 	if m != nil {
 		syms = r.memberSyms(m)
+		if syms == nil {
+			_, in.SymErr = elfSymbols(data)
+		}
 	} else {
-		syms, _ = elfSymbols(data)
+		syms, in.SymErr = elfSymbols(data)
 	}
+	in.Syms = syms
 	for _, s := range syms {
 		if s.defined {
 			r.define(s.name)

@@ -25,9 +25,13 @@ func linkRewritten(ctx context.Context, realLD string, args []string, line *Link
 	defer cleanup()
 
 	var groups []*rewriteGroup
+	view := resolveSymbols(inputs, linkRules(line))
 	err = timeStage(ctx, "gather", func() error {
 		bcSyms, err := bitcodeSymbols(ctx, tmp, inputs)
-		groups = groupRoots(inputs, roots, bcSyms)
+		if err != nil {
+			return err
+		}
+		groups, err = groupRoots(inputs, roots, bcSyms, view)
 		return err
 	})
 	if err != nil {
@@ -35,7 +39,7 @@ func linkRewritten(ctx context.Context, realLD string, args []string, line *Link
 	}
 	outs, err := rewriteAll(ctx, groups, tmp)
 	if err != nil {
-		return 1, explainMissingBody(err, inputs)
+		return 1, explainMissingBody(err, inputs, view)
 	}
 	subst, err := substitutions(groups, outs, line, tmp)
 	if err != nil {
@@ -93,17 +97,20 @@ func rewriteAll(ctx context.Context, groups []*rewriteGroup, tmp string) ([]stri
 		in := grp.anchor
 		outs[i] = filepath.Join(tmp, tempName(in)+".o")
 		job := RewriteJob{
-			Bitcode:  in.Bitcode,
 			CC1Args:  in.CC1Args,
-			Origin:   in.Origin,
 			OptLevel: optLevelFor(in),
 			TempDir:  tmp,
 			OutPath:  outs[i],
 		}
-		for _, m := range grp.members {
-			if m != in {
-				job.Extra = append(job.Extra, Module{Bitcode: m.Bitcode, Origin: m.Origin})
+		for k, m := range grp.members {
+			if m == in {
+				job.Anchor = k
 			}
+			mod := Module{Bitcode: m.Bitcode, Origin: m.Origin, OptNone: hasOptNone(m.CC1Args)}
+			if e := grp.edits[m]; e != nil {
+				mod.Discard, mod.Rename = e.discard, e.rename
+			}
+			job.Modules = append(job.Modules, mod)
 		}
 		g.Go(func() error {
 			err := rewriteObject(gctx, job)
@@ -258,22 +265,45 @@ func usesResponseFile(args []string) bool {
 }
 
 // explainMissingBody adds to an AD error about a function without a body
-// where that function comes from: an input without bitcode, or none.
-func explainMissingBody(err error, inputs []*Input) error {
+// where the definition the program uses comes from: an input without
+// bitcode (overriding, maybe, a weak definition that has bitcode), a
+// --defsym, or nothing the link defines with bitcode.
+func explainMissingBody(err error, inputs []*Input, view *symbolView) error {
 	var adErr *ad.Error
 	if !errors.As(err, &adErr) || adErr.Callee == "" {
 		return err
+	}
+	callee := adErr.Callee
+	if rhs, ok := view.rules.defsym[callee]; ok && rhs == "" {
+		return fmt.Errorf("%w; the link sets '%s' with --defsym to an address, not to a function with bitcode", err, callee)
+	}
+	if w := view.winner[callee]; w != nil && w.Bitcode == nil {
+		var overridden []string
+		for _, in := range inputs {
+			if in == w || in.Bitcode == nil {
+				continue
+			}
+			for _, s := range nativeSyms(in) {
+				if s.defined && s.name == callee {
+					overridden = append(overridden, in.Origin)
+				}
+			}
+		}
+		what := fmt.Sprintf("'%s' is defined in %s, which has no embedded bitcode", callee, w.Origin)
+		if len(overridden) > 0 {
+			what = fmt.Sprintf("the program runs the definition of '%s' in %s (it overrides the one in %s), which has no embedded bitcode", callee, w.Origin, strings.Join(overridden, ", "))
+		}
+		return fmt.Errorf("%w; %s (compile it with gozyme-cc, or give it a custom derivative)", err, what)
 	}
 	for _, in := range inputs {
 		if in.Bitcode != nil {
 			continue
 		}
-		syms, _ := elfSymbols(in.Data)
-		for _, s := range syms {
-			if s.defined && s.name == adErr.Callee {
-				return fmt.Errorf("%w; '%s' is defined in %s, which has no embedded bitcode (compile it with gozyme-cc, or give it a custom derivative)", err, adErr.Callee, in.Origin)
+		for _, s := range nativeSyms(in) {
+			if s.defined && s.name == callee {
+				return fmt.Errorf("%w; '%s' is defined in %s, which has no embedded bitcode (compile it with gozyme-cc, or give it a custom derivative)", err, callee, in.Origin)
 			}
 		}
 	}
-	return fmt.Errorf("%w; no object of this link defines '%s' with bitcode (it comes from a shared library or is not defined)", err, adErr.Callee)
+	return fmt.Errorf("%w; no object of this link defines '%s' with bitcode (it comes from a shared library or is not defined)", err, callee)
 }
