@@ -617,7 +617,7 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		}
 		callee, _ := x.Callee.(*ir.Func)
 		if callee == nil {
-			return nil, errorAt(fg.f, inst, "indirect call %s carries derivatives", describe(inst))
+			return nil, indirectCallError(fg.f, x)
 		}
 		rule, _ := lookupMathRule(callee.Name(), x.Typ)
 		if rule == nil {

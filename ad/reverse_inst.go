@@ -125,7 +125,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 		}
 		callee, _ := x.Callee.(*ir.Func)
 		if callee == nil {
-			return blk, errorAt(r.f, inst, "indirect call %s carries derivatives", describe(inst))
+			return blk, indirectCallError(r.f, x)
 		}
 		rule, _ := lookupMathRule(callee.Name(), v.Type())
 		if rule == nil {
