@@ -2,8 +2,14 @@ package lto
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
+	"os"
+	"strings"
+
+	"github.com/gozyme/gozyme/toolchains"
 )
 
 // objSym is one non-local symbol of an object.
@@ -18,8 +24,12 @@ type objSym struct {
 // strong reports a definition that wins over weak and common ones.
 func (s objSym) strong() bool { return s.defined && !s.weak && !s.common }
 
-// elfSymbols returns the non-local named symbols of an ELF object.
+// elfSymbols returns the non-local named symbols of an ELF object, or of
+// an LLVM bitcode file (a -flto object, read with llvm-nm).
 func elfSymbols(data []byte) (syms []objSym, err error) {
+	if IsBitcode(data) {
+		return bitcodeFileSymbols(data)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			syms, err = nil, fmt.Errorf("corrupt ELF symbol table: %v", p)
@@ -57,3 +67,51 @@ func elfSymbols(data []byte) (syms []objSym, err error) {
 
 // stbGNUUnique is STB_GNU_UNIQUE (STB_LOOS), which debug/elf does not name.
 const stbGNUUnique = elf.SymBind(10)
+
+// IsBitcode reports whether data is an LLVM bitcode file (raw or wrapped),
+// as -flto objects are.
+func IsBitcode(data []byte) bool {
+	return bytes.HasPrefix(data, bcMagic) || len(data) >= 4 && binary.LittleEndian.Uint32(data) == bcWrapMagic
+}
+
+// bitcodeFileSymbols lists the global symbols of a bitcode file with
+// llvm-nm.
+func bitcodeFileSymbols(data []byte) ([]objSym, error) {
+	f, err := os.CreateTemp("", "gozyme-nm-*.bc")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	out, err := toolchains.Run(context.Background(), "llvm-nm", "--format=posix", f.Name())
+	if err != nil {
+		return nil, fmt.Errorf("unreadable bitcode: %v", strings.ReplaceAll(err.Error(), f.Name(), "<input>"))
+	}
+	syms := []objSym{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if s, ok := nmSymbol(strings.Fields(line)); ok {
+			syms = append(syms, s)
+		}
+	}
+	return syms, nil
+}
+
+// nmSymbol reads the "NAME TYPE ..." fields of an llvm-nm --format=posix
+// line, keeping global symbols (upper-case types, and w/v for weak ones).
+func nmSymbol(f []string) (objSym, bool) {
+	if len(f) < 2 || len(f[1]) != 1 {
+		return objSym{}, false
+	}
+	t := f[1][0]
+	weak := t == 'W' || t == 'V' || t == 'w' || t == 'v'
+	if !weak && (t < 'A' || t > 'Z') {
+		return objSym{}, false // a local symbol
+	}
+	return objSym{name: f[0], defined: t != 'U' && t != 'w' && t != 'v', weak: weak, common: t == 'C'}, true
+}

@@ -1,6 +1,7 @@
 package lto
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
@@ -185,4 +186,118 @@ func replaceSection(f *os.File, path, name string, data []byte) error {
 		return fmt.Errorf("%s: %v", path, err)
 	}
 	return nil
+}
+
+// AddExcludedSections appends sections holding the given contents to the
+// 64-bit ELF relocatable object at path, in place, with SHF_EXCLUDE (links
+// drop them). Nothing else changes: the new section headers come after the
+// existing ones (every section index stays), their names are appended to
+// the section-name string table, and their contents go before the section
+// header table, which must end the file (as clang and as write it). It is
+// how gozyme-cc adds its bitcode beside what clang -fembed-bitcode put in
+// .llvmbc, leaving the object otherwise as clang made it (llvm-objcopy
+// would rewrite the symbol table and drop sh_link of .llvm_addrsig).
+func AddExcludedSections(path string, names []string, contents [][]byte) error {
+	return addSections(path, names, contents, shfExclude)
+}
+
+// addSections appends sections with the given flags (see
+// AddExcludedSections).
+func addSections(path string, names []string, contents [][]byte, flags uint64) error {
+	ef, err := elf.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s: not a valid ELF object: %v", path, err)
+	}
+	class, typ, order := ef.Class, ef.Type, ef.ByteOrder
+	ef.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if class != elf.ELFCLASS64 || typ != elf.ET_REL || len(data) < 64 {
+		return fmt.Errorf("%s: not a 64-bit relocatable ELF object", path)
+	}
+	shstrndx := int(order.Uint16(data[0x3e:]))
+	if ef, err = elf.NewFile(bytes.NewReader(data)); err != nil {
+		return fmt.Errorf("%s: not a valid ELF object: %v", path, err)
+	}
+	if shstrndx <= 0 || shstrndx >= len(ef.Sections) {
+		return fmt.Errorf("%s: no section name table", path)
+	}
+	strtab := ef.Sections[shstrndx]
+	old, err := strtab.Data()
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	// Names first: the string table may move (ReplaceSection shifts what
+	// follows it, the section header table included).
+	grown := append([]byte(nil), old...)
+	nameOff := make([]uint32, len(names))
+	for i, n := range names {
+		nameOff[i] = uint32(len(grown))
+		grown = append(append(grown, n...), 0)
+	}
+	if err := ReplaceSection(path, strtab.Name, grown); err != nil {
+		return err
+	}
+	if data, err = os.ReadFile(path); err != nil {
+		return err
+	}
+	shoff := int64(order.Uint64(data[0x28:]))
+	shentsize := int64(order.Uint16(data[0x3a:]))
+	shnum := int64(order.Uint16(data[0x3c:]))
+	if shentsize != 64 || shoff+shnum*shentsize != int64(len(data)) || shnum == 0 || shnum+int64(len(names)) >= int64(elf.SHN_LORESERVE) {
+		return fmt.Errorf("%s: the section header table does not end the file", path)
+	}
+	table := append([]byte(nil), data[shoff:]...)
+	out := append([]byte(nil), data[:shoff]...)
+	for i, c := range contents {
+		off := len(out)
+		out = append(out, c...)
+		h := make([]byte, 64)
+		order.PutUint32(h[0:], nameOff[i])
+		order.PutUint32(h[4:], uint32(elf.SHT_PROGBITS))
+		order.PutUint64(h[8:], flags)
+		order.PutUint64(h[24:], uint64(off))
+		order.PutUint64(h[32:], uint64(len(c)))
+		order.PutUint64(h[48:], 1) // sh_addralign
+		table = append(table, h...)
+	}
+	for len(out)%8 != 0 {
+		out = append(out, 0)
+	}
+	order.PutUint64(out[0x28:], uint64(len(out)))
+	order.PutUint16(out[0x3c:], uint16(shnum+int64(len(names))))
+	out = append(out, table...)
+	return os.WriteFile(path, out, 0o644)
+}
+
+// keepUserBitcode gives the object at out, which replaces the inputs
+// members in the link, the bitcode sections the user asked clang to embed
+// in them (-fembed-bitcode; gozyme's own live in .gozyme.bc then): their
+// .llvmbc and .llvmcmd contents, concatenated in link order as the linker
+// would have put them in the output.
+func keepUserBitcode(out string, members []*Input) error {
+	var bc, cmd []byte
+	found := false
+	for _, m := range members {
+		if m.LTO || BitcodeSectionOf(bytes.NewReader(m.Data)) != BitcodeSection {
+			continue
+		}
+		found = true
+		for _, s := range []struct {
+			name string
+			to   *[]byte
+		}{{".llvmbc", &bc}, {".llvmcmd", &cmd}} {
+			b, err := SectionBytes(bytes.NewReader(m.Data), m.Origin, s.name)
+			if err != nil {
+				return err
+			}
+			*s.to = append(*s.to, b...)
+		}
+	}
+	if !found {
+		return nil
+	}
+	return addSections(out, []string{".llvmbc", ".llvmcmd"}, [][]byte{bc, cmd}, 0)
 }

@@ -160,6 +160,9 @@ func groupRoots(inputs, roots []*Input, bcSyms map[*Input][]objSym, view *symbol
 		if err := g.checkMultiple(grp); err != nil {
 			return nil, err
 		}
+		if err := checkVersioned(grp); err != nil {
+			return nil, err
+		}
 	}
 	sort.SliceStable(groups, func(i, j int) bool { return index[groups[i].members[0]] < index[groups[j].members[0]] })
 	return groups, nil
@@ -311,4 +314,23 @@ func (g *grouper) checkMultiple(grp *rewriteGroup) error {
 		others = append(others, l.Origin)
 	}
 	return fmt.Errorf("multiple definition of '%s': first defined in %s, again in %s", name, g.view.winner[name].Origin, strings.Join(others, ", "))
+}
+
+// checkVersioned refuses to merge a module that defines or references a
+// versioned symbol (name@VERSION, from .symver): what the version binds to
+// is decided by the assembler and linker over each object's own names,
+// which merging renames and moves. A module alone in its group keeps its
+// object's meaning.
+func checkVersioned(grp *rewriteGroup) error {
+	if len(grp.members) < 2 {
+		return nil
+	}
+	for _, m := range grp.members {
+		for _, s := range nativeSyms(m) {
+			if strings.Contains(s.name, "@") {
+				return fmt.Errorf("%s: has the versioned symbol '%s' (.symver), and gozyme would merge it with %d other modules to differentiate %s; symbol versions are not supported there: move the versioned definitions to an object the derivative does not need", m.Origin, s.name, len(grp.members)-1, grp.anchor.Origin)
+			}
+		}
+	}
+	return nil
 }

@@ -91,10 +91,21 @@ func link(ctx context.Context, args []string) (int, error) {
 
 // rootInputs returns the inputs whose bitcode calls an Enzyme entry point.
 // Unreadable bitcode and objects calling one without embedded bitcode are
-// errors; other inputs are left to the real linker.
+// errors. So is, when there are roots, an input whose symbols cannot be
+// read (a truncated object, a corrupt archive): which definitions the
+// derivative uses cannot be known without them, and the real linker
+// rejects it too. Other inputs are left to the real linker.
 func rootInputs(inputs []*Input) ([]*Input, error) {
 	var roots []*Input
+	var unreadable error
 	for _, in := range inputs {
+		nativeSyms(in)
+		if in.SymErr != nil && unreadable == nil {
+			unreadable = in.Err
+			if unreadable == nil {
+				unreadable = fmt.Errorf("%s: %v", in.Origin, in.SymErr)
+			}
+		}
 		switch {
 		case in.Err != nil:
 			if HasADRoots(in.Data) {
@@ -107,6 +118,9 @@ func rootInputs(inputs []*Input) ([]*Input, error) {
 		case callsEntryPoint(in.Data):
 			return nil, fmt.Errorf("%s: calls an Enzyme entry point but has no embedded bitcode; compile it with gozyme-cc", in.Origin)
 		}
+	}
+	if len(roots) > 0 && unreadable != nil {
+		return nil, unreadable
 	}
 	return roots, nil
 }

@@ -22,6 +22,7 @@ type Input struct {
 	Err       error    // reading them failed
 	Syms      []objSym // its global symbols (ELF symbol table)
 	SymErr    error    // the symbol table could not be read
+	LTO       bool     // a bitcode file (-flto), not an ELF object
 }
 
 // ResolveOptions says which linker's behaviour to simulate.
@@ -172,9 +173,13 @@ func (r *resolver) addFile(path string) {
 				}
 			}
 		}
+	case IsBitcode(data):
+		r.addObject(path, data, nil, nil) // a -flto object
 	case IsArchive(data):
 		a, err := ParseArchive(data, path)
 		if err != nil {
+			// Recorded, so that a link needing it names it; ld rejects it too.
+			r.inputs = append(r.inputs, &Input{Item: r.item, Path: path, Origin: path, ViaScript: r.script, Data: data, Err: err, SymErr: err})
 			return
 		}
 		if a.Thin {
@@ -313,8 +318,8 @@ func (r *resolver) loadMember(a *Archive, m *Member) {
 		return
 	}
 	r.loaded[m] = true
-	if !bytes.HasPrefix(m.Data, []byte(elf.ELFMAG)) {
-		return // not an object (a bitcode or text member): ld ignores or reports it
+	if !bytes.HasPrefix(m.Data, []byte(elf.ELFMAG)) && !IsBitcode(m.Data) {
+		return // not an object (a text member): ld ignores or reports it
 	}
 	cur := argRef{r.item, r.script}
 	ref := r.origin[a]
@@ -330,7 +335,11 @@ func (r *resolver) addObject(path string, data []byte, a *Archive, m *Member) {
 	if a != nil {
 		in.Origin = a.Origin(m)
 	}
-	in.Embedded, in.Err = ReadEmbedded(bytes.NewReader(data), in.Origin)
+	if IsBitcode(data) {
+		in.Embedded, in.LTO = Embedded{Bitcode: data}, true
+	} else {
+		in.Embedded, in.Err = ReadEmbedded(bytes.NewReader(data), in.Origin)
+	}
 	r.inputs = append(r.inputs, in)
 
 	var syms []objSym

@@ -37,7 +37,7 @@ func linkRewritten(ctx context.Context, realLD string, args []string, line *Link
 	if err != nil {
 		return 1, err
 	}
-	outs, err := rewriteAll(ctx, groups, tmp)
+	outs, err := rewriteAll(ctx, groups, tmp, ltoOptLevel(line))
 	if err != nil {
 		return 1, explainMissingBody(err, inputs, view)
 	}
@@ -88,7 +88,7 @@ func linkTempDir() (string, func(), error) {
 // rewriteAll runs RewriteObject on every group, in parallel (GOZYME_JOBS or
 // GOMAXPROCS at a time). It returns the native object written for each;
 // of several failures the first in link order is reported.
-func rewriteAll(ctx context.Context, groups []*rewriteGroup, tmp string) ([]string, error) {
+func rewriteAll(ctx context.Context, groups []*rewriteGroup, tmp, ltoLevel string) ([]string, error) {
 	outs := make([]string, len(groups))
 	errs := make([]error, len(groups))
 	g, gctx := errgroup.WithContext(ctx)
@@ -98,7 +98,7 @@ func rewriteAll(ctx context.Context, groups []*rewriteGroup, tmp string) ([]stri
 		outs[i] = filepath.Join(tmp, tempName(in)+".o")
 		job := RewriteJob{
 			CC1Args:  in.CC1Args,
-			OptLevel: optLevelFor(in),
+			OptLevel: optLevelFor(in, ltoLevel),
 			TempDir:  tmp,
 			OutPath:  outs[i],
 		}
@@ -122,6 +122,11 @@ func rewriteAll(ctx context.Context, groups []*rewriteGroup, tmp string) ([]stri
 	}
 	werr := g.Wait()
 	if werr == nil {
+		for i, grp := range groups {
+			if err := keepUserBitcode(outs[i], grp.members); err != nil {
+				return nil, err
+			}
+		}
 		return outs, nil
 	}
 	for i, err := range errs {
@@ -153,14 +158,40 @@ func tempName(in *Input) string {
 }
 
 // optLevelFor is $GOZYME_OPT_LEVEL when set, else the compile's -O.
-func optLevelFor(in *Input) string {
+// A -flto object has no compile command: its level is the link's LTO
+// level (ltoLevel).
+func optLevelFor(in *Input, ltoLevel string) string {
 	if v := os.Getenv("GOZYME_OPT_LEVEL"); v != "" {
 		if l, ok := optLevel("-O" + strings.TrimPrefix(v, "-O")); ok {
 			return l
 		}
 		return v
 	}
+	if in.LTO && in.CC1Args == nil {
+		return ltoLevel
+	}
 	return OptLevelFromCC1(in.CC1Args)
+}
+
+// ltoOptLevel is the optimization level the linker's LTO plugin (or lld's
+// LTO) would use: -plugin-opt=O<n>, --lto-O<n>, else 2, its default.
+func ltoOptLevel(line *LinkLine) string {
+	level := "2"
+	for _, it := range line.Items {
+		var v string
+		switch {
+		case it.Name == "plugin-opt":
+			v = it.Value
+		case strings.HasPrefix(it.Name, "lto-O"):
+			v = strings.TrimPrefix(it.Name, "lto-")
+		case it.Name == "lto-O":
+			v = "O" + it.Value
+		}
+		if l, ok := optLevel("-" + v); ok && strings.HasPrefix(v, "O") {
+			level = l
+		}
+	}
+	return level
 }
 
 func jobLimit() int {

@@ -2,24 +2,9 @@ package wrapper
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/gozyme/gozyme/custom"
 )
-
-// embedFlags make clang embed the frontend's module (before optimization)
-// in .llvmbc; at -O0 the functions must not be optnone, or the link-time
-// optimizer could not optimize the derivatives. They also give Enzyme's
-// __attribute__((enzyme("gradient", rule))) a meaning (package custom).
-func embedFlags(cmd *Command) []string {
-	f := []string{"-Xclang", "-fembed-bitcode=all", "-D" + custom.AttributeMacro}
-	if cmd.OptLevel == "0" {
-		f = append(f, "-Xclang", "-disable-O0-optnone")
-	}
-	return f
-}
 
 // compile runs a -c command line and marks the objects it makes. Sources
 // that take embedded bitcode and sources that do not (assembly) are
@@ -64,15 +49,8 @@ func (d *driver) compile(orig, expanded []string, cmd *Command) (int, error) {
 			return code, err
 		}
 		for _, in := range c.srcs {
-			obj := objectPath(cmd, in)
-			if err := markObject(obj); err != nil {
+			if err := d.finishObject(cmd, in, objectPath(cmd, in), tmp); err != nil {
 				return 1, err
-			}
-			if embeds(in.Lang) {
-				if err := d.registerDeclaredRules(cmd, in, obj, tmp); err != nil {
-					os.Remove(obj)
-					return 1, err
-				}
 			}
 		}
 	}
@@ -161,15 +139,10 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 		if d.fortran && isFortran(in.Lang) {
 			err = d.embedFortran(step, in, obj) // which marks the object
 		} else {
-			err = markObject(obj)
+			err = d.finishObject(cmd, in, obj, tmp)
 		}
 		if err != nil {
 			return 1, err
-		}
-		if embeds(in.Lang) {
-			if err := d.registerDeclaredRules(cmd, in, obj, tmp); err != nil {
-				return 1, err
-			}
 		}
 		objs[in.Item] = obj
 	}
