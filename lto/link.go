@@ -64,7 +64,7 @@ func link(ctx context.Context, args []string) (int, error) {
 	var inputs, roots []*Input
 	err = timeStage(ctx, "gather", func() error {
 		var err error
-		if inputs, err = Resolve(line, ResolveOptions{RealLD: realLD, LLD: IsLLD(realLD)}); err != nil {
+		if inputs, err = Resolve(line, ResolveOptions{RealLD: realLD, LLD: IsLLD(realLD), Names: objectSources()}); err != nil {
 			return err
 		}
 		roots, err = rootInputs(inputs)

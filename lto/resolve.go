@@ -3,6 +3,7 @@ package lto
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,8 +28,25 @@ type Input struct {
 
 // ResolveOptions says which linker's behaviour to simulate.
 type ResolveOptions struct {
-	RealLD string // its default search directories are used (see DefaultSearchDirs)
-	LLD    bool   // lld's archive semantics: no groups needed, lazy symbols remembered
+	RealLD string            // its default search directories are used (see DefaultSearchDirs)
+	LLD    bool              // lld's archive semantics: no groups needed, lazy symbols remembered
+	Names  map[string]string // object path -> the name messages give it (a compile-and-link's source)
+}
+
+// ObjectSourcesEnv is the environment variable through which gozyme-cc
+// tells gozyme-ld, as a JSON object, the source each temporary object of
+// a compile-and-link line comes from, so that messages name the source.
+const ObjectSourcesEnv = "GOZYME_OBJECT_SOURCES"
+
+// objectSources reads ObjectSourcesEnv (nil when unset or malformed).
+func objectSources() map[string]string {
+	var names map[string]string
+	if v := os.Getenv(ObjectSourcesEnv); v != "" {
+		if json.Unmarshal([]byte(v), &names) != nil {
+			return nil
+		}
+	}
+	return names
 }
 
 // resolver simulates the linker's symbol resolution to learn which
@@ -334,6 +352,8 @@ func (r *resolver) addObject(path string, data []byte, a *Archive, m *Member) {
 	in := &Input{Item: r.item, Path: path, Archive: a, Member: m, Origin: path, ViaScript: r.script, Data: data}
 	if a != nil {
 		in.Origin = a.Origin(m)
+	} else if name, ok := r.opt.Names[path]; ok {
+		in.Origin = name
 	}
 	if IsBitcode(data) {
 		in.Embedded, in.LTO = Embedded{Bitcode: data}, true

@@ -116,8 +116,15 @@ func stem(p string) string {
 }
 
 // compileAndLink compiles each source to a temporary fat object with the
-// same options, then links with the objects in the sources' places.
+// same options, then links with the objects in the sources' places. The
+// steps run with -Qunused-arguments (each sees options only the other
+// uses); the warnings clang gives about unused arguments of the whole line,
+// errors under -Werror, come from clang itself first (driverDiagnostics),
+// so a configure probe gets clang's answer.
 func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
+	if code, stop := d.driverDiagnostics(expanded); stop {
+		return code, nil
+	}
 	tmp := &tempDir{}
 	defer tmp.remove()
 	dir, err := tmp.get()
@@ -164,8 +171,13 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 	if err != nil {
 		return 1, err
 	}
-	// Not plain: the scan did not see the fresh objects.
-	return d.link(link, cmd, false)
+	// Not plain: the scan did not see the fresh objects. The link names
+	// each in messages by its source.
+	sources := map[string]string{}
+	for _, in := range cmd.Sources() {
+		sources[objs[in.Item]] = in.Path
+	}
+	return d.linkNaming(link, cmd, false, sources)
 }
 
 // compileStepArgs is the -c command line compiling one source of a
@@ -197,7 +209,7 @@ func compileStepArgs(cmd *Command, in Input, obj string) []string {
 	}
 	out = append(out, "-c", "-o", obj)
 	out = appendSources(out, []Input{in})
-	if embeds(in.Lang) {
+	if embeds(in.Lang) && !cmd.LTO {
 		out = append(out, embedFlags(cmd)...)
 	}
 	return append(out, "-Qunused-arguments")

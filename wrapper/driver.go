@@ -6,10 +6,12 @@
 package wrapper
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 
 	"github.com/mattn/go-shellwords"
@@ -118,4 +120,31 @@ func (d *driver) run(args []string, env []string) (int, error) {
 		return 1, fmt.Errorf("running %s: %v", d.clang, err)
 	}
 	return toolchains.ExitCode(err), nil
+}
+
+// driverDiagnostics asks clang what it says about the arguments of a
+// command line as a whole (clang -###: nothing runs): its unused-argument
+// diagnostics are printed, and when one is an error (-Werror) stop is set
+// and code is clang's exit status for the line. Other diagnostics are left
+// to the steps that run.
+func (d *driver) driverDiagnostics(args []string) (code int, stop bool) {
+	c := exec.Command(d.clang, append([]string{"-###"}, args...)...)
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	toolchains.LogCommand(c.Args)
+	if err := c.Run(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			return 0, false
+		}
+	}
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if !strings.HasSuffix(l, "-Wunused-command-line-argument]") {
+			continue
+		}
+		fmt.Fprintln(os.Stderr, l)
+		if strings.Contains(l, ": error: ") {
+			stop, code = true, 1
+		}
+	}
+	return code, stop
 }
