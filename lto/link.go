@@ -25,12 +25,29 @@ func LinkMain(args []string) int {
 		ctx, st = withStageTimes(ctx)
 		defer func(start time.Time) { st.report(os.Stderr, time.Since(start)) }(time.Now())
 	}
-	code, err := link(ctx, args)
+	code, err := linkRecovering(ctx, args)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gozyme-ld: error: %v\n", err)
 		return 1
 	}
 	return code
+}
+
+// linkRecovering is link, with a panic (a bug of gozyme's) turned into an
+// internal error: the real linker does not run after it and no output is
+// left behind.
+func linkRecovering(ctx context.Context, args []string) (code int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			code, err = 1, internalError("link", p)
+			if expanded, e := ExpandResponseFiles(args); e == nil {
+				if line, e := ParseLinkArgs(expanded); e == nil {
+					removeOutput(line.Output)
+				}
+			}
+		}
+	}()
+	return link(ctx, args)
 }
 
 // link does LinkMain's work; a non-nil error is gozyme's own failure.
