@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 )
 
 // SHF_EXCLUDE: the linker drops sections carrying it from linked output.
@@ -143,40 +144,58 @@ func replaceSection(f *os.File, path, name string, data []byte) error {
 	if sec.Type == elf.SHT_NOBITS || end > int64(len(old)) {
 		return fmt.Errorf("%s: %s has no contents in the file", path, name)
 	}
-	// Everything after the old contents moves by the same distance, a
-	// multiple of the largest alignment among it (the header table's is 8),
-	// so the new contents are followed by up to that many padding bytes.
-	align := int64(1)
-	if shoff >= end {
-		align = 8
+	// What follows the old contents is laid out again in file order, each
+	// piece at the next offset its alignment allows (the section header
+	// table's is 8): the result depends on the new contents and on what
+	// follows, not on the old contents' size, so objects built in two
+	// places stay byte-identical once their sections are.
+	type piece struct {
+		sec   int // section index, -1 for the section header table
+		off   int64
+		size  int64
+		align int64
 	}
+	var after []piece
 	for i, s := range ef.Sections {
-		if i != idx && int64(s.Offset) >= end && int64(s.Addralign) > align {
-			align = int64(s.Addralign)
+		if i == idx || int64(s.Offset) < end || s.Type == elf.SHT_NULL {
+			continue
 		}
+		size := int64(s.FileSize)
+		if s.Type == elf.SHT_NOBITS {
+			size = 0
+		}
+		after = append(after, piece{i, int64(s.Offset), size, int64(max(s.Addralign, 1))})
 	}
-	need := start + int64(len(data)) - end
-	delta := need / align * align // rounds toward zero: up when need < 0
-	if delta < need {
-		delta += align
+	shtSize := int64(len(ef.Sections)) * shentsize
+	if shoff >= end {
+		after = append(after, piece{-1, shoff, shtSize, 8})
 	}
-	out := make([]byte, 0, int64(len(old))+delta)
+	sort.SliceStable(after, func(i, j int) bool { return after[i].off < after[j].off })
+	out := make([]byte, 0, int64(len(old))+int64(len(data)))
 	out = append(out, old[:start]...)
 	out = append(out, data...)
-	out = append(out, make([]byte, end+delta-start-int64(len(data)))...)
-	out = append(out, old[end:]...)
-	if shoff >= end {
-		shoff += delta
+	newOff := map[int]int64{}
+	for _, p := range after {
+		for int64(len(out))%p.align != 0 {
+			out = append(out, 0)
+		}
+		newOff[p.sec] = int64(len(out))
+		if p.off+p.size > int64(len(old)) {
+			return fmt.Errorf("%s: section %d runs past the end of the file", path, p.sec)
+		}
+		out = append(out, old[p.off:p.off+p.size]...)
+	}
+	if off, ok := newOff[-1]; ok {
+		shoff = off
 		order.PutUint64(out[0x28:], uint64(shoff))
 	}
-	for i, s := range ef.Sections {
+	for i := range ef.Sections {
 		// sh_offset and sh_size of Elf64_Shdr are at 24 and 32.
 		h := out[shoff+int64(i)*shentsize:]
-		switch {
-		case i == idx:
+		if i == idx {
 			order.PutUint64(h[32:], uint64(len(data)))
-		case int64(s.Offset) >= end:
-			order.PutUint64(h[24:], s.Offset+uint64(delta))
+		} else if off, ok := newOff[i]; ok {
+			order.PutUint64(h[24:], uint64(off))
 		}
 	}
 	if _, err := f.WriteAt(out, 0); err != nil {

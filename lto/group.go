@@ -280,9 +280,10 @@ func nativeStrong(in *Input, name string) bool {
 	return false
 }
 
-// checkMultiple reports two strong definitions of one symbol in a group,
-// as the linker would (unless --allow-multiple-definition or -z muldefs,
-// where the first is used and the others are discarded).
+// checkMultiple reports two strong definitions of one symbol, one of them
+// in the group, as the linker would, but naming the objects rather than
+// the merged one (unless --allow-multiple-definition or -z muldefs, where
+// the first is used and the others are discarded).
 func (g *grouper) checkMultiple(grp *rewriteGroup) error {
 	if g.view.rules.allowMultiple {
 		return nil
@@ -293,15 +294,12 @@ func (g *grouper) checkMultiple(grp *rewriteGroup) error {
 	}
 	var names []string
 	for name, later := range g.view.later {
-		w := g.view.winner[name]
-		if !in[w] {
-			continue
-		}
+		involved := in[g.view.winner[name]]
 		for _, l := range later {
-			if in[l] {
-				names = append(names, name)
-				break
-			}
+			involved = involved || in[l]
+		}
+		if involved {
+			names = append(names, name)
 		}
 	}
 	if len(names) == 0 {
