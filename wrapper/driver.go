@@ -36,8 +36,13 @@ type driver struct {
 // Main runs the wrapper for lang (LangC, LangCXX or LangFortran) on args
 // (os.Args[1:]) and returns the exit status: the compiler's own, or 1
 // after an error of the wrapper's, reported as "gozyme-cc: error: ...".
-func Main(lang string, args []string) int {
+func Main(lang string, args []string) (code int) {
 	d := &driver{prog: "gozyme-cc"}
+	defer func() {
+		if p := recover(); p != nil {
+			code = d.fail(fmt.Errorf("internal error: %v; please report this to the gozyme developers with the command line", p))
+		}
+	}()
 	tool := "clang"
 	switch lang {
 	case LangC:
@@ -74,7 +79,6 @@ func Main(lang string, args []string) int {
 		scan = d.scanLink(cmd)
 		orig = append(orig, d.fortranLinkArgs(scan.fortran)...)
 	}
-	var code int
 	switch cmd.Mode {
 	case Compile:
 		if d.fortran {
