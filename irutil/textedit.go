@@ -234,7 +234,8 @@ func scanGlobalName(l string, i int) (string, int) {
 		if end < 0 {
 			return "", -1
 		}
-		return unescapeName(l[i+2 : end-1]), end
+		// A leading \01 (an asm label) is not part of the linker's name.
+		return strings.TrimPrefix(unescapeName(l[i+2:end-1]), "\x01"), end
 	}
 	j := i + 1
 	for j < len(l) && isNameChar(l[j]) {

@@ -13,7 +13,8 @@ import (
 // into a declaration: a weak function with debug info, a C++ inline
 // function in a COMDAT with a personality, weak and thread-local
 // variables with initializers, a function alias, a variable alias, and a
-// string holding "@sq" that a rename must not touch.
+// string holding "@sq" that a rename must not touch, and a function named
+// by an asm label (@"\01lab" in IR, "lab" to the linker).
 const editSource = `
 struct S { double a[3]; int n; };
 extern "C" {
@@ -25,6 +26,8 @@ double cube(double x) { return x * x * x; }
 double alias_cube(double) __attribute__((weak, alias("cube")));
 extern struct S table_alias __attribute__((alias("table")));
 const char *mail(void) { return "me@sq"; }
+double labeled(double x) __asm__("lab");
+__attribute__((weak)) double labeled(double x) { return x + 1; }
 }
 inline double thrower(double x) { if (x < 0) throw x; return sq(x); }
 double use(double x) { try { return thrower(x) + hook(x) + table.a[1] + counter; } catch (double) { return 0; } }
@@ -89,13 +92,13 @@ func compileEditSource(t *testing.T) (dir, text string) {
 func TestDiscardDefinitions(t *testing.T) {
 	dir, text := compileEditSource(t)
 	names := map[string]bool{"sq": true, "table": true, "hook": true, "counter": true, "alias_cube": true,
-		"table_alias": true, "_Z7throwerd": true, "absent": true}
+		"table_alias": true, "_Z7throwerd": true, "absent": true, "lab": true}
 	out, done, err := DiscardDefinitions(text, names)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sort.Strings(done)
-	if want := "_Z7throwerd alias_cube counter hook sq table table_alias"; strings.Join(done, " ") != want {
+	if want := "_Z7throwerd alias_cube counter hook lab sq table table_alias"; strings.Join(done, " ") != want {
 		t.Errorf("discarded %v, want %s", done, want)
 	}
 	ll := filepath.Join(dir, "discarded.ll")
