@@ -19,10 +19,12 @@ type objSym struct {
 	weak    bool
 	common  bool // a common symbol (tentative definition)
 	comdat  bool // defined in a section of a COMDAT group (C++ inline functions, templates)
+	unique  bool // STB_GNU_UNIQUE: one copy per process, never a duplicate
 }
 
-// strong reports a definition that wins over weak and common ones.
-func (s objSym) strong() bool { return s.defined && !s.weak && !s.common }
+// strong reports a definition that wins over weak and common ones, and
+// that the linker reports when another object defines it too.
+func (s objSym) strong() bool { return s.defined && !s.weak && !s.common && !s.unique }
 
 // elfSymbols returns the non-local named symbols of an ELF object, or of
 // an LLVM bitcode file (a -flto object, read with llvm-nm).
@@ -56,6 +58,7 @@ func elfSymbols(data []byte) (syms []objSym, err error) {
 			defined: s.Section != elf.SHN_UNDEF,
 			weak:    bind == elf.STB_WEAK,
 			common:  s.Section == elf.SHN_COMMON,
+			unique:  bind == stbGNUUnique,
 		}
 		if i := int(s.Section); s.Section < elf.SHN_LORESERVE && i < len(f.Sections) {
 			sym.comdat = f.Sections[i].Flags&elf.SHF_GROUP != 0
