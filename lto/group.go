@@ -24,7 +24,7 @@ type rewriteGroup struct {
 
 // moduleEdits are the changes one module's bitcode needs before merging.
 type moduleEdits struct {
-	discard map[string]string // definitions the linker does not use -> the input whose it uses ("" for --defsym)
+	discard map[string]bool   // definitions the linker takes from elsewhere (another input, --defsym)
 	rename  map[string]string // references the linker resolves to another symbol (--wrap, --defsym)
 }
 
@@ -176,7 +176,7 @@ func (g *grouper) reach(m *Input) ([]*Input, error) {
 	if r, ok := g.reaches[m]; ok {
 		return r, nil
 	}
-	e := &moduleEdits{discard: map[string]string{}, rename: map[string]string{}}
+	e := &moduleEdits{discard: map[string]bool{}, rename: map[string]string{}}
 	g.edits[m] = e
 	defines := map[string]bool{}
 	for _, s := range nativeSyms(m) {
@@ -204,7 +204,7 @@ func (g *grouper) reach(m *Input) ([]*Input, error) {
 			continue
 		}
 		if _, ok := rules.defsym[s.name]; ok {
-			e.discard[s.name] = ""
+			e.discard[s.name] = true
 			continue
 		}
 		w := g.view.winner[s.name]
@@ -214,7 +214,7 @@ func (g *grouper) reach(m *Input) ([]*Input, error) {
 		if g.view.sym[s.name].comdat && !nativeStrong(m, s.name) {
 			continue // one of the equal copies of an inline function (ODR)
 		}
-		e.discard[s.name] = w.Origin
+		e.discard[s.name] = true
 		if err := need(s.name); err != nil {
 			return nil, err
 		}

@@ -59,11 +59,7 @@ func writeModule(ctx context.Context, dir string, i int, m Module) (string, erro
 		return "", fmt.Errorf("%s: corrupt embedded bitcode: %s", m.Origin, strings.ReplaceAll(err.Error(), bc, m.Origin))
 	}
 	text := string(out)
-	names := map[string]bool{}
-	for n := range m.Discard {
-		names[n] = true
-	}
-	if text, _, err = irutil.DiscardDefinitions(text, names); err != nil {
+	if text, _, err = irutil.DiscardDefinitions(text, m.Discard); err != nil {
 		return "", fmt.Errorf("%s: leaving out the definitions the linker does not use: %v", m.Origin, err)
 	}
 	if text, err = irutil.RenameGlobals(text, m.Rename); err != nil {

@@ -23,7 +23,7 @@ import (
 type Module struct {
 	Bitcode []byte
 	Origin  string
-	Discard map[string]string // definitions the linker does not use -> the input whose it uses
+	Discard map[string]bool   // definitions the linker takes from elsewhere: made declarations
 	Rename  map[string]string // references the linker resolves to another symbol (--wrap, --defsym)
 	OptNone bool              // compiled at -O0: clang marked its functions optnone
 }
