@@ -255,15 +255,13 @@ func (g *grouper) reach(m *Input) ([]*Input, error) {
 
 // definer returns the module whose bitcode holds the definition of name the
 // program uses: the input the linker takes it from, when that input has
-// bitcode; nil when it has none (or nothing defines name). An input whose
-// embedded bitcode cannot be read is an error naming it.
+// bitcode; nil when it has none or cannot be read (AD then stops if it
+// needs the body, and explainMissingBody names the input), or when
+// nothing defines name.
 func (g *grouper) definer(name string) (*Input, error) {
 	if w := g.view.winner[name]; w != nil {
-		switch {
-		case w.Bitcode != nil:
+		if w.Bitcode != nil {
 			return w, nil
-		case w.Err != nil:
-			return nil, fmt.Errorf("%v (it defines '%s', which the differentiated code uses)", w.Err, name)
 		}
 		return nil, nil
 	}

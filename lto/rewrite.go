@@ -308,6 +308,9 @@ func explainMissingBody(err error, inputs []*Input, view *symbolView) error {
 	if rhs, ok := view.rules.defsym[callee]; ok && rhs == "" {
 		return fmt.Errorf("%w; the link sets '%s' with --defsym to an address, not to a function with bitcode", err, callee)
 	}
+	if w := view.winner[callee]; w != nil && w.Bitcode == nil && w.Err != nil {
+		return fmt.Errorf("%w; '%s' is defined in %s, whose embedded bitcode cannot be read: %v", err, callee, w.Origin, w.Err)
+	}
 	if w := view.winner[callee]; w != nil && w.Bitcode == nil {
 		var overridden []string
 		for _, in := range inputs {
