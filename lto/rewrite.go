@@ -112,8 +112,17 @@ func rewriteAll(ctx context.Context, groups []*rewriteGroup, tmp, ltoLevel strin
 			}
 			job.Modules = append(job.Modules, mod)
 		}
-		g.Go(func() error {
-			err := rewriteObject(gctx, job)
+		g.Go(func() (err error) {
+			// A panic must become this job's error here: unwinding, it
+			// would run errgroup's bookkeeping, Wait would return with no
+			// error and the real linker would start while the process dies.
+			defer func() {
+				if p := recover(); p != nil {
+					err = internalError(job.Origin(), p)
+					errs[i] = err
+				}
+			}()
+			err = rewriteObject(gctx, job)
 			if err != nil && gctx.Err() == nil {
 				errs[i] = err // a failure of its own, not a cancellation
 			}
