@@ -103,6 +103,7 @@ gotest:
 
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzClassify -fuzztime=$(FUZZTIME) ./wrapper
+	$(GO) test -run='^$$' -fuzz=FuzzObjectReaders -fuzztime=$(FUZZTIME) -fuzzminimizetime=200x ./lto
 
 test: deps adolc fuzz-deps bazel-deps build fmt-check vet gotest fuzz
 

@@ -260,7 +260,11 @@ func (rt *root) parseArgs() error {
 	rt.fnVal = irutil.StripCasts(unwrapArg(args[0]))
 	fns, err := resolveFuncs(rt.fnVal, map[value.Value]bool{})
 	if err != nil {
-		return rt.errorf("the function to differentiate (the first argument) is %v", err)
+		e := rt.errorf("the function to differentiate (the first argument) is %v", err)
+		if nb, ok := err.(noBody); ok {
+			e.(*Error).Callee = string(nb)
+		}
+		return e
 	}
 	rt.fns = fns
 	f := fns[0]
@@ -329,6 +333,9 @@ func (rt *root) parseArgs() error {
 			for k := 0; k < rt.width; k++ {
 				if j >= len(rest) {
 					return rt.errorf("parameter %d of '%s' is duplicated but has %d of its %d shadow arguments", i+1, f.Name(), k, rt.width)
+				}
+				if err := rt.checkShadow(f, i, rest[j]); err != nil {
+					return err
 				}
 				a.shadows = append(a.shadows, unwrapArg(rest[j]))
 				j++
@@ -417,6 +424,26 @@ func marker(v value.Value) (Activity, bool) {
 	return a, ok
 }
 
+// checkShadow rejects, as the shadow of parameter i of f, an activity
+// marker (enzyme_dup with its shadow left out: the next marker's value
+// would be taken for the shadow pointer) and a value of the wrong kind (a
+// pointer parameter's shadow must be a pointer, a float's a float).
+func (rt *root) checkShadow(f *ir.Func, i int, v value.Value) error {
+	if name := markerName(v); name != "" {
+		if _, ok := markers[name]; ok {
+			return errorAt(rt.caller, rt.call, "parameter %d of '%s' is duplicated (enzyme_dup) but is followed by %s, not by its shadow", i+1, f.Name(), name)
+		}
+	}
+	p, s := f.Params[i].Typ, unwrapArg(v).Type()
+	switch {
+	case types.IsPointer(p) && !types.IsPointer(s):
+		return errorAt(rt.caller, rt.call, "the shadow of parameter %d of '%s' is a %s, not a pointer", i+1, f.Name(), s)
+	case isFloat(p) && !isFloat(s):
+		return errorAt(rt.caller, rt.call, "the tangent of parameter %d of '%s' is a %s, not a %s", i+1, f.Name(), s, p)
+	}
+	return nil
+}
+
 // markerName is the name of the marker global an argument loads or
 // passes by address ("" when it is no marker).
 func markerName(v value.Value) string {
@@ -437,7 +464,7 @@ func resolveFuncs(v value.Value, seen map[value.Value]bool) ([]*ir.Func, error) 
 	switch x := v.(type) {
 	case *ir.Func:
 		if len(x.Blocks) == 0 {
-			return nil, fmt.Errorf("'%s', which has no body in this link (compile the file that defines it with gozyme-cc)", x.Name())
+			return nil, noBody(x.Name())
 		}
 		return []*ir.Func{x}, nil
 	case *ir.InstSelect:
@@ -463,6 +490,12 @@ func pointerOrigin(v value.Value) string {
 	}
 	return "a function pointer computed at run time"
 }
+
+// noBody is the error of a function to differentiate that has no body in
+// the module (the link names where it comes from).
+type noBody string
+
+func (n noBody) Error() string { return fmt.Sprintf("'%s' has no body here", string(n)) }
 
 func resolveAll(seen map[value.Value]bool, vals ...value.Value) ([]*ir.Func, error) {
 	var out []*ir.Func

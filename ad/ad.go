@@ -57,6 +57,9 @@ func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 	if p, ok := d.prep[f]; ok {
 		return p, nil
 	}
+	if f.Sig.Variadic {
+		return nil, errorAt(f, nil, "'%s' takes a variable argument list (...), which gozyme cannot differentiate through (va_arg); give it fixed parameters or a custom derivative", f.Name())
+	}
 	p, err := d.preparedCopy(f, false)
 	if err != nil {
 		return nil, err
@@ -114,7 +117,7 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 	}
 	for _, rt := range innerFirst(roots) {
 		before := len(m.Funcs)
-		if err := d.lower(rt); err != nil {
+		if err := d.lowerRecovering(rt); err != nil {
 			return 0, rt.annotate(err)
 		}
 		stepIters(m.Funcs[before:])
@@ -128,6 +131,28 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 	}
 	keepDebugScopes(m, user)
 	return len(roots), nil
+}
+
+// lowerRecovering is lower, with a panic (a bug of gozyme's) turned into an
+// internal error naming the function differentiated and the call asking
+// for it, so that no link goes on after it.
+func (d *differ) lowerRecovering(rt *root) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			name := rt.caller.Name()
+			if fn, ok := irutil.StripCasts(rt.fnVal).(*ir.Func); ok {
+				name = fn.Name()
+			} else if len(rt.call.Args) > 0 {
+				if fn, ok := irutil.StripCasts(unwrapArg(rt.call.Args[0])).(*ir.Func); ok {
+					name = fn.Name()
+				}
+			}
+			e := errorAt(rt.caller, rt.call, "internal error: %v; please report it to the gozyme developers with this program", p)
+			e.Func = name
+			err = e
+		}
+	}()
+	return d.lower(rt)
 }
 
 // passes reports whether a call can carry derivatives from its arguments to

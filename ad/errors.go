@@ -230,3 +230,12 @@ func paramIndex(f *ir.Func, p *ir.Param) int {
 	}
 	return 0
 }
+
+// indirectCallError explains a call carrying derivatives whose callee is no
+// function gozyme can see: inline assembly, or a pointer it cannot resolve.
+func indirectCallError(f *ir.Func, call *ir.InstCall) *Error {
+	if _, ok := call.Callee.(*ir.InlineAsm); ok {
+		return errorAt(f, call, "inline assembly %s carries derivatives: gozyme cannot differentiate assembly (give '%s' a custom derivative)", describe(call), f.Name())
+	}
+	return errorAt(f, call, "%s", indirectCallMsg)
+}

@@ -643,7 +643,7 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		}
 		callee, _ := x.Callee.(*ir.Func)
 		if callee == nil {
-			return nil, errorAt(fg.f, inst, "%s", indirectCallMsg)
+			return nil, indirectCallError(fg.f, x)
 		}
 		if t, err := fg.complexTangent(b, x, mv, tg); t != nil || err != nil {
 			return t, err

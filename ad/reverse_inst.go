@@ -125,7 +125,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 		}
 		callee, _ := x.Callee.(*ir.Func)
 		if callee == nil {
-			return blk, errorAt(r.f, inst, "%s", indirectCallMsg)
+			return blk, indirectCallError(r.f, x)
 		}
 		if r.reverseComplex(b, at, x, d) {
 			break

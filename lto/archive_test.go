@@ -167,3 +167,25 @@ func TestArchiveReplaceLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A member header field that is not printable ASCII (a damaged archive:
+// a date with UTF-8 bytes, found by FuzzObjectReaders) is written back as
+// a default, keeping the copy's header 60 bytes long; a name holding a
+// newline cannot be written at all.
+func TestEncodeArchiveDamagedHeader(t *testing.T) {
+	m := &Member{Name: "a.o", Date: "q\x87ۊ", UID: "0", GID: "0", Mode: "644", Data: []byte("xyz")}
+	enc, err := EncodeArchive([]*Member{m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ParseArchive(enc, "copy.a")
+	if err != nil {
+		t.Fatalf("copy does not parse: %v", err)
+	}
+	if len(a.Members) != 1 || a.Members[0].Name != "a.o" || string(a.Members[0].Data) != "xyz" || a.Members[0].Date != "0" {
+		t.Errorf("copy holds %+v", a.Members)
+	}
+	if _, err := EncodeArchive([]*Member{{Name: "a\nb.o", Data: []byte("x")}}); err == nil {
+		t.Errorf("a name with a newline was written")
+	}
+}

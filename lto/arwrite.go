@@ -2,7 +2,6 @@ package lto
 
 import (
 	"bytes"
-	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -65,7 +64,10 @@ func EncodeArchive(members []*Member) ([]byte, error) {
 	var longNames bytes.Buffer
 	names := make([]string, len(members))
 	for i, m := range members {
-		if len(m.Name) <= 15 && !strings.Contains(m.Name, "/") && m.Name != "" {
+		if strings.ContainsAny(m.Name, "\n\x00") {
+			return nil, fmt.Errorf("archive member name %q cannot be written", m.Name)
+		}
+		if len(m.Name) <= 15 && !strings.ContainsAny(m.Name, "/ ") && m.Name != "" && headerField(m.Name, 15, "") == m.Name+strings.Repeat(" ", 15-len(m.Name)) {
 			names[i] = m.Name + "/"
 			continue
 		}
@@ -123,11 +125,30 @@ func EncodeArchive(members []*Member) ([]byte, error) {
 
 // writeMember writes one header and its padded data.
 func writeMember(b *bytes.Buffer, name, date, uid, gid, mode string, data []byte) {
-	fmt.Fprintf(b, "%-16s%-12s%-6s%-6s%-8s%-10d`\n", name, date, uid, gid, mode, len(data))
+	b.WriteString(headerField(name, 16, "/"))
+	b.WriteString(headerField(date, 12, "0"))
+	b.WriteString(headerField(uid, 6, "0"))
+	b.WriteString(headerField(gid, 6, "0"))
+	b.WriteString(headerField(mode, 8, "644"))
+	fmt.Fprintf(b, "%-10d`\n", len(data))
 	b.Write(data)
 	if len(data)%2 == 1 {
 		b.WriteByte('\n')
 	}
+}
+
+// headerField pads a member header field to its width in bytes; a value
+// that does not fit, or is not printable ASCII (a damaged input archive),
+// is written as def.
+func headerField(s string, width int, def string) string {
+	ok := len(s) <= width
+	for i := 0; ok && i < len(s); i++ {
+		ok = s[i] >= 0x20 && s[i] < 0x7f
+	}
+	if !ok {
+		s = def
+	}
+	return s + strings.Repeat(" ", width-len(s))
 }
 
 func or0(s string) string {
@@ -160,45 +181,3 @@ func definedSymbols(data []byte) []string {
 	}
 	return out
 }
-
-// objSym is one non-local symbol of an object.
-type objSym struct {
-	name    string
-	defined bool // defined here (including common symbols)
-	weak    bool
-}
-
-// elfSymbols returns the non-local named symbols of an ELF object.
-func elfSymbols(data []byte) (syms []objSym, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			syms, err = nil, fmt.Errorf("corrupt ELF symbol table: %v", p)
-		}
-	}()
-	f, err := elf.NewFile(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	es, err := f.Symbols()
-	if err == elf.ErrNoSymbols {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range es {
-		bind := elf.ST_BIND(s.Info)
-		if s.Name == "" || (bind != elf.STB_GLOBAL && bind != elf.STB_WEAK && bind != stbGNUUnique) {
-			continue
-		}
-		syms = append(syms, objSym{
-			name:    s.Name,
-			defined: s.Section != elf.SHN_UNDEF,
-			weak:    bind == elf.STB_WEAK,
-		})
-	}
-	return syms, nil
-}
-
-// stbGNUUnique is STB_GNU_UNIQUE (STB_LOOS), which debug/elf does not name.
-const stbGNUUnique = elf.SymBind(10)

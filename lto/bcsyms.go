@@ -85,16 +85,12 @@ func parseNM(out []byte, byPath map[string]*Input) map[*Input][]objSym {
 			continue
 		}
 		in := byPath[line[:i]]
-		f := strings.Fields(line[i+2:])
-		if in == nil || len(f) < 2 || len(f[1]) != 1 {
+		if in == nil {
 			continue
 		}
-		t := f[1][0]
-		weak := t == 'W' || t == 'V' || t == 'w' || t == 'v'
-		if !weak && (t < 'A' || t > 'Z') {
-			continue // a local symbol
+		if sym, ok := nmSymbol(strings.Fields(line[i+2:])); ok {
+			syms[in] = append(syms[in], sym)
 		}
-		syms[in] = append(syms[in], objSym{name: f[0], defined: t != 'U' && t != 'w' && t != 'v', weak: weak})
 	}
 	return syms
 }

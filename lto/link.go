@@ -25,12 +25,29 @@ func LinkMain(args []string) int {
 		ctx, st = withStageTimes(ctx)
 		defer func(start time.Time) { st.report(os.Stderr, time.Since(start)) }(time.Now())
 	}
-	code, err := link(ctx, args)
+	code, err := linkRecovering(ctx, args)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gozyme-ld: error: %v\n", err)
 		return 1
 	}
 	return code
+}
+
+// linkRecovering is link, with a panic (a bug of gozyme's) turned into an
+// internal error: the real linker does not run after it and no output is
+// left behind.
+func linkRecovering(ctx context.Context, args []string) (code int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			code, err = 1, internalError("link", p)
+			if expanded, e := ExpandResponseFiles(args); e == nil {
+				if line, e := ParseLinkArgs(expanded); e == nil {
+					removeOutput(line.Output)
+				}
+			}
+		}
+	}()
+	return link(ctx, args)
 }
 
 // link does LinkMain's work; a non-nil error is gozyme's own failure.
@@ -64,7 +81,7 @@ func link(ctx context.Context, args []string) (int, error) {
 	var inputs, roots []*Input
 	err = timeStage(ctx, "gather", func() error {
 		var err error
-		if inputs, err = Resolve(line, ResolveOptions{RealLD: realLD, LLD: IsLLD(realLD)}); err != nil {
+		if inputs, err = Resolve(line, ResolveOptions{RealLD: realLD, LLD: IsLLD(realLD), Names: objectSources()}); err != nil {
 			return err
 		}
 		roots, err = rootInputs(inputs)
@@ -91,10 +108,21 @@ func link(ctx context.Context, args []string) (int, error) {
 
 // rootInputs returns the inputs whose bitcode calls an Enzyme entry point.
 // Unreadable bitcode and objects calling one without embedded bitcode are
-// errors; other inputs are left to the real linker.
+// errors. So is, when there are roots, an input whose symbols cannot be
+// read (a truncated object, a corrupt archive): which definitions the
+// derivative uses cannot be known without them, and the real linker
+// rejects it too. Other inputs are left to the real linker.
 func rootInputs(inputs []*Input) ([]*Input, error) {
 	var roots []*Input
+	var unreadable error
 	for _, in := range inputs {
+		nativeSyms(in)
+		if in.SymErr != nil && unreadable == nil {
+			unreadable = in.Err
+			if unreadable == nil {
+				unreadable = fmt.Errorf("%s: %v", in.Origin, in.SymErr)
+			}
+		}
 		switch {
 		case in.Err != nil:
 			if HasADRoots(in.Data) {
@@ -107,6 +135,9 @@ func rootInputs(inputs []*Input) ([]*Input, error) {
 		case callsEntryPoint(in.Data):
 			return nil, fmt.Errorf("%s: calls an Enzyme entry point but has no embedded bitcode; compile it with gozyme-cc", in.Origin)
 		}
+	}
+	if len(roots) > 0 && unreadable != nil {
+		return nil, unreadable
 	}
 	return roots, nil
 }

@@ -85,12 +85,16 @@ type fakeRewrite struct {
 	mu   sync.Mutex
 	jobs []RewriteJob
 	fail error
+	boom bool // panic instead
 }
 
 func (f *fakeRewrite) rewrite(ctx context.Context, job RewriteJob) error {
 	f.mu.Lock()
 	f.jobs = append(f.jobs, job)
 	f.mu.Unlock()
+	if f.boom {
+		panic("boom")
+	}
 	if f.fail != nil {
 		return f.fail
 	}
@@ -159,8 +163,8 @@ func TestLinkSubstitutesRoots(t *testing.T) {
 				t.Fatalf("%d rewrite jobs, want 1 per link", len(fake.jobs))
 			}
 			j := fake.jobs[0]
-			if j.Origin != c.origin || j.OptLevel != "2" || !HasADRoots(j.Bitcode) || len(j.CC1Args) == 0 || j.CC1Args[0] != "-cc1" {
-				t.Errorf("job origin %q opt %q cc1 %.3q", j.Origin, j.OptLevel, j.CC1Args)
+			if j.Origin() != c.origin || j.OptLevel != "2" || !HasADRoots(j.Modules[j.Anchor].Bitcode) || len(j.CC1Args) == 0 || j.CC1Args[0] != "-cc1" {
+				t.Errorf("job origin %q opt %q cc1 %.3q", j.Origin(), j.OptLevel, j.CC1Args)
 			}
 			if left, _ := filepath.Glob(filepath.Join(tmp, "*")); len(left) != 0 {
 				t.Errorf("temporaries left behind: %q", left)
@@ -204,6 +208,26 @@ func TestLinkRewriteFailure(t *testing.T) {
 	}
 	if _, err := os.Stat(exe); !os.IsNotExist(err) {
 		t.Error("output left behind after a failed rewrite")
+	}
+}
+
+// A panic while rewriting is an internal error naming the module: the real
+// linker does not run (its output stays absent) and the process lives on.
+func TestRewritePanicIsInternalError(t *testing.T) {
+	dir := t.TempDir()
+	mainObj := plainCompile(t, dir, "main.o", dsqMain)
+	root := fatCompile(t, dir, "r.o", rootSrc)
+	t.Setenv("GOZYME_REAL_LD", "")
+	t.Setenv("GOZYME_KEEP_TEMPS", "")
+	useFake(t, &fakeRewrite{t: t, boom: true})
+	exe := filepath.Join(dir, "app")
+	_, args := clangLinkLine(t, dir, mainObj, root, "-o", exe)
+	code, err := link(context.Background(), args)
+	if code != 1 || err == nil || !strings.Contains(err.Error(), root+": internal error: boom") {
+		t.Fatalf("link = %d, %v; want an internal error naming %s", code, err, root)
+	}
+	if _, err := os.Stat(exe); !os.IsNotExist(err) {
+		t.Error("the real linker ran after the panic")
 	}
 }
 

@@ -17,58 +17,48 @@ import (
 	"github.com/llir/llvm/ir"
 )
 
-// Module is the embedded bitcode of one input.
+// Module is the embedded bitcode of one input, with the changes it needs
+// before merging so that the merged module means what the linker makes of
+// the objects (see group.go).
 type Module struct {
 	Bitcode []byte
 	Origin  string
+	Discard map[string]bool   // definitions the linker takes from elsewhere: made declarations
+	Rename  map[string]string // references the linker resolves to another symbol (--wrap, --defsym)
+	OptNone bool              // compiled at -O0: clang marked its functions optnone
 }
 
-// RewriteJob is one module whose bitcode contains AD roots, with the
-// modules of the link it needs (merged into it before optimization).
+// RewriteJob is one module whose bitcode contains AD roots, merged with the
+// modules of the link it needs before optimization.
 type RewriteJob struct {
-	Extra    []Module // other modules to merge in, in link order
-	Bitcode  []byte   // the module's embedded bitcode (.llvmbc)
-	CC1Args  []string // the compile's cc1 arguments (.llvmcmd), may be nil
-	Origin   string   // where it came from, for messages: "dir/a.o" or "lib.a(a.o)"
+	Modules  []Module // the modules to merge, in link order
+	Anchor   int      // the module with AD roots whose object the result replaces
+	CC1Args  []string // the anchor compile's cc1 arguments (.llvmcmd), may be nil
 	OptLevel string   // "0".."3", "s", "z": the link's -O, else the compile's
 	TempDir  string   // per-link scratch directory
 	OutPath  string   // native object to write
 }
 
+// Origin names the job in messages: "dir/a.o" or "lib.a(a.o)".
+func (job RewriteJob) Origin() string { return job.Modules[job.Anchor].Origin }
+
 // RewriteObject runs the link-time AD pipeline on one module: optimize at the
 // user's level (AD after optimization), differentiate every root, then
 // optimize the result again and generate a native object at job.OutPath.
-func RewriteObject(ctx context.Context, job RewriteJob) error {
+func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
+	origin := job.Origin()
+	defer func() {
+		if p := recover(); p != nil {
+			err = internalError(origin, p)
+		}
+	}()
 	dir, err := os.MkdirTemp(job.TempDir, "module-")
 	if err != nil {
 		return err
 	}
-	in := filepath.Join(dir, "input.bc")
-	if err := os.WriteFile(in, job.Bitcode, 0o644); err != nil {
+	in, err := mergeModules(ctx, dir, job)
+	if err != nil {
 		return err
-	}
-	if len(job.Extra) > 0 {
-		// Whole program: link the modules the root needs into it, with
-		// llvm-link's linker semantics (static functions renamed, weak and
-		// linkonce definitions merged, constructors appended).
-		args := []string{"-o", filepath.Join(dir, "merged.bc"), in}
-		for i, m := range job.Extra {
-			p := filepath.Join(dir, fmt.Sprintf("extra%03d.bc", i))
-			if err := os.WriteFile(p, m.Bitcode, 0o644); err != nil {
-				return err
-			}
-			args = append(args, p)
-		}
-		if err := timeStage(ctx, "merge", func() error { _, err := toolchains.Run(ctx, "llvm-link", args...); return err }); err != nil {
-			// Name the inputs, not gozyme's temporary files.
-			msg := err.Error()
-			for i, m := range job.Extra {
-				msg = strings.ReplaceAll(msg, args[3+i], m.Origin)
-			}
-			msg = strings.ReplaceAll(msg, in, job.Origin)
-			return fmt.Errorf("%s: merging with the modules it uses: %s", job.Origin, msg)
-		}
-		in = args[1]
 	}
 	level := normalizeOptLevel(job.OptLevel)
 	pre := filepath.Join(dir, "optimized.bc")
@@ -80,7 +70,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 		// enzyme(...) attribute makes its function noinline where it is
 		// defined; the others are found in the registration globals and
 		// annotations alone (llvm-extract reads no function bodies).
-		names, err := registeredRuleNames(ctx, in, job.Origin)
+		names, err := registeredRuleNames(ctx, in, origin)
 		if err != nil {
 			return err
 		}
@@ -93,7 +83,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 		return preopt.Optimize(ctx, in, pre, adLevel, optArgs)
 	})
 	if err != nil {
-		return fmt.Errorf("%s: optimizing before AD: %w", job.Origin, err)
+		return fmt.Errorf("%s: optimizing before AD: %w", origin, err)
 	}
 	post := filepath.Join(dir, "differentiated.ll")
 	err = timeStage(ctx, "differentiate", func() error {
@@ -103,16 +93,16 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 		for _, runtimeActivity := range []bool{false, true} {
 			part, err := irutil.LoadPartial(ctx, pre, adSeeds)
 			if err != nil {
-				return fmt.Errorf("%s: %w", job.Origin, err)
+				return fmt.Errorf("%s: %w", origin, err)
 			}
 			m := part.Module
 			if toolchains.Verbose() {
 				parsed, elided := part.Parsed()
-				fmt.Fprintf(os.Stderr, "gozyme: %s: parsed %d function definitions, left %d unparsed\n", job.Origin, parsed, elided)
+				fmt.Fprintf(os.Stderr, "gozyme: %s: parsed %d function definitions, left %d unparsed\n", origin, parsed, elided)
 			}
 			rules, err := custom.Find(m)
 			if err != nil {
-				return fmt.Errorf("%s: %w", job.Origin, err)
+				return fmt.Errorf("%s: %w", origin, err)
 			}
 			opts := ad.Options{Custom: map[*ir.Func]*ad.Custom{}, RuntimeActivity: runtimeActivity}
 			for f, r := range rules {
@@ -121,7 +111,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 			_, err = ad.Differentiate(m, opts)
 			if ad.NeedsRuntimeActivity(err) && !runtimeActivity {
 				if toolchains.Verbose() {
-					fmt.Fprintf(os.Stderr, "gozyme: %s: differentiating again with run-time activity checks: %v\n", job.Origin, err)
+					fmt.Fprintf(os.Stderr, "gozyme: %s: differentiating again with run-time activity checks: %v\n", origin, err)
 				}
 				continue
 			}
@@ -146,13 +136,13 @@ func RewriteObject(ctx context.Context, job RewriteJob) error {
 		// at -O0: the derivative code is gozyme's, not the user's.
 		promoted := filepath.Join(dir, "promoted.bc")
 		if _, err := toolchains.Run(ctx, "opt", "-passes=mem2reg", post, "-o", promoted); err != nil {
-			return fmt.Errorf("%s: gozyme generated invalid IR (please report): %w", job.Origin, err)
+			return fmt.Errorf("%s: gozyme generated invalid IR (please report): %w", origin, err)
 		}
 		args[2] = promoted
 	}
 	err = timeStage(ctx, "codegen", func() error { _, err := toolchains.Run(ctx, "clang", args...); return err })
 	if err != nil {
-		return fmt.Errorf("%s: compiling the differentiated module: %w", job.Origin, err)
+		return fmt.Errorf("%s: compiling the differentiated module: %w", origin, err)
 	}
 	return nil
 }
@@ -266,10 +256,7 @@ func mentionsCustomRules(job RewriteJob) bool {
 		}
 		return false
 	}
-	if has(job.Bitcode) {
-		return true
-	}
-	for _, m := range job.Extra {
+	for _, m := range job.Modules {
 		if has(m.Bitcode) {
 			return true
 		}

@@ -127,7 +127,7 @@ func (s *scanner) file(path string) bool {
 		return false
 	}
 	defer release()
-	if isELF || IsArchive(head) {
+	if isELF || IsArchive(head) || IsBitcode(head) {
 		s.match(data)
 		return s.done()
 	}

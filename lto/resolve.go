@@ -3,6 +3,7 @@ package lto
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,12 +21,32 @@ type Input struct {
 	Data      []byte   // the object's bytes
 	Embedded           // its .llvmbc / .llvmcmd (nil when absent)
 	Err       error    // reading them failed
+	Syms      []objSym // its global symbols (ELF symbol table)
+	SymErr    error    // the symbol table could not be read
+	LTO       bool     // a bitcode file (-flto), not an ELF object
 }
 
 // ResolveOptions says which linker's behaviour to simulate.
 type ResolveOptions struct {
-	RealLD string // its default search directories are used (see DefaultSearchDirs)
-	LLD    bool   // lld's archive semantics: no groups needed, lazy symbols remembered
+	RealLD string            // its default search directories are used (see DefaultSearchDirs)
+	LLD    bool              // lld's archive semantics: no groups needed, lazy symbols remembered
+	Names  map[string]string // object path -> the name messages give it (a compile-and-link's source)
+}
+
+// ObjectSourcesEnv is the environment variable through which gozyme-cc
+// tells gozyme-ld, as a JSON object, the source each temporary object of
+// a compile-and-link line comes from, so that messages name the source.
+const ObjectSourcesEnv = "GOZYME_OBJECT_SOURCES"
+
+// objectSources reads ObjectSourcesEnv (nil when unset or malformed).
+func objectSources() map[string]string {
+	var names map[string]string
+	if v := os.Getenv(ObjectSourcesEnv); v != "" {
+		if json.Unmarshal([]byte(v), &names) != nil {
+			return nil
+		}
+	}
+	return names
 }
 
 // resolver simulates the linker's symbol resolution to learn which
@@ -170,9 +191,13 @@ func (r *resolver) addFile(path string) {
 				}
 			}
 		}
+	case IsBitcode(data):
+		r.addObject(path, data, nil, nil) // a -flto object
 	case IsArchive(data):
 		a, err := ParseArchive(data, path)
 		if err != nil {
+			// Recorded, so that a link needing it names it; ld rejects it too.
+			r.inputs = append(r.inputs, &Input{Item: r.item, Path: path, Origin: path, ViaScript: r.script, Data: data, Err: err, SymErr: err})
 			return
 		}
 		if a.Thin {
@@ -311,8 +336,8 @@ func (r *resolver) loadMember(a *Archive, m *Member) {
 		return
 	}
 	r.loaded[m] = true
-	if !bytes.HasPrefix(m.Data, []byte(elf.ELFMAG)) {
-		return // not an object (a bitcode or text member): ld ignores or reports it
+	if !bytes.HasPrefix(m.Data, []byte(elf.ELFMAG)) && !IsBitcode(m.Data) {
+		return // not an object (a text member): ld ignores or reports it
 	}
 	cur := argRef{r.item, r.script}
 	ref := r.origin[a]
@@ -327,16 +352,26 @@ func (r *resolver) addObject(path string, data []byte, a *Archive, m *Member) {
 	in := &Input{Item: r.item, Path: path, Archive: a, Member: m, Origin: path, ViaScript: r.script, Data: data}
 	if a != nil {
 		in.Origin = a.Origin(m)
+	} else if name, ok := r.opt.Names[path]; ok {
+		in.Origin = name
 	}
-	in.Embedded, in.Err = ReadEmbedded(bytes.NewReader(data), in.Origin)
+	if IsBitcode(data) {
+		in.Embedded, in.LTO = Embedded{Bitcode: data}, true
+	} else {
+		in.Embedded, in.Err = ReadEmbedded(bytes.NewReader(data), in.Origin)
+	}
 	r.inputs = append(r.inputs, in)
 
 	var syms []objSym
 	if m != nil {
 		syms = r.memberSyms(m)
+		if syms == nil {
+			_, in.SymErr = elfSymbols(data)
+		}
 	} else {
-		syms, _ = elfSymbols(data)
+		syms, in.SymErr = elfSymbols(data)
 	}
+	in.Syms = syms
 	for _, s := range syms {
 		if s.defined {
 			r.define(s.name)

@@ -25,17 +25,21 @@ func linkRewritten(ctx context.Context, realLD string, args []string, line *Link
 	defer cleanup()
 
 	var groups []*rewriteGroup
+	view := resolveSymbols(inputs, linkRules(line))
 	err = timeStage(ctx, "gather", func() error {
 		bcSyms, err := bitcodeSymbols(ctx, tmp, inputs)
-		groups = groupRoots(inputs, roots, bcSyms)
+		if err != nil {
+			return err
+		}
+		groups, err = groupRoots(inputs, roots, bcSyms, view)
 		return err
 	})
 	if err != nil {
 		return 1, err
 	}
-	outs, err := rewriteAll(ctx, groups, tmp)
+	outs, err := rewriteAll(ctx, groups, tmp, ltoOptLevel(line))
 	if err != nil {
-		return 1, explainMissingBody(err, inputs)
+		return 1, explainMissingBody(err, inputs, view)
 	}
 	subst, err := substitutions(groups, outs, line, tmp)
 	if err != nil {
@@ -84,7 +88,7 @@ func linkTempDir() (string, func(), error) {
 // rewriteAll runs RewriteObject on every group, in parallel (GOZYME_JOBS or
 // GOMAXPROCS at a time). It returns the native object written for each;
 // of several failures the first in link order is reported.
-func rewriteAll(ctx context.Context, groups []*rewriteGroup, tmp string) ([]string, error) {
+func rewriteAll(ctx context.Context, groups []*rewriteGroup, tmp, ltoLevel string) ([]string, error) {
 	outs := make([]string, len(groups))
 	errs := make([]error, len(groups))
 	g, gctx := errgroup.WithContext(ctx)
@@ -93,20 +97,32 @@ func rewriteAll(ctx context.Context, groups []*rewriteGroup, tmp string) ([]stri
 		in := grp.anchor
 		outs[i] = filepath.Join(tmp, tempName(in)+".o")
 		job := RewriteJob{
-			Bitcode:  in.Bitcode,
 			CC1Args:  in.CC1Args,
-			Origin:   in.Origin,
-			OptLevel: optLevelFor(in),
+			OptLevel: optLevelFor(in, ltoLevel),
 			TempDir:  tmp,
 			OutPath:  outs[i],
 		}
-		for _, m := range grp.members {
-			if m != in {
-				job.Extra = append(job.Extra, Module{Bitcode: m.Bitcode, Origin: m.Origin})
+		for k, m := range grp.members {
+			if m == in {
+				job.Anchor = k
 			}
+			mod := Module{Bitcode: m.Bitcode, Origin: m.Origin, OptNone: hasOptNone(m.CC1Args)}
+			if e := grp.edits[m]; e != nil {
+				mod.Discard, mod.Rename = e.discard, e.rename
+			}
+			job.Modules = append(job.Modules, mod)
 		}
-		g.Go(func() error {
-			err := rewriteObject(gctx, job)
+		g.Go(func() (err error) {
+			// A panic must become this job's error here: unwinding, it
+			// would run errgroup's bookkeeping, Wait would return with no
+			// error and the real linker would start while the process dies.
+			defer func() {
+				if p := recover(); p != nil {
+					err = internalError(job.Origin(), p)
+					errs[i] = err
+				}
+			}()
+			err = rewriteObject(gctx, job)
 			if err != nil && gctx.Err() == nil {
 				errs[i] = err // a failure of its own, not a cancellation
 			}
@@ -115,6 +131,11 @@ func rewriteAll(ctx context.Context, groups []*rewriteGroup, tmp string) ([]stri
 	}
 	werr := g.Wait()
 	if werr == nil {
+		for i, grp := range groups {
+			if err := keepUserBitcode(outs[i], grp.members); err != nil {
+				return nil, err
+			}
+		}
 		return outs, nil
 	}
 	for i, err := range errs {
@@ -157,14 +178,40 @@ func tempName(in *Input) string {
 }
 
 // optLevelFor is $GOZYME_OPT_LEVEL when set, else the compile's -O.
-func optLevelFor(in *Input) string {
+// A -flto object has no compile command: its level is the link's LTO
+// level (ltoLevel).
+func optLevelFor(in *Input, ltoLevel string) string {
 	if v := os.Getenv("GOZYME_OPT_LEVEL"); v != "" {
 		if l, ok := optLevel("-O" + strings.TrimPrefix(v, "-O")); ok {
 			return l
 		}
 		return v
 	}
+	if in.LTO && in.CC1Args == nil {
+		return ltoLevel
+	}
 	return OptLevelFromCC1(in.CC1Args)
+}
+
+// ltoOptLevel is the optimization level the linker's LTO plugin (or lld's
+// LTO) would use: -plugin-opt=O<n>, --lto-O<n>, else 2, its default.
+func ltoOptLevel(line *LinkLine) string {
+	level := "2"
+	for _, it := range line.Items {
+		var v string
+		switch {
+		case it.Name == "plugin-opt":
+			v = it.Value
+		case strings.HasPrefix(it.Name, "lto-O"):
+			v = strings.TrimPrefix(it.Name, "lto-")
+		case it.Name == "lto-O":
+			v = "O" + it.Value
+		}
+		if l, ok := optLevel("-" + v); ok && strings.HasPrefix(v, "O") {
+			level = l
+		}
+	}
+	return level
 }
 
 func jobLimit() int {
@@ -269,24 +316,52 @@ func usesResponseFile(args []string) bool {
 }
 
 // explainMissingBody adds to an AD error about a function without a body
-// where that function comes from: an input without bitcode, or none.
-func explainMissingBody(err error, inputs []*Input) error {
+// where the definition the program uses comes from: an input without
+// bitcode (overriding, maybe, a weak definition that has bitcode), a
+// --defsym, or nothing the link defines with bitcode.
+func explainMissingBody(err error, inputs []*Input, view *symbolView) error {
 	var adErr *ad.Error
 	if !errors.As(err, &adErr) || adErr.Callee == "" {
 		return err
+	}
+	callee := adErr.Callee
+	explain := func(format string, args ...interface{}) error {
+		adErr.Msg += "; " + fmt.Sprintf(format, args...)
+		return err
+	}
+	if rhs, ok := view.rules.defsym[callee]; ok && rhs == "" {
+		return explain("the link sets '%s' with --defsym to an address, not to a function with bitcode", callee)
+	}
+	if w := view.winner[callee]; w != nil && w.Bitcode == nil && w.Err != nil {
+		return explain("'%s' is defined in %s, whose embedded bitcode cannot be read: %v", callee, w.Origin, w.Err)
+	}
+	if w := view.winner[callee]; w != nil && w.Bitcode == nil {
+		var overridden []string
+		for _, in := range inputs {
+			if in == w || in.Bitcode == nil {
+				continue
+			}
+			for _, s := range nativeSyms(in) {
+				if s.defined && s.name == callee {
+					overridden = append(overridden, in.Origin)
+				}
+			}
+		}
+		what := fmt.Sprintf("'%s' is defined in %s, which has no embedded bitcode", callee, w.Origin)
+		if len(overridden) > 0 {
+			what = fmt.Sprintf("the program runs the definition of '%s' in %s (it overrides the one in %s), which has no embedded bitcode", callee, w.Origin, strings.Join(overridden, ", "))
+		}
+		return explain("%s (compile it with gozyme-cc, or give it a custom derivative)", what)
 	}
 	for _, in := range inputs {
 		if in.Bitcode != nil {
 			continue
 		}
-		syms, _ := elfSymbols(in.Data)
-		for _, s := range syms {
-			if s.defined && s.name == adErr.Callee {
-				adErr.Msg += fmt.Sprintf("; '%s' is defined in %s, which has no embedded bitcode (compile it with gozyme-cc, or give it a custom derivative)", adErr.Callee, in.Origin)
-				return err
+		for _, s := range nativeSyms(in) {
+			if s.defined && s.name == callee {
+				return explain("'%s' is defined in %s, which has no embedded bitcode (compile it with gozyme-cc, or give it a custom derivative)", callee, in.Origin)
 			}
 		}
 	}
-	adErr.Msg += fmt.Sprintf("; no object of this link defines '%s' with bitcode (it comes from a shared library or is not defined)", adErr.Callee)
-	return err
+	return explain("no object of this link defines '%s' with bitcode (it comes from a shared library or is not defined)", callee)
 }

@@ -249,7 +249,7 @@ func Classify(args []string) *Command {
 		pass("standard input without -x")
 	case header != "":
 		pass("header input " + header)
-	case c.LTO && sources > 0:
+	case c.LTO && compileOnly && sources > 0:
 		pass("-flto objects hold bitcode only")
 	case compileOnly && sources == 0:
 		pass("-c without sources")

@@ -217,7 +217,7 @@ func TestCompileArgs(t *testing.T) {
 func TestCompileStepArgs(t *testing.T) {
 	c := Classify(strings.Fields("-O0 -MD -x c - -o out/app -lm -Wl,-z,now"))
 	got := strings.Join(compileStepArgs(c, c.Sources()[0], "/tmp/t/0--.o"), " ")
-	want := "-O0 -MD -MF out/app.d -c -o /tmp/t/0--.o -x c - -Xclang -fembed-bitcode=all " + strings.Join(append(custom.DefineFlags(), headerFlags()...), " ") + " -Xclang -disable-O0-optnone -Qunused-arguments"
+	want := "-O0 -MD -MF out/app.d -c -o /tmp/t/0--.o -x c - -Xclang -fembed-bitcode=all " + strings.Join(append(custom.DefineFlags(), headerFlags()...), " ") + " -Qunused-arguments"
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}

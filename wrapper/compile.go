@@ -2,26 +2,9 @@ package wrapper
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/gozyme/gozyme/custom"
 )
-
-// embedFlags make clang embed the frontend's module (before optimization)
-// in .llvmbc; at -O0 the functions must not be optnone, or the link-time
-// optimizer could not optimize the derivatives. They also give Enzyme's
-// __attribute__((enzyme("gradient", rule))) and Enzyme's other attributes a
-// meaning (package custom).
-func embedFlags(cmd *Command) []string {
-	f := append([]string{"-Xclang", "-fembed-bitcode=all"}, custom.DefineFlags()...)
-	f = append(f, headerFlags()...)
-	if cmd.OptLevel == "0" {
-		f = append(f, "-Xclang", "-disable-O0-optnone")
-	}
-	return f
-}
 
 // compile runs a -c command line and marks the objects it makes. Sources
 // that take embedded bitcode and sources that do not (assembly) are
@@ -66,15 +49,8 @@ func (d *driver) compile(orig, expanded []string, cmd *Command) (int, error) {
 			return code, err
 		}
 		for _, in := range c.srcs {
-			obj := objectPath(cmd, in)
-			if err := markObject(obj); err != nil {
+			if err := d.finishObject(cmd, in, objectPath(cmd, in), tmp); err != nil {
 				return 1, err
-			}
-			if embeds(in.Lang) {
-				if err := d.registerDeclaredRules(cmd, in, obj, tmp); err != nil {
-					os.Remove(obj)
-					return 1, err
-				}
 			}
 		}
 	}
@@ -140,8 +116,15 @@ func stem(p string) string {
 }
 
 // compileAndLink compiles each source to a temporary fat object with the
-// same options, then links with the objects in the sources' places.
+// same options, then links with the objects in the sources' places. The
+// steps run with -Qunused-arguments (each sees options only the other
+// uses); the warnings clang gives about unused arguments of the whole line,
+// errors under -Werror, come from clang itself first (driverDiagnostics),
+// so a configure probe gets clang's answer.
 func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
+	if code, stop := d.driverDiagnostics(expanded); stop {
+		return code, nil
+	}
 	tmp := &tempDir{}
 	defer tmp.remove()
 	dir, err := tmp.get()
@@ -163,15 +146,10 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 		if d.fortran && isFortran(in.Lang) {
 			err = d.embedFortran(step, in, obj) // which marks the object
 		} else {
-			err = markObject(obj)
+			err = d.finishObject(cmd, in, obj, tmp)
 		}
 		if err != nil {
 			return 1, err
-		}
-		if embeds(in.Lang) {
-			if err := d.registerDeclaredRules(cmd, in, obj, tmp); err != nil {
-				return 1, err
-			}
 		}
 		objs[in.Item] = obj
 	}
@@ -193,8 +171,13 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 	if err != nil {
 		return 1, err
 	}
-	// Not plain: the scan did not see the fresh objects.
-	return d.link(link, cmd, false)
+	// Not plain: the scan did not see the fresh objects. The link names
+	// each in messages by its source.
+	sources := map[string]string{}
+	for _, in := range cmd.Sources() {
+		sources[objs[in.Item]] = in.Path
+	}
+	return d.linkNaming(link, cmd, false, sources)
 }
 
 // compileStepArgs is the -c command line compiling one source of a
@@ -226,7 +209,7 @@ func compileStepArgs(cmd *Command, in Input, obj string) []string {
 	}
 	out = append(out, "-c", "-o", obj)
 	out = appendSources(out, []Input{in})
-	if embeds(in.Lang) {
+	if embeds(in.Lang) && !cmd.LTO {
 		out = append(out, embedFlags(cmd)...)
 	}
 	return append(out, "-Qunused-arguments")

@@ -6,10 +6,12 @@
 package wrapper
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 
 	"github.com/mattn/go-shellwords"
@@ -34,8 +36,13 @@ type driver struct {
 // Main runs the wrapper for lang (LangC, LangCXX or LangFortran) on args
 // (os.Args[1:]) and returns the exit status: the compiler's own, or 1
 // after an error of the wrapper's, reported as "gozyme-cc: error: ...".
-func Main(lang string, args []string) int {
+func Main(lang string, args []string) (code int) {
 	d := &driver{prog: "gozyme-cc"}
+	defer func() {
+		if p := recover(); p != nil {
+			code = d.fail(fmt.Errorf("internal error: %v; please report this to the gozyme developers with the command line", p))
+		}
+	}()
 	tool := "clang"
 	switch lang {
 	case LangC:
@@ -72,7 +79,6 @@ func Main(lang string, args []string) int {
 		scan = d.scanLink(cmd)
 		orig = append(orig, d.fortranLinkArgs(scan.fortran)...)
 	}
-	var code int
 	switch cmd.Mode {
 	case Compile:
 		if d.fortran {
@@ -118,4 +124,31 @@ func (d *driver) run(args []string, env []string) (int, error) {
 		return 1, fmt.Errorf("running %s: %v", d.clang, err)
 	}
 	return toolchains.ExitCode(err), nil
+}
+
+// driverDiagnostics asks clang what it says about the arguments of a
+// command line as a whole (clang -###: nothing runs): its unused-argument
+// diagnostics are printed, and when one is an error (-Werror) stop is set
+// and code is clang's exit status for the line. Other diagnostics are left
+// to the steps that run.
+func (d *driver) driverDiagnostics(args []string) (code int, stop bool) {
+	c := exec.Command(d.clang, append([]string{"-###"}, args...)...)
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	toolchains.LogCommand(c.Args)
+	if err := c.Run(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			return 0, false
+		}
+	}
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if !strings.HasSuffix(l, "-Wunused-command-line-argument]") {
+			continue
+		}
+		fmt.Fprintln(os.Stderr, l)
+		if strings.Contains(l, ": error: ") {
+			stop, code = true, 1
+		}
+	}
+	return code, stop
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gozyme/gozyme/lto"
 	"github.com/gozyme/gozyme/toolchains"
 	"github.com/gozyme/gozyme/toolchains/flang"
 )
@@ -73,7 +74,7 @@ func (d *driver) embedFortran(step []string, in Input, obj string) error {
 	if err := os.WriteFile(bcFile, bc, 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(cmdFile, []byte(strings.Join(fc1, "\x00")+"\x00"), 0o644); err != nil {
+	if err := os.WriteFile(cmdFile, []byte(strings.Join(lto.LinkTimeArgs(fc1), "\x00")+"\x00"), 0o644); err != nil {
 		return err
 	}
 	_, err = toolchains.Run(ctx, "llvm-objcopy",

@@ -3,12 +3,15 @@ package wrapper
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/gozyme/gozyme/lto"
 )
 
 // link runs a link command line with gozyme-ld as clang's linker. The
@@ -16,6 +19,13 @@ import (
 // line's last -O level in GOZYME_OPT_LEVEL. A plain link line (its inputs
 // hold no Enzyme call, see scanLink) is clang's own.
 func (d *driver) link(args []string, cmd *Command, plain bool) (int, error) {
+	return d.linkNaming(args, cmd, plain, nil)
+}
+
+// linkNaming is link, with sources naming the source each temporary
+// object of a compile-and-link line was compiled from: gozyme-ld names
+// the source in its messages (GOZYME_OBJECT_SOURCES).
+func (d *driver) linkNaming(args []string, cmd *Command, plain bool, sources map[string]string) (int, error) {
 	if plain {
 		// No Enzyme call: exactly the plain link, without gozyme-ld.
 		return 1, d.exec(args)
@@ -29,6 +39,13 @@ func (d *driver) link(args []string, cmd *Command, plain bool) (int, error) {
 		return 1, err
 	}
 	env := append(os.Environ(), "GOZYME_REAL_LD="+real)
+	if len(sources) > 0 {
+		names, err := json.Marshal(sources)
+		if err != nil {
+			return 1, err
+		}
+		env = append(env, lto.ObjectSourcesEnv+"="+string(names))
+	}
 	if cmd.OptGiven {
 		env = append(env, "GOZYME_OPT_LEVEL="+cmd.OptLevel)
 	}

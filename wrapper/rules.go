@@ -39,7 +39,8 @@ func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, tmp *
 	if err != nil {
 		return err
 	}
-	if bc, err = lto.SectionBytes(bytes.NewReader(bc), obj, ".llvmbc"); err != nil || bc == nil {
+	section := lto.BitcodeSectionOf(bytes.NewReader(bc))
+	if bc, err = lto.SectionBytes(bytes.NewReader(bc), obj, section); err != nil || bc == nil {
 		return err
 	}
 	dir, err := tmp.get()
@@ -60,7 +61,7 @@ func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, tmp *
 	if err != nil {
 		return err
 	}
-	return lto.ReplaceSection(obj, ".llvmbc", linked)
+	return lto.ReplaceSection(obj, section, linked)
 }
 
 // syntaxArgs is the command line dumping the AST of one source as JSON:

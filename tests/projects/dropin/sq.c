@@ -1,0 +1,1 @@
+double sq(double x) { return x * x; }
