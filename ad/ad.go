@@ -32,6 +32,12 @@ type differ struct {
 	// runtimeActivity checks shadows that may be their primal at run time
 	// (Options.RuntimeActivity, runtimeactivity.go).
 	runtimeActivity bool
+	// gpu: the module is GPU device code (gpu.go).
+	gpu bool
+	// note receives remarks (Options.Note), may be nil.
+	note func(string)
+	// gpuLoopRecords is Options.GPULoopRecords.
+	gpuLoopRecords int64
 	// constShadows are the shadow globals of constant globals, per mode
 	// (constshadow.go).
 	constShadows map[constShadowKey]*ir.Global
@@ -66,6 +72,12 @@ func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 	if err := refineUndef(p); err != nil {
 		return nil, errorAt(f, nil, "%v", err)
 	}
+	if d.gpu {
+		plainLdg(p) // gpucheck.go
+		if err := checkGPU(p); err != nil {
+			return nil, err
+		}
+	}
 	d.prep[f] = p
 	return p, nil
 }
@@ -85,7 +97,14 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 	d := newDiffer(m, opts)
 	for _, rt := range innerFirst(roots) {
 		if err := d.lower(rt); err != nil {
-			return 0, err
+			return 0, d.inKernel(rt, err)
+		}
+	}
+	if d.gpu {
+		for _, f := range m.Funcs {
+			if !user[f] && len(f.Blocks) > 0 {
+				markConvergent(f) // gpu.go
+			}
 		}
 	}
 	if err := d.lostGlobalError(); err != nil {
@@ -154,11 +173,12 @@ func (d *differ) lower(rt *root) error {
 	}
 	acts := rt.activities()
 	grads := make([]*ir.Func, len(rt.fns))
+	uniform := d.rootUniform(rt) // gpuaccum.go
 	for i, f := range rt.fns {
 		if err := d.checkRoot(f, acts, carriesFloat(f.Sig.RetType), false); err != nil {
 			return err
 		}
-		g, err := d.gradient(f, acts)
+		g, err := d.gradient(f, acts, uniform)
 		if err != nil {
 			return err
 		}
@@ -344,8 +364,10 @@ func leafFields(t types.Type, path []value.Value) []leafField {
 
 // gradient returns the combined reverse-mode gradient of f for the given
 // parameter activities, generating it on first use.
-func (d *differ) gradient(f *ir.Func, acts []Activity) (*ir.Func, error) {
-	name := derivativeName("__gozyme_grad_", f, acts)
+// On a GPU, uniform says which parameters the kernel passes alike to
+// every thread (rootUniform), which may make accumulations plain.
+func (d *differ) gradient(f *ir.Func, acts []Activity, uniform []bool) (*ir.Func, error) {
+	name := derivativeName("__gozyme_grad_", f, acts) + uniformSuffix(uniform)
 	if g, ok := d.grads[name]; ok {
 		return g, nil
 	}
@@ -354,10 +376,21 @@ func (d *differ) gradient(f *ir.Func, acts []Activity) (*ir.Func, error) {
 		return nil, err
 	}
 	r, err := d.generateReverse(func() (*reverseGen, error) {
-		return newReverseGen(d, pf, acts, carriesFloat(f.Sig.RetType), false, false, name)
+		r, err := newReverseGen(d, pf, acts, carriesFloat(f.Sig.RetType), false, false, name)
+		if r != nil {
+			r.uniform = uniform
+		}
+		return r, err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if d.gpu {
+		where := ""
+		if loc := irutil.FuncLoc(f); loc != "" {
+			where = loc + ": "
+		}
+		d.notef("%sthe gradient of '%s' caches %d bytes per thread in local memory", where, f.Name(), r.cacheBytes)
 	}
 	d.grads[name] = r.g
 	return r.g, nil
@@ -509,7 +542,8 @@ func (rt *root) replaceCall(pre []ir.Instruction, result value.Value) {
 func newDiffer(m *ir.Module, opts Options) *differ {
 	return &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
 		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, sums: newSummaries(), lostGlobals: map[*ir.Global]error{},
-		fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{}, constShadows: map[constShadowKey]*ir.Global{}, runtimeActivity: opts.RuntimeActivity}
+		fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{}, constShadows: map[constShadowKey]*ir.Global{}, runtimeActivity: opts.RuntimeActivity,
+		gpu: isGPUModule(m), note: opts.Note, gpuLoopRecords: opts.GPULoopRecords}
 }
 
 // activities lists the activity of each parameter at the call.

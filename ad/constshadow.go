@@ -68,7 +68,7 @@ func constShadowed(c constant.Constant) bool {
 		case *constant.ExprGetElementPtr:
 			c = x.Src
 		case *ir.Global:
-			return x.Immutable && x.Init != nil && !interposable(x.Linkage)
+			return (x.Immutable && x.Init != nil && !interposable(x.Linkage)) || isSharedGlobal(x)
 		default:
 			return false
 		}
@@ -132,6 +132,9 @@ func (d *differ) pointerShadow(c constant.Constant, forward, strict bool) (const
 	case *ir.Func:
 		return c, true, nil // calls go to the function itself
 	case *ir.Global:
+		if isSharedGlobal(x) {
+			return d.sharedShadow(x), true, nil // gpu.go
+		}
 		if x.Immutable && x.Init != nil && !interposable(x.Linkage) {
 			g, err := d.constGlobalShadow(x, forward)
 			if err != nil {

@@ -16,6 +16,7 @@ type Error struct {
 	Func   string // the function being differentiated
 	Msg    string
 	Callee string // the function without a body or rule that stopped AD, if that was it
+	Kernel string // on a GPU, the kernel (or device function) whose Enzyme call asked for it
 	// runtimeActivity marks an error Options.RuntimeActivity avoids.
 	runtimeActivity bool
 }
@@ -31,6 +32,9 @@ func (e *Error) Error() string {
 	prefix := ""
 	if e.Loc != "" {
 		prefix = e.Loc + ": "
+	}
+	if e.Kernel != "" && e.Kernel != e.Func {
+		return fmt.Sprintf("%scannot differentiate '%s' (called from kernel '%s'): %s", prefix, e.Func, e.Kernel, e.Msg)
 	}
 	return fmt.Sprintf("%scannot differentiate '%s': %s", prefix, e.Func, e.Msg)
 }
