@@ -54,3 +54,88 @@ func TestDaxpy(t *testing.T) {
 	}
 	runChecks(t, emulate(t, b))
 }
+
+func TestSharedMemory(t *testing.T) {
+	lib := libdevice(t)
+	b := buildCUDA(t, "shared", []string{"GOZYME_LIBDEVICE=" + lib})
+	ir := b.differentiated(t)
+	norm := function(t, ir, "__gozyme_grad__Z9blocknorm")
+	// Eight barriers in the primal (one after the first store, one per
+	// level of the unrolled tree): eight in the forward sweep, eight
+	// mirrored.
+	if n := count(norm, `call void @llvm.nvvm.barrier0\(\)`); n != 16 {
+		t.Errorf("want 16 barriers in the gradient of blocknorm, found %d", n)
+	}
+	for _, g := range []string{norm, function(t, ir, "__gozyme_grad__Z7stencil")} {
+		if !strings.Contains(g, ".gozyme_shadow") {
+			t.Errorf("no __shared__ shadow in\n%s", g)
+		}
+	}
+	if n := count(ir, `(?m)^@\S+\.gozyme_shadow = internal addrspace\(3\) global`); n != 2 {
+		t.Errorf("want 2 __shared__ shadows, found %d", n)
+	}
+	ptx := b.ptx(t)
+	for _, want := range []string{"bar.sync", "atom.shared.add.f64", "atom.global.add.f64", ".shared .align 8 .b8 _ZZ9blocknorm"} {
+		if !strings.Contains(ptx, want) {
+			t.Errorf("the PTX has no %q", want)
+		}
+	}
+	runChecks(t, emulate(t, b))
+}
+
+func TestOverwritingLoop(t *testing.T) {
+	lib := libdevice(t)
+	b := buildCUDA(t, "loop", []string{"GOZYME_LIBDEVICE=" + lib})
+	g := function(t, b.differentiated(t), "__gozyme_grad__Z7iterate")
+	// The steps' values in one local array sized on entry (the optimizer
+	// unrolls the 16 steps by 2: 8 records), no malloc.
+	if !regexp.MustCompile(`alloca \[(8|16) x \{`).MatchString(g) || strings.Contains(g, "@malloc") || strings.Contains(g, "@realloc") {
+		t.Errorf("want the loop's cache in a local array of records, without malloc:\n%s", g)
+	}
+	if !regexp.MustCompile(`caches \d+ bytes per thread`).MatchString(b.stderr) || strings.Contains(b.stderr, "caches 0 bytes") {
+		t.Errorf("want a nonzero cache report:\n%s", b.stderr)
+	}
+	if !strings.Contains(b.ptx(t), ".local .align") {
+		t.Errorf("the PTX keeps no local-memory cache")
+	}
+	runChecks(t, emulate(t, b))
+}
+
+func TestRunTimeTripCount(t *testing.T) {
+	lib := libdevice(t)
+	b, err := tryBuildCUDA(t, "loop_dynamic", []string{"GOZYME_LIBDEVICE=" + lib})
+	if err == nil || !regexp.MustCompile(`loop_dynamic\.cu:\d+:\d+: cannot differentiate '_Z7iteratePdPKdii' \(called from kernel '_Z8gradientPdS_PKdS_ii'\): .*not a compile-time constant.*GOZYME_GPU_LOOP_RECORDS`).MatchString(b.stderr) {
+		t.Fatalf("want an error naming the loop's line and the kernel, got %v:\n%s", err, b.stderr)
+	}
+	b = buildCUDA(t, "loop_dynamic", []string{"GOZYME_LIBDEVICE=" + lib, "GOZYME_GPU_LOOP_RECORDS=32"})
+	runChecks(t, emulate(t, b))
+}
+
+func TestXSBenchLookup(t *testing.T) {
+	lib := libdevice(t)
+	b := buildCUDA(t, "xsbench", []string{"GOZYME_LIBDEVICE=" + lib})
+	g := function(t, b.differentiated(t), "__gozyme_grad__Z6lookup")
+	// Concentrations, microscopic data and energies are tables other
+	// threads read too: every accumulation is atomic.
+	if count(g, `atomicrmw fadd`) == 0 || strings.Contains(g, "@malloc") {
+		t.Errorf("want atomic accumulation and no malloc:\n%s", g)
+	}
+	runChecks(t, emulate(t, b))
+}
+
+func TestLULESHEnergy(t *testing.T) {
+	lib := libdevice(t)
+	b := buildCUDA(t, "lulesh", []string{"GOZYME_LIBDEVICE=" + lib})
+	ir := b.differentiated(t)
+	g := function(t, ir, "__gozyme_grad__Z6energy")
+	// 24 coordinates gathered from nodes neighbouring elements share: 24
+	// atomic adds; the primal's atomicAdd into the total stays.
+	if n := count(g, `atomicrmw fadd double\* %\d+, double`); n < 24 {
+		t.Errorf("want at least 24 atomic adds of coordinate adjoints, found %d", n)
+	}
+	f := function(t, ir, "__gozyme_fwd__Z6energy")
+	if n := count(f, `atomicrmw fadd`); n != 2 {
+		t.Errorf("want the primal's atomicAdd and its tangent's in forward mode, found %d atomics", n)
+	}
+	runChecks(t, emulate(t, b))
+}
