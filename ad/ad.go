@@ -38,6 +38,8 @@ type differ struct {
 	note func(string)
 	// gpuLoopRecords is Options.GPULoopRecords.
 	gpuLoopRecords int64
+	// gpuPlainAdjoints is Options.GPUPlainAdjoints (benchmarks only).
+	gpuPlainAdjoints bool
 	// constShadows are the shadow globals of constant globals, per mode
 	// (constshadow.go).
 	constShadows map[constShadowKey]*ir.Global
@@ -543,7 +545,8 @@ func newDiffer(m *ir.Module, opts Options) *differ {
 	return &differ{m: m, inactive: inactiveFuncs(m), grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
 		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, sums: newSummaries(), lostGlobals: map[*ir.Global]error{},
 		fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{}, constShadows: map[constShadowKey]*ir.Global{}, runtimeActivity: opts.RuntimeActivity,
-		gpu: isGPUModule(m), note: opts.Note, gpuLoopRecords: opts.GPULoopRecords}
+		gpu: isGPUModule(m), note: opts.Note, gpuLoopRecords: opts.GPULoopRecords,
+		gpuPlainAdjoints: opts.GPUPlainAdjoints}
 }
 
 // activities lists the activity of each parameter at the call.

@@ -133,6 +133,9 @@ func (d *differ) pointerShadow(c constant.Constant, forward, strict bool) (const
 		return c, true, nil // calls go to the function itself
 	case *ir.Global:
 		if isSharedGlobal(x) {
+			if dynamicShared(x) {
+				return nil, false, fmt.Errorf("%s is dynamic shared memory (extern __shared__, sized at launch), which has no room for its shadow: use a __shared__ array of fixed size", x.Ident())
+			}
 			return d.sharedShadow(x), true, nil // gpu.go
 		}
 		if x.Immutable && x.Init != nil && !interposable(x.Linkage) {

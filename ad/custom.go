@@ -35,6 +35,11 @@ type Options struct {
 	// of loops whose trip count is not a compile-time constant, up to this
 	// many iterations per thread (gpucache.go); the kernel traps beyond.
 	GPULoopRecords int64
+	// GPUPlainAdjoints, for benchmarks only, makes every shadow
+	// accumulation of a GPU gradient a plain load-add-store: wrong
+	// wherever threads share memory, it measures what the atomic adds
+	// cost.
+	GPUPlainAdjoints bool
 }
 
 // customRule returns the reverse-mode rule of a call's callee, if any.

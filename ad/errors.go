@@ -17,6 +17,10 @@ type Error struct {
 	Msg    string
 	Callee string // the function without a body or rule that stopped AD, if that was it
 	Kernel string // on a GPU, the kernel (or device function) whose Enzyme call asked for it
+	// Caller is, where Loc lies in code inlined into Func, the line in
+	// Func it was inlined at; GPU messages lead with it (device code is
+	// mostly inlined: the line in a header says little).
+	Caller string
 	// runtimeActivity marks an error Options.RuntimeActivity avoids.
 	runtimeActivity bool
 }
@@ -33,17 +37,25 @@ func (e *Error) Error() string {
 	if e.Loc != "" {
 		prefix = e.Loc + ": "
 	}
-	if e.Kernel != "" && e.Kernel != e.Func {
-		return fmt.Sprintf("%scannot differentiate '%s' (called from kernel '%s'): %s", prefix, e.Func, e.Kernel, e.Msg)
+	if e.Kernel != "" {
+		msg := e.Msg
+		if e.Caller != "" {
+			prefix = e.Caller + ": "
+			msg += " (in code inlined from " + e.Loc + ")"
+		}
+		if e.Kernel == e.Func {
+			return fmt.Sprintf("%scannot differentiate '%s': %s", prefix, e.Func, msg)
+		}
+		return fmt.Sprintf("%scannot differentiate '%s' (called from kernel '%s'): %s", prefix, e.Func, e.Kernel, msg)
 	}
 	return fmt.Sprintf("%scannot differentiate '%s': %s", prefix, e.Func, e.Msg)
 }
 
 // errorAt builds an Error located at inst (or at f when inst has no location).
 func errorAt(f *ir.Func, inst interface{}, format string, args ...interface{}) *Error {
-	loc := ""
+	loc, caller := "", ""
 	if inst != nil {
-		loc = irutil.DebugLoc(inst)
+		loc, caller = irutil.DebugLoc(inst), irutil.CallerLoc(inst)
 	}
 	if loc == "" && f != nil {
 		loc = irutil.FuncLoc(f)
@@ -52,7 +64,7 @@ func errorAt(f *ir.Func, inst interface{}, format string, args ...interface{}) *
 	if f != nil {
 		name = f.Name()
 	}
-	return &Error{Loc: loc, Func: name, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Loc: loc, Caller: caller, Func: name, Msg: fmt.Sprintf(format, args...)}
 }
 
 // describe renders an instruction for a message, e.g. "%5 = call double @foo(...)".

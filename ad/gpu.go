@@ -209,3 +209,13 @@ func (d *differ) notef(format string, args ...interface{}) {
 		d.note(fmt.Sprintf(format, args...))
 	}
 }
+
+// dynamicShared reports extern __shared__ memory: a declaration (or an
+// array of no elements) whose size the launch gives.
+func dynamicShared(g *ir.Global) bool {
+	if g.Init == nil {
+		return true
+	}
+	at, ok := g.ContentType.(*types.ArrayType)
+	return ok && at.Len == 0
+}

@@ -44,7 +44,7 @@ const (
 // (t the type added, align the primal access's alignment).
 func (r *reverseGen) accumulateShadow(blk *ir.Block, sp, d value.Value, t types.Type, align ir.Align, p value.Value) error {
 	kind := privateAddr
-	if r.d.gpu {
+	if r.d.gpu && !r.d.gpuPlainAdjoints {
 		kind = r.addressPrivacy(p)
 	}
 	plain := func(b *ir.Block, sp, d value.Value) {
@@ -375,16 +375,16 @@ func (d *differ) gpuAddHelper(t *types.FloatType, uniform bool) *ir.Func {
 			return f
 		}
 	}
-	p, v, c := ir.NewParam("p", types.NewPointer(t)), ir.NewParam("v", t), ir.NewParam("plain", types.I1)
+	p, v, c := ir.NewParam("p", types.NewPointer(t)), ir.NewParam("v", t), ir.NewParam("own", types.I1)
 	f := d.m.NewFunc(name, types.Void, p, v, c)
 	f.Linkage = enum.LinkageInternal
 	f.FuncAttrs = append(f.FuncAttrs, enum.FuncAttrAlwaysInline)
-	entry, atomic, done := f.NewBlock("entry"), f.NewBlock("atomic"), f.NewBlock("done")
+	entry, atomic, done := f.NewBlock("entry"), f.NewBlock("atomicadd"), f.NewBlock("done")
 	atomic.NewAtomicRMW(enum.AtomicOpFAdd, p, v, enum.AtomicOrderingMonotonic)
 	atomic.NewBr(done)
 	done.NewRet(nil)
 	if !uniform {
-		plain := f.NewBlock("plain")
+		plain := f.NewBlock("plainadd")
 		entry.NewCondBr(c, plain, atomic)
 		plain.NewStore(plain.NewFAdd(plain.NewLoad(t, p), v), p)
 		plain.NewBr(done)

@@ -33,8 +33,10 @@ type DeviceJob struct {
 	KeepDebug bool
 	// LoopRecords is ad.Options.GPULoopRecords.
 	LoopRecords int64
-	TempDir     string
-	OutPTX      string
+	// PlainAdjoints is ad.Options.GPUPlainAdjoints (benchmarks only).
+	PlainAdjoints bool
+	TempDir       string
+	OutPTX        string
 	// Note receives AD's remarks (bytes cached per thread), may be nil.
 	Note func(string)
 }
@@ -124,7 +126,7 @@ func differentiateDevice(ctx context.Context, job DeviceJob, in, out string) err
 				return fmt.Errorf("%s: %w", job.Origin, err)
 			}
 			opts := ad.Options{Custom: map[*ir.Func]*ad.Custom{}, RuntimeActivity: runtimeActivity,
-				Note: job.Note, GPULoopRecords: job.LoopRecords}
+				Note: job.Note, GPULoopRecords: job.LoopRecords, GPUPlainAdjoints: job.PlainAdjoints}
 			for f, r := range rules {
 				opts.Custom[f] = &ad.Custom{Augment: r.Augment, Gradient: r.Gradient, Forward: r.Forward}
 			}

@@ -160,7 +160,11 @@ func (d *driver) compileCUDA(cmd *Command, in Input, obj string, tmp *tempDir) (
 		}
 		ptx := filepath.Join(dir, stem+".ptx")
 		job := lto.DeviceJob{Bitcode: bc, Origin: in.Path, OptLevel: level, Arch: arch, Libdevice: cuda.Libdevice,
-			KeepDebug: cf.debug, LoopRecords: loopRecords(), TempDir: dir, OutPTX: ptx, Note: d.note}
+			KeepDebug: cf.debug, LoopRecords: loopRecords(), TempDir: dir, OutPTX: ptx, Note: d.note,
+			PlainAdjoints: os.Getenv("GOZYME_GPU_BENCH_PLAIN_ADJOINTS") != ""}
+		if job.PlainAdjoints {
+			fmt.Fprintf(os.Stderr, "%s: warning: GOZYME_GPU_BENCH_PLAIN_ADJOINTS: %s's gradients add adjoints without atomics, wrong wherever threads share memory (for measuring what the atomics cost only)\n", d.prog, in.Path)
+		}
 		if err := lto.RewriteDevice(context.Background(), job); err != nil {
 			return 1, err
 		}

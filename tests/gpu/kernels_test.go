@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -136,6 +137,58 @@ func TestLULESHEnergy(t *testing.T) {
 	f := function(t, ir, "__gozyme_fwd__Z6energy")
 	if n := count(f, `atomicrmw fadd`); n != 2 {
 		t.Errorf("want the primal's atomicAdd and its tangent's in forward mode, found %d atomics", n)
+	}
+	runChecks(t, emulate(t, b))
+}
+
+func TestUnsupportedConstructs(t *testing.T) {
+	lib := libdevice(t)
+	for _, c := range []struct {
+		name, define string
+		env          []string
+		want         string
+	}{
+		{"warp shuffle", "-DCASE=1", nil, `unsupported\.cu:16:\d+: cannot differentiate '_Z1fPd' \(called from kernel '_Z4gradPdS_'\): a warp shuffle of floating-point data .* has no derivative rule`},
+		{"dynamic parallelism", "-DCASE=2", nil, `unsupported\.cu:18:\d+: cannot differentiate '_Z1fPd' \(called from kernel '_Z4gradPdS_'\): dynamic parallelism .*cudaGetParameterBuffer.* is not supported`},
+		{"cooperative groups", "-DCASE=3", nil, `unsupported\.cu:22:\d+: cannot differentiate '_Z1fPd' \(called from kernel '_Z4gradPdS_'\): cooperative groups .*cudaCG.* are not supported`},
+		{"dynamic shared memory", "-DCASE=5", nil, `unsupported\.cu:\d+:\d+: cannot differentiate '_Z1fPd' \(called from kernel '_Z4gradPdS_'\): .*dynamic shared memory \(extern __shared__, sized at launch\)`},
+		{"no libdevice", "-DCASE=4", []string{"GOZYME_LIBDEVICE="}, `unsupported\.cu: device code calls __nv_cos, __nv_sin, which libdevice defines: give its path with GOZYME_LIBDEVICE`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := append([]string{"GOZYME_LIBDEVICE=" + lib}, c.env...)
+			b, err := tryBuildCUDA(t, "unsupported", env, c.define)
+			if err == nil || !regexp.MustCompile(c.want).MatchString(b.stderr) {
+				t.Fatalf("want an error matching %s, got %v:\n%s", c.want, err, b.stderr)
+			}
+			if _, statErr := os.Stat(b.obj); statErr == nil {
+				t.Errorf("the failed compile left %s behind", b.obj)
+			}
+		})
+	}
+}
+
+func TestThreadPrivateAdjoints(t *testing.T) {
+	lib := libdevice(t)
+	b := buildCUDA(t, "private", []string{"GOZYME_LIBDEVICE=" + lib})
+	g := function(t, b.differentiated(t), "__gozyme_grad__Z4damp")
+	// dx[gid] is the thread's own: a plain add where the launch is
+	// one-dimensional (the test computed on entry), else atomic.
+	if !strings.Contains(g, "@__gozyme_gpu_add_private_f64(") || strings.Contains(g, "atomicrmw") {
+		t.Errorf("want the gid-private add and no other atomic:\n%s", g)
+	}
+	for _, sreg := range []string{"ntid.y", "ntid.z", "nctaid.y", "nctaid.z", "nctaid.x"} {
+		if !strings.Contains(g, "@llvm.nvvm.read.ptx.sreg."+sreg+"()") {
+			t.Errorf("the one-dimensional launch test does not read %s", sreg)
+		}
+	}
+	runChecks(t, emulate(t, b))
+}
+
+func TestDynamicTreeReduction(t *testing.T) {
+	lib := libdevice(t)
+	b := buildCUDA(t, "reduce_dynamic", []string{"GOZYME_LIBDEVICE=" + lib, "GOZYME_GPU_LOOP_RECORDS=16"})
+	if !strings.Contains(b.stderr, "caches") {
+		t.Errorf("no cache report:\n%s", b.stderr)
 	}
 	runChecks(t, emulate(t, b))
 }
