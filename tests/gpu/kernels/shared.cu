@@ -62,10 +62,11 @@ static void check(const char *name, int n, int outs, Primal primal, Grad grad, b
   auto set = [&](const std::vector<double> &v) { put(x_, v); };
   std::vector<double> got, want;
   for (int i : {0, 1, BS - 1, BS, BS + 1, n / 2, n - 2, n - 1}) {
+    if (timing) break; // checked at the small size
     got.push_back(dx[i]);
     want.push_back(central(x, i, loss, set));
   }
-  report(name, got, want, 1e-7);
+  if (!timing) report(name, got, want, 1e-7);
   if (timing) {
     put(do_, w);
     double tp = timeit([&] { primal<<<grid, BS>>>(x_, o_, n); }, 20);
