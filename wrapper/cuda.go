@@ -2,6 +2,7 @@ package wrapper
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -95,10 +96,49 @@ func parseCUDAFlags(cmd *Command) cudaFlags {
 	return cf
 }
 
-// writeCUDAHeaders writes gozyme's CUDA header directory into dir.
-func writeCUDAHeaders(dir string) (string, error) {
-	root := filepath.Join(dir, "gozyme-cuda")
-	err := fs.WalkDir(cudaHeaders, "cudahdr", func(p string, e fs.DirEntry, err error) error {
+// cudaHeaderDir returns a directory holding gozyme's CUDA headers: one
+// per header version in the user's cache directory, so that dependency
+// files (-MD) name headers that stay, else one in the compile's temporary
+// directory.
+func cudaHeaderDir(tmp *tempDir) (string, error) {
+	h := sha256.New()
+	fs.WalkDir(cudaHeaders, "cudahdr", func(p string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			b, _ := cudaHeaders.ReadFile(p)
+			fmt.Fprintf(h, "%s %d\n", p, len(b))
+			h.Write(b)
+		}
+		return nil
+	})
+	name := fmt.Sprintf("cuda-%x", h.Sum(nil)[:8])
+	if cache, err := os.UserCacheDir(); err == nil {
+		dir := filepath.Join(cache, "gozyme", name)
+		if _, err := os.Stat(filepath.Join(dir, "gozyme_cuda.h")); err == nil {
+			return dir, nil
+		}
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err == nil {
+			if part, err := os.MkdirTemp(filepath.Dir(dir), name+".part-"); err == nil {
+				if err := writeCUDAHeaders(part); err == nil && os.Rename(part, dir) == nil {
+					return dir, nil
+				}
+				os.RemoveAll(part)
+				if _, err := os.Stat(filepath.Join(dir, "gozyme_cuda.h")); err == nil {
+					return dir, nil // another compile won the race
+				}
+			}
+		}
+	}
+	t, err := tmp.get()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(t, "gozyme-cuda")
+	return dir, writeCUDAHeaders(dir)
+}
+
+// writeCUDAHeaders writes gozyme's CUDA header directory to root.
+func writeCUDAHeaders(root string) error {
+	return fs.WalkDir(cudaHeaders, "cudahdr", func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -112,7 +152,6 @@ func writeCUDAHeaders(dir string) (string, error) {
 		}
 		return os.WriteFile(dst, b, 0o644)
 	})
-	return root, err
 }
 
 // compileCUDA compiles CUDA source in (options from cmd) into the fat
@@ -130,7 +169,7 @@ func (d *driver) compileCUDA(cmd *Command, in Input, obj string, tmp *tempDir) (
 	}
 	common := []string{"-nocudalib"}
 	if cuda.Path == "" {
-		hdr, err := writeCUDAHeaders(dir)
+		hdr, err := cudaHeaderDir(tmp)
 		if err != nil {
 			return 1, err
 		}

@@ -182,6 +182,7 @@ func writeReport(resultsFile, dir string) error {
 	var checks, notes []string
 	bench, plain := map[string]timing{}, map[string]timing{}
 	var order []string
+	program := ""
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
@@ -211,7 +212,14 @@ func writeReport(resultsFile, dir string) error {
 			} else {
 				plain[fields[1]] = t
 			}
-		case "PTXAS", "FATBIN", "LINK", "SANITIZER", "EXIT", "FAILED":
+		case "PROGRAM":
+			program = strings.Join(fields[1:], " ")
+		case "EXIT":
+			notes = append(notes, fmt.Sprintf("EXIT %s: %s", program, strings.Join(fields[1:], " ")))
+		case "PTXAS", "FATBIN", "LINK", "SANITIZER", "FAILED":
+			if fields[0] == "SANITIZER" {
+				program = strings.Join(fields[1:], " ")
+			}
 			notes = append(notes, line)
 		default:
 			if strings.Contains(line, "ERROR SUMMARY") || strings.Contains(line, "RACECHECK SUMMARY") {
