@@ -377,15 +377,27 @@ func (d *differ) gradient(f *ir.Func, acts []Activity, uniform []bool) (*ir.Func
 	if err != nil {
 		return nil, err
 	}
-	r, err := d.generateReverse(func() (*reverseGen, error) {
-		r, err := newReverseGen(d, pf, acts, carriesFloat(f.Sig.RetType), false, false, name)
-		if r != nil {
-			r.uniform = uniform
-		}
-		return r, err
-	})
+	gen := func(name string, gidPlain bool) (*reverseGen, error) {
+		return d.generateReverse(func() (*reverseGen, error) {
+			r, err := newReverseGen(d, pf, acts, carriesFloat(f.Sig.RetType), false, false, name)
+			if r != nil {
+				r.uniform, r.gidPlain = uniform, gidPlain
+			}
+			return r, err
+		})
+	}
+	r, err := gen(name, false)
 	if err != nil {
 		return nil, err
+	}
+	g := r.g
+	if r.usedGID {
+		// Thread-private adds in one-dimensional launches (gpuaccum.go).
+		oneD, err := gen(name+"_1d", true)
+		if err != nil {
+			return nil, err
+		}
+		g = d.launchVariants(r.g, oneD.g)
 	}
 	if d.gpu {
 		where := ""
@@ -394,8 +406,8 @@ func (d *differ) gradient(f *ir.Func, acts []Activity, uniform []bool) (*ir.Func
 		}
 		d.notef("%sthe gradient of '%s' caches %d bytes per thread in local memory", where, f.Name(), r.cacheBytes)
 	}
-	d.grads[name] = r.g
-	return r.g, nil
+	d.grads[name] = g
+	return g, nil
 }
 
 // checkRoot reports the derivatives root function f (with the activities

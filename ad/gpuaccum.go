@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -24,11 +25,13 @@ import (
 //     the gradient that may reach p's memory is p[gid] as well: then no
 //     two threads touch the same element. That holds for a launch whose
 //     grid and blocks are one-dimensional (else threads differing in y or
-//     z share gid), which the gradient checks on entry: the add is plain
-//     where it holds and atomic otherwise.
-// Where the address is the same for every thread (a kernel parameter with
-// a constant index), a warp first sums its lanes' values and one lane adds
-// the sum (uniformAdd).
+//     z share gid): such a gradient comes in two variants, plain adds
+//     there and atomic ones, and the launch picks one (launchVariants).
+// Where the address is likely the same for every thread (a kernel
+// parameter at an offset that does not depend on the thread: daxpy's
+// a[0], a coefficient p[k % 4] in a loop), a warp whose lanes all add at
+// the same address (checked at run time) first sums its lanes' values and
+// one lane adds the sum (gpuAddHelper).
 
 // privacy classifies the address of a shadow accumulation.
 type privacy int
@@ -36,15 +39,15 @@ type privacy int
 const (
 	sharedAddr  privacy = iota // other threads may add there: atomic
 	privateAddr                // the thread's own memory: plain
-	gidAddr                    // private in a one-dimensional launch (checked on entry)
-	uniformAddr                // the same address in every thread: warp sum, then atomic
+	gidAddr                    // private in a one-dimensional launch (launchVariants)
+	uniformAddr                // likely the same address in every thread: warp sum, then atomic
 )
 
 // accumulateShadow emits shadow += d at sp, the shadow of primal pointer p
 // (t the type added, align the primal access's alignment).
 func (r *reverseGen) accumulateShadow(blk *ir.Block, sp, d value.Value, t types.Type, align ir.Align, p value.Value) error {
 	kind := privateAddr
-	if r.d.gpu && !r.d.gpuPlainAdjoints {
+	if r.d.gpu {
 		kind = r.addressPrivacy(p)
 	}
 	plain := func(b *ir.Block, sp, d value.Value) {
@@ -62,13 +65,24 @@ func (r *reverseGen) accumulateShadow(blk *ir.Block, sp, d value.Value, t types.
 		return fmt.Errorf("no atomic add of %s for the adjoint of memory other threads may read", t)
 	}
 	for _, lane := range scalarLanes(blk, sp, d, t) {
+		ptr := lane.ptr
+		if pt := ptr.Type().(*types.PointerType); pt.AddrSpace != 0 && kind != sharedAddr {
+			ptr = blk.NewAddrSpaceCast(ptr, types.NewPointer(pt.ElemType)) // the helpers take generic pointers
+		}
 		switch kind {
 		case gidAddr:
-			blk.NewCall(r.d.gpuAddHelper(ft, false), lane.ptr, lane.val, r.launchIs1D())
+			// Plain in the variant for one-dimensional launches, atomic
+			// in the other (launchVariants).
+			r.usedGID = true
+			if r.gidPlain {
+				blk.NewStore(blk.NewFAdd(blk.NewLoad(lane.val.Type(), ptr), lane.val), ptr)
+			} else {
+				r.d.sharedAdd(blk, ptr, lane.val)
+			}
 		case uniformAddr:
-			blk.NewCall(r.d.gpuAddHelper(ft, true), lane.ptr, lane.val, constant.False)
+			blk.NewCall(r.d.warpAddHelper(ft), ptr, lane.val)
 		default:
-			blk.NewAtomicRMW(enum.AtomicOpFAdd, lane.ptr, lane.val, enum.AtomicOrderingMonotonic)
+			r.d.sharedAdd(blk, ptr, lane.val)
 		}
 	}
 	return nil
@@ -141,16 +155,19 @@ func (r *reverseGen) addressPrivacy(p value.Value) privacy {
 	return sharedAddr
 }
 
-// uniformAddress reports a pointer every thread of a warp computes alike:
-// a kernel parameter passed alike to every thread, or a __shared__
-// variable, with constant offsets.
+// uniformAddress reports a pointer every thread of a warp likely computes
+// alike: a kernel parameter passed alike to every thread, a __shared__ or
+// other global variable, at offsets that do not depend on the thread
+// (threadIndependent). A guess only: the warp sum checks at run time that
+// the lanes' addresses are equal (gpuAddHelper).
 func (r *reverseGen) uniformAddress(p value.Value) bool {
+	seen := map[value.Value]bool{}
 	for {
 		p = unwrapArg(p)
 		switch x := p.(type) {
 		case *ir.InstGetElementPtr:
 			for _, ix := range x.Indices {
-				if _, ok := unwrapArg(ix).(*constant.Int); !ok {
+				if !threadIndependent(ix, seen) {
 					return false
 				}
 			}
@@ -166,13 +183,54 @@ func (r *reverseGen) uniformAddress(p value.Value) bool {
 		case *constant.ExprAddrSpaceCast:
 			p = x.From
 		case *ir.Global:
-			return isSharedGlobal(x)
+			return true
 		case *ir.Param:
 			return r.uniformParam(x)
 		default:
 			return false
 		}
 	}
+}
+
+// threadIndependent reports an integer computed without the thread's
+// index within its block (or lane), loads or calls: from constants,
+// parameters, block indices and sizes, through arithmetic, phis and
+// selects (a loop counter).
+func threadIndependent(v value.Value, seen map[value.Value]bool) bool {
+	v = unwrapArg(v)
+	if seen[v] {
+		return true
+	}
+	seen[v] = true
+	switch x := v.(type) {
+	case constant.Constant, *ir.Param:
+		return true
+	case *ir.InstCall:
+		n := sregName(x)
+		return n != "" && !strings.HasPrefix(n, "tid.") && n != "laneid"
+	case *ir.InstLoad, *ir.InstAlloca:
+		return false
+	case *ir.InstPhi:
+		for _, in := range incomingValues(x) {
+			if !threadIndependent(in, seen) {
+				return false
+			}
+		}
+		return true
+	case ir.Instruction:
+		switch x.(type) {
+		case *ir.InstAdd, *ir.InstSub, *ir.InstMul, *ir.InstSDiv, *ir.InstUDiv, *ir.InstSRem, *ir.InstURem,
+			*ir.InstShl, *ir.InstLShr, *ir.InstAShr, *ir.InstAnd, *ir.InstOr, *ir.InstXor,
+			*ir.InstSExt, *ir.InstZExt, *ir.InstTrunc, *ir.InstICmp, *ir.InstSelect, *ir.InstFreeze:
+			for _, op := range operandsOf(x) {
+				if !threadIndependent(op, seen) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // uniformParam reports a parameter of the differentiated function whose
@@ -339,76 +397,122 @@ func readSreg(m *ir.Module, blk *ir.Block, name string) value.Value {
 	return blk.NewCall(declare(m, "llvm.nvvm.read.ptx.sreg."+name, types.I32))
 }
 
-// launchIs1D returns (computing it once, on entry to the gradient) the
-// i1 "this launch is one-dimensional and has at most 2^32 threads": then
-// the global thread index along x is a different number in every thread.
-func (r *reverseGen) launchIs1D() value.Value {
-	if r.is1D != nil {
-		return r.is1D
-	}
-	b := &ir.Block{}
+// launchIs1D emits into b the i1 "this launch is one-dimensional and has
+// at most 2^32 threads": then the global thread index along x is a
+// different number in every thread.
+func launchIs1D(m *ir.Module, b *ir.Block) value.Value {
 	var all value.Value = constant.True
 	for _, n := range []string{"ntid.y", "ntid.z", "nctaid.y", "nctaid.z"} {
-		one := b.NewICmp(enum.IPredEQ, readSreg(r.m, b, n), constant.NewInt(types.I32, 1))
+		one := b.NewICmp(enum.IPredEQ, readSreg(m, b, n), constant.NewInt(types.I32, 1))
 		all = b.NewAnd(all, one)
 	}
-	threads := b.NewMul(b.NewZExt(readSreg(r.m, b, "nctaid.x"), types.I64), b.NewZExt(readSreg(r.m, b, "ntid.x"), types.I64))
+	threads := b.NewMul(b.NewZExt(readSreg(m, b, "nctaid.x"), types.I64), b.NewZExt(readSreg(m, b, "ntid.x"), types.I64))
 	fits := b.NewICmp(enum.IPredULE, threads, constant.NewInt(types.I64, 1<<32))
-	r.is1D = b.NewAnd(all, fits)
-	r.allocas.Insts = append(r.allocas.Insts, b.Insts...)
-	return r.is1D
+	return b.NewAnd(all, fits)
 }
 
-// gpuAddHelper returns (creating once per module and type) the function
-// adding v at p: for gid-private addresses (uniform false) a plain add
-// where its i1 argument holds and an atomic add elsewhere; for addresses
-// the same in every thread (uniform true) the sum over the warp, added by
-// its first lane, when the whole warp is here, else an atomic add per
-// thread. Inlined by the optimizer after AD.
-func (d *differ) gpuAddHelper(t *types.FloatType, uniform bool) *ir.Func {
-	name := "__gozyme_gpu_add_private_" + typeSuffix(t)
-	if uniform {
-		name = "__gozyme_gpu_add_uniform_" + typeSuffix(t)
+// launchVariants returns the function the Enzyme call runs for a gradient
+// with gid-private accumulations: general (atomic there) and oneD (plain
+// there), two straight-line variants rather than a test at each add (on an
+// H200 a branch between the plain and the atomic add kept the clearing
+// store before it and ran the private gradient at the atomic one's speed,
+// five times the plain one's). It tests the launch once and calls either;
+// the optimizer inlines all three into the kernel.
+func (d *differ) launchVariants(general, oneD *ir.Func) *ir.Func {
+	params := make([]*ir.Param, len(general.Params))
+	args := make([]value.Value, len(params))
+	for i, p := range general.Params {
+		params[i] = ir.NewParam("", p.Typ)
+		args[i] = params[i]
+	}
+	w := d.m.NewFunc(general.Name()+".launch", general.Sig.RetType, params...)
+	w.Linkage = enum.LinkageInternal
+	w.FuncAttrs = append(w.FuncAttrs, enum.FuncAttrAlwaysInline)
+	markConvergent(w)
+	entry, one, other := w.NewBlock(""), w.NewBlock(""), w.NewBlock("")
+	entry.NewCondBr(launchIs1D(d.m, entry), one, other)
+	for _, x := range []struct {
+		b *ir.Block
+		f *ir.Func
+	}{{one, oneD}, {other, general}} {
+		c := x.b.NewCall(x.f, args...)
+		if types.Equal(general.Sig.RetType, types.Void) {
+			x.b.NewRet(nil)
+		} else {
+			x.b.NewRet(c)
+		}
+	}
+	return w
+}
+
+// warpAddHelper returns (creating once per module and type) the function
+// adding v at p, an address likely the same in every thread of a warp:
+// where the whole warp is here and every lane's p is the same (compared at
+// run time, so any address is safe), the sum over the warp, added by its
+// first lane; else an atomic add per thread. Inlined by the optimizer after
+// AD. With GPUPlainAdjoints (benchmarks only) the adds are plain
+// load-add-stores.
+func (d *differ) warpAddHelper(t *types.FloatType) *ir.Func {
+	name := "__gozyme_gpu_add_warp_" + typeSuffix(t)
+	if d.gpuPlainAdjoints {
+		name += "_plain"
 	}
 	for _, f := range d.m.Funcs {
 		if f.Name() == name {
 			return f
 		}
 	}
-	p, v, c := ir.NewParam("p", types.NewPointer(t)), ir.NewParam("v", t), ir.NewParam("own", types.I1)
-	f := d.m.NewFunc(name, types.Void, p, v, c)
+	p, v := ir.NewParam("p", types.NewPointer(t)), ir.NewParam("v", t)
+	f := d.m.NewFunc(name, types.Void, p, v)
 	f.Linkage = enum.LinkageInternal
 	f.FuncAttrs = append(f.FuncAttrs, enum.FuncAttrAlwaysInline)
 	entry, atomic, done := f.NewBlock("entry"), f.NewBlock("atomicadd"), f.NewBlock("done")
-	atomic.NewAtomicRMW(enum.AtomicOpFAdd, p, v, enum.AtomicOrderingMonotonic)
+	d.sharedAdd(atomic, p, v)
 	atomic.NewBr(done)
 	done.NewRet(nil)
-	if !uniform {
-		plain := f.NewBlock("plainadd")
-		entry.NewCondBr(c, plain, atomic)
-		plain.NewStore(plain.NewFAdd(plain.NewLoad(t, p), v), p)
-		plain.NewBr(done)
-		return f
-	}
 	markConvergent(f)
-	warp, first, sum := f.NewBlock("warp"), f.NewBlock("first"), f.NewBlock("sum")
-	full := constant.NewInt(types.I32, -1)
+	check, sum, first, join := f.NewBlock("check"), f.NewBlock("warpsum"), f.NewBlock("first"), f.NewBlock("join")
+	i32 := func(n int64) value.Value { return constant.NewInt(types.I32, n) }
 	// LLVM 14 has no activemask intrinsic: PTX's activemask.b32 (PTX 6.2).
 	asm := ir.NewInlineAsm(types.NewPointer(types.NewFunc(types.I32)), "activemask.b32 $0;", "=r")
 	asm.SideEffect = true
 	mask := entry.NewCall(asm)
 	mask.FuncAttrs = append(mask.FuncAttrs, enum.FuncAttrConvergent)
-	entry.NewCondBr(entry.NewICmp(enum.IPredEQ, mask, full), warp, atomic)
+	entry.NewCondBr(entry.NewICmp(enum.IPredEQ, mask, i32(-1)), check, atomic)
+	// Is p the same in every lane? Lane 0's address, both halves, against
+	// each lane's, voted on.
+	addr := check.NewPtrToInt(p, types.I64)
+	idx := func(x value.Value) value.Value {
+		sh := declare(d.m, "llvm.nvvm.shfl.sync.idx.i32", types.I32, types.I32, types.I32, types.I32, types.I32)
+		markConvergent(sh)
+		return check.NewCall(sh, i32(-1), x, i32(0), i32(0x1f))
+	}
+	lo := check.NewTrunc(addr, types.I32)
+	hi := check.NewTrunc(check.NewLShr(addr, constant.NewInt(types.I64, 32)), types.I32)
+	eq := check.NewAnd(check.NewICmp(enum.IPredEQ, lo, idx(lo)), check.NewICmp(enum.IPredEQ, hi, idx(hi)))
+	vote := declare(d.m, "llvm.nvvm.vote.all.sync", types.I1, types.I32, types.I1)
+	markConvergent(vote)
+	check.NewCondBr(check.NewCall(vote, i32(-1), eq), sum, atomic)
 	var acc value.Value = v
 	for _, lanes := range []int64{16, 8, 4, 2, 1} {
-		acc = warp.NewFAdd(acc, shuffleXor(d.m, warp, acc, lanes))
+		acc = sum.NewFAdd(acc, shuffleXor(d.m, sum, acc, lanes))
 	}
-	lane := readSreg(d.m, warp, "laneid")
-	warp.NewCondBr(warp.NewICmp(enum.IPredEQ, lane, constant.NewInt(types.I32, 0)), first, sum)
-	first.NewAtomicRMW(enum.AtomicOpFAdd, p, acc, enum.AtomicOrderingMonotonic)
-	first.NewBr(sum)
-	sum.NewBr(done)
+	lane := readSreg(d.m, sum, "laneid")
+	sum.NewCondBr(sum.NewICmp(enum.IPredEQ, lane, i32(0)), first, join)
+	d.sharedAdd(first, p, acc)
+	first.NewBr(join)
+	join.NewBr(done)
 	return f
+}
+
+// sharedAdd emits the add of v at p, which other threads may add to too:
+// atomic (plain under GPUPlainAdjoints, for benchmarks).
+func (d *differ) sharedAdd(b *ir.Block, p, v value.Value) {
+	if d.gpuPlainAdjoints {
+		b.NewStore(b.NewFAdd(b.NewLoad(v.Type(), p), v), p)
+		return
+	}
+	b.NewAtomicRMW(enum.AtomicOpFAdd, p, v, enum.AtomicOrderingMonotonic)
 }
 
 // shuffleXor emits the value of x in lane (laneid xor lanes) of the full

@@ -47,11 +47,12 @@ type reverseGen struct {
 	acts   []Activity // per primal parameter
 	passes func(*ir.InstCall) bool
 	// GPU (gpuaccum.go): per primal parameter, whether the kernel passes
-	// it (and its shadow) alike to every thread; gid-private parameters;
-	// the one-dimensional-launch test.
+	// it (and its shadow) alike to every thread; gid-private parameters.
 	uniform []bool
 	gidOnly map[gidKey]bool
-	is1D    value.Value
+	// gidPlain makes gid-private accumulations plain (the variant for
+	// one-dimensional launches); usedGID records that there were some.
+	gidPlain, usedGID bool
 	// cacheBytes: the local memory the gradient's loop caches take per
 	// thread (gpucache.go).
 	cacheBytes int64

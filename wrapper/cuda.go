@@ -234,20 +234,25 @@ func (d *driver) compileCUDA(cmd *Command, in Input, obj string, tmp *tempDir) (
 }
 
 // fatBinary assembles each architecture's PTX with ptxas and packs SASS and
-// PTX into one fat binary (what nvcc embeds) at out.
+// PTX into one fat binary (what nvcc embeds) at out. fatbinary takes images
+// as --image3=kind=...,sm=... (CUDA 12 on) or --image=profile=... (before).
 func fatBinary(cuda toolchains.CUDA, archs, ptxs []string, out string) (string, error) {
 	ctx := context.Background()
-	args := []string{"-64", "--create", out}
+	image3 := []string{"-64", "--create=" + out}
+	image := []string{"-64", "--create", out}
 	for i, arch := range archs {
 		cubin := strings.TrimSuffix(ptxs[i], ".ptx") + ".cubin"
 		if _, err := toolchains.RunPath(ctx, cuda.Ptxas, "-arch="+arch, ptxs[i], "-o", cubin); err != nil {
 			return "", err
 		}
-		compute := "compute_" + strings.TrimPrefix(arch, "sm_")
-		args = append(args, "--image=profile="+arch+",file="+cubin, "--image=profile="+compute+",file="+ptxs[i])
+		sm := strings.TrimPrefix(arch, "sm_")
+		image3 = append(image3, "--image3=kind=elf,sm="+sm+",file="+cubin, "--image3=kind=ptx,sm="+sm+",file="+ptxs[i])
+		image = append(image, "--image=profile="+arch+",file="+cubin, "--image=profile=compute_"+sm+",file="+ptxs[i])
 	}
-	if _, err := toolchains.RunPath(ctx, cuda.Fatbinary, args...); err != nil {
-		return "", err
+	if _, err := toolchains.RunPath(ctx, cuda.Fatbinary, image3...); err != nil {
+		if _, err2 := toolchains.RunPath(ctx, cuda.Fatbinary, image...); err2 != nil {
+			return "", err
+		}
 	}
 	return out, nil
 }

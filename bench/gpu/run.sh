@@ -24,7 +24,14 @@ run() { timeout "${TIMEOUT:-180}" "$@" 2>&1; echo "EXIT $?"; }
     if ptxas -arch="$arch" "$p" -o /dev/null 2>ptxas.err; then echo "PTXAS ${p%.ptx} $arch ok"; else echo "PTXAS ${p%.ptx} $arch FAIL $(head -3 ptxas.err | tr '\n' ' ')"; fi
   done
   p=$(ls *.ptx | head -1)
-  if fatbinary -64 --create=check.fatbin --image=profile=compute_80,file="$p" 2>fatbin.err; then echo "FATBIN ok"; else echo "FATBIN FAIL $(head -2 fatbin.err | tr '\n' ' ')"; fi
+  # How this toolkit's fatbinary takes images (gozyme-c++ tries --image3,
+  # then --image, when it builds a fat binary with a toolkit).
+  for form in "--image3=kind=ptx,sm=80,file=$p" "--image=profile=compute_80,file=$p"; do
+    if fatbinary -64 --create=check.fatbin "$form" 2>fatbin.err; then echo "FATBIN ok ${form%%=*}"; else echo "FATBIN FAIL ${form%%=*} $(head -2 fatbin.err | tr '\n' ' ')"; fi
+  done
+  ptxas -arch="$arch" "$p" -o check.cubin 2>/dev/null &&
+    { fatbinary -64 --create=check2.fatbin "--image3=kind=elf,sm=${arch#sm_},file=check.cubin" "--image3=kind=ptx,sm=80,file=$p" 2>fatbin.err &&
+      echo "FATBIN ok elf+ptx" || echo "FATBIN FAIL elf+ptx $(head -2 fatbin.err | tr '\n' ' ')"; }
   # Weak stand-ins for the texture and surface registration calls
   # clang-14's CUDA host code references, for a libcudart that no longer
   # has them (CUDA 12 removed texture references); the programs register

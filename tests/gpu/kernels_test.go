@@ -16,13 +16,20 @@ func count(text, pattern string) int {
 // starts with prefix.
 func function(t *testing.T, text, prefix string) string {
 	t.Helper()
-	i := strings.Index(text, "define internal void @"+prefix)
-	if i < 0 {
-		i = strings.Index(text, "@"+prefix)
-		t.Fatalf("no function %s in the differentiated module", prefix)
+	for i := 0; i < len(text); {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			j = len(text) - i
+		}
+		line := text[i : i+j]
+		if strings.HasPrefix(line, "define internal") && strings.Contains(line, "@"+prefix) {
+			k := strings.Index(text[i:], "\n}\n")
+			return text[i : i+k]
+		}
+		i += j + 1
 	}
-	j := strings.Index(text[i:], "\n}\n")
-	return text[i : i+j]
+	t.Fatalf("no function %s in the differentiated module", prefix)
+	return ""
 }
 
 func TestDaxpy(t *testing.T) {
@@ -35,7 +42,7 @@ func TestDaxpy(t *testing.T) {
 	if n := count(g, `atomicrmw fadd`); n != 1 {
 		t.Errorf("want 1 atomicrmw in the double gradient, found %d:\n%s", n, g)
 	}
-	if !strings.Contains(g, "@__gozyme_gpu_add_uniform_f64(double* %1,") {
+	if !strings.Contains(g, "@__gozyme_gpu_add_warp_f64(double* %1,") {
 		t.Errorf("da[0] is not added by the warp sum:\n%s", g)
 	}
 	if !strings.Contains(g, "call double @__nv_cos(") {
@@ -170,15 +177,19 @@ func TestUnsupportedConstructs(t *testing.T) {
 func TestThreadPrivateAdjoints(t *testing.T) {
 	lib := libdevice(t)
 	b := buildCUDA(t, "private", []string{"GOZYME_LIBDEVICE=" + lib})
-	g := function(t, b.differentiated(t), "__gozyme_grad__Z4damp")
-	// dx[gid] is the thread's own: a plain add where the launch is
-	// one-dimensional (the test computed on entry), else atomic.
-	if !strings.Contains(g, "@__gozyme_gpu_add_private_f64(") || strings.Contains(g, "atomicrmw") {
-		t.Errorf("want the gid-private add and no other atomic:\n%s", g)
+	ir := b.differentiated(t)
+	// dx[gid] is the thread's own in a one-dimensional launch: a variant
+	// adding plainly for those, one adding atomically for the others, and
+	// the launch test choosing between them.
+	oneD := function(t, ir, "__gozyme_grad__Z4dampPdi_dc_u0_1d(")
+	general := function(t, ir, "__gozyme_grad__Z4dampPdi_dc_u0(")
+	if strings.Contains(oneD, "atomicrmw") || count(general, "atomicrmw fadd") != 1 {
+		t.Errorf("want plain adds in the one-dimensional variant and an atomic one in the other:\n%s\n%s", oneD, general)
 	}
+	launch := function(t, ir, "__gozyme_grad__Z4dampPdi_dc_u0.launch(")
 	for _, sreg := range []string{"ntid.y", "ntid.z", "nctaid.y", "nctaid.z", "nctaid.x"} {
-		if !strings.Contains(g, "@llvm.nvvm.read.ptx.sreg."+sreg+"()") {
-			t.Errorf("the one-dimensional launch test does not read %s", sreg)
+		if !strings.Contains(launch, "@llvm.nvvm.read.ptx.sreg."+sreg+"()") {
+			t.Errorf("the one-dimensional launch test does not read %s:\n%s", sreg, launch)
 		}
 	}
 	runChecks(t, emulate(t, b))

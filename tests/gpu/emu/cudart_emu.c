@@ -79,6 +79,8 @@ void gzemu_nvvm_bar_warp_sync(unsigned mask) {}
 unsigned gzemu_activemask(void) { return 1u << gzemu_nvvm_read_ptx_sreg_laneid(); }
 unsigned gzemu_nvvm_shfl_sync_bfly_i32(unsigned mask, unsigned v, unsigned lanes, unsigned c) { return v; }
 float gzemu_nvvm_shfl_sync_bfly_f32(unsigned mask, float v, unsigned lanes, unsigned c) { return v; }
+unsigned gzemu_nvvm_shfl_sync_idx_i32(unsigned mask, unsigned v, unsigned lane, unsigned c) { return v; }
+_Bool gzemu_nvvm_vote_all_sync(unsigned mask, _Bool p) { return p; }
 void gzemu_trap(void) {
   fprintf(stderr, "emulated GPU: trap\n");
   abort();
