@@ -6,6 +6,9 @@
 #   make test   deps + bazel-deps + build + gofmt check + go vet + go test ./... (end-to-end tests included) + fuzz
 #   make demo   deps + build + compile and run examples/relu3
 #   make bench  deps + build + the benchmark kernels and workloads (bench/results/summary.md, *.png)
+#   make test-gpu   the CUDA tests (tests/gpu): gradients on an emulated GPU here, on the GPU where one is reachable
+#   make bench-gpu  the CUDA programs built for a GPU (build/bench-gpu), run and reported (bench/results/gpu.md)
+#                   where a GPU is reachable, else left with their run.sh for a GPU machine
 #   make fuzz-ad N=1000   random self-checking programs through bin/ at FUZZ_LEVELS (tests/adfuzz)
 #   make enzyme-suite     Enzyme's integration suite through bin/ at LEVELS (counts and failures)
 
@@ -33,6 +36,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT  := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600
 
 .PHONY: all deps deps-fortran adolc bazel-deps build test fmt-check vet gotest fuzz demo bench clean \
+        test-gpu bench-gpu \
         fuzz-deps fuzz-ad suite-deps enzyme-suite
 
 all: build
@@ -114,6 +118,14 @@ demo: deps build
 
 bench: deps adolc build
 	$(GO) run ./bench -root . -out bench/results
+
+# CUDA (tests/gpu, bench/gpu). libdevice: GOZYME_LIBDEVICE, else
+# ../shared/cuda/libdevice.10.bc; without it the tests skip, saying so.
+test-gpu: deps build
+	$(GO) test -count=1 -timeout $(TESTTIMEOUT) ./tests/gpu
+
+bench-gpu: deps build
+	$(GO) run ./bench/gpu -root . -out build/bench-gpu -run -results bench/results
 
 # Differential testing of the AD engine: N generated programs (seeds SEED..SEED+N-1),
 # each built with bin/gozyme-cc or gozyme-c++ at every level of FUZZ_LEVELS and run;

@@ -54,7 +54,20 @@ func (a *activity) active(v value.Value) bool {
 }
 
 // hasShadow reports whether a pointer value has a shadow.
-func (a *activity) hasShadow(v value.Value) bool { return a.shadowed[unwrapArg(v)] }
+// A constant pointer into a __shared__ variable has one where the
+// variable has (gpu.go).
+func (a *activity) hasShadow(v value.Value) bool {
+	v = unwrapArg(v)
+	if a.shadowed[v] {
+		return true
+	}
+	if c, ok := v.(constant.Constant); ok {
+		if g := sharedGlobalOf(c); g != nil {
+			return a.shadowed[g]
+		}
+	}
+	return false
+}
 
 func unwrapArg(v value.Value) value.Value {
 	if x, ok := v.(*ir.Arg); ok {
@@ -337,6 +350,15 @@ func (an *activityAnalysis) shadowBase(b value.Value, at ir.Instruction) {
 		// Null has the null shadow; writes through it are undefined.
 	case *ir.Func:
 		// Code, not memory holding derivatives.
+	case *ir.Global:
+		if isSharedGlobal(x) {
+			an.set(a.shadowed, x) // a __shared__ shadow (gpu.go)
+			return
+		}
+		if constShadowed(x) {
+			return
+		}
+		an.unmetAt(b, at)
 	default:
 		if c, ok := b.(constant.Constant); ok && constShadowed(c) {
 			return // constant memory and the null page have shadows (constshadow.go)
@@ -457,7 +479,7 @@ func (an *activityAnalysis) forward(inst ir.Instruction) {
 	a := an.a
 	switch x := inst.(type) {
 	case *ir.InstLoad:
-		if a.shadowed[unwrapArg(x.Src)] {
+		if a.hasShadow(x.Src) {
 			if carriesFloat(x.ElemType) {
 				an.set(a.varied, x)
 			}
@@ -468,13 +490,13 @@ func (an *activityAnalysis) forward(inst ir.Instruction) {
 		return
 	case *ir.InstStore:
 		src, dst := unwrapArg(x.Src), unwrapArg(x.Dst)
-		if a.varied[src] || a.shadowed[src] {
+		if a.varied[src] || a.hasShadow(src) {
 			an.demand(dst, x)
 		}
 		// A pointer stored into shadowed memory (a cache of buffers, a list
 		// node) stores its shadow there too; so does a whole struct
 		// holding pointers.
-		if a.shadowed[dst] {
+		if a.hasShadow(dst) {
 			if types.IsPointer(src.Type()) {
 				an.storePointer(src, x)
 			} else if hasPointerField(src.Type()) {
@@ -484,20 +506,23 @@ func (an *activityAnalysis) forward(inst ir.Instruction) {
 		return
 	case *ir.InstCall:
 		an.call(x)
+	case *ir.InstAtomicRMW:
+		an.atomicActivity(x) // atomicrmw.go
+		return
 	}
 	v, ok := inst.(value.Value)
 	if !ok {
 		return
 	}
 	if call, ok := inst.(*ir.InstCall); ok {
-		if isRealloc(call) && a.shadowed[unwrapArg(call.Args[0])] {
+		if isRealloc(call) && a.hasShadow(call.Args[0]) {
 			an.set(a.shadowed, v) // the old contents move to the new block
 		}
 		if holdsPointers(v.Type()) && an.d.passes(call) {
 			// A pointer returned from a call that was given shadowed
 			// pointers may point into their memory.
 			for _, arg := range call.Args {
-				if a.shadowed[unwrapArg(arg)] {
+				if a.hasShadow(arg) {
 					an.set(a.shadowed, v)
 					break
 				}
@@ -520,7 +545,7 @@ func (an *activityAnalysis) forward(inst ir.Instruction) {
 			ops = pointerOperands(inst)
 		}
 		for _, op := range ops {
-			if a.shadowed[unwrapArg(op)] {
+			if a.hasShadow(op) {
 				an.demandHard(v, inst)
 				break
 			}
@@ -531,7 +556,7 @@ func (an *activityAnalysis) forward(inst ir.Instruction) {
 		// select's other operands then need shadows too (the shadow
 		// chooses among theirs).
 		for _, p := range pointerOperands(inst) {
-			if a.shadowed[unwrapArg(p)] {
+			if a.hasShadow(p) {
 				if !a.shadowed[v] {
 					an.set(a.shadowed, v)
 					an.demandHard(v, inst)
@@ -546,7 +571,7 @@ func (an *activityAnalysis) forward(inst ir.Instruction) {
 	}
 	for _, op := range derivOperands(inst, an.d.passes) {
 		// A call may also read derivatives through a pointer.
-		if a.varied[op] || a.shadowed[op] {
+		if a.varied[op] || a.hasShadow(op) {
 			an.set(a.varied, v)
 			break
 		}
@@ -569,7 +594,7 @@ func (an *activityAnalysis) call(c *ir.InstCall) {
 		}
 		return
 	case isMemTransfer(c):
-		if len(c.Args) >= 2 && a.shadowed[unwrapArg(c.Args[1])] {
+		if len(c.Args) >= 2 && a.hasShadow(c.Args[1]) {
 			an.demand(c.Args[0], c)
 		}
 		// Pointers copied into memory with a shadow bring their shadows:
@@ -584,7 +609,7 @@ func (an *activityAnalysis) call(c *ir.InstCall) {
 	retShadow := holdsPointers(c.Typ) && a.shadowed[c]
 	given := retShadow
 	for _, arg := range c.Args {
-		if v := unwrapArg(arg); a.varied[v] || a.shadowed[v] {
+		if v := unwrapArg(arg); a.varied[v] || a.hasShadow(v) {
 			given = true
 			break
 		}
@@ -633,7 +658,7 @@ func (an *activityAnalysis) callActs(c *ir.InstCall) []Activity {
 	for i, arg := range c.Args {
 		v := unwrapArg(arg)
 		switch {
-		case holdsPointers(v.Type()) && (an.a.shadowed[v] || isNullConstant(v)):
+		case holdsPointers(v.Type()) && (an.a.hasShadow(v) || isNullConstant(v)):
 			acts[i] = Dup
 		case carriesFloat(v.Type()) && an.a.varied[v]:
 			acts[i] = Out
@@ -667,10 +692,13 @@ func (an *activityAnalysis) backward(retActive bool) {
 			for j := len(b.Insts) - 1; j >= 0; j-- {
 				inst := b.Insts[j]
 				if st, ok := inst.(*ir.InstStore); ok {
-					if a.shadowed[unwrapArg(st.Dst)] {
+					if a.hasShadow(st.Dst) {
 						mark(st.Src)
 					}
 					continue
+				}
+				if at, ok := inst.(*ir.InstAtomicRMW); ok && a.hasShadow(at.Dst) {
+					mark(at.X)
 				}
 				// A call moving derivatives through memory (or returning a
 				// pointer to memory holding them) may compute them from any
@@ -703,7 +731,7 @@ func (a *activity) callTouchesActiveMemory(c *ir.InstCall, passes func(*ir.InstC
 		return true // it returns memory that holds derivatives
 	}
 	for _, arg := range c.Args {
-		if a.shadowed[unwrapArg(arg)] {
+		if a.hasShadow(arg) {
 			return true
 		}
 	}

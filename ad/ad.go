@@ -37,6 +37,14 @@ type differ struct {
 	// runtimeActivity checks shadows that may be their primal at run time
 	// (Options.RuntimeActivity, runtimeactivity.go).
 	runtimeActivity bool
+	// gpu: the module is GPU device code (gpu.go).
+	gpu bool
+	// note receives remarks (Options.Note), may be nil.
+	note func(string)
+	// gpuLoopRecords is Options.GPULoopRecords.
+	gpuLoopRecords int64
+	// gpuPlainAdjoints is Options.GPUPlainAdjoints (benchmarks only).
+	gpuPlainAdjoints bool
 	// constShadows are the shadow globals of constant globals, per mode
 	// (constshadow.go).
 	constShadows map[constShadowKey]*ir.Global
@@ -89,6 +97,12 @@ func (d *differ) preparedCopy(f *ir.Func, clone bool) (*ir.Func, error) {
 	if err := refineUndef(p); err != nil {
 		return nil, errorAt(f, nil, "%v", err)
 	}
+	if d.gpu {
+		plainLdg(p) // gpucheck.go
+		if err := checkGPU(p); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
@@ -118,9 +132,16 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 	for _, rt := range innerFirst(roots) {
 		before := len(m.Funcs)
 		if err := d.lowerRecovering(rt); err != nil {
-			return 0, rt.annotate(err)
+			return 0, rt.annotate(d.inKernel(rt, err))
 		}
 		stepIters(m.Funcs[before:])
+	}
+	if d.gpu {
+		for _, f := range m.Funcs {
+			if !user[f] && len(f.Blocks) > 0 {
+				markConvergent(f) // gpu.go
+			}
+		}
 	}
 	if err := d.lostGlobalError(); err != nil {
 		return 0, err
@@ -195,11 +216,12 @@ func (d *differ) lower(rt *root) error {
 	acts := rt.activities()
 	grads := make([]*ir.Func, len(rt.fns))
 	retActive := rt.retActive(rt.fns[0])
+	uniform := d.rootUniform(rt) // gpuaccum.go
 	for i, f := range rt.fns {
 		if err := d.checkRoot(f, acts, retActive, false); err != nil {
 			return err
 		}
-		g, err := d.gradient(f, acts, retActive)
+		g, err := d.gradient(f, acts, retActive, uniform)
 		if err != nil {
 			return err
 		}
@@ -391,11 +413,14 @@ func leafFields(t types.Type, path []value.Value) []leafField {
 
 // gradient returns the combined reverse-mode gradient of f for the given
 // parameter activities, generating it on first use.
-func (d *differ) gradient(f *ir.Func, acts []Activity, retActive bool) (*ir.Func, error) {
+// On a GPU, uniform says which parameters the kernel passes alike to
+// every thread (rootUniform), which may make accumulations plain.
+func (d *differ) gradient(f *ir.Func, acts []Activity, retActive bool, uniform []bool) (*ir.Func, error) {
 	name := derivativeName("__gozyme_grad_", f, acts)
 	if !retActive && carriesFloat(f.Sig.RetType) {
 		name += "_c" // the result not differentiated (enzyme_const_return)
 	}
+	name += uniformSuffix(uniform)
 	if g, ok := d.grads[name]; ok {
 		return g, nil
 	}
@@ -403,14 +428,37 @@ func (d *differ) gradient(f *ir.Func, acts []Activity, retActive bool) (*ir.Func
 	if err != nil {
 		return nil, err
 	}
-	r, err := d.generateReverse(func() (*reverseGen, error) {
-		return newReverseGen(d, pf, acts, retActive, false, false, name)
-	})
+	gen := func(name string, gidPlain bool) (*reverseGen, error) {
+		return d.generateReverse(func() (*reverseGen, error) {
+			r, err := newReverseGen(d, pf, acts, retActive, false, false, name)
+			if r != nil {
+				r.uniform, r.gidPlain = uniform, gidPlain
+			}
+			return r, err
+		})
+	}
+	r, err := gen(name, false)
 	if err != nil {
 		return nil, err
 	}
-	d.grads[name] = r.g
-	return r.g, nil
+	g := r.g
+	if r.usedGID {
+		// Thread-private adds in one-dimensional launches (gpuaccum.go).
+		oneD, err := gen(name+"_1d", true)
+		if err != nil {
+			return nil, err
+		}
+		g = d.launchVariants(r.g, oneD.g)
+	}
+	if d.gpu {
+		where := ""
+		if loc := irutil.FuncLoc(f); loc != "" {
+			where = loc + ": "
+		}
+		d.notef("%sthe gradient of '%s' caches %d bytes per thread in local memory", where, f.Name(), r.cacheBytes)
+	}
+	d.grads[name] = g
+	return g, nil
 }
 
 // checkRoot reports the derivatives root function f (with the activities
@@ -587,7 +635,9 @@ func newDiffer(m *ir.Module, opts Options) *differ {
 	return &differ{m: m, inactive: decls.inactiveFns, inactiveGlobals: decls.inactiveGlobals, allocs: decls.allocs, declErr: err,
 		grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
 		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, sums: newSummaries(), lostGlobals: map[*ir.Global]error{}, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{},
-		constShadows: map[constShadowKey]*ir.Global{}, runtimeActivity: opts.RuntimeActivity}
+		constShadows: map[constShadowKey]*ir.Global{}, runtimeActivity: opts.RuntimeActivity,
+		gpu: isGPUModule(m), note: opts.Note, gpuLoopRecords: opts.GPULoopRecords,
+		gpuPlainAdjoints: opts.GPUPlainAdjoints}
 }
 
 // activities lists the activity of each parameter at the call.

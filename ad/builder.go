@@ -37,8 +37,12 @@ func (b *builder) fcmp(p enum.FPred, x, y value.Value) value.Value { return b.b.
 func (b *builder) sel(c, x, y value.Value) value.Value { return b.b.NewSelect(c, x, y) }
 
 // intrinsic calls the overloaded LLVM intrinsic llvm.NAME.<type of args[0]>.
+// On a GPU, functions the NVPTX backend cannot lower call libdevice.
 func (b *builder) intrinsic(name string, args ...value.Value) value.Value {
 	t := args[0].Type()
+	if isGPUModule(b.m) && !nativeGPUIntrinsic(name) {
+		return b.libm(name, args...)
+	}
 	params := make([]types.Type, len(args))
 	for i, a := range args {
 		params[i] = a.Type()
@@ -48,9 +52,17 @@ func (b *builder) intrinsic(name string, args ...value.Value) value.Value {
 }
 
 // libm calls a C math function on scalars, picking the float or long double
-// spelling (sinf, sinl) from the argument type.
+// spelling (sinf, sinl) from the argument type. On a GPU it calls
+// libdevice's (__nv_sin, __nv_sinf), linked after AD.
 func (b *builder) libm(name string, args ...value.Value) value.Value {
 	t := args[0].Type()
+	if isGPUModule(b.m) {
+		params := make([]types.Type, len(args))
+		for i, a := range args {
+			params[i] = a.Type()
+		}
+		return b.b.NewCall(declare(b.m, deviceMathName(name, t), t, params...), args...)
+	}
 	if ft, ok := t.(*types.FloatType); ok {
 		switch ft.Kind {
 		case types.FloatKindFloat:

@@ -68,7 +68,7 @@ func constShadowed(c constant.Constant) bool {
 		case *constant.ExprGetElementPtr:
 			c = x.Src
 		case *ir.Global:
-			return x.Immutable && x.Init != nil && !interposable(x.Linkage)
+			return (x.Immutable && x.Init != nil && !interposable(x.Linkage)) || isSharedGlobal(x)
 		default:
 			return false
 		}
@@ -132,6 +132,12 @@ func (d *differ) pointerShadow(c constant.Constant, forward, strict bool) (const
 	case *ir.Func:
 		return c, true, nil // calls go to the function itself
 	case *ir.Global:
+		if isSharedGlobal(x) {
+			if dynamicShared(x) {
+				return nil, false, fmt.Errorf("%s is dynamic shared memory (extern __shared__, sized at launch), which has no room for its shadow: use a __shared__ array of fixed size", x.Ident())
+			}
+			return d.sharedShadow(x), true, nil // gpu.go
+		}
 		if x.Immutable && x.Init != nil && !interposable(x.Linkage) {
 			g, err := d.constGlobalShadow(x, forward)
 			if err != nil {

@@ -28,6 +28,18 @@ type Options struct {
 	// it with an error NeedsRuntimeActivity recognizes; the caller then
 	// differentiates a fresh copy of the module with it.
 	RuntimeActivity bool
+	// Note, when set, receives remarks about the derivatives made: on a
+	// GPU, the bytes each gradient caches per thread.
+	Note func(string)
+	// GPULoopRecords, when positive, lets a GPU gradient cache the values
+	// of loops whose trip count is not a compile-time constant, up to this
+	// many iterations per thread (gpucache.go); the kernel traps beyond.
+	GPULoopRecords int64
+	// GPUPlainAdjoints, for benchmarks only, makes every shadow
+	// accumulation of a GPU gradient a plain load-add-store: wrong
+	// wherever threads share memory, it measures what the atomic adds
+	// cost.
+	GPUPlainAdjoints bool
 }
 
 // customRule returns the reverse-mode rule of a call's callee, if any.

@@ -34,6 +34,11 @@ type Error struct {
 	Root, RootLoc string
 	IR            string // the construct in LLVM IR
 	ShowIR        bool
+	Kernel        string // on a GPU, the kernel (or device function) whose Enzyme call asked for it
+	// Caller is, where Loc lies in code inlined into Func, the line in
+	// Func it was inlined at; GPU messages lead with it (device code is
+	// mostly inlined: the line in a header says little).
+	Caller string
 	// runtimeActivity marks an error Options.RuntimeActivity avoids.
 	runtimeActivity bool
 }
@@ -51,10 +56,20 @@ func (e *Error) Error() string {
 		prefix = e.Loc + ": "
 	}
 	what := "'" + e.Func + "'"
+	msg := e.Msg
+	if e.Kernel != "" {
+		if e.Caller != "" {
+			prefix = e.Caller + ": "
+			msg += " (in code inlined from " + e.Loc + ")"
+		}
+		if e.Kernel != e.Func {
+			what += " (called from kernel '" + e.Kernel + "')"
+		}
+	}
 	if e.Call != "" {
 		what = e.Call
 	}
-	s := fmt.Sprintf("%scannot differentiate %s: %s", prefix, what, e.Msg)
+	s := fmt.Sprintf("%scannot differentiate %s: %s", prefix, what, msg)
 	if e.ShowIR && e.IR != "" {
 		s += "\n  LLVM IR: " + e.IR
 	}
@@ -72,9 +87,9 @@ func (e *Error) Error() string {
 
 // errorAt builds an Error located at inst (or at f when inst has no location).
 func errorAt(f *ir.Func, inst interface{}, format string, args ...interface{}) *Error {
-	loc := ""
+	loc, caller := "", ""
 	if inst != nil {
-		loc = irutil.DebugLoc(inst)
+		loc, caller = irutil.DebugLoc(inst), irutil.CallerLoc(inst)
 	}
 	if loc == "" && f != nil {
 		loc = irutil.FuncLoc(f)
@@ -83,7 +98,7 @@ func errorAt(f *ir.Func, inst interface{}, format string, args ...interface{}) *
 	if f != nil {
 		name = f.Name()
 	}
-	return &Error{Loc: loc, Func: name, Msg: fmt.Sprintf(format, args...), IR: irText(inst)}
+	return &Error{Loc: loc, Caller: caller, Func: name, Msg: fmt.Sprintf(format, args...), IR: irText(inst)}
 }
 
 // irText is inst in LLVM IR, without its debug location ("" for a nil

@@ -453,6 +453,8 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 		if err := fg.memoryCall(scratch, x); err != nil {
 			return err
 		}
+	case *ir.InstAtomicRMW:
+		return fg.forwardAtomic(scratch, x) // atomicrmw.go
 	}
 	if v, ok := inst.(value.Value); ok && (fg.needsTangent(v) || fg.carriesShadows(inst)) {
 		t, err := fg.tangentRule(b, inst, mv, tg)

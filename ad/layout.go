@@ -121,8 +121,13 @@ func (r *reverseGen) layoutCopyHelper(t types.Type, reverse bool) (*ir.Func, err
 			dv := blk.NewLoad(lf.typ, dp)
 			blk.NewStore(zeroOf(lf.typ), dp)
 			target := blk.NewSelect(hasSrc, sp, dp) // no source shadow: add into the cleared field
-			sum := blk.NewFAdd(blk.NewLoad(lf.typ, target), dv)
-			blk.NewStore(blk.NewSelect(hasSrc, sum, zeroOf(lf.typ)), target)
+			if ft := floatElement(lf.typ); r.d.gpu && ft != nil && types.Equal(ft, lf.typ) {
+				// Other threads may read the same source (gpuaccum.go).
+				blk.NewAtomicRMW(enum.AtomicOpFAdd, target, blk.NewSelect(hasSrc, dv, zeroOf(lf.typ)), enum.AtomicOrderingMonotonic)
+			} else {
+				sum := blk.NewFAdd(blk.NewLoad(lf.typ, target), dv)
+				blk.NewStore(blk.NewSelect(hasSrc, sum, zeroOf(lf.typ)), target)
+			}
 		case !reverse && !carriesFloat(lf.typ):
 			blk.NewStore(blk.NewLoad(lf.typ, sp), dp)
 		}

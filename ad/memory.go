@@ -161,6 +161,13 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 	}
 	switch x := inst.(type) {
 	case *ir.InstStore:
+		if r.d.gpu && carriesFloat(x.Src.Type()) && !hasPointerField(x.Src.Type()) && r.act.hasShadow(x.Dst) && sharedBase(x.Dst) {
+			dst, err := r.shadowOf(inst, x.Dst)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, clearSharedShadow(x, dst)...) // gpu.go
+		}
 		if r.act.active(x.Src) && r.act.hasShadow(x.Dst) && r.d.mayAliasPrimal(x.Dst) {
 			// A derivative written where the shadow is the primal.
 			dst, err := r.shadowOf(inst, x.Dst)
@@ -217,7 +224,16 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 	case *ir.InstCall:
 		t := r.d.copyLayout(x)
 		mixed := t != nil && mixedLayout(t) && containsPointer(t)
-		if isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && r.d.copiesPointers(r.f, x) {
+		copies := isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && r.d.copiesPointers(r.f, x)
+		if r.d.gpu && (isMemTransfer(x) || isMemSet(x)) && !copies && r.act.hasShadow(x.Args[0]) && sharedBase(x.Args[0]) {
+			// Shared memory written in bulk: its shadow cleared (gpu.go).
+			dst, err := r.shadowOf(inst, x.Args[0])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r.memsetZero(dst, unwrapArg(x.Args[2]))...)
+		}
+		if copies {
 			// Copies of pointers copy their shadows too; mixed with
 			// floats, the shadow pointers only.
 			dst, err := r.shadowOf(inst, x.Args[0])
@@ -453,10 +469,11 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		if sp, err = r.guardedShadow(blk, at, x, x.Src, sp, x.ElemType); err != nil {
 			return true, err
 		}
-		old := blk.NewLoad(x.ElemType, sp)
-		old.Align = x.Align // the shadow has the primal's layout and alignment
-		st := blk.NewStore(addAny(blk, old, d, x.ElemType), sp)
-		st.Align = x.Align
+		// The shadow has the primal's layout and alignment; on a GPU the
+		// add is atomic where other threads may add there (gpuaccum.go).
+		if err := r.accumulateShadow(blk, sp, d, x.ElemType, x.Align, x.Src); err != nil {
+			return true, errorAt(r.f, x, "cannot differentiate %s: %v", describe(x), err)
+		}
 		return true, nil
 	case *ir.InstStore:
 		if !r.act.hasShadow(x.Dst) || !carriesFloat(x.Src.Type()) {
@@ -494,6 +511,8 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			r.accumulate(blk, x.Src, ds)
 		}
 		return true, nil
+	case *ir.InstAtomicRMW:
+		return true, r.reverseAtomic(blk, at, x) // atomicrmw.go
 	case *ir.InstAlloca:
 		if !r.act.hasShadow(x) {
 			return true, nil
@@ -702,8 +721,12 @@ func (r *reverseGen) callLayoutHelper(h *ir.Func, dst, src, n value.Value) []ir.
 // memcpyAdjoint returns (creating once per module) the helper that, for n
 // bytes of elements of type t, adds dst' into src' (when src' is not null)
 // and clears dst'.
+// On a GPU the adds are atomic: other threads may read the same source.
 func (r *reverseGen) memcpyAdjoint(t *types.FloatType) *ir.Func {
 	name := "__gozyme_memcpy_adjoint_" + typeSuffix(t)
+	if r.d.gpu {
+		name += "_atomic"
+	}
 	for _, f := range r.m.Funcs {
 		if f.Name() == name {
 			return f
@@ -727,10 +750,15 @@ func (r *reverseGen) memcpyAdjoint(t *types.FloatType) *ir.Func {
 	body.NewStore(constant.NewFloat(t, 0), dp)
 	sp := body.NewGetElementPtr(t, s, i)
 	sv := body.NewSelect(hasSrc, sp, d) // with no source shadow, add into the cleared slot: a no-op
-	old := body.NewLoad(t, sv)
-	sum := body.NewFAdd(old, dv)
-	keep := body.NewSelect(hasSrc, sum, constant.NewFloat(t, 0))
-	body.NewStore(keep, sv)
+	if r.d.gpu {
+		// No source shadow: add zero into the cleared slot.
+		body.NewAtomicRMW(enum.AtomicOpFAdd, sv, body.NewSelect(hasSrc, dv, constant.NewFloat(t, 0)), enum.AtomicOrderingMonotonic)
+	} else {
+		old := body.NewLoad(t, sv)
+		sum := body.NewFAdd(old, dv)
+		keep := body.NewSelect(hasSrc, sum, constant.NewFloat(t, 0))
+		body.NewStore(keep, sv)
+	}
 	next := body.NewAdd(i, constant.NewInt(types.I64, 1))
 	i.Incs = append(i.Incs, ir.NewIncoming(next, body))
 	body.NewBr(loop)

@@ -46,6 +46,16 @@ type reverseGen struct {
 	act    *activity
 	acts   []Activity // per primal parameter
 	passes func(*ir.InstCall) bool
+	// GPU (gpuaccum.go): per primal parameter, whether the kernel passes
+	// it (and its shadow) alike to every thread; gid-private parameters.
+	uniform []bool
+	gidOnly map[gidKey]bool
+	// gidPlain makes gid-private accumulations plain (the variant for
+	// one-dimensional launches); usedGID records that there were some.
+	gidPlain, usedGID bool
+	// cacheBytes: the local memory the gradient's loop caches take per
+	// thread (gpucache.go).
+	cacheBytes int64
 
 	g       *ir.Func
 	allocas *ir.Block
@@ -247,7 +257,13 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 		return nil, err
 	}
 	r.finishExit()
-	r.finishLoops()
+	if r.d.gpu {
+		if err := r.finishLoopsGPU(); err != nil { // gpucache.go
+			return nil, err
+		}
+	} else {
+		r.finishLoops()
+	}
 	r.restartCounters()
 	r.allocas.NewBr(r.fwdHead[f.Blocks[0]])
 	setMinimalAlignment(g)
@@ -598,7 +614,7 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 			// The same in every iteration of its loop: cached once per
 			// iteration of the loop around (hoist.go).
 			l = l.Parent
-		case x != nil:
+		case x != nil && !r.d.gpu: // GPU caches are sized statically (gpucache.go)
 			return r.hoistedLookup(blk, at, r.hoistGroup(l, x), fv, def)
 		}
 	}
@@ -887,11 +903,16 @@ func (r *reverseGen) finishExit() {
 	x := r.exit
 	frees := map[*ir.InstAlloca][]ir.Instruction{}
 	for _, s := range r.frees {
+		if r.d.gpu {
+			break // caches in local memory (gpucache.go)
+		}
 		p := x.NewLoad(s.ElemType, s)
 		bc := x.NewBitCast(p, types.I8Ptr)
 		frees[s] = []ir.Instruction{p, bc, x.NewCall(r.libc("free"), bc)}
 	}
-	r.noteRetainable(frees)
+	if !r.d.gpu {
+		r.noteRetainable(frees)
+	}
 	for _, c := range r.deferredFrees {
 		args := make([]value.Value, len(c.Args))
 		for i, a := range c.Args {

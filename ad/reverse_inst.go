@@ -13,6 +13,10 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 	if isDebugIntrinsic(inst) {
 		return blk, nil
 	}
+	if c, ok := inst.(*ir.InstCall); ok && isBarrier(c) {
+		r.mirrorBarrier(blk, at, c) // gpubarrier.go
+		return blk, nil
+	}
 	if handled, err := r.reverseMemory(blk, at, inst); handled || err != nil {
 		return blk, err
 	}

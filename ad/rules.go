@@ -182,6 +182,10 @@ var mathRules = map[string]*mathRule{
 		},
 		nil,
 	}},
+	"rsqrt": unary(func(b *builder, a operands, res result) value.Value { // -x^(-3/2)/2
+		return b.fdiv(b.fmul(b.konst(res(), -0.5), res()), a(0))
+	}),
+	"exp10": unary(func(b *builder, a operands, res result) value.Value { return b.fmul(res(), b.konst(res(), math.Ln10)) }),
 	"fmod":  fmodRule,
 	"frem":  fmodRule,
 	"floor": unary(zeroPartial), "ceil": unary(zeroPartial), "round": unary(zeroPartial),
@@ -228,6 +232,14 @@ func sumOfSquares(b *builder, x, y value.Value) value.Value {
 }
 
 func powi(b *builder, x, n value.Value) value.Value {
+	if isGPUModule(b.m) {
+		// NVPTX has no __powidf2: libdevice's __nv_powi (i32 exponent).
+		if it, ok := n.Type().(*types.IntType); ok && it.BitSize != 32 {
+			n = b.b.NewTrunc(n, types.I32)
+		}
+		f := declare(b.m, deviceMathName("powi", x.Type()), x.Type(), x.Type(), types.I32)
+		return b.b.NewCall(f, x, n)
+	}
 	name := "llvm.powi." + typeSuffix(x.Type()) + "." + typeSuffix(n.Type())
 	f := declare(b.m, name, x.Type(), x.Type(), n.Type())
 	return b.b.NewCall(f, x, n)
@@ -243,6 +255,13 @@ func lookupMathRule(callee string, t types.Type) (*mathRule, string) {
 		}
 		r := mathRules[base]
 		return r, base
+	}
+	if strings.HasPrefix(callee, "__nv_") {
+		// libdevice (CUDA device math): __nv_sin, __nv_sinf, __nv_fast_sinf.
+		callee = strings.TrimPrefix(strings.TrimPrefix(callee, "__nv_"), "fast_")
+		if _, ok := mathRules[callee]; !ok && !strings.HasSuffix(callee, "f") {
+			return nil, ""
+		}
 	}
 	if r := mathRules[callee]; r != nil {
 		return r, callee

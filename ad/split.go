@@ -164,6 +164,11 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	}
 	tapeType := types.NewStruct(fieldTypes...)
 	hasTape := len(cacheSlots) > 0
+	if hasTape && r.d.gpu {
+		// A tape is heap memory handed from the augmented forward to the
+		// reverse: a device malloc per thread and call (gpucache.go).
+		return nil, errorAt(r.f, nil, "a call of '%s' inside the differentiated code needs values cached across the call, which on a GPU would take a heap allocation per thread: make the function inline (__forceinline__) or its values recomputable", r.f.Name())
+	}
 
 	// Augmented forward: allocate the tape, point every cache slot into it.
 	augEntry := ir.NewBlock("entry")

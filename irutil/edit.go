@@ -196,6 +196,39 @@ func DebugLoc(inst interface{}) string {
 	return ""
 }
 
+// CallerLoc returns, for an instruction whose !dbg location lies in code
+// inlined into its function, "file:line:col" of the outermost call it was
+// inlined at (the line in the function itself); "" for instructions that
+// were not inlined or have no location.
+func CallerLoc(inst interface{}) string {
+	var atts []*metadata.Attachment
+	if v := reflect.ValueOf(inst); v.Kind() == reflect.Ptr && !v.IsNil() {
+		if md := v.Elem().FieldByName("Metadata"); md.IsValid() {
+			if m, ok := md.Interface().(ir.Metadata); ok {
+				atts = m
+			}
+		}
+	}
+	for _, a := range atts {
+		loc, ok := a.Node.(*metadata.DILocation)
+		if a.Name != "dbg" || !ok || loc.InlinedAt == nil {
+			continue
+		}
+		for i := 0; i < 64 && loc.InlinedAt != nil; i++ {
+			loc = loc.InlinedAt
+		}
+		file := scopeFile(loc.Scope)
+		if file == "" {
+			return ""
+		}
+		if loc.Column > 0 {
+			return fmt.Sprintf("%s:%d:%d", file, loc.Line, loc.Column)
+		}
+		return fmt.Sprintf("%s:%d", file, loc.Line)
+	}
+	return ""
+}
+
 // FuncLoc returns "file:line" of a function's DISubprogram, or "".
 func FuncLoc(f *ir.Func) string {
 	for _, a := range f.Metadata {

@@ -11,6 +11,9 @@ import (
 // compiled by separate clang calls, since the embedding flag makes clang
 // warn about the others.
 func (d *driver) compile(orig, expanded []string, cmd *Command) (int, error) {
+	if cu := cudaSources(cmd); len(cu) > 0 && !(cmd.HasOutput && len(cmd.Sources()) > 1) {
+		return d.compileWithCUDA(cmd, cu)
+	}
 	var emb, plain []Input
 	for _, in := range cmd.Sources() {
 		if embeds(in.Lang) {
@@ -134,6 +137,13 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 	objs := map[int]string{}
 	for k, in := range cmd.Sources() {
 		obj := filepath.Join(dir, fmt.Sprintf("%d-%s.o", k, stem(in.Path)))
+		if in.Lang == "cuda" {
+			if code, err := d.compileCUDA(cmd, in, obj, tmp); err != nil || code != 0 {
+				return code, err
+			}
+			objs[in.Item] = obj
+			continue
+		}
 		step := compileStepArgs(cmd, in, obj)
 		args, err := argsFile(step, tmp)
 		if err != nil {
@@ -213,4 +223,27 @@ func compileStepArgs(cmd *Command, in Input, obj string) []string {
 		out = append(out, embedFlags(cmd)...)
 	}
 	return append(out, "-Qunused-arguments")
+}
+
+// compileWithCUDA compiles a -c line with CUDA sources: each CUDA source
+// by compileCUDA, the others as the line would without them.
+func (d *driver) compileWithCUDA(cmd *Command, cu []Input) (int, error) {
+	tmp := &tempDir{}
+	defer tmp.remove()
+	for _, in := range cu {
+		if code, err := d.compileCUDA(cmd, in, objectPath(cmd, in), tmp); err != nil || code != 0 {
+			return code, err
+		}
+	}
+	var rest []Input
+	for _, in := range cmd.Sources() {
+		if in.Lang != "cuda" {
+			rest = append(rest, in)
+		}
+	}
+	if len(rest) == 0 {
+		return 0, nil
+	}
+	args := compileArgs(cmd, rest, true)
+	return d.compile(args, args, Classify(args))
 }
