@@ -62,11 +62,11 @@ type differ struct {
 // (refineUndef) and its calls through constant tables of functions made
 // direct (resolveTableCalls).
 func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
-	if p, ok := d.prep[f]; ok {
-		return p, nil
-	}
 	if f.Sig.Variadic {
 		return nil, errorAt(f, nil, "'%s' takes a variable argument list (...), which gozyme cannot differentiate through (va_arg); give it fixed parameters or a custom derivative", f.Name())
+	}
+	if p, ok := d.prep[f]; ok {
+		return p, nil
 	}
 	p, err := d.preparedCopy(f, false)
 	if err != nil {

@@ -25,8 +25,9 @@ import (
 // command line asks clang itself to embed bitcode (-fembed-bitcode), those
 // sections are the user's and stay exactly clang's (the command line
 // clang records in them included): gozyme's bitcode comes from a second
-// compile (addOwnBitcode), and the attribute macro is added only to
-// sources that use the attribute.
+// compile (addOwnBitcode), and the attribute macros and the header's
+// directory are added only to sources that use an attribute or include
+// <enzyme/enzyme>.
 func embedFlags(cmd *Command) []string {
 	if !userEmbeds(cmd) {
 		return ownEmbedFlags()
@@ -36,7 +37,7 @@ func embedFlags(cmd *Command) []string {
 			return append(custom.DefineFlags(), headerFlags()...)
 		}
 	}
-	return headerFlags()
+	return nil
 }
 
 // ownEmbedFlags make clang embed gozyme's bitcode (with the attribute

@@ -114,7 +114,7 @@ func includeDirs(cmd *Command) []string {
 
 var (
 	includeLine = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*(?:include(?:_next)?|import)[ \t]*(?:[<"]([^>"\n]+)[>"]|([A-Za-z_]))`)
-	attrUse     = regexp.MustCompile(`(^|[^\w])(enzyme[ \t]*\(|enzyme_inactive\b|enzyme_function_like\b)`)
+	attrUse     = regexp.MustCompile(`(^|[^\w])(enzyme[ \t]*\(|enzyme_inactive\b|enzyme_function_like\b)|<enzyme/enzyme>`)
 )
 
 // forcedIncludes lists the files -include and -imacros name.
