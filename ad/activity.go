@@ -480,6 +480,9 @@ func (an *activityAnalysis) forward(inst ir.Instruction) {
 		return
 	case *ir.InstCall:
 		an.call(x)
+	case *ir.InstAtomicRMW:
+		an.atomicActivity(x)
+		return
 	}
 	v, ok := inst.(value.Value)
 	if !ok {
@@ -662,6 +665,9 @@ func (an *activityAnalysis) backward(retActive bool) {
 						mark(st.Src)
 					}
 					continue
+				}
+				if rmw, ok := inst.(*ir.InstAtomicRMW); ok && a.shadowed[unwrapArg(rmw.Dst)] && isFloatAtomic(rmw) {
+					mark(rmw.X)
 				}
 				// A call moving derivatives through memory (or returning a
 				// pointer to memory holding them) may compute them from any

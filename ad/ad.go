@@ -31,6 +31,7 @@ type differ struct {
 	// constShadows are the shadow globals of constant globals, per mode
 	// (constshadow.go).
 	constShadows map[constShadowKey]*ir.Global
+	omp ompState // OpenMP sites and prepared regions (ompprep.go)
 	// nextMetadataID is the number newLoopID gives its next loop ID (it
 	// alone adds metadata definitions), 0 until it has read the module's.
 	nextMetadataID int64
@@ -52,11 +53,16 @@ func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 			return nil, errorAt(f, nil, "%v", err)
 		}
 	}
+	p, err := d.prepareOMP(f, p)
+	if err != nil {
+		return nil, err
+	}
 	resolveTableCalls(p)
 	if err := refineUndef(p); err != nil {
 		return nil, errorAt(f, nil, "%v", err)
 	}
 	d.prep[f] = p
+	d.prep[p] = p // a copy is its own preparation (virtual calls name it)
 	return p, nil
 }
 
@@ -118,7 +124,7 @@ func (d *differ) passes(c *ir.InstCall) bool {
 	if !ok {
 		return true
 	}
-	if d.inactive[f] || isInactiveLibFunc(f.Name()) {
+	if d.inactive[f] || isInactiveLibFunc(f.Name()) || ompInactive[f.Name()] || ompMirrors[f.Name()] != "" {
 		return false
 	}
 	name := f.Name()

@@ -348,10 +348,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		if err != nil {
 			return true, err
 		}
-		old := blk.NewLoad(x.ElemType, sp)
-		old.Align = x.Align // the shadow has the primal's layout and alignment
-		st := blk.NewStore(addAny(blk, old, d, x.ElemType), sp)
-		st.Align = x.Align
+		r.addIntoShadow(blk, x, sp, d)
 		return true, nil
 	case *ir.InstStore:
 		if !r.act.hasShadow(x.Dst) || !carriesFloat(x.Src.Type()) {
@@ -397,6 +394,8 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			blk.Insts = append(blk.Insts, r.zeroFill(sp, x.ElemType, x.NElems)...)
 		}
 		return true, nil
+	case *ir.InstAtomicRMW, *ir.InstCmpXchg:
+		return true, r.reverseAtomic(blk, at, inst)
 	case *ir.InstCall:
 		if handled, err := r.reverseMasked(blk, at, x); handled {
 			return true, err
@@ -504,6 +503,9 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 		if !carriesFloat(t) {
 			return nil
 		}
+		if err := r.sharedAccumulation(x, x.Args[1]); err != nil && r.act.hasShadow(x.Args[1]) {
+			return err
+		}
 		h, err := r.layoutCopyHelper(t, true)
 		if err != nil {
 			return errorAt(r.f, x, "cannot differentiate %s: %v", describe(x), err)
@@ -541,7 +543,11 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 	if !types.Equal(n.Type(), types.I64) {
 		nn = blk.NewZExt(n, types.I64)
 	}
-	blk.NewCall(r.memcpyAdjoint(elem), blk.NewBitCast(dst, types.I8Ptr), blk.NewBitCast(src, types.I8Ptr), nn)
+	helper := r.memcpyAdjoint(elem)
+	if r.parallel && !r.threadPrivate(x.Args[1]) {
+		helper = r.memcpyAdjointAtomic(elem)
+	}
+	blk.NewCall(helper, blk.NewBitCast(dst, types.I8Ptr), blk.NewBitCast(src, types.I8Ptr), nn)
 	return nil
 }
 
@@ -557,7 +563,20 @@ func (r *reverseGen) callLayoutHelper(h *ir.Func, dst, src, n value.Value) []ir.
 // bytes of elements of type t, adds dst' into src' (when src' is not null)
 // and clears dst'.
 func (r *reverseGen) memcpyAdjoint(t *types.FloatType) *ir.Func {
+	return r.memcpyAdjointHelper(t, false)
+}
+
+// memcpyAdjointAtomic is memcpyAdjoint adding into src' with atomics: the
+// source may be read by other threads too (atomics.go).
+func (r *reverseGen) memcpyAdjointAtomic(t *types.FloatType) *ir.Func {
+	return r.memcpyAdjointHelper(t, true)
+}
+
+func (r *reverseGen) memcpyAdjointHelper(t *types.FloatType, atomic bool) *ir.Func {
 	name := "__gozyme_memcpy_adjoint_" + typeSuffix(t)
+	if atomic {
+		name = "__gozyme_memcpy_adjoint_atomic_" + typeSuffix(t)
+	}
 	for _, f := range r.m.Funcs {
 		if f.Name() == name {
 			return f
@@ -581,6 +600,14 @@ func (r *reverseGen) memcpyAdjoint(t *types.FloatType) *ir.Func {
 	body.NewStore(constant.NewFloat(t, 0), dp)
 	sp := body.NewGetElementPtr(t, s, i)
 	sv := body.NewSelect(hasSrc, sp, d) // with no source shadow, add into the cleared slot: a no-op
+	if atomic {
+		body.NewAtomicRMW(enum.AtomicOpFAdd, sv, body.NewSelect(hasSrc, dv, constant.NewFloat(t, 0)), enum.AtomicOrderingMonotonic)
+		next := body.NewAdd(i, constant.NewInt(types.I64, 1))
+		i.Incs = append(i.Incs, ir.NewIncoming(next, body))
+		body.NewBr(loop)
+		done.NewRet(nil)
+		return f
+	}
 	old := body.NewLoad(t, sv)
 	sum := body.NewFAdd(old, dv)
 	keep := body.NewSelect(hasSrc, sum, constant.NewFloat(t, 0))

@@ -38,8 +38,9 @@ func (a Activity) String() string {
 //	rev(B) for every primal block B, with edge blocks toward its predecessors
 //	exit: collects the parameter adjoints, frees caches, returns
 type reverseGen struct {
-	d      *differ
-	split  bool // build an augmented forward and a reverse function
+	d        *differ
+	split    bool // build an augmented forward and a reverse function
+	parallel bool // run by the threads of a parallel region (atomics.go)
 	m      *ir.Module
 	f      *ir.Func // the primal
 	cfg    *irutil.CFG
@@ -94,6 +95,7 @@ type reverseGen struct {
 	fwdLoopIDs            map[*irutil.Loop]*metadata.Tuple // loop -> the loop ID of its forward copy (loophints.go)
 	exitPres              map[*irutil.Loop][]exitPre       // loop -> the blocks storing its entry counter on entering its reverse (exitentry.go)
 	relReads              map[*ir.InstLoad]bool            // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
+	private               map[*ir.InstAlloca]bool          // allocas no other thread can reach (atomics.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -128,6 +130,9 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{}, entryCount: map[*ir.Block]*ir.InstLoad{},
 		shadow:     map[value.Value]value.Value{},
 		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}, fwdLoopIDs: map[*irutil.Loop]*metadata.Tuple{}, revLoopIDs: map[*irutil.Loop]*metadata.Tuple{}}
+	if err := d.omp.bad[f]; err != nil {
+		return nil, err
+	}
 	r.act = d.analyzeActivity(f, acts, retActive, retShadow)
 	if err := d.unmetError(f, r.act, false); err != nil {
 		return nil, err
@@ -346,6 +351,10 @@ func (r *reverseGen) forward() error {
 					rest = append(rest, insts...)
 					continue
 				}
+			}
+			if call, ok := inst.(*ir.InstCall); ok && r.d.omp.sites[call] != nil && !r.callsDerivative(call) {
+				rest = append(rest, ompPlainCall(r.d.omp.sites[call]))
+				continue
 			}
 			if call, ok := inst.(*ir.InstCall); ok && r.callsDerivative(call) {
 				insts, err := r.augmentCall(b, call)

@@ -13,6 +13,9 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 	if isDebugIntrinsic(inst) {
 		return blk, nil
 	}
+	if call, ok := inst.(*ir.InstCall); ok && r.ompReverseRuntime(blk, at, call) {
+		return blk, nil
+	}
 	if handled, err := r.reverseMemory(blk, at, inst); handled || err != nil {
 		return blk, err
 	}

@@ -1,0 +1,150 @@
+package ad
+
+import (
+	"strings"
+
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// OpenMP as clang-14 lowers it for libomp. A parallel region is outlined
+// into a function taking (i32* gtid, i32* btid, shared...) that
+// __kmpc_fork_call(loc, n, outlined, shared...) runs on every thread of a
+// team; worksharing loops ask __kmpc_for_static_init for the thread's
+// iterations; reductions, critical sections and barriers are runtime calls.
+//
+// The AD engine sees each fork as a plain call of the outlined function: a
+// prepared caller (ompprep.go) holds a "virtual" direct call in place of
+// the fork, so activity, call summaries and caching treat it as any call,
+// and code generation (ompfork.go) turns it back into forks. In reverse
+// mode the forward sweep forks the outlined function's augmented forward
+// and the reverse sweep forks its reverse on a team of the same size: each
+// thread replays its own tape, so every iteration's reverse reads what its
+// forward recorded, whatever the schedule gave that thread. Inside, shadow
+// accumulation into memory other threads may touch is atomic (atomics.go);
+// barriers and critical sections are mirrored in the reverse. Forward mode
+// forks the outlined function's forward derivative.
+
+// ompSite is a virtual call: a fork (or a direct call of an outlined
+// function, clang's if(false) path) in a prepared caller.
+type ompSite struct {
+	orig       *ir.InstCall // the call it replaced, operands in the prepared caller
+	fork       bool         // a __kmpc_fork_call (else a direct, serialized call)
+	numThreads value.Value  // the num_threads clause of the fork, or nil
+}
+
+// ompMirrors are the runtime calls whose reverse is another call with the
+// same operands: what a thread must wait for or hold in the forward sweep
+// it must wait for or hold in the reverse.
+var ompMirrors = map[string]string{
+	"__kmpc_barrier":                 "__kmpc_barrier",
+	"__kmpc_critical":                "__kmpc_end_critical",
+	"__kmpc_critical_with_hint":      "__kmpc_end_critical",
+	"__kmpc_end_critical":            "__kmpc_critical",
+	"__kmpc_serialized_parallel":     "__kmpc_end_serialized_parallel",
+	"__kmpc_end_serialized_parallel": "__kmpc_serialized_parallel",
+	"__kmpc_flush":                   "__kmpc_flush",
+	"omp_set_lock":                   "omp_unset_lock",
+	"omp_unset_lock":                 "omp_set_lock",
+	"omp_set_nest_lock":              "omp_unset_nest_lock",
+	"omp_unset_nest_lock":            "omp_set_nest_lock",
+}
+
+// ompInactive are runtime calls without derivatives kept in the forward
+// sweep only: the worksharing schedule (each thread's reverse replays the
+// iterations its forward recorded), thread queries, master/single
+// (which thread ran them is recorded like any branch).
+var ompInactive = map[string]bool{
+	"__kmpc_for_static_init_4": true, "__kmpc_for_static_init_4u": true, "__kmpc_for_static_init_8": true,
+	"__kmpc_for_static_init_8u": true, "__kmpc_for_static_fini": true, "__kmpc_global_thread_num": true,
+	"__kmpc_push_num_threads": true, "__kmpc_push_proc_bind": true, "__kmpc_master": true, "__kmpc_end_master": true,
+	"__kmpc_masked": true, "__kmpc_end_masked": true, "__kmpc_single": true, "__kmpc_end_single": true,
+	"__kmpc_dispatch_init_4": true, "__kmpc_dispatch_init_4u": true, "__kmpc_dispatch_init_8": true,
+	"__kmpc_dispatch_init_8u": true, "__kmpc_dispatch_next_4": true, "__kmpc_dispatch_next_4u": true,
+	"__kmpc_dispatch_next_8": true, "__kmpc_dispatch_next_8u": true, "__kmpc_dispatch_fini_4": true,
+	"__kmpc_dispatch_fini_4u": true, "__kmpc_dispatch_fini_8": true, "__kmpc_dispatch_fini_8u": true,
+	"__kmpc_ok_to_fork": true, "__kmpc_bound_thread_num": true, "__kmpc_bound_num_threads": true,
+	"__kmpc_in_parallel": true,
+	"omp_get_thread_num": true, "omp_get_num_threads": true, "omp_get_max_threads": true,
+	"omp_get_num_procs": true, "omp_in_parallel": true, "omp_get_level": true, "omp_get_active_level": true,
+	"omp_get_ancestor_thread_num": true, "omp_get_team_size": true, "omp_get_thread_limit": true,
+	"omp_get_dynamic": true, "omp_get_nested": true, "omp_get_max_active_levels": true, "omp_get_wtime": true,
+	"omp_get_wtick": true, "omp_init_lock": true, "omp_destroy_lock": true, "omp_init_nest_lock": true,
+	"omp_destroy_nest_lock": true, "omp_test_lock": true, "omp_get_team_num": true, "omp_get_num_teams": true,
+}
+
+// ompUnsupported names the construct behind runtime calls the engine has
+// no derivative for; a differentiated function calling one is an error.
+func ompUnsupported(name string) string {
+	switch {
+	case strings.HasPrefix(name, "__kmpc_omp_task"), strings.HasPrefix(name, "__kmpc_taskgroup"),
+		strings.HasPrefix(name, "__kmpc_end_taskgroup"), strings.HasPrefix(name, "__kmpc_taskloop"),
+		strings.HasPrefix(name, "__kmpc_omp_wait_deps"), strings.HasPrefix(name, "__kmpc_task_reduction"),
+		strings.HasPrefix(name, "__kmpc_omp_taskwait"), strings.HasPrefix(name, "__kmpc_omp_taskyield"):
+		return "tasks (#pragma omp task, taskloop, taskwait, taskgroup)"
+	case name == "__kmpc_ordered", name == "__kmpc_end_ordered", strings.HasPrefix(name, "__kmpc_doacross"):
+		return "ordered regions (#pragma omp ordered)"
+	case strings.HasPrefix(name, "__kmpc_fork_teams"), strings.HasPrefix(name, "__kmpc_push_num_teams"),
+		strings.HasPrefix(name, "__kmpc_distribute"), strings.HasPrefix(name, "__kmpc_dist_"),
+		strings.HasPrefix(name, "__kmpc_team_static_init"):
+		return "teams and distribute (#pragma omp teams)"
+	case name == "__kmpc_copyprivate":
+		return "copyprivate (#pragma omp single copyprivate)"
+	case strings.HasPrefix(name, "__kmpc_threadprivate"):
+		return "threadprivate variables (#pragma omp threadprivate)"
+	case strings.HasPrefix(name, "__kmpc_atomic_"):
+		return "atomics the runtime implements (#pragma omp atomic on long double, complex, or with capture)"
+	case strings.HasPrefix(name, "__kmpc_reduce"), strings.HasPrefix(name, "__kmpc_end_reduce"):
+		return "reductions of this shape (reduction clause)"
+	case strings.HasPrefix(name, "__kmpc_sections"), strings.HasPrefix(name, "__kmpc_end_sections"):
+		return "sections (#pragma omp sections)"
+	case strings.HasPrefix(name, "__tgt_"), strings.HasPrefix(name, "__kmpc_target"):
+		return "target offloading (#pragma omp target)"
+	case strings.HasPrefix(name, "__kmpc_") && !ompInactive[name] && ompMirrors[name] == "" && name != ompFork:
+		return "the OpenMP runtime call " + name
+	}
+	return ""
+}
+
+const ompFork = "__kmpc_fork_call"
+
+// isOMPRuntime reports a libomp entry point (or omp_* API function) gozyme
+// knows: inactive, mirrored in reverse, or the fork itself.
+func isOMPRuntime(name string) bool {
+	return ompInactive[name] || ompMirrors[name] != "" || name == ompFork
+}
+
+// ompReverseRuntime emits, for a runtime call in the reverse sweep, its
+// mirror (barrier for barrier, lock for unlock). The global thread number
+// is asked again: the reverse runs in a fork of its own. It reports
+// whether call was a runtime call (mirrored or kept in forward only).
+func (r *reverseGen) ompReverseRuntime(blk *ir.Block, at *ir.Block, call *ir.InstCall) bool {
+	name := calleeName(call)
+	mirror, ok := ompMirrors[name]
+	if !ok {
+		return ompInactive[name]
+	}
+	var args []value.Value
+	switch {
+	case strings.HasPrefix(name, "__kmpc_"):
+		// (loc, gtid, [lock, [hint]]): the mirror takes (loc, gtid, [lock]).
+		loc := r.lookup(blk, at, call.Args[0])
+		args = []value.Value{loc}
+		if name != "__kmpc_flush" {
+			gtid := blk.NewCall(declare(r.m, "__kmpc_global_thread_num", types.I32, loc.Type()), loc)
+			args = append(args, gtid)
+			if len(call.Args) > 2 {
+				args = append(args, r.lookup(blk, at, call.Args[2]))
+			}
+		}
+	default:
+		args = []value.Value{r.lookup(blk, at, call.Args[0])}
+	}
+	ts := make([]types.Type, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	blk.NewCall(declare(r.m, mirror, types.Void, ts...), args...)
+	return true
+}

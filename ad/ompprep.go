@@ -1,0 +1,850 @@
+package ad
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Preparing OpenMP code for AD (see omp.go). A function that forks
+// parallel regions, is an outlined region, or uses reductions or atomic
+// loops is differentiated from a private copy in which:
+//   - each fork is a virtual direct call of the outlined function's copy
+//     (ompSite), and so is each direct call of an outlined function;
+//   - reductions take the runtime's critical path for every thread: each
+//     adds its partial into the shared variable under the reduction's lock
+//     (__kmpc_critical), the same sum in another order, with no combining
+//     callback reading other threads' private copies;
+//   - an atomic update of a float (clang's compare-exchange loop) is an
+//     atomicrmw fadd/fsub, which has derivative rules (atomics.go);
+//   - an outlined function's float parameters passed as integers
+//     (firstprivate doubles travel as i64 through the fork's varargs) are
+//     floats again, so their derivatives flow.
+
+// ompState is the OpenMP part of a differ.
+type ompState struct {
+	sites   map[*ir.InstCall]*ompSite
+	clones  map[*ir.Func]*ompOutlined // outlined function -> its prepared copy
+	targets map[*ir.Func]bool         // functions some fork runs, nil until computed
+	bad     map[*ir.Func]error        // prepared functions using unsupported constructs
+}
+
+// ompOutlined is the prepared copy of an outlined function.
+type ompOutlined struct {
+	fn      *ir.Func
+	retyped []bool // parameters that take a float the fork passes as an integer
+}
+
+func (d *differ) ompInit() {
+	if d.omp.sites == nil {
+		d.omp.sites = map[*ir.InstCall]*ompSite{}
+		d.omp.clones = map[*ir.Func]*ompOutlined{}
+		d.omp.bad = map[*ir.Func]error{}
+	}
+}
+
+// ompTargets lists the functions the module's forks run.
+func (d *differ) ompTargets() map[*ir.Func]bool {
+	if d.omp.targets != nil {
+		return d.omp.targets
+	}
+	d.omp.targets = map[*ir.Func]bool{}
+	for _, f := range d.m.Funcs {
+		for _, b := range f.Blocks {
+			for _, inst := range b.Insts {
+				if c, ok := inst.(*ir.InstCall); ok && calleeName(c) == ompFork && len(c.Args) >= 3 {
+					if mt, ok := irutil.StripCasts(c.Args[2]).(*ir.Func); ok {
+						d.omp.targets[mt] = true
+					}
+				}
+			}
+		}
+	}
+	return d.omp.targets
+}
+
+// ompNeeds reports whether f needs OpenMP preparation.
+func (d *differ) ompNeeds(f *ir.Func) bool {
+	if d.ompTargets()[f] {
+		return true
+	}
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			switch x := inst.(type) {
+			case *ir.InstCall:
+				name := calleeName(x)
+				if strings.HasPrefix(name, "__kmpc_") || strings.HasPrefix(name, "omp_") {
+					return true
+				}
+				if callee, ok := irutil.StripCasts(x.Callee).(*ir.Func); ok && d.ompTargets()[callee] {
+					return true
+				}
+			case *ir.InstCmpXchg:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// prepareOMP returns p (f as prepared so far) rewritten for OpenMP: p
+// itself when it is already a copy, else a copy of f.
+func (d *differ) prepareOMP(f, p *ir.Func) (*ir.Func, error) {
+	if len(f.Blocks) == 0 || !d.ompNeeds(f) {
+		return p, nil
+	}
+	d.ompInit()
+	if p == f {
+		var err error
+		if p, err = irutil.CloneWithoutUnwind(f); err != nil {
+			return nil, errorAt(f, nil, "%v", err)
+		}
+	}
+	rewriteReductions(p)
+	rewriteAtomicLoops(p)
+	for _, b := range p.Blocks {
+		for _, inst := range b.Insts {
+			if c, ok := inst.(*ir.InstCall); ok {
+				if what := ompUnsupported(calleeName(c)); what != "" && d.omp.bad[p] == nil {
+					d.omp.bad[p] = errorAt(f, nil, "%s: OpenMP %s cannot be differentiated", ompLoc(c), what)
+				}
+			}
+		}
+	}
+	if err := d.virtualForks(f, p); err != nil {
+		return nil, err
+	}
+	if err := irutil.Renumber(p); err != nil {
+		return nil, errorAt(f, nil, "%v", err)
+	}
+	return p, nil
+}
+
+// ompLoc is where an OpenMP runtime call comes from: its debug location,
+// else the source location clang writes into its ident_t (";file;func;
+// line;col;;", with -g), else "".
+func ompLoc(c *ir.InstCall) string {
+	if loc := irutil.DebugLoc(c); loc != "" {
+		return loc
+	}
+	if len(c.Args) > 0 {
+		if g, ok := irutil.StripCasts(c.Args[0]).(*ir.Global); ok {
+			if st, ok := g.Init.(*constant.Struct); ok && len(st.Fields) == 5 {
+				if gep, ok := st.Fields[4].(*constant.ExprGetElementPtr); ok {
+					if sg, ok := gep.Src.(*ir.Global); ok {
+						if ca, ok := sg.Init.(*constant.CharArray); ok {
+							parts := strings.Split(strings.TrimRight(string(ca.X), "\x00"), ";")
+							if len(parts) >= 5 && parts[1] != "unknown" {
+								return fmt.Sprintf("%s:%s:%s", parts[1], parts[3], parts[4])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return "in " + describe(c)
+}
+
+// virtualForks replaces, in p, each fork and each direct call of an
+// outlined function by a virtual call of the outlined function's prepared
+// copy (ompSite).
+func (d *differ) virtualForks(f, p *ir.Func) error {
+	var gtid, btid *ir.InstAlloca
+	for _, b := range p.Blocks {
+		var numThreads value.Value
+		for i := 0; i < len(b.Insts); i++ {
+			c, ok := b.Insts[i].(*ir.InstCall)
+			if !ok {
+				continue
+			}
+			name := calleeName(c)
+			if name == "__kmpc_push_num_threads" && len(c.Args) == 3 {
+				numThreads = unwrapArg(c.Args[2])
+				continue
+			}
+			var target *ir.Func
+			var args []value.Value
+			fork := name == ompFork
+			if fork {
+				mt, ok := irutil.StripCasts(c.Args[2]).(*ir.Func)
+				if !ok || len(mt.Blocks) == 0 || len(c.Args)-3 != len(mt.Params)-2 {
+					continue // left as it is: an error where it matters (unknownMemoryCall)
+				}
+				if gtid == nil {
+					// Stand-ins for the thread numbers: a fork passes its own.
+					gtid, btid = ir.NewAlloca(types.I32), ir.NewAlloca(types.I32)
+					entry := p.Blocks[0]
+					entry.Insts = append([]ir.Instruction{gtid, btid}, entry.Insts...)
+					if b == entry {
+						i += 2
+					}
+				}
+				target, args = mt, append([]value.Value{gtid, btid}, c.Args[3:]...)
+			} else {
+				callee, ok := irutil.StripCasts(c.Callee).(*ir.Func)
+				if !ok || !d.ompTargets()[callee] || len(c.Args) != len(callee.Params) {
+					continue
+				}
+				target, args = callee, c.Args
+			}
+			oc, err := d.ompOutlinedCopy(p, target, args)
+			if err != nil {
+				return err
+			}
+			var pre []ir.Instruction
+			for k := range args {
+				a := unwrapArg(args[k])
+				pt := oc.fn.Params[k].Typ
+				switch {
+				case oc.retyped[k]:
+					a = floatFromInt(p, a, pt, &pre)
+				case !types.Equal(a.Type(), pt):
+					if !types.IsPointer(a.Type()) || !types.IsPointer(pt) {
+						return errorAt(f, c, "argument %d of the parallel region %s has type %s, the region takes %s", k+1, target.Name(), a.Type(), pt)
+					}
+					bc := ir.NewBitCast(a, pt)
+					pre = append(pre, bc)
+					a = bc
+				}
+				args[k] = a
+			}
+			vc := ir.NewCall(oc.fn, args...)
+			d.omp.sites[vc] = &ompSite{orig: c, fork: fork, numThreads: numThreads}
+			numThreads = nil
+			insts := append(append(append([]ir.Instruction{}, b.Insts[:i]...), pre...), vc)
+			b.Insts = append(insts, b.Insts[i+1:]...)
+			i += len(pre)
+		}
+	}
+	return nil
+}
+
+// floatFromInt returns the float of type ft that integer argument a
+// carries: the float itself where a was made from it by bitcasts and a
+// zero extension (clang's way of passing it through varargs), else the
+// conversion, appended to pre.
+func floatFromInt(f *ir.Func, a value.Value, ft types.Type, pre *[]ir.Instruction) value.Value {
+	if x, ok := peelFloat(f, a); ok && types.Equal(x.Type(), ft) {
+		return x
+	}
+	bits := intOfSize(ft)
+	var v value.Value = a
+	if !types.Equal(a.Type(), bits) {
+		t := ir.NewTrunc(a, bits)
+		*pre = append(*pre, t)
+		v = t
+	}
+	bc := ir.NewBitCast(v, ft)
+	*pre = append(*pre, bc)
+	return bc
+}
+
+// peelFloat follows zext, bitcast and a reload of a stack slot back from
+// an integer to the float whose bits it holds.
+func peelFloat(f *ir.Func, v value.Value) (value.Value, bool) {
+	for {
+		switch x := unwrapArg(v).(type) {
+		case *ir.InstZExt:
+			v = x.From
+		case *ir.InstBitCast:
+			if isFloat(x.From.Type()) {
+				return x.From, true
+			}
+			return nil, false
+		case *ir.InstLoad:
+			st := reachingStore(f, x)
+			if st == nil || !isFloat(st.Src.Type()) {
+				return nil, false
+			}
+			return unwrapArg(st.Src), true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// reachingStore is the store whose value load ld reads back: the last
+// store before it in its block to the same alloca (directly or through a
+// bitcast), with only instructions that write no memory in between.
+func reachingStore(f *ir.Func, ld *ir.InstLoad) *ir.InstStore {
+	objs, known := underlyingObjects(ld.Src)
+	if !known || len(objs) != 1 {
+		return nil
+	}
+	a, ok := objs[0].(*ir.InstAlloca)
+	if !ok {
+		return nil
+	}
+	b, at := blockOfInst(f, ld)
+	if b == nil {
+		return nil
+	}
+	for i := at - 1; i >= 0; i-- {
+		switch x := b.Insts[i].(type) {
+		case *ir.InstStore:
+			dobjs, dknown := underlyingObjects(x.Dst)
+			if !dknown || len(dobjs) != 1 {
+				return nil
+			}
+			if dobjs[0] != a {
+				continue
+			}
+			if unwrapArg(x.Dst) == unwrapArg(ld.Src) || irutil.StripCasts(unwrapArg(x.Dst)) == irutil.StripCasts(unwrapArg(ld.Src)) || sameAllocaStart(x.Dst, ld.Src, a) {
+				return x
+			}
+			return nil
+		case *ir.InstCall:
+			if !isDebugIntrinsic(x) && !strings.HasPrefix(calleeName(x), "llvm.lifetime.") {
+				return nil
+			}
+		case *ir.InstAtomicRMW, *ir.InstCmpXchg:
+			return nil
+		}
+	}
+	return nil
+}
+
+// sameAllocaStart reports that pointers p and q both are alloca a itself,
+// possibly bitcast.
+func sameAllocaStart(p, q value.Value, a *ir.InstAlloca) bool {
+	strip := func(v value.Value) value.Value {
+		for {
+			bc, ok := unwrapArg(v).(*ir.InstBitCast)
+			if !ok {
+				return unwrapArg(v)
+			}
+			v = bc.From
+		}
+	}
+	return strip(p) == a && strip(q) == a
+}
+
+// intOfSize is the integer type with the bits of float type t.
+func intOfSize(t types.Type) *types.IntType {
+	switch t := t.(type) {
+	case *types.FloatType:
+		switch t.Kind {
+		case types.FloatKindHalf:
+			return types.I16
+		case types.FloatKindFloat:
+			return types.I32
+		}
+	}
+	return types.I64
+}
+
+// ompOutlinedCopy returns the prepared copy of outlined function mt. Its
+// parameters that take floats passed as integers (args, at the first site
+// met, are floats' bits) become floats.
+func (d *differ) ompOutlinedCopy(caller, mt *ir.Func, args []value.Value) (*ompOutlined, error) {
+	if oc, ok := d.omp.clones[mt]; ok {
+		return oc, nil
+	}
+	pf, err := d.prepared(mt) // a copy: mt is a target (ompNeeds)
+	if err != nil {
+		return nil, err
+	}
+	if pf == mt {
+		return nil, errorAt(mt, nil, "internal error: the parallel region was not copied")
+	}
+	oc := &ompOutlined{fn: pf, retyped: make([]bool, len(pf.Params))}
+	d.omp.clones[mt] = oc
+	for k := 2; k < len(pf.Params) && k < len(args); k++ {
+		p := pf.Params[k]
+		it, isInt := p.Typ.(*types.IntType)
+		x, ok := peelFloat(caller, args[k])
+		if !isInt || !ok || it.BitSize > 64 {
+			continue
+		}
+		retypeParam(pf, k, x.Type())
+		oc.retyped[k] = true
+	}
+	foldFloatBits(pf)
+	if err := irutil.Renumber(pf); err != nil {
+		return nil, errorAt(mt, nil, "%v", err)
+	}
+	return oc, nil
+}
+
+// retypeParam makes parameter k of f, an integer holding a float's bits,
+// a float of type ft; its uses read the bits from a conversion at entry.
+func retypeParam(f *ir.Func, k int, ft types.Type) {
+	p := f.Params[k]
+	it := p.Typ.(*types.IntType)
+	var insts []ir.Instruction
+	bits := intOfSize(ft)
+	bc := ir.NewBitCast(p, bits) // operand retyped below
+	insts = append(insts, bc)
+	var v value.Value = bc
+	if it.BitSize != bits.BitSize {
+		z := ir.NewZExt(bc, it)
+		insts = append(insts, z)
+		v = z
+	}
+	irutil.ReplaceAllUses(f, p, v)
+	bc.From = p
+	p.Typ = ft
+	f.Sig.Params[k] = ft
+	entry := f.Blocks[0]
+	entry.Insts = append(insts, entry.Insts...)
+}
+
+// foldFloatBits undoes float-to-integer round trips: trunc(zext x) is x,
+// bitcast(bitcast x) to x's type is x, and a store of a float's bits
+// through a pointer cast from a float pointer stores the float.
+func foldFloatBits(f *ir.Func) {
+	for changed := true; changed; {
+		changed = false
+		var casts []*ir.InstStore // stores of a float's bits to cast to float stores
+		for _, b := range f.Blocks {
+			for _, inst := range b.Insts {
+				switch x := inst.(type) {
+				case *ir.InstTrunc:
+					if z, ok := unwrapArg(x.From).(*ir.InstZExt); ok && types.Equal(z.From.Type(), x.To) {
+						irutil.ReplaceAllUses(f, x, z.From)
+						changed = true
+					}
+				case *ir.InstBitCast:
+					if y, ok := unwrapArg(x.From).(*ir.InstBitCast); ok && types.Equal(y.From.Type(), x.To) && !types.IsPointer(x.To) {
+						irutil.ReplaceAllUses(f, x, y.From)
+						changed = true
+					}
+				case *ir.InstStore:
+					y, ok := unwrapArg(x.Src).(*ir.InstBitCast)
+					if !ok || !isFloat(y.From.Type()) {
+						break
+					}
+					if pc, ok := unwrapArg(x.Dst).(*ir.InstBitCast); ok {
+						if pt, ok := pc.From.Type().(*types.PointerType); ok && types.Equal(pt.ElemType, y.From.Type()) {
+							x.Src, x.Dst = y.From, pc.From
+							changed = true
+							break
+						}
+					}
+					casts = append(casts, x)
+				}
+			}
+		}
+		for _, st := range casts {
+			// store iN (bitcast F x), iN* p  ->  store F x, F* (bitcast p)
+			x := unwrapArg(st.Src).(*ir.InstBitCast).From
+			pc := ir.NewBitCast(unwrapArg(st.Dst), types.NewPointer(x.Type()))
+			insertBefore(f, st, pc)
+			st.Src, st.Dst = x, pc
+			changed = true
+		}
+	}
+}
+
+// insertBefore puts inst before at in f.
+func insertBefore(f *ir.Func, at, inst ir.Instruction) {
+	if b, i := blockOfInst(f, at); b != nil {
+		b.Insts = append(b.Insts[:i], append([]ir.Instruction{inst}, b.Insts[i:]...)...)
+	}
+}
+
+// blockOfInst finds inst in f: its block and index.
+func blockOfInst(f *ir.Func, inst ir.Instruction) (*ir.Block, int) {
+	for _, b := range f.Blocks {
+		for i, x := range b.Insts {
+			if x == inst {
+				return b, i
+			}
+		}
+	}
+	return nil, -1
+}
+
+// rewriteReductions makes every thread take a reduction's critical path
+// (see the top of this file). The reduction list no reduction function
+// reads any more is not written either, so the private copies stay
+// private (atomics.go).
+func rewriteReductions(f *ir.Func) {
+	rewrote := false
+	for _, b := range f.Blocks {
+		var insts []ir.Instruction
+		for _, inst := range b.Insts {
+			c, ok := inst.(*ir.InstCall)
+			if !ok {
+				insts = append(insts, inst)
+				continue
+			}
+			switch name := calleeName(c); {
+			case (name == "__kmpc_reduce" || name == "__kmpc_reduce_nowait") && len(c.Args) == 7:
+				loc, gtid, lock := unwrapArg(c.Args[0]), unwrapArg(c.Args[1]), unwrapArg(c.Args[6])
+				crit := ir.NewCall(declare(moduleOf(f, c), "__kmpc_critical", types.Void, loc.Type(), gtid.Type(), lock.Type()), loc, gtid, lock)
+				insts = append(insts, crit)
+				irutil.ReplaceAllUses(f, c, constant.NewInt(c.Typ.(*types.IntType), 1))
+				dropWritesOnly(f, c.Args[4])
+				rewrote = true
+			case (name == "__kmpc_end_reduce" || name == "__kmpc_end_reduce_nowait") && len(c.Args) == 3:
+				loc, gtid, lock := unwrapArg(c.Args[0]), unwrapArg(c.Args[1]), unwrapArg(c.Args[2])
+				insts = append(insts, ir.NewCall(declare(moduleOf(f, c), "__kmpc_end_critical", types.Void, loc.Type(), gtid.Type(), lock.Type()), loc, gtid, lock))
+				if name == "__kmpc_end_reduce" {
+					insts = append(insts, ir.NewCall(declare(moduleOf(f, c), "__kmpc_barrier", types.Void, loc.Type(), gtid.Type()), loc, gtid))
+				}
+			default:
+				insts = append(insts, inst)
+			}
+		}
+		b.Insts = insts
+	}
+	if rewrote {
+		foldConstantBranches(f)
+	}
+}
+
+// moduleOf returns the module of the runtime function c calls (the module
+// f's copy was made from: copies are not in a module themselves).
+func moduleOf(f *ir.Func, c *ir.InstCall) *ir.Module {
+	if f.Parent != nil {
+		return f.Parent
+	}
+	if callee, ok := irutil.StripCasts(c.Callee).(*ir.Func); ok {
+		return callee.Parent
+	}
+	return nil
+}
+
+// dropWritesOnly removes the stores into the alloca p points into when
+// nothing else uses that alloca (a reduction list nobody reads).
+func dropWritesOnly(f *ir.Func, p value.Value) {
+	objs, known := underlyingObjects(p)
+	if !known || len(objs) != 1 {
+		return
+	}
+	a, ok := objs[0].(*ir.InstAlloca)
+	if !ok {
+		return
+	}
+	derived := map[value.Value]bool{a: true}
+	var stores []*ir.InstStore
+	for changed := true; changed; {
+		changed = false
+		stores = stores[:0]
+		for _, b := range f.Blocks {
+			for _, inst := range b.Insts {
+				for _, op := range unwrappedOperands(inst) {
+					if !derived[op] {
+						continue
+					}
+					switch x := inst.(type) {
+					case *ir.InstBitCast, *ir.InstGetElementPtr:
+						if !derived[x.(value.Value)] {
+							derived[x.(value.Value)] = true
+							changed = true
+						}
+					case *ir.InstStore:
+						if unwrapArg(x.Src) == op {
+							return
+						}
+						stores = append(stores, x)
+					case *ir.InstCall:
+						if !strings.HasPrefix(calleeName(x), "llvm.lifetime.") {
+							return
+						}
+					default:
+						return
+					}
+				}
+			}
+		}
+	}
+	dead := map[ir.Instruction]bool{}
+	for _, s := range stores {
+		dead[s] = true
+	}
+	for _, b := range f.Blocks {
+		insts := b.Insts[:0]
+		for _, inst := range b.Insts {
+			if !dead[inst] {
+				insts = append(insts, inst)
+			}
+		}
+		b.Insts = insts
+	}
+}
+
+// unwrappedOperands lists the operands of an instruction or terminator,
+// unwrapped.
+func unwrappedOperands(inst interface{}) []value.Value {
+	u, ok := inst.(interface{ Operands() []*value.Value })
+	if !ok {
+		return nil
+	}
+	var out []value.Value
+	for _, op := range u.Operands() {
+		if *op != nil {
+			out = append(out, unwrapArg(*op))
+		}
+	}
+	return out
+}
+
+// foldConstantBranches turns branches and switches on constants into plain
+// branches (folding integer compares of constants first) and removes the
+// blocks no longer reachable, with their phi incomings.
+func foldConstantBranches(f *ir.Func) {
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			if c, ok := inst.(*ir.InstICmp); ok {
+				x, xok := unwrapArg(c.X).(*constant.Int)
+				y, yok := unwrapArg(c.Y).(*constant.Int)
+				if xok && yok && (c.Pred == enum.IPredEQ || c.Pred == enum.IPredNE) {
+					eq := x.X.Cmp(y.X) == 0
+					irutil.ReplaceAllUses(f, c, constant.NewBool(eq == (c.Pred == enum.IPredEQ)))
+				}
+			}
+		}
+		switch t := b.Term.(type) {
+		case *ir.TermSwitch:
+			if x, ok := unwrapArg(t.X).(*constant.Int); ok {
+				target := t.TargetDefault.(*ir.Block)
+				for _, cs := range t.Cases {
+					if ci, ok := cs.X.(*constant.Int); ok && ci.X.Cmp(x.X) == 0 {
+						target = cs.Target.(*ir.Block)
+					}
+				}
+				b.NewBr(target)
+			}
+		case *ir.TermCondBr:
+			if x, ok := unwrapArg(t.Cond).(*constant.Int); ok {
+				if x.X.Sign() != 0 {
+					b.NewBr(t.TargetTrue.(*ir.Block))
+				} else {
+					b.NewBr(t.TargetFalse.(*ir.Block))
+				}
+			}
+		}
+	}
+	removeUnreachable(f)
+}
+
+// removeUnreachable deletes the blocks not reachable from f's entry and
+// their incomings in phis of the blocks that stay.
+func removeUnreachable(f *ir.Func) {
+	reach := map[*ir.Block]bool{}
+	var visit func(b *ir.Block)
+	visit = func(b *ir.Block) {
+		if reach[b] {
+			return
+		}
+		reach[b] = true
+		for _, s := range irutil.Succs(b) {
+			visit(s)
+		}
+	}
+	visit(f.Blocks[0])
+	var kept []*ir.Block
+	for _, b := range f.Blocks {
+		if reach[b] {
+			kept = append(kept, b)
+		}
+	}
+	f.Blocks = kept
+	for _, b := range kept {
+		for _, inst := range b.Insts {
+			p, ok := inst.(*ir.InstPhi)
+			if !ok {
+				continue
+			}
+			incs := p.Incs[:0]
+			for _, in := range p.Incs {
+				if reach[in.Pred.(*ir.Block)] {
+					incs = append(incs, in)
+				}
+			}
+			p.Incs = incs
+		}
+	}
+}
+
+// rewriteAtomicLoops turns clang's compare-exchange loops for atomic float
+// updates (#pragma omp atomic: x += v, x -= v) into atomicrmw fadd/fsub:
+//
+//	L: %old = phi iN [ load atomic P ], [ %prev, L ]
+//	   %f = bitcast %old to F;  %g = fadd %f, %v;  %new = bitcast %g to iN
+//	   %x = cmpxchg P, %old, %new;  %prev = extractvalue %x, 0
+//	   br (extractvalue %x, 1), exit, L
+//
+// Other compare-exchange loops stay; on memory holding derivatives they
+// are an error (atomics.go).
+func rewriteAtomicLoops(f *ir.Func) {
+	for _, b := range f.Blocks {
+		m, ok := matchAtomicLoop(f, b)
+		if !ok {
+			continue
+		}
+		bc := ir.NewBitCast(m.ptr, types.NewPointer(m.v.Type()))
+		rmw := ir.NewAtomicRMW(m.op, bc, m.v, m.ordering)
+		b.Insts = []ir.Instruction{bc, rmw}
+		b.NewBr(m.exit)
+		for _, in := range m.phi.Incs {
+			if ld, ok := unwrapArg(in.X).(*ir.InstLoad); ok && ld.Atomic && !usedIn(f, ld) {
+				removeInst(f, ld)
+			}
+		}
+	}
+}
+
+type atomicLoop struct {
+	phi      *ir.InstPhi
+	ptr, v   value.Value
+	op       enum.AtomicOp
+	ordering enum.AtomicOrdering
+	exit     *ir.Block
+}
+
+// matchAtomicLoop recognizes block b as a compare-exchange loop of an
+// atomic float update whose values nothing outside b uses.
+func matchAtomicLoop(f *ir.Func, b *ir.Block) (atomicLoop, bool) {
+	var m atomicLoop
+	var x *ir.InstCmpXchg
+	var fop ir.Instruction
+	var casts []*ir.InstBitCast
+	var evs []*ir.InstExtractValue
+	for _, inst := range b.Insts {
+		switch y := inst.(type) {
+		case *ir.InstPhi:
+			if m.phi != nil {
+				return m, false
+			}
+			m.phi = y
+		case *ir.InstCmpXchg:
+			x = y
+		case *ir.InstBitCast:
+			casts = append(casts, y)
+		case *ir.InstExtractValue:
+			evs = append(evs, y)
+		case *ir.InstFAdd, *ir.InstFSub:
+			if fop != nil {
+				return m, false
+			}
+			fop = y
+		default:
+			if !isDebugIntrinsic(inst) {
+				return m, false
+			}
+		}
+	}
+	br, ok := b.Term.(*ir.TermCondBr)
+	if x == nil || m.phi == nil || fop == nil || len(casts) != 2 || len(evs) != 2 || !ok || br.TargetFalse != b {
+		return m, false
+	}
+	m.exit = br.TargetTrue.(*ir.Block)
+	var ev0, ev1 *ir.InstExtractValue
+	for _, ev := range evs {
+		if unwrapArg(ev.X) != x || len(ev.Indices) != 1 {
+			return m, false
+		}
+		if ev.Indices[0] == 0 {
+			ev0 = ev
+		} else {
+			ev1 = ev
+		}
+	}
+	if ev0 == nil || ev1 == nil || unwrapArg(br.Cond) != ev1 || unwrapArg(x.Cmp) != m.phi || len(m.phi.Incs) != 2 {
+		return m, false
+	}
+	for _, in := range m.phi.Incs {
+		if (in.Pred == b) != (unwrapArg(in.X) == ev0) {
+			return m, false
+		}
+	}
+	var old, nw *ir.InstBitCast
+	for _, c := range casts {
+		switch {
+		case unwrapArg(c.From) == m.phi && isFloat(c.To):
+			old = c
+		case unwrapArg(x.New) == c && unwrapArg(c.From) == fop.(value.Value):
+			nw = c
+		}
+	}
+	if old == nil || nw == nil {
+		return m, false
+	}
+	switch y := fop.(type) {
+	case *ir.InstFAdd:
+		m.op = enum.AtomicOpFAdd
+		switch {
+		case unwrapArg(y.X) == old:
+			m.v = unwrapArg(y.Y)
+		case unwrapArg(y.Y) == old:
+			m.v = unwrapArg(y.X)
+		}
+	case *ir.InstFSub:
+		m.op = enum.AtomicOpFSub
+		if unwrapArg(y.X) == old {
+			m.v = unwrapArg(y.Y)
+		}
+	}
+	if m.v == nil || m.v == old {
+		return m, false
+	}
+	if inst, ok := m.v.(ir.Instruction); ok && instIn(b, inst) {
+		return m, false
+	}
+	for _, v := range []value.Value{m.phi, old, fop.(value.Value), nw, x, ev0, ev1} {
+		if usedOutside(f, v, b) {
+			return m, false
+		}
+	}
+	m.ptr = unwrapArg(x.Ptr)
+	m.ordering = x.SuccessOrdering
+	return m, true
+}
+
+func instIn(b *ir.Block, inst ir.Instruction) bool {
+	for _, i := range b.Insts {
+		if i == inst {
+			return true
+		}
+	}
+	return false
+}
+
+// usedOutside reports a use of v in f outside block b.
+func usedOutside(f *ir.Func, v value.Value, b *ir.Block) bool {
+	for _, blk := range f.Blocks {
+		if blk == b {
+			continue
+		}
+		for _, inst := range blk.Insts {
+			for _, op := range unwrappedOperands(inst) {
+				if op == v {
+					return true
+				}
+			}
+		}
+		if blk.Term != nil {
+			for _, op := range unwrappedOperands(blk.Term) {
+				if op == v {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// usedIn reports any use of v in f.
+func usedIn(f *ir.Func, v value.Value) bool { return usedOutside(f, v, nil) }
+
+// removeInst deletes inst from f.
+func removeInst(f *ir.Func, inst ir.Instruction) {
+	for _, b := range f.Blocks {
+		for i, x := range b.Insts {
+			if x == inst {
+				b.Insts = append(b.Insts[:i], b.Insts[i+1:]...)
+				return
+			}
+		}
+	}
+}
