@@ -31,7 +31,7 @@ type differ struct {
 	// constShadows are the shadow globals of constant globals, per mode
 	// (constshadow.go).
 	constShadows map[constShadowKey]*ir.Global
-	omp ompState // OpenMP sites and prepared regions (ompprep.go)
+	omp          ompState // OpenMP sites and prepared regions (ompprep.go)
 	// nextMetadataID is the number newLoopID gives its next loop ID (it
 	// alone adds metadata definitions), 0 until it has read the module's.
 	nextMetadataID int64

@@ -41,12 +41,12 @@ type reverseGen struct {
 	d        *differ
 	split    bool // build an augmented forward and a reverse function
 	parallel bool // run by the threads of a parallel region (atomics.go)
-	m      *ir.Module
-	f      *ir.Func // the primal
-	cfg    *irutil.CFG
-	act    *activity
-	acts   []Activity // per primal parameter
-	passes func(*ir.InstCall) bool
+	m        *ir.Module
+	f        *ir.Func // the primal
+	cfg      *irutil.CFG
+	act      *activity
+	acts     []Activity // per primal parameter
+	passes   func(*ir.InstCall) bool
 
 	g       *ir.Func
 	allocas *ir.Block
