@@ -92,11 +92,13 @@ func (r *reverseGen) noteExitEdge(e, p, b *ir.Block) {
 
 // finishExitEntries emits, for every loop whose reverse read its entry
 // counter from its slot, the slot's value on each edge entering its
-// reverse: counter - header count, in a block before the edge's own code
-// (which steps the counter back). The blocks before one edge run in the
-// order of exitEdges; branches to the edge then go to the first of them.
+// reverse: counter + 1 - header count, in a block after the edge's own
+// code, which steps the counter back to the loop's last iteration (so
+// that the count's start and bound, read as in the reverse of p, come
+// from that iteration's records, as rev(p) reads them). The blocks of one
+// edge run in the order of exitEdges.
 func (r *reverseGen) finishExitEntries() error {
-	first, last := map[*ir.Block]*ir.Block{}, map[*ir.Block]*ir.Block{} // edge -> its first, last block before
+	last := map[*ir.Block]*ir.Block{} // edge -> the block ending its chain
 	for _, x := range r.exitEdges {
 		s, used := r.exitSlots[x.l]
 		if !used {
@@ -104,11 +106,16 @@ func (r *reverseGen) finishExitEntries() error {
 		}
 		tc, _ := r.exitEntry(x.l)
 		pre := r.g.NewBlock("")
+		tail := x.e
 		if prev, ok := last[x.e]; ok {
-			retarget(prev.Term, x.e, pre)
-		} else {
-			first[x.e] = pre
+			tail = prev
 		}
+		br, ok := tail.Term.(*ir.TermBr)
+		if !ok {
+			return errorAt(r.f, x.p.Term, "internal error: a reverse edge entering a loop does not end in a branch")
+		}
+		target := br.Target.(*ir.Block)
+		retarget(tail.Term, target, pre)
 		last[x.e] = pre
 		// Read as in the reverse of p: start and bound dominate it (not
 		// always the exit block, which may be reached around the loop).
@@ -121,22 +128,13 @@ func (r *reverseGen) finishExitEntries() error {
 			return errorAt(r.f, x.p.Term, "internal error: the reverse cannot count the loop's iterations on leaving it")
 		}
 		c := pre.NewLoad(types.I64, r.loops[x.l].counter)
-		st := pre.NewStore(pre.NewSub(c, n), s)
-		pre.NewBr(x.e)
+		c1 := pre.NewAdd(c, constant.NewInt(types.I64, 1))
+		st := pre.NewStore(pre.NewSub(c1, n), s)
+		pre.NewBr(target)
 		if r.exitPres == nil {
 			r.exitPres = map[*irutil.Loop][]exitPre{}
 		}
 		r.exitPres[x.l] = append(r.exitPres[x.l], exitPre{pre, n, st})
-	}
-	if len(first) == 0 {
-		return nil
-	}
-	for _, b := range r.g.Blocks {
-		for _, t := range irutil.Succs(b) {
-			if pre, ok := first[t]; ok && last[t] != b {
-				retarget(b.Term, t, pre)
-			}
-		}
 	}
 	return nil
 }
@@ -150,7 +148,7 @@ func (r *reverseGen) finishExitEntries() error {
 // loops around carry one value less in both sweeps.
 
 // exitPre is a block storing loop's entry counter on an edge entering its
-// reverse (finishExitEntries): store counter - n into the exit slot.
+// reverse (finishExitEntries): store counter + 1 - n into the exit slot.
 type exitPre struct {
 	pre   *ir.Block
 	n     value.Value
@@ -205,7 +203,7 @@ func (r *reverseGen) restartCounters() {
 		}
 		own := map[value.Value]bool{}
 		for _, x := range pres {
-			own[x.store.Src.(*ir.InstSub).X] = true // removed below
+			own[x.store.Src.(*ir.InstSub).X.(*ir.InstAdd).X] = true // removed below
 		}
 		restart := true
 		for _, ld := range loads[lc.counter] {
@@ -221,14 +219,18 @@ func (r *reverseGen) restartCounters() {
 			continue
 		}
 		for _, x := range pres {
-			// pre: ... n ...; c = load counter; d = sub c, n; store d, slot
+			// pre: ... n ...; c = load counter; c1 = add c, 1; d = sub c1, n;
+			// store d, slot. After the edge stepped the counter back: the
+			// counter restarts at n - 1 (the last iteration), entry 0.
 			sub := x.store.Src.(*ir.InstSub)
+			c1 := sub.X.(*ir.InstAdd)
 			var keep []ir.Instruction
 			for _, inst := range x.pre.Insts {
 				switch inst {
 				case x.store:
-					keep = append(keep, ir.NewStore(x.n, lc.counter), ir.NewStore(constant.NewInt(types.I64, 0), x.store.Dst))
-				case ir.Instruction(sub), sub.X.(ir.Instruction):
+					dec := ir.NewSub(x.n, constant.NewInt(types.I64, 1))
+					keep = append(keep, dec, ir.NewStore(dec, lc.counter), ir.NewStore(constant.NewInt(types.I64, 0), x.store.Dst))
+				case ir.Instruction(sub), ir.Instruction(c1), c1.X.(ir.Instruction):
 				default:
 					keep = append(keep, inst)
 				}
