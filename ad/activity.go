@@ -483,6 +483,9 @@ func (an *activityAnalysis) forward(inst ir.Instruction) {
 	case *ir.InstAtomicRMW:
 		an.atomicActivity(x)
 		return
+	case *ir.InstCmpXchg:
+		an.cmpXchgActivity(x)
+		return
 	}
 	v, ok := inst.(value.Value)
 	if !ok {

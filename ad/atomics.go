@@ -184,6 +184,9 @@ func isFloatAtomic(x *ir.InstAtomicRMW) bool {
 func (an *activityAnalysis) atomicActivity(x *ir.InstAtomicRMW) {
 	a := an.a
 	if !isFloatAtomic(x) {
+		if an.variedBits(x.X) {
+			an.demand(x.Dst, x) // an error where it matters (reverseAtomic)
+		}
 		return
 	}
 	if a.varied[unwrapArg(x.X)] {
@@ -191,6 +194,28 @@ func (an *activityAnalysis) atomicActivity(x *ir.InstAtomicRMW) {
 	}
 	if a.shadowed[unwrapArg(x.Dst)] && carriesFloat(x.Typ) {
 		an.set(a.varied, x)
+	}
+}
+
+// variedBits reports a varied float, or its bits moved as an integer
+// (bitcast, or reloaded from memory that holds derivatives).
+func (an *activityAnalysis) variedBits(v value.Value) bool {
+	v = unwrapArg(v)
+	switch x := v.(type) {
+	case *ir.InstBitCast:
+		v = unwrapArg(x.From)
+	case *ir.InstLoad:
+		return an.a.shadowed[unwrapArg(x.Src)]
+	}
+	return an.a.varied[v]
+}
+
+// cmpXchgActivity: a compare-exchange storing a varied float's bits writes
+// derivatives gozyme cannot follow; its memory is shadowed so that the
+// reverse and forward sweeps report it (reverseAtomic, forwardAtomic).
+func (an *activityAnalysis) cmpXchgActivity(x *ir.InstCmpXchg) {
+	if an.variedBits(x.New) {
+		an.demand(x.Ptr, x)
 	}
 }
 

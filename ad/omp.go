@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -101,6 +103,8 @@ func ompUnsupported(name string) string {
 		return "sections (#pragma omp sections)"
 	case strings.HasPrefix(name, "__tgt_"), strings.HasPrefix(name, "__kmpc_target"):
 		return "target offloading (#pragma omp target)"
+	case strings.HasPrefix(name, "GOMP_"):
+		return "with libgomp (-fopenmp=libgomp; build with -fopenmp, for libomp)"
 	case strings.HasPrefix(name, "__kmpc_") && !ompInactive[name] && ompMirrors[name] == "" && name != ompFork:
 		return "the OpenMP runtime call " + name
 	}
@@ -115,15 +119,68 @@ func isOMPRuntime(name string) bool {
 	return ompInactive[name] || ompMirrors[name] != "" || name == ompFork
 }
 
+// Critical sections and locks are entered in the reverse in the reverse
+// of the order the forward entered them: the reverse of x = x*y under a
+// lock reads the adjoint the next section's reverse left, so the order
+// matters whenever the update is not a sum. The forward takes a ticket
+// (an atomic counter per lock, incremented just before the unlock, inside
+// the section) that the thread's tape keeps; the reverse of the unlock
+// waits until the counter is one past its ticket, and the reverse of the
+// lock counts it down. Forward and reverse sweeps nest (reverse mode is
+// last in, first out), so counters are back where they were once a
+// gradient is done.
+var ompReleases = map[string]bool{"__kmpc_end_critical": true, "omp_unset_lock": true, "omp_unset_nest_lock": true}
+var ompAcquires = map[string]bool{"__kmpc_critical": true, "__kmpc_critical_with_hint": true, "omp_set_lock": true, "omp_set_nest_lock": true}
+
+// ompTurnCounter is the ticket counter of the lock a call takes or
+// releases: one per lock variable of a critical section, one shared by
+// the locks only known at run time.
+func (r *reverseGen) ompTurnCounter(call *ir.InstCall) *ir.Global {
+	name := "__gozyme_omp_turn"
+	if strings.HasPrefix(calleeName(call), "__kmpc_") && len(call.Args) > 2 {
+		if g, ok := unwrapArg(call.Args[2]).(*ir.Global); ok {
+			name += "." + g.Name()
+		}
+	}
+	for _, g := range r.m.Globals {
+		if g.Name() == name {
+			return g
+		}
+	}
+	g := r.m.NewGlobalDef(name, constant.NewInt(types.I64, 0))
+	g.Linkage = enum.LinkageInternal
+	return g
+}
+
+// ompTicket emits, in the forward sweep before an unlock, the ticket of
+// the section it ends; the reverse reads it back (ompReverseRuntime).
+func (r *reverseGen) ompTicket(b *ir.Block, call *ir.InstCall) []ir.Instruction {
+	if !ompReleases[calleeName(call)] {
+		return nil
+	}
+	tk := ir.NewAtomicRMW(enum.AtomicOpAdd, r.ompTurnCounter(call), constant.NewInt(types.I64, 1), enum.AtomicOrderingMonotonic)
+	if r.tickets == nil {
+		r.tickets = map[*ir.InstCall]value.Value{}
+	}
+	r.tickets[call] = tk
+	r.blockOf[tk] = b
+	return []ir.Instruction{tk}
+}
+
 // ompReverseRuntime emits, for a runtime call in the reverse sweep, its
-// mirror (barrier for barrier, lock for unlock). The global thread number
-// is asked again: the reverse runs in a fork of its own. It reports
-// whether call was a runtime call (mirrored or kept in forward only).
+// mirror (barrier for barrier, lock for unlock, in ticket order). The
+// global thread number is asked again: the reverse runs in a fork of its
+// own. It reports whether call was a runtime call (mirrored or kept in
+// forward only).
 func (r *reverseGen) ompReverseRuntime(blk *ir.Block, at *ir.Block, call *ir.InstCall) bool {
 	name := calleeName(call)
 	mirror, ok := ompMirrors[name]
 	if !ok {
 		return ompInactive[name]
+	}
+	if tk, ok := r.tickets[call]; ok {
+		want := blk.NewAdd(r.lookupForward(blk, at, tk, at), constant.NewInt(types.I64, 1))
+		blk.NewCall(r.d.ompWaitTurn(), r.ompTurnCounter(call), want)
 	}
 	var args []value.Value
 	switch {
@@ -146,5 +203,31 @@ func (r *reverseGen) ompReverseRuntime(blk *ir.Block, at *ir.Block, call *ir.Ins
 		ts[i] = a.Type()
 	}
 	blk.NewCall(declare(r.m, mirror, types.Void, ts...), args...)
+	if ompAcquires[name] {
+		blk.NewAtomicRMW(enum.AtomicOpSub, r.ompTurnCounter(call), constant.NewInt(types.I64, 1), enum.AtomicOrderingRelease)
+	}
 	return true
+}
+
+// ompWaitTurn returns (creating once) the helper that waits until a
+// ticket counter holds a value, yielding the processor meanwhile.
+func (d *differ) ompWaitTurn() *ir.Func {
+	const name = "__gozyme_omp_wait_turn"
+	for _, f := range d.m.Funcs {
+		if f.Name() == name {
+			return f
+		}
+	}
+	ctr, want := ir.NewParam("ctr", types.NewPointer(types.I64)), ir.NewParam("want", types.I64)
+	f := d.m.NewFunc(name, types.Void, ctr, want)
+	f.Linkage = enum.LinkageInternal
+	entry, loop, wait, done := f.NewBlock("entry"), f.NewBlock("loop"), f.NewBlock("wait"), f.NewBlock("done")
+	entry.NewBr(loop)
+	cur := loop.NewLoad(types.I64, ctr)
+	cur.Atomic, cur.Ordering, cur.Align = true, enum.AtomicOrderingAcquire, 8
+	loop.NewCondBr(loop.NewICmp(enum.IPredEQ, cur, want), done, wait)
+	wait.NewCall(declare(d.m, "sched_yield", types.I32))
+	wait.NewBr(loop)
+	done.NewRet(nil)
+	return f
 }

@@ -79,7 +79,7 @@ func (d *differ) ompNeeds(f *ir.Func) bool {
 			switch x := inst.(type) {
 			case *ir.InstCall:
 				name := calleeName(x)
-				if strings.HasPrefix(name, "__kmpc_") || strings.HasPrefix(name, "omp_") {
+				if strings.HasPrefix(name, "__kmpc_") || strings.HasPrefix(name, "omp_") || strings.HasPrefix(name, "GOMP_") {
 					return true
 				}
 				if callee, ok := irutil.StripCasts(x.Callee).(*ir.Func); ok && d.ompTargets()[callee] {
@@ -400,6 +400,7 @@ func retypeParam(f *ir.Func, k int, ft types.Type) {
 // bitcast(bitcast x) to x's type is x, and a store of a float's bits
 // through a pointer cast from a float pointer stores the float.
 func foldFloatBits(f *ir.Func) {
+	folded := map[ir.Instruction]bool{}
 	for changed := true; changed; {
 		changed = false
 		var casts []*ir.InstStore // stores of a float's bits to cast to float stores
@@ -407,14 +408,14 @@ func foldFloatBits(f *ir.Func) {
 			for _, inst := range b.Insts {
 				switch x := inst.(type) {
 				case *ir.InstTrunc:
-					if z, ok := unwrapArg(x.From).(*ir.InstZExt); ok && types.Equal(z.From.Type(), x.To) {
+					if z, ok := unwrapArg(x.From).(*ir.InstZExt); ok && types.Equal(z.From.Type(), x.To) && !folded[x] {
 						irutil.ReplaceAllUses(f, x, z.From)
-						changed = true
+						folded[x], changed = true, true
 					}
 				case *ir.InstBitCast:
-					if y, ok := unwrapArg(x.From).(*ir.InstBitCast); ok && types.Equal(y.From.Type(), x.To) && !types.IsPointer(x.To) {
+					if y, ok := unwrapArg(x.From).(*ir.InstBitCast); ok && types.Equal(y.From.Type(), x.To) && !types.IsPointer(x.To) && !folded[x] {
 						irutil.ReplaceAllUses(f, x, y.From)
-						changed = true
+						folded[x], changed = true, true
 					}
 				case *ir.InstStore:
 					y, ok := unwrapArg(x.Src).(*ir.InstBitCast)
@@ -683,8 +684,14 @@ func rewriteAtomicLoops(f *ir.Func) {
 			continue
 		}
 		bc := ir.NewBitCast(m.ptr, types.NewPointer(m.v.Type()))
-		rmw := ir.NewAtomicRMW(m.op, bc, m.v, m.ordering)
-		b.Insts = []ir.Instruction{bc, rmw}
+		b.Insts = append(append([]ir.Instruction(nil), m.keep...), bc)
+		v := m.v
+		if m.mul[1] != nil {
+			mul := ir.NewFMul(m.mul[0], m.mul[1])
+			b.Insts = append(b.Insts, mul)
+			v = mul
+		}
+		b.Insts = append(b.Insts, ir.NewAtomicRMW(m.op, bc, v, m.ordering))
 		b.NewBr(m.exit)
 		for _, in := range m.phi.Incs {
 			if ld, ok := unwrapArg(in.X).(*ir.InstLoad); ok && ld.Atomic && !usedIn(f, ld) {
@@ -696,20 +703,21 @@ func rewriteAtomicLoops(f *ir.Func) {
 
 type atomicLoop struct {
 	phi      *ir.InstPhi
-	ptr, v   value.Value
+	ptr, v   value.Value      // the update: x op= v
+	mul      [2]value.Value   // or x += mul[0]·mul[1] (a contracted update)
+	keep     []ir.Instruction // instructions of the loop the update's operand needs
 	op       enum.AtomicOp
 	ordering enum.AtomicOrdering
 	exit     *ir.Block
 }
 
 // matchAtomicLoop recognizes block b as a compare-exchange loop of an
-// atomic float update whose values nothing outside b uses.
+// atomic float update whose values nothing outside b uses. At -O0 the new
+// value goes through a stack slot (stored as a float, reloaded as bits).
 func matchAtomicLoop(f *ir.Func, b *ir.Block) (atomicLoop, bool) {
 	var m atomicLoop
 	var x *ir.InstCmpXchg
-	var fop ir.Instruction
-	var casts []*ir.InstBitCast
-	var evs []*ir.InstExtractValue
+	var slotStores []*ir.InstStore
 	for _, inst := range b.Insts {
 		switch y := inst.(type) {
 		case *ir.InstPhi:
@@ -718,82 +726,136 @@ func matchAtomicLoop(f *ir.Func, b *ir.Block) (atomicLoop, bool) {
 			}
 			m.phi = y
 		case *ir.InstCmpXchg:
+			if x != nil {
+				return m, false
+			}
 			x = y
-		case *ir.InstBitCast:
-			casts = append(casts, y)
-		case *ir.InstExtractValue:
-			evs = append(evs, y)
-		case *ir.InstFAdd, *ir.InstFSub:
-			if fop != nil {
+		case *ir.InstStore:
+			slotStores = append(slotStores, y)
+		case *ir.InstBitCast, *ir.InstExtractValue, *ir.InstLoad, *ir.InstFAdd, *ir.InstFSub, *ir.InstFNeg, *ir.InstFMul,
+			*ir.InstFPExt, *ir.InstFPTrunc, *ir.InstGetElementPtr:
+		case *ir.InstCall:
+			if n := calleeName(y); n != "llvm.fmuladd.f64" && n != "llvm.fmuladd.f32" && !isDebugIntrinsic(inst) {
 				return m, false
 			}
-			fop = y
 		default:
-			if !isDebugIntrinsic(inst) {
-				return m, false
-			}
+			return m, false
 		}
 	}
 	br, ok := b.Term.(*ir.TermCondBr)
-	if x == nil || m.phi == nil || fop == nil || len(casts) != 2 || len(evs) != 2 || !ok || br.TargetFalse != b {
+	if x == nil || m.phi == nil || !ok || br.TargetFalse != b || len(m.phi.Incs) != 2 || unwrapArg(x.Cmp) != m.phi {
 		return m, false
 	}
 	m.exit = br.TargetTrue.(*ir.Block)
-	var ev0, ev1 *ir.InstExtractValue
-	for _, ev := range evs {
-		if unwrapArg(ev.X) != x || len(ev.Indices) != 1 {
-			return m, false
-		}
-		if ev.Indices[0] == 0 {
-			ev0 = ev
-		} else {
-			ev1 = ev
-		}
-	}
-	if ev0 == nil || ev1 == nil || unwrapArg(br.Cond) != ev1 || unwrapArg(x.Cmp) != m.phi || len(m.phi.Incs) != 2 {
+	ev1, ok := unwrapArg(br.Cond).(*ir.InstExtractValue)
+	if !ok || unwrapArg(ev1.X) != x || len(ev1.Indices) != 1 || ev1.Indices[0] != 1 {
 		return m, false
 	}
 	for _, in := range m.phi.Incs {
-		if (in.Pred == b) != (unwrapArg(in.X) == ev0) {
+		if in.Pred == b {
+			ev0, ok := unwrapArg(in.X).(*ir.InstExtractValue)
+			if !ok || unwrapArg(ev0.X) != x || len(ev0.Indices) != 1 || ev0.Indices[0] != 0 {
+				return m, false
+			}
+		}
+	}
+	// The new value: a float's bits, directly or through a stack slot.
+	var g value.Value
+	switch nv := unwrapArg(x.New).(type) {
+	case *ir.InstBitCast:
+		g = unwrapArg(nv.From)
+	case *ir.InstLoad:
+		if st := reachingStore(f, nv); st != nil {
+			g = unwrapArg(st.Src)
+		}
+	}
+	if g == nil || !isFloat(g.Type()) {
+		return m, false
+	}
+	for _, st := range slotStores {
+		objs, known := underlyingObjects(st.Dst)
+		if !known || len(objs) != 1 || unwrapArg(st.Src) != g {
+			return m, false
+		}
+		if _, ok := objs[0].(*ir.InstAlloca); !ok {
 			return m, false
 		}
 	}
-	var old, nw *ir.InstBitCast
-	for _, c := range casts {
-		switch {
-		case unwrapArg(c.From) == m.phi && isFloat(c.To):
-			old = c
-		case unwrapArg(x.New) == c && unwrapArg(c.From) == fop.(value.Value):
-			nw = c
-		}
+	isOld := func(v value.Value) bool {
+		bc, ok := unwrapArg(v).(*ir.InstBitCast)
+		return ok && unwrapArg(bc.From) == m.phi && instIn(b, bc)
 	}
-	if old == nil || nw == nil {
-		return m, false
-	}
-	switch y := fop.(type) {
+	switch y := g.(type) {
 	case *ir.InstFAdd:
 		m.op = enum.AtomicOpFAdd
 		switch {
-		case unwrapArg(y.X) == old:
+		case isOld(y.X):
 			m.v = unwrapArg(y.Y)
-		case unwrapArg(y.Y) == old:
+		case isOld(y.Y):
 			m.v = unwrapArg(y.X)
 		}
 	case *ir.InstFSub:
 		m.op = enum.AtomicOpFSub
-		if unwrapArg(y.X) == old {
+		if isOld(y.X) {
 			m.v = unwrapArg(y.Y)
 		}
+	case *ir.InstCall:
+		// fmuladd(p, q, old): old + p·q (x += p*q, or x -= p*q with -p).
+		if n := calleeName(y); (n == "llvm.fmuladd.f64" || n == "llvm.fmuladd.f32") && isOld(y.Args[2]) {
+			m.op = enum.AtomicOpFAdd
+			m.mul = [2]value.Value{unwrapArg(y.Args[0]), unwrapArg(y.Args[1])}
+			m.v = m.mul[0]
+		}
 	}
-	if m.v == nil || m.v == old {
+	if m.v == nil || !instIn(b, g.(ir.Instruction)) {
 		return m, false
 	}
-	if inst, ok := m.v.(ir.Instruction); ok && instIn(b, inst) {
-		return m, false
+	// What depends on the old value is the loop's own; the rest (the
+	// update's operand, computed in the loop at -O0) stays.
+	dep := map[value.Value]bool{m.phi: true}
+	depStore := map[*ir.InstStore]bool{}
+	for _, inst := range b.Insts {
+		if st, ok := inst.(*ir.InstStore); ok {
+			depStore[st] = dep[unwrapArg(st.Src)]
+			continue
+		}
+		v, isValue := inst.(value.Value)
+		for _, op := range unwrappedOperands(inst) {
+			if dep[op] && isValue {
+				dep[v] = true
+			}
+		}
 	}
-	for _, v := range []value.Value{m.phi, old, fop.(value.Value), nw, x, ev0, ev1} {
-		if usedOutside(f, v, b) {
+	for _, st := range slotStores {
+		if !depStore[st] {
 			return m, false
+		}
+	}
+	for _, v := range []value.Value{m.v, m.mul[1]} {
+		if dep[v] {
+			return m, false
+		}
+	}
+	m.keep = nil
+	for _, inst := range b.Insts {
+		v, isValue := inst.(value.Value)
+		switch {
+		case isValue && dep[v]:
+			if usedOutside(f, v, b) {
+				return m, false
+			}
+		case inst == ir.Instruction(x), !isValue:
+			if st, ok := inst.(*ir.InstStore); ok && !depStore[st] {
+				return m, false
+			}
+		default:
+			if ld, ok := inst.(*ir.InstLoad); ok && unwrapArg(x.New) == ld {
+				break // the new value's bits, reloaded
+			}
+			if isDebugIntrinsic(inst) {
+				break // it may describe a value that goes
+			}
+			m.keep = append(m.keep, inst)
 		}
 	}
 	m.ptr = unwrapArg(x.Ptr)

@@ -96,6 +96,7 @@ type reverseGen struct {
 	exitPres              map[*irutil.Loop][]exitPre       // loop -> the blocks storing its entry counter on entering its reverse (exitentry.go)
 	relReads              map[*ir.InstLoad]bool            // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
 	private               map[*ir.InstAlloca]bool          // allocas no other thread can reach (atomics.go)
+	tickets               map[*ir.InstCall]value.Value     // unlock -> the forward's ticket of its section (omp.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -363,6 +364,9 @@ func (r *reverseGen) forward() error {
 				}
 				rest = append(rest, insts...)
 				continue
+			}
+			if call, ok := inst.(*ir.InstCall); ok {
+				rest = append(rest, r.ompTicket(b, call)...)
 			}
 			c, err := irutil.CloneInst(inst, func(v value.Value) value.Value { return v })
 			if err != nil {

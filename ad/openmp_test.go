@@ -1,0 +1,156 @@
+package ad
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// OpenMP tests: each testdata/omp_*.c program differentiates a function
+// with OpenMP constructs in reverse and forward mode and checks both
+// against central differences (omp_check.h). Here each is built with
+// -fopenmp and without (the serial build, where the pragmas are ignored)
+// at every level, and its gradients at 1, 2 and 8 threads must equal the
+// serial build's within rounding; 8 threads on a 2-core machine
+// interleave the threads differently on every run, so the 8-thread run is
+// repeated: a racy adjoint shows as a wrong gradient on some run.
+
+// ompRepeats is how often the 8-thread run is repeated.
+const ompRepeats = 5
+
+// buildOpenMP builds testdata program name at -O<level>, with -fopenmp
+// when parallel.
+func buildOpenMP(t *testing.T, name, level string, parallel bool) string {
+	t.Helper()
+	if _, err := os.Stat("/usr/lib/llvm-14/lib/libomp.so"); err != nil && parallel {
+		t.Skip("libomp-14-dev is not installed (make deps)")
+	}
+	inc, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"-I" + inc}
+	link := []string{"-lm"}
+	if parallel {
+		flags = append(flags, "-fopenmp")
+		link = append(link, "-fopenmp")
+	}
+	dir := t.TempDir()
+	bc := compileBitcode(t, dir, "clang", "prog.c", testdataC(t, name), level, flags...)
+	exe, err := finishBuild(t, dir, "clang", bc, level, link...)
+	if err != nil {
+		t.Fatalf("-O%s: %v", level, err)
+	}
+	return exe
+}
+
+// runThreads runs exe on a team of the given size and returns its output;
+// a failed check or a non-zero exit fails the test.
+func runThreads(t *testing.T, exe string, threads int) string {
+	t.Helper()
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("OMP_NUM_THREADS=%d", threads))
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "FAIL") {
+		t.Fatalf("%d threads: %v\n%s", threads, err, out)
+	}
+	return string(out)
+}
+
+// ompResults reads the "grad", "fwd" and "value" lines of a run: key ->
+// value.
+func ompResults(t *testing.T, out string) map[string]float64 {
+	t.Helper()
+	res := map[string]float64{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		switch f[0] {
+		case "grad", "fwd", "value":
+			v, err := strconv.ParseFloat(f[len(f)-1], 64)
+			if err != nil {
+				t.Fatalf("bad line %q", line)
+			}
+			res[strings.Join(f[:len(f)-1], " ")] = v
+		}
+	}
+	if len(res) == 0 {
+		t.Fatalf("no results in\n%s", out)
+	}
+	return res
+}
+
+// sameResults fails where got differs from the serial build's results
+// beyond rounding (sums in another order).
+func sameResults(t *testing.T, what string, got, serial map[string]float64) {
+	t.Helper()
+	for k, want := range serial {
+		v, ok := got[k]
+		scale := 1.0
+		if a := want; a > 1 || a < -1 {
+			scale = max(a, -a)
+		}
+		if !ok || !(v-want <= 1e-11*scale && want-v <= 1e-11*scale) {
+			t.Errorf("%s: %s = %.17g, the serial build gives %.17g", what, k, v, want)
+		}
+	}
+}
+
+// checkOpenMP runs the checks of one testdata program at every level.
+func checkOpenMP(t *testing.T, name string) {
+	t.Helper()
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			serial := ompResults(t, runThreads(t, buildOpenMP(t, name, o, false), 1))
+			exe := buildOpenMP(t, name, o, true)
+			for _, n := range []int{1, 2} {
+				sameResults(t, fmt.Sprintf("%d threads", n), ompResults(t, runThreads(t, exe, n)), serial)
+			}
+			for k := 0; k < ompRepeats; k++ {
+				sameResults(t, fmt.Sprintf("8 threads, run %d", k+1), ompResults(t, runThreads(t, exe, 8)), serial)
+			}
+		})
+	}
+}
+
+// TestOpenMPSharedScalarRun: a parallel loop whose iterations all read a
+// shared scalar (its adjoint is added into by every thread).
+func TestOpenMPSharedScalarRun(t *testing.T) { checkOpenMP(t, "omp_shared_scalar.c") }
+
+// TestOpenMPReductionRun: reduction(+), (*) and (max) clauses.
+func TestOpenMPReductionRun(t *testing.T) { checkOpenMP(t, "omp_reduction.c") }
+
+// TestOpenMPCriticalRun: per-thread partial sums added into shared totals
+// in critical sections, unnamed and named.
+func TestOpenMPCriticalRun(t *testing.T) { checkOpenMP(t, "omp_critical.c") }
+
+// TestOpenMPAtomicRun: #pragma omp atomic += and -= of doubles and a float.
+func TestOpenMPAtomicRun(t *testing.T) { checkOpenMP(t, "omp_atomic.c") }
+
+// TestOpenMPFirstprivateRun: firstprivate, private and lastprivate.
+func TestOpenMPFirstprivateRun(t *testing.T) { checkOpenMP(t, "omp_firstprivate.c") }
+
+// TestOpenMPTwoRegionsRun: parallel regions in a row reading each other's
+// results across threads, and two worksharing loops in one region.
+func TestOpenMPTwoRegionsRun(t *testing.T) { checkOpenMP(t, "omp_two_regions.c") }
+
+// TestOpenMPRegionInLoopRun: a parallel region inside a serial loop.
+func TestOpenMPRegionInLoopRun(t *testing.T) { checkOpenMP(t, "omp_region_in_loop.c") }
+
+// TestOpenMPThreadNumRun: code that depends on omp_get_thread_num and
+// omp_get_num_threads, and a master section.
+func TestOpenMPThreadNumRun(t *testing.T) { checkOpenMP(t, "omp_thread_num.c") }
+
+// TestOpenMPSchedulesRun: dynamic, guided and chunked static schedules.
+func TestOpenMPSchedulesRun(t *testing.T) { checkOpenMP(t, "omp_schedules.c") }
+
+// TestOpenMPSyncRun: a region in a called function with num_threads,
+// single and master sections, barriers, nowait loops, a lock and a min
+// reduction.
+func TestOpenMPSyncRun(t *testing.T) { checkOpenMP(t, "omp_sync.c") }
