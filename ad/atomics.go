@@ -16,8 +16,9 @@ import (
 // them in the reverse. In the reverse of a function run by the threads of
 // a parallel region (reverseGen.parallel), a load's adjoint is added into
 // its shadow with atomicrmw fadd unless the memory is private to the
-// thread: an alloca of the function whose address goes nowhere another
-// thread could find it. The reverse of a store (read the shadow, clear it)
+// thread (an alloca of the function whose address goes nowhere another
+// thread could find it) or the element is its iteration's own
+// (ompowned.go). The reverse of a store (read the shadow, clear it)
 // stays plain: a race-free primal does not let another thread touch the
 // stored location until a barrier, which the reverse mirrors.
 //
@@ -121,7 +122,7 @@ func privateAllocas(f *ir.Func) map[*ir.InstAlloca]bool {
 // addIntoShadow emits the reverse of load x: its adjoint d added into the
 // shadow sp, atomically where other threads may touch it.
 func (r *reverseGen) addIntoShadow(blk *ir.Block, x *ir.InstLoad, sp, d value.Value) {
-	if r.parallel && !r.threadPrivate(x.Src) {
+	if r.parallel && !r.threadPrivate(x.Src) && !r.ownedLoads()[x] {
 		atomicAddScalars(blk, sp, d)
 		return
 	}

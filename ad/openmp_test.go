@@ -154,3 +154,54 @@ func TestOpenMPSchedulesRun(t *testing.T) { checkOpenMP(t, "omp_schedules.c") }
 // single and master sections, barriers, nowait loops, a lock and a min
 // reduction.
 func TestOpenMPSyncRun(t *testing.T) { checkOpenMP(t, "omp_sync.c") }
+
+// TestOpenMPAliasingRun: two pointers into one array read by neighbouring
+// iterations (no element is an iteration's own).
+func TestOpenMPAliasingRun(t *testing.T) { checkOpenMP(t, "omp_aliasing.c") }
+
+// TestOpenMPOwnedElementsIR: in the reverse of a static worksharing loop
+// reading only x[i], the adjoints go into dx[i] plainly (the iteration
+// owns the element); where the loop also reads x[i + 1], or a second
+// array, every adjoint into shared memory is atomic.
+func TestOpenMPOwnedElementsIR(t *testing.T) {
+	if _, err := os.Stat("/usr/lib/llvm-14/lib/libomp.so"); err != nil {
+		t.Skip("libomp-14-dev is not installed (make deps)")
+	}
+	const prelude = `
+extern int enzyme_dup, enzyme_const;
+void __enzyme_autodiff(void *, ...);
+double sin(double);
+`
+	cases := []struct {
+		name, body, args string
+		atomic           bool
+	}{
+		{"own", "y[i] = sin(x[i]) * x[i];", "", false},
+		{"next", "y[i] = x[i] * x[(i + 1) % n];", "", true},
+		{"two", "y[i] = x[i] * w[i];", "", true},
+	}
+	for _, c := range cases {
+		src := prelude + `
+void f(double *x, double *w, double *y, int n) {
+	#pragma omp parallel for
+	for (int i = 0; i < n; i++) ` + c.body + `
+}
+void g(double *x, double *dx, double *w, double *dw, double *y, double *dy, int n) {
+	__enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_dup, w, dw, enzyme_dup, y, dy, enzyme_const, n);
+}`
+		dir := t.TempDir()
+		m := preAD(t, dir, compileBitcode(t, dir, "clang", "prog.c", src, "1", "-fopenmp"), "1")
+		if _, err := Differentiate(m, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		atomic := false
+		for _, f := range m.Funcs {
+			if strings.HasPrefix(f.Name(), "__gozyme_rev_.omp_outlined") && strings.Contains(f.LLString(), "atomicrmw fadd") {
+				atomic = true
+			}
+		}
+		if atomic != c.atomic {
+			t.Errorf("%s (%s): atomic adds in the reverse %v, want %v", c.name, c.body, atomic, c.atomic)
+		}
+	}
+}

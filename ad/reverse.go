@@ -96,6 +96,7 @@ type reverseGen struct {
 	exitPres              map[*irutil.Loop][]exitPre       // loop -> the blocks storing its entry counter on entering its reverse (exitentry.go)
 	relReads              map[*ir.InstLoad]bool            // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
 	private               map[*ir.InstAlloca]bool          // allocas no other thread can reach (atomics.go)
+	owned                 map[*ir.InstLoad]bool            // loads of elements their iteration owns (ompowned.go)
 	tickets               map[*ir.InstCall]value.Value     // unlock -> the forward's ticket of its section (omp.go)
 }
 
