@@ -33,6 +33,7 @@ type ompState struct {
 	clones  map[*ir.Func]*ompOutlined // outlined function -> its prepared copy
 	targets map[*ir.Func]bool         // functions some fork runs, nil until computed
 	bad     map[*ir.Func]error        // prepared functions using unsupported constructs
+	owner   map[*ir.Func]string       // outlined function -> the function forking it
 }
 
 // ompOutlined is the prepared copy of an outlined function.
@@ -46,6 +47,7 @@ func (d *differ) ompInit() {
 		d.omp.sites = map[*ir.InstCall]*ompSite{}
 		d.omp.clones = map[*ir.Func]*ompOutlined{}
 		d.omp.bad = map[*ir.Func]error{}
+		d.omp.owner = map[*ir.Func]string{}
 	}
 }
 
@@ -112,7 +114,18 @@ func (d *differ) prepareOMP(f, p *ir.Func) (*ir.Func, error) {
 		for _, inst := range b.Insts {
 			if c, ok := inst.(*ir.InstCall); ok {
 				if what := ompUnsupported(calleeName(c)); what != "" && d.omp.bad[p] == nil {
-					d.omp.bad[p] = errorAt(f, nil, "%s: OpenMP %s cannot be differentiated", ompLoc(c), what)
+					err := errorAt(f, c, "OpenMP %s cannot be differentiated", what)
+					if owner := d.omp.owner[f]; owner != "" {
+						err.Msg += fmt.Sprintf(" (in a parallel region of '%s')", owner)
+					}
+					if irutil.DebugLoc(c) == "" {
+						if loc := identLoc(c); loc != "" {
+							err.Loc = loc
+						} else {
+							err.Msg += " (" + describe(c) + ")"
+						}
+					}
+					d.omp.bad[p] = err
 				}
 			}
 		}
@@ -126,30 +139,38 @@ func (d *differ) prepareOMP(f, p *ir.Func) (*ir.Func, error) {
 	return p, nil
 }
 
-// ompLoc is where an OpenMP runtime call comes from: its debug location,
-// else the source location clang writes into its ident_t (";file;func;
-// line;col;;", with -g), else "".
-func ompLoc(c *ir.InstCall) string {
-	if loc := irutil.DebugLoc(c); loc != "" {
-		return loc
+// identLoc is the source location clang writes into the ident_t of an
+// OpenMP runtime call (";file;function;line;column;;", with -g), as
+// "file:line:col", or "".
+func identLoc(c *ir.InstCall) string {
+	if len(c.Args) == 0 {
+		return ""
 	}
-	if len(c.Args) > 0 {
-		if g, ok := irutil.StripCasts(c.Args[0]).(*ir.Global); ok {
-			if st, ok := g.Init.(*constant.Struct); ok && len(st.Fields) == 5 {
-				if gep, ok := st.Fields[4].(*constant.ExprGetElementPtr); ok {
-					if sg, ok := gep.Src.(*ir.Global); ok {
-						if ca, ok := sg.Init.(*constant.CharArray); ok {
-							parts := strings.Split(strings.TrimRight(string(ca.X), "\x00"), ";")
-							if len(parts) >= 5 && parts[1] != "unknown" {
-								return fmt.Sprintf("%s:%s:%s", parts[1], parts[3], parts[4])
-							}
-						}
-					}
-				}
-			}
-		}
+	g, ok := irutil.StripCasts(c.Args[0]).(*ir.Global)
+	if !ok {
+		return ""
 	}
-	return "in " + describe(c)
+	st, ok := g.Init.(*constant.Struct)
+	if !ok || len(st.Fields) != 5 {
+		return ""
+	}
+	gep, ok := st.Fields[4].(*constant.ExprGetElementPtr)
+	if !ok {
+		return ""
+	}
+	sg, ok := gep.Src.(*ir.Global)
+	if !ok {
+		return ""
+	}
+	ca, ok := sg.Init.(*constant.CharArray)
+	if !ok {
+		return ""
+	}
+	parts := strings.Split(strings.TrimRight(string(ca.X), "\x00"), ";")
+	if len(parts) < 5 || parts[1] == "unknown" {
+		return ""
+	}
+	return fmt.Sprintf("%s:%s:%s", parts[1], parts[3], parts[4])
 }
 
 // virtualForks replaces, in p, each fork and each direct call of an
@@ -346,6 +367,9 @@ func intOfSize(t types.Type) *types.IntType {
 func (d *differ) ompOutlinedCopy(caller, mt *ir.Func, args []value.Value) (*ompOutlined, error) {
 	if oc, ok := d.omp.clones[mt]; ok {
 		return oc, nil
+	}
+	if d.omp.owner[mt] == "" {
+		d.omp.owner[mt] = caller.Name()
 	}
 	pf, err := d.prepared(mt) // a copy: mt is a target (ompNeeds)
 	if err != nil {

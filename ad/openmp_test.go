@@ -205,3 +205,86 @@ void g(double *x, double *dx, double *w, double *dw, double *y, double *dy, int 
 		}
 	}
 }
+
+// TestOpenMPLeaks runs OpenMP gradients on 2 threads under valgrind: the
+// team's tape array, each thread's tape and its shadows are freed, and no
+// access is invalid. (libomp's own blocks from its initialization stay
+// "possibly lost": only definite and indirect leaks count.)
+func TestOpenMPLeaks(t *testing.T) {
+	vg, err := exec.LookPath("valgrind")
+	if err != nil {
+		t.Skip("valgrind is not installed")
+	}
+	for _, name := range []string{"omp_reduction.c", "omp_critical.c", "omp_region_in_loop.c", "omp_firstprivate.c"} {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(vg, "--quiet", "--leak-check=full", "--errors-for-leak-kinds=definite,indirect",
+				"--error-exitcode=99", buildOpenMP(t, name, "2", true))
+			cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=2")
+			if out, err := cmd.CombinedOutput(); err != nil || strings.Contains(string(out), "FAIL") {
+				t.Fatalf("valgrind: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestOpenMPUnsupportedErrors: constructs without derivatives stop the
+// differentiation with an error naming the construct and its line.
+func TestOpenMPUnsupportedErrors(t *testing.T) {
+	if _, err := os.Stat("/usr/lib/llvm-14/lib/libomp.so"); err != nil {
+		t.Skip("libomp-14-dev is not installed (make deps)")
+	}
+	const prelude = `extern int enzyme_dup, enzyme_const;
+double __enzyme_autodiff(void *, ...);
+`
+	cases := []struct{ name, body, want string }{ // want: "|"-separated parts of the error
+		{"task", `
+#pragma omp parallel
+#pragma omp single
+	{
+#pragma omp task
+		x[0] *= x[1];
+	}`, "prog.c:7:1: cannot differentiate|OpenMP tasks"},
+		{"ordered", `
+#pragma omp parallel for ordered
+	for (int i = 1; i < n; i++) {
+#pragma omp ordered
+		x[i] += x[i - 1];
+	}`, "prog.c:6:1: cannot differentiate|OpenMP ordered regions"},
+		{"atomic product", `
+#pragma omp parallel for
+	for (int i = 1; i < n; i++) {
+#pragma omp atomic
+		x[0] *= x[i];
+	}`, "atomic compare-exchange on memory holding derivatives"},
+		{"atomic capture", `
+	double old = 0;
+#pragma omp parallel for reduction(+:old)
+	for (int i = 1; i < n; i++) {
+		double v;
+#pragma omp atomic capture
+		{ v = x[0]; x[0] += x[i]; }
+		old += v;
+	}
+	x[1] = old;`, "atomic compare-exchange on memory holding derivatives"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := prelude + "void f(double *x, int n) {" + c.body + "\n}\n" + `
+void g(double *x, double *dx, int n) { __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, n); }`
+			for _, o := range []string{"0", "2"} {
+				dir := t.TempDir()
+				m := preAD(t, dir, compileBitcode(t, dir, "clang", "prog.c", src, o, "-fopenmp"), o)
+				_, err := Differentiate(m, Options{})
+				for _, want := range strings.Split(c.want, "|") {
+					if err == nil || !strings.Contains(err.Error(), want) {
+						t.Errorf("-O%s: error %v, want one with %q", o, err, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestOpenMPNestedRun: parallel loops inside a parallel loop, with two
+// active levels.
+func TestOpenMPNestedRun(t *testing.T) { checkOpenMP(t, "omp_nested.c") }
