@@ -55,8 +55,9 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 		case *ir.InstPhi:
 			return nil, nil // declared up front (declareShadowPhis)
 		case *ir.InstAlloca:
-			if r.split {
-				// The reverse runs in another function: heap, not stack.
+			if r.split || dynamicAlloca(x) {
+				// The reverse runs in another function, or the size is
+				// known only here: heap, not stack.
 				sv = emit(r.callMallocZeroed(&out, x.ElemType, x.NElems))
 			} else {
 				a := ir.NewAlloca(x.ElemType)
@@ -387,7 +388,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		if err != nil {
 			return true, err
 		}
-		if r.split {
+		if r.split || dynamicAlloca(x) {
 			blk.NewCall(r.libc("free"), blk.NewBitCast(sp, types.I8Ptr))
 		} else {
 			// The next reversed execution of this alloca starts from zero.
@@ -445,6 +446,17 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		}
 	}
 	return false, nil
+}
+
+// dynamicAlloca reports an alloca whose element count is a run-time value
+// (a C variable-length array, a Fortran automatic array): its shadow is
+// allocated where it is, on the heap, and freed by its reverse.
+func dynamicAlloca(x *ir.InstAlloca) bool {
+	if x.NElems == nil {
+		return false
+	}
+	_, isConst := unwrapArg(x.NElems).(constant.Constant)
+	return !isConst
 }
 
 // clearedShadow is the zero the reverse of a store to p leaves in p's
