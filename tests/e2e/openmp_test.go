@@ -42,3 +42,29 @@ func TestOpenMP(t *testing.T) {
 		})
 	}
 }
+
+// TestFortranOpenMP builds tests/projects/openmp-fortran: Fortran with
+// !$omp parallel do (an automatic array; a reduction) compiled with
+// gozyme-fc -fopenmp, differentiated from a C main linked with gozyme-cc
+// -fopenmp, at -O0..-O3, run on 2 and 8 threads.
+func TestFortranOpenMP(t *testing.T) {
+	setup(t)
+	needFlang(t)
+	if _, err := os.Stat("/usr/lib/llvm-14/lib/libomp.so"); err != nil {
+		t.Skip("libomp-14-dev is not installed (make deps)")
+	}
+	dir := copyProject(t, "openmp-fortran")
+	env := toolEnv()
+	for _, opt := range []string{"-O0", "-O1", "-O2", "-O3"} {
+		obj, exe := "kernels"+opt+".o", filepath.Join(dir, "main"+opt)
+		run(t, dir, env, tool("gozyme-fc"), opt, "-fopenmp", "-c", "kernels.f90", "-o", obj)
+		checkFatObject(t, filepath.Join(dir, obj))
+		run(t, dir, env, tool("gozyme-cc"), opt, "-fopenmp", "main.c", obj, "-o", exe, "-lm")
+		for _, threads := range []string{"2", "8"} {
+			out := run(t, dir, toolEnv("OMP_NUM_THREADS="+threads), exe)
+			if strings.Contains(out, "FAIL") || strings.Count(out, "ok ") != 2 {
+				t.Errorf("%s, %s threads:\n%s", opt, threads, out)
+			}
+		}
+	}
+}
