@@ -122,35 +122,17 @@ func isOMPRuntime(name string) bool {
 // Critical sections and locks are entered in the reverse in the reverse
 // of the order the forward entered them: the reverse of x = x*y under a
 // lock reads the adjoint the next section's reverse left, so the order
-// matters whenever the update is not a sum. The forward takes a ticket
-// (an atomic counter per lock, incremented just before the unlock, inside
+// matters whenever the update is not a sum. Each fork's team keeps a
+// ticket counter in its tape array (ompfork.go), which its threads find
+// through a thread-local pointer the fork's microtasks set: the forward
+// takes a ticket (the counter, incremented just before the unlock, inside
 // the section) that the thread's tape keeps; the reverse of the unlock
 // waits until the counter is one past its ticket, and the reverse of the
-// lock counts it down. Forward and reverse sweeps nest (reverse mode is
-// last in, first out), so counters are back where they were once a
-// gradient is done.
+// lock counts it down. One order for all the team's locks: a total order
+// consistent with each lock's. Outside a fork (serial code) there is one
+// thread and no order to keep.
 var ompReleases = map[string]bool{"__kmpc_end_critical": true, "omp_unset_lock": true, "omp_unset_nest_lock": true}
 var ompAcquires = map[string]bool{"__kmpc_critical": true, "__kmpc_critical_with_hint": true, "omp_set_lock": true, "omp_set_nest_lock": true}
-
-// ompTurnCounter is the ticket counter of the lock a call takes or
-// releases: one per lock variable of a critical section, one shared by
-// the locks only known at run time.
-func (r *reverseGen) ompTurnCounter(call *ir.InstCall) *ir.Global {
-	name := "__gozyme_omp_turn"
-	if strings.HasPrefix(calleeName(call), "__kmpc_") && len(call.Args) > 2 {
-		if g, ok := unwrapArg(call.Args[2]).(*ir.Global); ok {
-			name += "." + g.Name()
-		}
-	}
-	for _, g := range r.m.Globals {
-		if g.Name() == name {
-			return g
-		}
-	}
-	g := r.m.NewGlobalDef(name, constant.NewInt(types.I64, 0))
-	g.Linkage = enum.LinkageInternal
-	return g
-}
 
 // ompTicket emits, in the forward sweep before an unlock, the ticket of
 // the section it ends; the reverse reads it back (ompReverseRuntime).
@@ -158,7 +140,7 @@ func (r *reverseGen) ompTicket(b *ir.Block, call *ir.InstCall) []ir.Instruction 
 	if !ompReleases[calleeName(call)] {
 		return nil
 	}
-	tk := ir.NewAtomicRMW(enum.AtomicOpAdd, r.ompTurnCounter(call), constant.NewInt(types.I64, 1), enum.AtomicOrderingMonotonic)
+	tk := ir.NewCall(r.d.ompTurnHelper("take"))
 	if r.tickets == nil {
 		r.tickets = map[*ir.InstCall]value.Value{}
 	}
@@ -179,8 +161,7 @@ func (r *reverseGen) ompReverseRuntime(blk *ir.Block, at *ir.Block, call *ir.Ins
 		return ompInactive[name]
 	}
 	if tk, ok := r.tickets[call]; ok {
-		want := blk.NewAdd(r.lookupForward(blk, at, tk, at), constant.NewInt(types.I64, 1))
-		blk.NewCall(r.d.ompWaitTurn(), r.ompTurnCounter(call), want)
+		blk.NewCall(r.d.ompTurnHelper("wait"), r.lookupForward(blk, at, tk, at))
 	}
 	var args []value.Value
 	switch {
@@ -204,30 +185,74 @@ func (r *reverseGen) ompReverseRuntime(blk *ir.Block, at *ir.Block, call *ir.Ins
 	}
 	blk.NewCall(declare(r.m, mirror, types.Void, ts...), args...)
 	if ompAcquires[name] {
-		blk.NewAtomicRMW(enum.AtomicOpSub, r.ompTurnCounter(call), constant.NewInt(types.I64, 1), enum.AtomicOrderingRelease)
+		blk.NewCall(r.d.ompTurnHelper("done"))
 	}
 	return true
 }
 
-// ompWaitTurn returns (creating once) the helper that waits until a
-// ticket counter holds a value, yielding the processor meanwhile.
-func (d *differ) ompWaitTurn() *ir.Func {
-	const name = "__gozyme_omp_wait_turn"
+// ompTeamTLS is the thread-local pointer to the tape array of the fork
+// whose microtask the thread runs (null outside forks).
+func (d *differ) ompTeamTLS() *ir.Global {
+	const name = "__gozyme_omp_team"
+	for _, g := range d.m.Globals {
+		if g.Name() == name {
+			return g
+		}
+	}
+	g := d.m.NewGlobalDef(name, constant.NewNull(types.I8Ptr))
+	g.Linkage = enum.LinkageInternal
+	g.TLSModel = enum.TLSModelGeneric
+	return g
+}
+
+// ompTurnHelper returns (creating once) a helper of the ticket order:
+// "take" () -> ticket (forward, before an unlock), "wait" (ticket) (the
+// reverse's turn to enter), "done" () (the reverse left the section). Each
+// reads the team's counter through ompTeamTLS, and does nothing outside
+// forks.
+func (d *differ) ompTurnHelper(which string) *ir.Func {
+	name := "__gozyme_omp_turn_" + which
 	for _, f := range d.m.Funcs {
 		if f.Name() == name {
 			return f
 		}
 	}
-	ctr, want := ir.NewParam("ctr", types.NewPointer(types.I64)), ir.NewParam("want", types.I64)
-	f := d.m.NewFunc(name, types.Void, ctr, want)
+	var f *ir.Func
+	var ticket *ir.Param
+	switch which {
+	case "take":
+		f = d.m.NewFunc(name, types.I64)
+	case "wait":
+		ticket = ir.NewParam("ticket", types.I64)
+		f = d.m.NewFunc(name, types.Void, ticket)
+	default:
+		f = d.m.NewFunc(name, types.Void)
+	}
 	f.Linkage = enum.LinkageInternal
-	entry, loop, wait, done := f.NewBlock("entry"), f.NewBlock("loop"), f.NewBlock("wait"), f.NewBlock("done")
-	entry.NewBr(loop)
-	cur := loop.NewLoad(types.I64, ctr)
-	cur.Atomic, cur.Ordering, cur.Align = true, enum.AtomicOrderingAcquire, 8
-	loop.NewCondBr(loop.NewICmp(enum.IPredEQ, cur, want), done, wait)
-	wait.NewCall(declare(d.m, "sched_yield", types.I32))
-	wait.NewBr(loop)
-	done.NewRet(nil)
+	entry, team, none := f.NewBlock("entry"), f.NewBlock("team"), f.NewBlock("none")
+	tp := entry.NewLoad(types.I8Ptr, d.ompTeamTLS())
+	entry.NewCondBr(entry.NewICmp(enum.IPredEQ, tp, constant.NewNull(types.I8Ptr)), none, team)
+	ctr := team.NewGetElementPtr(types.I64, team.NewBitCast(tp, types.NewPointer(types.I64)), constant.NewInt(types.I64, 2))
+	one := constant.NewInt(types.I64, 1)
+	switch which {
+	case "take":
+		team.NewRet(team.NewAtomicRMW(enum.AtomicOpAdd, ctr, one, enum.AtomicOrderingMonotonic))
+		none.NewRet(constant.NewInt(types.I64, 0))
+	case "wait":
+		loop, yield, done := f.NewBlock("loop"), f.NewBlock("yield"), f.NewBlock("done")
+		want := team.NewAdd(ticket, one)
+		team.NewBr(loop)
+		cur := loop.NewLoad(types.I64, ctr)
+		cur.Atomic, cur.Ordering, cur.Align = true, enum.AtomicOrderingAcquire, 8
+		loop.NewCondBr(loop.NewICmp(enum.IPredEQ, cur, want), done, yield)
+		yield.NewCall(declare(d.m, "sched_yield", types.I32))
+		yield.NewBr(loop)
+		done.NewRet(nil)
+		none.NewRet(nil)
+	default:
+		team.NewAtomicRMW(enum.AtomicOpSub, ctr, one, enum.AtomicOrderingRelease)
+		team.NewRet(nil)
+		none.NewRet(nil)
+	}
 	return f
 }

@@ -15,8 +15,10 @@ import (
 //
 // Reverse mode: the forward sweep allocates a team's tape array
 //
-//	{i64 team size, i64 capacity, i8* tape[capacity]}
+//	{i64 team size, i64 capacity, i64 ticket counter, i8* tape[capacity]}
 //
+// (the counter orders critical sections, omp.go; the microtasks point the
+// thread-local ompTeamTLS at the array while they run)
 // and forks the augmented forward, each thread storing its tape at its
 // thread number (thread 0 also the team size); the reverse sweep forks the
 // reverse on a team of that size (__kmpc_push_num_threads), each thread
@@ -151,7 +153,9 @@ func (r *reverseGen) ompAugmentFork(b *ir.Block, call *ir.InstCall, site *ompSit
 		}
 	}
 	w, err := r.d.ompMicrotask("__gozyme_omp_"+sg.aug.Name(), sg.aug, 0, []types.Type{types.I8Ptr}, func(blk *ir.Block, args []value.Value, extra []*ir.Param) {
+		old := r.d.ompEnterTeam(blk, extra[0])
 		tape := blk.NewCall(sg.aug, args...)
+		blk.NewStore(old, r.d.ompTeamTLS())
 		blk.NewCall(r.d.ompTapeHelper("put"), extra[0], tape)
 	})
 	if err != nil {
@@ -225,7 +229,9 @@ func (r *reverseGen) ompReverseFork(blk *ir.Block, at *ir.Block, call *ir.InstCa
 	extra := append(outTypes, types.I8Ptr)
 	w, err := r.d.ompMicrotask("__gozyme_omp_"+sg.rev.Name(), sg.rev, 1, extra, func(b *ir.Block, args []value.Value, extra []*ir.Param) {
 		tape := b.NewCall(r.d.ompTapeHelper("get"), extra[len(extra)-1])
+		old := r.d.ompEnterTeam(b, extra[len(extra)-1])
 		res := b.NewCall(sg.rev, append(args, tape)...)
+		b.NewStore(old, r.d.ompTeamTLS())
 		for k := range outTypes {
 			var v value.Value = res
 			if len(outTypes) > 1 {
@@ -267,6 +273,14 @@ func (fg *forwardGen) ompForwardFork(call *ir.InstCall, site *ompSite, callee *f
 	return append(out, ompForkCall(site, w, fargs)), nil
 }
 
+// ompEnterTeam points the thread-local team pointer at tape array tp,
+// returning its old value (a fork inside a fork).
+func (d *differ) ompEnterTeam(blk *ir.Block, tp value.Value) value.Value {
+	old := blk.NewLoad(types.I8Ptr, d.ompTeamTLS())
+	blk.NewStore(tp, d.ompTeamTLS())
+	return old
+}
+
 // ompTapeHelper returns (creating once) a helper for the team's tape
 // array: "new" (capacity) -> array, "put" (array, tape) from a forward
 // thread, "get" (array) -> tape for a reverse thread, "team" (array) ->
@@ -285,7 +299,7 @@ func (d *differ) ompTapeHelper(which string) *ir.Func {
 		return blk.NewGetElementPtr(types.I64, blk.NewBitCast(tp, types.NewPointer(types.I64)), k)
 	}
 	tapeSlot := func(blk *ir.Block, tp value.Value, tid value.Value) value.Value {
-		k := blk.NewAdd(blk.NewSExt(tid, types.I64), i64(2))
+		k := blk.NewAdd(blk.NewSExt(tid, types.I64), i64(3))
 		return blk.NewGetElementPtr(types.I8Ptr, blk.NewBitCast(tp, types.NewPointer(types.I8Ptr)), k)
 	}
 	var f *ir.Func
@@ -296,7 +310,7 @@ func (d *differ) ompTapeHelper(which string) *ir.Func {
 		blk := f.NewBlock("entry")
 		var c value.Value = blk.NewSExt(capv, types.I64)
 		c = blk.NewSelect(blk.NewICmp(enum.IPredSLT, c, i64(1)), i64(1), c)
-		tp := blk.NewCall(declare(d.m, "calloc", types.I8Ptr, types.I64, types.I64), blk.NewAdd(c, i64(2)), i64(8))
+		tp := blk.NewCall(declare(d.m, "calloc", types.I8Ptr, types.I64, types.I64), blk.NewAdd(c, i64(3)), i64(8))
 		fail := f.NewBlock("fail")
 		ok := f.NewBlock("ok")
 		blk.NewCondBr(blk.NewICmp(enum.IPredEQ, tp, constant.NewNull(types.I8Ptr)), fail, ok)

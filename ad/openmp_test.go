@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // OpenMP tests: each testdata/omp_*.c program differentiates a function
@@ -52,7 +54,9 @@ func buildOpenMP(t *testing.T, name, level string, parallel bool) string {
 // a failed check or a non-zero exit fails the test.
 func runThreads(t *testing.T, exe string, threads int) string {
 	t.Helper()
-	cmd := exec.Command(exe)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a deadlock fails, not hangs
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("OMP_NUM_THREADS=%d", threads))
 	out, err := cmd.CombinedOutput()
 	if err != nil || strings.Contains(string(out), "FAIL") {
