@@ -51,6 +51,12 @@ func (r *reverseGen) threadPrivate(p value.Value) bool {
 // markers, memset/memcpy and the OpenMP runtime's bookkeeping calls
 // (schedule bounds): never stored, passed elsewhere, merged or compared.
 func privateAllocas(f *ir.Func) map[*ir.InstAlloca]bool {
+	return privateAllocasBut(f, nil)
+}
+
+// privateAllocasBut is privateAllocas where calls that allowed accepts
+// may take the allocas too.
+func privateAllocasBut(f *ir.Func, allowed func(*ir.InstCall) bool) map[*ir.InstAlloca]bool {
 	base := map[value.Value]*ir.InstAlloca{}
 	escaped := map[*ir.InstAlloca]bool{}
 	for _, b := range f.Blocks {
@@ -94,7 +100,7 @@ func privateAllocas(f *ir.Func) map[*ir.InstAlloca]bool {
 			}
 		case *ir.InstCall:
 			name := calleeName(x)
-			if strings.HasPrefix(name, "llvm.lifetime.") || isMemSet(x) || isMemTransfer(x) || ompInactive[name] {
+			if strings.HasPrefix(name, "llvm.lifetime.") || isMemSet(x) || isMemTransfer(x) || ompInactive[name] || (allowed != nil && allowed(x)) {
 				return
 			}
 		}
@@ -122,6 +128,10 @@ func privateAllocas(f *ir.Func) map[*ir.InstAlloca]bool {
 // addIntoShadow emits the reverse of load x: its adjoint d added into the
 // shadow sp, atomically where other threads may touch it.
 func (r *reverseGen) addIntoShadow(blk *ir.Block, x *ir.InstLoad, sp, d value.Value) {
+	if g := r.partialOf(x); g != nil {
+		r.addToPartial(blk, g, d)
+		return
+	}
 	if r.parallel && !r.threadPrivate(x.Src) && !r.ownedLoads()[x] {
 		atomicAddScalars(blk, sp, d)
 		return

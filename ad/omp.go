@@ -160,6 +160,7 @@ func (r *reverseGen) ompReverseRuntime(blk *ir.Block, at *ir.Block, call *ir.Ins
 	if !ok {
 		return ompInactive[name]
 	}
+	r.flushPartials(blk, nil) // other threads may read the shadows after it
 	if tk, ok := r.tickets[call]; ok {
 		blk.NewCall(r.d.ompTurnHelper("wait"), r.lookupForward(blk, at, tk, at))
 	}

@@ -19,7 +19,9 @@ import (
 // chunk per thread, __kmpc_for_static_init called once per thread, outside
 // any loop), counting up by one from the chunk's lower bound: each i runs
 // on one thread once, so base[i] is read by that thread alone. No call
-// may take shadowed memory (a callee could read any element).
+// may take shadowed memory (a callee could read any element). Loads of a
+// forking function's private stack slots (shared scalars, which no other
+// pointer reaches) do not count.
 
 // ownedLoads lists the loads of r.f whose adjoints go into elements their
 // iteration owns: all of the function's loads of shared shadowed memory,
@@ -38,6 +40,9 @@ func (r *reverseGen) ownedLoads() map[*ir.InstLoad]bool {
 			case *ir.InstLoad:
 				if !r.act.hasShadow(x.Src) || !carriesFloat(x.ElemType) || r.threadPrivate(x.Src) {
 					continue
+				}
+				if p, ok := stripPointerCasts(x.Src).(*ir.Param); ok && r.d.omp.distinctParams[p] {
+					continue // a shared scalar no other pointer reaches
 				}
 				bs, p, ok := r.iterationElement(x.Src)
 				if !ok || (base != nil && (bs != base || p != iv)) {
@@ -97,19 +102,44 @@ func (r *reverseGen) iterationElement(p value.Value) (value.Value, *ir.InstPhi, 
 		return nil, nil, false
 	}
 	base := unwrapArg(gep.Src)
-	if def, isInst := r.blockOf[base]; isInst && r.cfg.LoopOf[r.blockOf[iv]].Contains(def) {
-		// Reloaded in the loop: the same base where it is a load of a
-		// slot (a shared variable's) that the function only reads.
-		ld, ok := base.(*ir.InstLoad)
-		if !ok || !r.onlyRead(ld.Src) {
-			return nil, nil, false
-		}
-		return slotKey{unwrapArg(ld.Src)}, iv, true
+	if k, ok := r.slotOf(base, map[value.Value]bool{}); ok {
+		// Loaded (in the loop or not) from a slot (a shared variable's)
+		// the function only reads: the same base in every iteration.
+		return k, iv, true
 	}
-	if ld, ok := base.(*ir.InstLoad); ok && r.onlyRead(ld.Src) {
-		return slotKey{unwrapArg(ld.Src)}, iv, true
+	if def, isInst := r.blockOf[base]; isInst && r.cfg.LoopOf[r.blockOf[iv]].Contains(def) {
+		return nil, nil, false
 	}
 	return base, iv, true
+}
+
+// slotOf reports v as the value of a slot the function only reads: a
+// load of it, or a phi of such loads of the one slot.
+func (r *reverseGen) slotOf(v value.Value, seen map[value.Value]bool) (slotKey, bool) {
+	v = stripPointerCasts(v)
+	switch x := v.(type) {
+	case *ir.InstLoad:
+		if r.onlyRead(x.Src) {
+			return slotKey{unwrapArg(x.Src)}, true
+		}
+	case *ir.InstPhi:
+		if seen[x] {
+			return slotKey{}, true // around a loop: the other incomings decide
+		}
+		seen[x] = true
+		var k slotKey
+		for _, in := range x.Incs {
+			ik, ok := r.slotOf(in.X, seen)
+			if !ok || (ik.Value != nil && k.Value != nil && ik != k) {
+				return slotKey{}, false
+			}
+			if ik.Value != nil {
+				k = ik
+			}
+		}
+		return k, k.Value != nil
+	}
+	return slotKey{}, false
 }
 
 // slotKey stands for the value loaded from a slot nothing writes: every

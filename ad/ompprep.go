@@ -34,6 +34,13 @@ type ompState struct {
 	targets map[*ir.Func]bool         // functions some fork runs, nil until computed
 	bad     map[*ir.Func]error        // prepared functions using unsupported constructs
 	owner   map[*ir.Func]string       // outlined function -> the function forking it
+	// distinct marks, per outlined function, the parameters every fork
+	// gives a stack slot of its own (a shared scalar of the forking
+	// function, whose address goes nowhere else): memory no other
+	// parameter reaches (ompowned.go).
+	distinct map[*ir.Func][]bool
+	// distinctParams are the same parameters of the prepared copies.
+	distinctParams map[*ir.Param]bool
 }
 
 // ompOutlined is the prepared copy of an outlined function.
@@ -57,18 +64,68 @@ func (d *differ) ompTargets() map[*ir.Func]bool {
 		return d.omp.targets
 	}
 	d.omp.targets = map[*ir.Func]bool{}
+	d.omp.distinct = map[*ir.Func][]bool{}
 	for _, f := range d.m.Funcs {
+		var slots map[*ir.InstAlloca]bool
 		for _, b := range f.Blocks {
 			for _, inst := range b.Insts {
-				if c, ok := inst.(*ir.InstCall); ok && calleeName(c) == ompFork && len(c.Args) >= 3 {
-					if mt, ok := irutil.StripCasts(c.Args[2]).(*ir.Func); ok {
-						d.omp.targets[mt] = true
-					}
+				c, ok := inst.(*ir.InstCall)
+				if !ok || calleeName(c) != ompFork || len(c.Args) < 3 {
+					continue
 				}
+				mt, ok := irutil.StripCasts(c.Args[2]).(*ir.Func)
+				if !ok {
+					continue
+				}
+				d.omp.targets[mt] = true
+				if slots == nil {
+					slots = privateAllocasBut(f, func(c *ir.InstCall) bool { return calleeName(c) == ompFork || isOutlinedCall(c) })
+				}
+				d.noteDistinct(mt, c.Args[3:], slots)
 			}
 		}
 	}
 	return d.omp.targets
+}
+
+// isOutlinedCall reports a direct call of a function whose first two
+// parameters are clang's thread numbers (an outlined region's if(false)
+// path, or its debug body).
+func isOutlinedCall(c *ir.InstCall) bool {
+	f, ok := irutil.StripCasts(c.Callee).(*ir.Func)
+	return ok && strings.HasPrefix(f.Name(), ".omp_outlined.")
+}
+
+// noteDistinct records which of a fork's arguments (of outlined function
+// mt, from its third parameter on) are stack slots private to the forking
+// function, each passed once; a parameter is distinct when every fork
+// passes one.
+func (d *differ) noteDistinct(mt *ir.Func, args []value.Value, slots map[*ir.InstAlloca]bool) {
+	seen := map[*ir.InstAlloca]int{}
+	own := make([]bool, len(mt.Params))
+	for k, a := range args {
+		objs, known := underlyingObjects(a)
+		if !known || len(objs) != 1 {
+			continue
+		}
+		if al, ok := objs[0].(*ir.InstAlloca); ok && slots[al] && 2+k < len(own) {
+			seen[al]++
+			own[2+k] = true
+		}
+	}
+	for k, a := range args {
+		if objs, _ := underlyingObjects(a); len(objs) == 1 {
+			if al, ok := objs[0].(*ir.InstAlloca); ok && seen[al] > 1 && 2+k < len(own) {
+				own[2+k] = false // the same slot twice: the parameters alias
+			}
+		}
+	}
+	if prev, ok := d.omp.distinct[mt]; ok {
+		for i := range own {
+			own[i] = own[i] && prev[i]
+		}
+	}
+	d.omp.distinct[mt] = own
 }
 
 // ompNeeds reports whether f needs OpenMP preparation.
@@ -380,6 +437,14 @@ func (d *differ) ompOutlinedCopy(caller, mt *ir.Func, args []value.Value) (*ompO
 	}
 	oc := &ompOutlined{fn: pf, retyped: make([]bool, len(pf.Params))}
 	d.omp.clones[mt] = oc
+	for k, own := range d.omp.distinct[mt] {
+		if own && k < len(pf.Params) {
+			if d.omp.distinctParams == nil {
+				d.omp.distinctParams = map[*ir.Param]bool{}
+			}
+			d.omp.distinctParams[pf.Params[k]] = true
+		}
+	}
 	for k := 2; k < len(pf.Params) && k < len(args); k++ {
 		p := pf.Params[k]
 		it, isInt := p.Typ.(*types.IntType)

@@ -292,3 +292,15 @@ void g(double *x, double *dx, int n) { __enzyme_autodiff((void *)f, enzyme_dup, 
 // TestOpenMPNestedRun: parallel loops inside a parallel loop, with two
 // active levels.
 func TestOpenMPNestedRun(t *testing.T) { checkOpenMP(t, "omp_nested.c") }
+
+// TestOpenMPScalarAliasRun: a shared scalar whose per-thread adjoint sum
+// must be handed over before the reverse of a store to it through a
+// pointer (one thread; see the program).
+func TestOpenMPScalarAliasRun(t *testing.T) {
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			serial := ompResults(t, runThreads(t, buildOpenMP(t, "omp_scalar_alias.c", o, false), 1))
+			sameResults(t, "1 thread", ompResults(t, runThreads(t, buildOpenMP(t, "omp_scalar_alias.c", o, true), 1)), serial)
+		})
+	}
+}

@@ -97,6 +97,8 @@ type reverseGen struct {
 	relReads              map[*ir.InstLoad]bool            // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
 	private               map[*ir.InstAlloca]bool          // allocas no other thread can reach (atomics.go)
 	owned                 map[*ir.InstLoad]bool            // loads of elements their iteration owns (ompowned.go)
+	partials              map[*ir.InstLoad]*scalarPartial  // loads of shared scalars summed per thread (ompscalar.go)
+	partialList           []*scalarPartial                 // the same, each sum once
 	tickets               map[*ir.InstCall]value.Value     // unlock -> the forward's ticket of its section (omp.go)
 }
 
@@ -241,6 +243,7 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 	if err := r.forward(); err != nil {
 		return nil, err
 	}
+	r.preparePartials()
 	for i := len(r.cfg.RPO) - 1; i >= 0; i-- {
 		if err := r.reverseBlock(r.cfg.RPO[i]); err != nil {
 			return nil, err
@@ -723,6 +726,9 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 				c := e.NewLoad(types.I64, lc.counter)
 				e.NewStore(e.NewSub(c, constant.NewInt(types.I64, 1)), lc.counter)
 			}
+		}
+		if l := r.cfg.LoopOf[b]; l != nil && l.Header == b && !l.Contains(p) {
+			r.flushPartials(e, l) // leaving the loop's reverse
 		}
 		e.NewBr(r.rev[p])
 		if l := r.cfg.LoopOf[b]; l != nil && l.Header == b && l.Contains(p) {
