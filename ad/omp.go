@@ -153,14 +153,14 @@ func (r *reverseGen) ompTicket(b *ir.Block, call *ir.InstCall) []ir.Instruction 
 // mirror (barrier for barrier, lock for unlock, in ticket order). The
 // global thread number is asked again: the reverse runs in a fork of its
 // own. It reports whether call was a runtime call (mirrored or kept in
-// forward only).
-func (r *reverseGen) ompReverseRuntime(blk *ir.Block, at *ir.Block, call *ir.InstCall) bool {
+// forward only), and returns the block emission goes on in.
+func (r *reverseGen) ompReverseRuntime(blk *ir.Block, at *ir.Block, call *ir.InstCall) (*ir.Block, bool) {
 	name := calleeName(call)
 	mirror, ok := ompMirrors[name]
 	if !ok {
-		return ompInactive[name]
+		return blk, ompInactive[name]
 	}
-	r.flushPartials(blk, nil) // other threads may read the shadows after it
+	blk = r.flushPartials(blk, nil) // other threads may read the shadows after it
 	if tk, ok := r.tickets[call]; ok {
 		blk.NewCall(r.d.ompTurnHelper("wait"), r.lookupForward(blk, at, tk, at))
 	}
@@ -188,7 +188,7 @@ func (r *reverseGen) ompReverseRuntime(blk *ir.Block, at *ir.Block, call *ir.Ins
 	if ompAcquires[name] {
 		blk.NewCall(r.d.ompTurnHelper("done"))
 	}
-	return true
+	return blk, true
 }
 
 // ompTeamTLS is the thread-local pointer to the tape array of the fork

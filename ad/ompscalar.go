@@ -140,23 +140,29 @@ func (r *reverseGen) addToPartial(blk *ir.Block, g *scalarPartial, d value.Value
 	blk.NewStore(blk.NewFAdd(blk.NewLoad(g.elem, s), d), s)
 }
 
-// flushPartial adds g's partial sum into the scalar's shadow (atomically)
-// and clears it.
-func (r *reverseGen) flushPartial(blk *ir.Block, g *scalarPartial) {
+// flushPartial adds g's partial sum, where not zero, into the scalar's
+// shadow (atomically) and clears it; it returns the block after.
+func (r *reverseGen) flushPartial(blk *ir.Block, g *scalarPartial) *ir.Block {
 	sum := blk.NewLoad(g.elem, g.slot)
-	dst := blk.NewBitCast(r.shadow[g.param], types.NewPointer(g.elem))
-	atomicAddScalars(blk, dst, sum)
-	blk.NewStore(zeroOf(g.elem), g.slot)
+	add, next := r.g.NewBlock(""), r.g.NewBlock("")
+	blk.NewCondBr(blk.NewFCmp(enum.FPredUNE, sum, zeroOf(g.elem)), add, next)
+	dst := add.NewBitCast(r.shadow[g.param], types.NewPointer(g.elem))
+	atomicAddScalars(add, dst, sum)
+	add.NewStore(zeroOf(g.elem), g.slot)
+	add.NewBr(next)
+	return next
 }
 
 // flushPartials flushes every partial sum (before a mirrored barrier or
-// lock), or those of loop l when l is not nil (leaving its reverse).
-func (r *reverseGen) flushPartials(blk *ir.Block, l *irutil.Loop) {
+// lock), or those of loop l when l is not nil (leaving its reverse); it
+// returns the block after.
+func (r *reverseGen) flushPartials(blk *ir.Block, l *irutil.Loop) *ir.Block {
 	for _, g := range r.partialList {
 		if l == nil || g.loop == l {
-			r.flushPartial(blk, g)
+			blk = r.flushPartial(blk, g)
 		}
 	}
+	return blk
 }
 
 // flushOverlapping emits, before the reverse of store x (in a loop with
@@ -195,7 +201,6 @@ func (r *reverseGen) flushOverlapping(blk, at *ir.Block, x *ir.InstStore, sp val
 func (r *reverseGen) flushIf(blk *ir.Block, g *scalarPartial, cond value.Value) *ir.Block {
 	flush, next := r.g.NewBlock(""), r.g.NewBlock("")
 	blk.NewCondBr(cond, flush, next)
-	r.flushPartial(flush, g)
-	flush.NewBr(next)
+	r.flushPartial(flush, g).NewBr(next)
 	return next
 }

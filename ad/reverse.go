@@ -727,10 +727,11 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 				e.NewStore(e.NewSub(c, constant.NewInt(types.I64, 1)), lc.counter)
 			}
 		}
+		last := e
 		if l := r.cfg.LoopOf[b]; l != nil && l.Header == b && !l.Contains(p) {
-			r.flushPartials(e, l) // leaving the loop's reverse
+			last = r.flushPartials(e, l) // leaving the loop's reverse
 		}
-		e.NewBr(r.rev[p])
+		last.NewBr(r.rev[p])
 		if l := r.cfg.LoopOf[b]; l != nil && l.Header == b && l.Contains(p) {
 			r.markReverseLatch(e, l)
 		}

@@ -13,8 +13,10 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 	if isDebugIntrinsic(inst) {
 		return blk, nil
 	}
-	if call, ok := inst.(*ir.InstCall); ok && r.ompReverseRuntime(blk, at, call) {
-		return blk, nil
+	if call, ok := inst.(*ir.InstCall); ok {
+		if next, runtime := r.ompReverseRuntime(blk, at, call); runtime {
+			return next, nil
+		}
 	}
 	if st, ok := inst.(*ir.InstStore); ok && len(r.partialList) > 0 && r.act.hasShadow(st.Dst) && carriesFloat(st.Src.Type()) {
 		sp, err := r.lookupShadow(blk, at, st, st.Dst)
