@@ -100,7 +100,7 @@ func ompUnsupported(name string) string {
 	case strings.HasPrefix(name, "__kmpc_reduce"), strings.HasPrefix(name, "__kmpc_end_reduce"):
 		return "reductions of this shape (reduction clause)"
 	case strings.HasPrefix(name, "__kmpc_sections"), strings.HasPrefix(name, "__kmpc_end_sections"):
-		return "sections (#pragma omp sections)"
+		return "sections scheduled by __kmpc_sections_init (clang-14 lowers #pragma omp sections to a worksharing loop, which is supported)"
 	case strings.HasPrefix(name, "__tgt_"), strings.HasPrefix(name, "__kmpc_target"):
 		return "target offloading (#pragma omp target)"
 	case strings.HasPrefix(name, "GOMP_"):

@@ -304,3 +304,6 @@ func TestOpenMPScalarAliasRun(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenMPSectionsRun: parallel sections.
+func TestOpenMPSectionsRun(t *testing.T) { checkOpenMP(t, "omp_sections.c") }
