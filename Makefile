@@ -1,6 +1,7 @@
 # gozyme: build, test and demo.
 #   make deps   install clang-14, llvm-14, lld-14, cmake, gcc, valgrind with apt-get (only what is missing)
 #               and flang-16 (make deps-fortran: gozyme-fc's compiler, only when missing)
+#               and libomp-14-dev (make deps-openmp: gozyme-cc -fopenmp, only when missing)
 #   make build  bin/gozyme-cc, bin/gozyme-c++, bin/gozyme-fc, bin/gozyme-ld
 #   make bazel-deps  bazel-bootstrap, bazel-skylib, bazel-platforms (apt-get) and rules_go + the Go modules (Go module cache)
 #   make test   deps + bazel-deps + build + gofmt check + go vet + go test ./... (end-to-end tests included) + fuzz
@@ -35,13 +36,13 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # apt-get as every target runs it: waiting for another apt-get's lock.
 APT  := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600
 
-.PHONY: all deps deps-fortran adolc bazel-deps build test fmt-check vet gotest fuzz demo bench clean \
+.PHONY: all deps deps-fortran deps-openmp adolc bazel-deps build test fmt-check vet gotest fuzz demo bench clean \
         test-gpu bench-gpu \
         fuzz-deps fuzz-ad suite-deps enzyme-suite
 
 all: build
 
-deps: deps-fortran
+deps: deps-fortran deps-openmp
 	@missing=""; \
 	for dep in $(DEPS); do \
 	  tool=$${dep%%:*}; pkg=$${dep##*:}; \
@@ -66,6 +67,17 @@ deps-fortran:
 	  echo "make deps-fortran: installing flang-16"; \
 	  $(APT) update; \
 	  $(APT) install -y --no-install-recommends flang-16; \
+	fi
+
+# libomp-14-dev: the OpenMP runtime and omp.h that clang-14 -fopenmp compiles
+# and links with (gozyme-cc -fopenmp, the OpenMP tests and benchmark).
+deps-openmp:
+	@if [ -f /usr/lib/llvm-14/lib/libomp.so ] && ls /usr/lib/llvm-14/lib/clang/*/include/omp.h >/dev/null 2>&1; then \
+	  echo "make deps-openmp: libomp-14-dev is installed"; \
+	else \
+	  echo "make deps-openmp: installing libomp-14-dev"; \
+	  $(APT) update; \
+	  $(APT) install -y --no-install-recommends libomp-14-dev; \
 	fi
 
 # ADOL-C, the tape-based AD tool the benchmark workloads compare against.

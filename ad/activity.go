@@ -507,7 +507,10 @@ func (an *activityAnalysis) forward(inst ir.Instruction) {
 	case *ir.InstCall:
 		an.call(x)
 	case *ir.InstAtomicRMW:
-		an.atomicActivity(x) // atomicrmw.go
+		an.atomicActivity(x)
+		return
+	case *ir.InstCmpXchg:
+		an.cmpXchgActivity(x)
 		return
 	}
 	v, ok := inst.(value.Value)
@@ -697,8 +700,8 @@ func (an *activityAnalysis) backward(retActive bool) {
 					}
 					continue
 				}
-				if at, ok := inst.(*ir.InstAtomicRMW); ok && a.hasShadow(at.Dst) {
-					mark(at.X)
+				if rmw, ok := inst.(*ir.InstAtomicRMW); ok && a.shadowed[unwrapArg(rmw.Dst)] && isFloatAtomic(rmw) {
+					mark(rmw.X)
 				}
 				// A call moving derivatives through memory (or returning a
 				// pointer to memory holding them) may compute them from any

@@ -51,6 +51,7 @@ type differ struct {
 	// bits is the type analysis of the AD region and the rewrite that made
 	// the floats it moves as integers floats (retype.go).
 	bits *retyper
+	omp  ompState // OpenMP sites and prepared regions (ompprep.go)
 	// nextMetadataID is the number newLoopID gives its next loop ID (it
 	// alone adds metadata definitions), 0 until it has read the module's.
 	nextMetadataID int64
@@ -73,6 +74,7 @@ func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 		return nil, err
 	}
 	d.prep[f] = p
+	d.prep[p] = p // a copy is its own preparation (virtual calls name it)
 	return p, nil
 }
 
@@ -87,6 +89,10 @@ func (d *differ) preparedCopy(f *ir.Func, clone bool) (*ir.Func, error) {
 		if p, err = irutil.CloneWithoutUnwind(f); err != nil {
 			return nil, errorAt(f, nil, "%v", err)
 		}
+	}
+	p, err := d.prepareOMP(f, p)
+	if err != nil {
+		return nil, err
 	}
 	resolveTableCalls(p)
 	if dispatch {
@@ -184,7 +190,7 @@ func (d *differ) passes(c *ir.InstCall) bool {
 	if !ok {
 		return true
 	}
-	if d.inactive[f] || isInactiveLibFunc(f.Name()) {
+	if d.inactive[f] || isInactiveLibFunc(f.Name()) || ompInactive[f.Name()] || ompMirrors[f.Name()] != "" {
 		return false
 	}
 	name := f.Name()

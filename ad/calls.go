@@ -58,7 +58,11 @@ func (r *reverseGen) calleeSplit(call *ir.InstCall) (*splitGrad, []Activity, err
 		}
 	}
 	retShadow := holdsPointers(f.Sig.RetType) && r.act.hasShadow(call)
-	sg, err := r.d.splitGradient(f, acts, r.act.active(call), retShadow)
+	parallel := r.parallel
+	if site := r.d.omp.sites[call]; site != nil && site.fork {
+		parallel = true // the threads of a parallel region run it
+	}
+	sg, err := r.d.splitGradientIn(f, acts, r.act.active(call), retShadow, parallel)
 	return sg, acts, err
 }
 
@@ -66,6 +70,9 @@ func (r *reverseGen) calleeSplit(call *ir.InstCall) (*splitGrad, []Activity, err
 // call of the callee's augmented forward, keeping its tape for the reverse
 // sweep. Primal operands are remapped with the rest of the block.
 func (r *reverseGen) augmentCall(b *ir.Block, call *ir.InstCall) ([]ir.Instruction, error) {
+	if site := r.d.omp.sites[call]; site != nil && site.fork {
+		return r.ompAugmentFork(b, call, site)
+	}
 	sg, acts, err := r.calleeSplit(call)
 	if err != nil {
 		return nil, err
@@ -114,6 +121,9 @@ func (r *reverseGen) augmentCall(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 // (nil when the result is inactive) and the tape; its Out adjoints flow into
 // the arguments.
 func (r *reverseGen) reverseCall(blk *ir.Block, at *ir.Block, call *ir.InstCall, d value.Value) error {
+	if site := r.d.omp.sites[call]; site != nil && site.fork {
+		return r.ompReverseFork(blk, at, call, site)
+	}
 	sg, acts, err := r.calleeSplit(call)
 	if err != nil {
 		return err

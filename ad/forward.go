@@ -90,6 +90,9 @@ func (d *differ) forward(f *ir.Func, acts []Activity, width int) (*forwardGen, e
 	if err != nil {
 		return nil, err
 	}
+	if err := d.omp.bad[pf]; err != nil {
+		return nil, err
+	}
 	fg := &forwardGen{d: d, m: d.m, f: pf, acts: acts, width: width, vmap: map[value.Value]value.Value{},
 		blk: map[*ir.Block]*ir.Block{}, ids: loopIDCopies{}}
 	for k := 0; k < width; k++ {
@@ -101,6 +104,9 @@ func (d *differ) forward(f *ir.Func, acts []Activity, width int) (*forwardGen, e
 		return nil, err
 	}
 	d.noteAnalysis(pf, fg.act)
+	if err := checkCmpXchg(pf, fg.act); err != nil {
+		return nil, err
+	}
 	if err := d.checkOpaqueBits(pf, fg.act); err != nil {
 		return nil, err
 	}
@@ -410,6 +416,9 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 	b := &builder{m: fg.m, b: scratch}
 	mv := func(x value.Value) value.Value { return fg.mapValue(unwrapArg(x)) }
 	tg := func(x value.Value) (value.Value, error) { return fg.tangentOf(inst, x) }
+	if atomic, err := fg.forwardAtomic(scratch, inst); atomic {
+		return err
+	}
 	switch x := inst.(type) {
 	case *ir.InstStore:
 		if !fg.act.hasShadow(x.Dst) {
@@ -453,8 +462,6 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 		if err := fg.memoryCall(scratch, x); err != nil {
 			return err
 		}
-	case *ir.InstAtomicRMW:
-		return fg.forwardAtomic(scratch, x) // atomicrmw.go
 	}
 	if v, ok := inst.(value.Value); ok && (fg.needsTangent(v) || fg.carriesShadows(inst)) {
 		t, err := fg.tangentRule(b, inst, mv, tg)
@@ -770,7 +777,11 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 		return nil, true, errorAt(fg.f, call, "the call of %s is differentiated before it is lowered (Enzyme calls that depend on each other in a cycle)", f.Name())
 	}
 	active := fg.needsTangent(call) || fg.act.callTouchesActiveMemory(call, fg.d.passes)
+	site := fg.d.omp.sites[call]
 	if !active {
+		if site != nil {
+			return []ir.Instruction{ompPlainCall(site)}, true, nil
+		}
 		return nil, false, nil
 	}
 	acts := make([]Activity, len(call.Args))
@@ -829,6 +840,10 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 	callee, err := fg.d.forward(f, acts, fg.width)
 	if err != nil {
 		return nil, true, err
+	}
+	if site != nil && site.fork {
+		insts, err := fg.ompForwardFork(call, site, callee, args)
+		return insts, true, err
 	}
 	fc := ir.NewCall(callee.g, args...)
 	switch callee.ret.(type) {

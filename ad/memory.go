@@ -60,8 +60,9 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 		case *ir.InstPhi:
 			return nil, nil // declared up front (declareShadowPhis)
 		case *ir.InstAlloca:
-			if r.split {
-				// The reverse runs in another function: heap, not stack.
+			if r.split || dynamicAlloca(x) {
+				// The reverse runs in another function, or the size is
+				// known only here: heap, not stack.
 				sv = emit(r.callMallocZeroed(&out, x.ElemType, x.NElems))
 			} else {
 				a := ir.NewAlloca(x.ElemType)
@@ -469,6 +470,11 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		if sp, err = r.guardedShadow(blk, at, x, x.Src, sp, x.ElemType); err != nil {
 			return true, err
 		}
+		if r.parallel {
+			// Other threads may add there too (atomics.go).
+			r.addIntoShadow(blk, x, sp, d)
+			return true, nil
+		}
 		// The shadow has the primal's layout and alignment; on a GPU the
 		// add is atomic where other threads may add there (gpuaccum.go).
 		if err := r.accumulateShadow(blk, sp, d, x.ElemType, x.Align, x.Src); err != nil {
@@ -511,8 +517,6 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			r.accumulate(blk, x.Src, ds)
 		}
 		return true, nil
-	case *ir.InstAtomicRMW:
-		return true, r.reverseAtomic(blk, at, x) // atomicrmw.go
 	case *ir.InstAlloca:
 		if !r.act.hasShadow(x) {
 			return true, nil
@@ -521,13 +525,15 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		if err != nil {
 			return true, err
 		}
-		if r.split {
+		if r.split || dynamicAlloca(x) {
 			blk.NewCall(r.libc("free"), blk.NewBitCast(sp, types.I8Ptr))
 		} else {
 			// The next reversed execution of this alloca starts from zero.
 			blk.Insts = append(blk.Insts, r.zeroFill(sp, x.ElemType, x.NElems)...)
 		}
 		return true, nil
+	case *ir.InstAtomicRMW, *ir.InstCmpXchg:
+		return true, r.reverseAtomic(blk, at, inst)
 	case *ir.InstCall:
 		if handled, err := r.reverseMasked(blk, at, x); handled {
 			return true, err
@@ -596,6 +602,17 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 	return false, nil
 }
 
+// dynamicAlloca reports an alloca whose element count is a run-time value
+// (a C variable-length array, a Fortran automatic array): its shadow is
+// allocated where it is, on the heap, and freed by its reverse.
+func dynamicAlloca(x *ir.InstAlloca) bool {
+	if x.NElems == nil {
+		return false
+	}
+	_, isConst := unwrapArg(x.NElems).(constant.Constant)
+	return !isConst
+}
+
 // clearedShadow is the zero the reverse of a store to p leaves in p's
 // shadow. Memory the caller can see afterwards gets +0.0, as Enzyme leaves
 // it (a consumed seed reads back as 0, not -0). The shadow of an allocation
@@ -653,6 +670,9 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 		if !carriesFloat(t) {
 			return nil
 		}
+		if err := r.sharedAccumulation(x, x.Args[1]); err != nil && r.act.hasShadow(x.Args[1]) {
+			return err
+		}
 		h, err := r.layoutCopyHelper(t, true)
 		if err != nil {
 			return errorAt(r.f, x, "cannot differentiate %s: %v", describe(x), err)
@@ -706,7 +726,11 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 			constant.NewInt(types.I64, limit))
 		return nil
 	}
-	blk.NewCall(r.memcpyAdjoint(elem), blk.NewBitCast(dst, types.I8Ptr), blk.NewBitCast(src, types.I8Ptr), nn)
+	helper := r.memcpyAdjoint(elem)
+	if r.parallel && !r.threadPrivate(x.Args[1]) {
+		helper = r.memcpyAdjointAtomic(elem)
+	}
+	blk.NewCall(helper, blk.NewBitCast(dst, types.I8Ptr), blk.NewBitCast(src, types.I8Ptr), nn)
 	return nil
 }
 
@@ -723,9 +747,20 @@ func (r *reverseGen) callLayoutHelper(h *ir.Func, dst, src, n value.Value) []ir.
 // and clears dst'.
 // On a GPU the adds are atomic: other threads may read the same source.
 func (r *reverseGen) memcpyAdjoint(t *types.FloatType) *ir.Func {
+	return r.memcpyAdjointHelper(t, false)
+}
+
+// memcpyAdjointAtomic is memcpyAdjoint adding into src' with atomics: the
+// source may be read by other threads too (atomics.go).
+func (r *reverseGen) memcpyAdjointAtomic(t *types.FloatType) *ir.Func {
+	return r.memcpyAdjointHelper(t, true)
+}
+
+func (r *reverseGen) memcpyAdjointHelper(t *types.FloatType, atomic bool) *ir.Func {
 	name := "__gozyme_memcpy_adjoint_" + typeSuffix(t)
-	if r.d.gpu {
-		name += "_atomic"
+	if atomic || r.d.gpu {
+		atomic = true
+		name = "__gozyme_memcpy_adjoint_atomic_" + typeSuffix(t)
 	}
 	for _, f := range r.m.Funcs {
 		if f.Name() == name {
@@ -750,15 +785,18 @@ func (r *reverseGen) memcpyAdjoint(t *types.FloatType) *ir.Func {
 	body.NewStore(constant.NewFloat(t, 0), dp)
 	sp := body.NewGetElementPtr(t, s, i)
 	sv := body.NewSelect(hasSrc, sp, d) // with no source shadow, add into the cleared slot: a no-op
-	if r.d.gpu {
-		// No source shadow: add zero into the cleared slot.
+	if atomic {
 		body.NewAtomicRMW(enum.AtomicOpFAdd, sv, body.NewSelect(hasSrc, dv, constant.NewFloat(t, 0)), enum.AtomicOrderingMonotonic)
-	} else {
-		old := body.NewLoad(t, sv)
-		sum := body.NewFAdd(old, dv)
-		keep := body.NewSelect(hasSrc, sum, constant.NewFloat(t, 0))
-		body.NewStore(keep, sv)
+		next := body.NewAdd(i, constant.NewInt(types.I64, 1))
+		i.Incs = append(i.Incs, ir.NewIncoming(next, body))
+		body.NewBr(loop)
+		done.NewRet(nil)
+		return f
 	}
+	old := body.NewLoad(t, sv)
+	sum := body.NewFAdd(old, dv)
+	keep := body.NewSelect(hasSrc, sum, constant.NewFloat(t, 0))
+	body.NewStore(keep, sv)
 	next := body.NewAdd(i, constant.NewInt(types.I64, 1))
 	i.Incs = append(i.Incs, ir.NewIncoming(next, body))
 	body.NewBr(loop)

@@ -60,13 +60,16 @@ type retyper struct {
 	opaque map[value.Value]string
 	// rewritten are the functions the rewrite changed.
 	rewritten map[*ir.Func]bool
+	// preparedCopy are copies prepared before the analysis (OpenMP
+	// regions'), rewritten in place (see body).
+	preparedCopy map[*ir.Func]bool
 }
 
 // retypeRegion analyzes the functions AD reaches from the roots and
 // rewrites their copies (once per module, before any root is lowered).
 func (d *differ) retypeRegion(roots []*root) error {
 	rt := &retyper{d: d, roots: map[*ir.Func]bool{}, copies: map[*ir.Func]*ir.Func{}, origs: map[*ir.Func]*ir.Func{}, sigs: map[*ir.Func]*ir.Func{},
-		opaque: map[value.Value]string{}, rewritten: map[*ir.Func]bool{}}
+		opaque: map[value.Value]string{}, rewritten: map[*ir.Func]bool{}, preparedCopy: map[*ir.Func]bool{}}
 	var fns []*ir.Func
 	for _, r := range roots {
 		for _, f := range rootFuncs(r) {
@@ -102,7 +105,7 @@ func (d *differ) retypeRegion(roots []*root) error {
 		}
 	}
 	for _, f := range rt.ta.Funcs() {
-		if rt.original(f) == f {
+		if rt.original(f) == f && !rt.preparedCopy[f] {
 			continue // analyzed in place: not rewritten
 		}
 		body := f
@@ -164,6 +167,12 @@ func (rt *retyper) body(f *ir.Func) *ir.Func {
 	var c *ir.Func
 	switch {
 	case len(f.Blocks) == 0, rt.d.inactive[f], rt.d.custom[f] != nil, strings.HasPrefix(f.Name(), "llvm."):
+	case rt.d.prep[f] == f:
+		// A copy AD prepared already (an OpenMP region's, ompprep.go),
+		// which its preparation names: rewritten in place, its
+		// signature kept.
+		c = f
+		rt.preparedCopy[f] = true
 	case holdsEntryPoint(f) || !copyable(f):
 		c = f
 	default:

@@ -84,6 +84,9 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity) error {
 				if !t.deep && passesBits(x) {
 					return sinkErr(v, x, t, "an argument")
 				}
+			case *ir.InstCmpXchg:
+				// An atomic update of a float through its bits: the
+				// atomics' own rules name it (atomics.go).
 			case *ir.InstBitCast:
 				if carriesFloat(x.To) {
 					return sinkErr(v, x, t, "the float made from it")

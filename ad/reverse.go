@@ -38,14 +38,15 @@ func (a Activity) String() string {
 //	rev(B) for every primal block B, with edge blocks toward its predecessors
 //	exit: collects the parameter adjoints, frees caches, returns
 type reverseGen struct {
-	d      *differ
-	split  bool // build an augmented forward and a reverse function
-	m      *ir.Module
-	f      *ir.Func // the primal
-	cfg    *irutil.CFG
-	act    *activity
-	acts   []Activity // per primal parameter
-	passes func(*ir.InstCall) bool
+	d        *differ
+	split    bool // build an augmented forward and a reverse function
+	parallel bool // run by the threads of a parallel region (atomics.go)
+	m        *ir.Module
+	f        *ir.Func // the primal
+	cfg      *irutil.CFG
+	act      *activity
+	acts     []Activity // per primal parameter
+	passes   func(*ir.InstCall) bool
 	// GPU (gpuaccum.go): per primal parameter, whether the kernel passes
 	// it (and its shadow) alike to every thread; gid-private parameters.
 	uniform []bool
@@ -105,6 +106,11 @@ type reverseGen struct {
 	fwdLoopIDs            map[*irutil.Loop]*metadata.Tuple // loop -> the loop ID of its forward copy (loophints.go)
 	exitPres              map[*irutil.Loop][]exitPre       // loop -> the blocks storing its entry counter on entering its reverse (exitentry.go)
 	relReads              map[*ir.InstLoad]bool            // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
+	private               map[*ir.InstAlloca]bool          // allocas no other thread can reach (atomics.go)
+	owned                 map[*ir.InstLoad]bool            // loads of elements their iteration owns (ompowned.go)
+	partials              map[*ir.InstLoad]*scalarPartial  // loads of shared scalars summed per thread (ompscalar.go)
+	partialList           []*scalarPartial                 // the same, each sum once
+	tickets               map[*ir.InstCall]value.Value     // unlock -> the forward's ticket of its section (omp.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -139,11 +145,17 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{}, entryCount: map[*ir.Block]*ir.InstLoad{},
 		shadow:     map[value.Value]value.Value{},
 		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}, fwdLoopIDs: map[*irutil.Loop]*metadata.Tuple{}, revLoopIDs: map[*irutil.Loop]*metadata.Tuple{}}
+	if err := d.omp.bad[f]; err != nil {
+		return nil, err
+	}
 	r.act = d.analyzeActivity(f, acts, retActive, retShadow)
 	if err := d.unmetError(f, r.act, false); err != nil {
 		return nil, err
 	}
 	d.noteAnalysis(f, r.act)
+	if err := checkCmpXchg(f, r.act); err != nil {
+		return nil, err
+	}
 	if err := d.checkOpaqueBits(f, r.act); err != nil {
 		return nil, err
 	}
@@ -248,6 +260,7 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 	if err := r.forward(); err != nil {
 		return nil, err
 	}
+	r.preparePartials()
 	for i := len(r.cfg.RPO) - 1; i >= 0; i-- {
 		if err := r.reverseBlock(r.cfg.RPO[i]); err != nil {
 			return nil, err
@@ -367,6 +380,10 @@ func (r *reverseGen) forward() error {
 					continue
 				}
 			}
+			if call, ok := inst.(*ir.InstCall); ok && r.d.omp.sites[call] != nil && !r.callsDerivative(call) {
+				rest = append(rest, ompPlainCall(r.d.omp.sites[call]))
+				continue
+			}
 			if call, ok := inst.(*ir.InstCall); ok && r.callsDerivative(call) {
 				insts, err := r.augmentCall(b, call)
 				if err != nil {
@@ -374,6 +391,9 @@ func (r *reverseGen) forward() error {
 				}
 				rest = append(rest, insts...)
 				continue
+			}
+			if call, ok := inst.(*ir.InstCall); ok {
+				rest = append(rest, r.ompTicket(b, call)...)
 			}
 			c, err := irutil.CloneInst(inst, func(v value.Value) value.Value { return v })
 			if err != nil {
@@ -730,7 +750,11 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 				e.NewStore(e.NewSub(c, constant.NewInt(types.I64, 1)), lc.counter)
 			}
 		}
-		e.NewBr(r.rev[p])
+		last := e
+		if l := r.cfg.LoopOf[b]; l != nil && l.Header == b && !l.Contains(p) {
+			last = r.flushPartials(e, l) // leaving the loop's reverse
+		}
+		last.NewBr(r.rev[p])
 		if l := r.cfg.LoopOf[b]; l != nil && l.Header == b && l.Contains(p) {
 			r.markReverseLatch(e, l)
 		}

@@ -17,6 +17,18 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 		r.mirrorBarrier(blk, at, c) // gpubarrier.go
 		return blk, nil
 	}
+	if call, ok := inst.(*ir.InstCall); ok {
+		if next, runtime := r.ompReverseRuntime(blk, at, call); runtime {
+			return next, nil
+		}
+	}
+	if st, ok := inst.(*ir.InstStore); ok && len(r.partialList) > 0 && r.act.hasShadow(st.Dst) && carriesFloat(st.Src.Type()) {
+		sp, err := r.lookupShadow(blk, at, st, st.Dst)
+		if err != nil {
+			return blk, err
+		}
+		blk = r.flushOverlapping(blk, at, st, sp)
+	}
 	if handled, err := r.reverseMemory(blk, at, inst); handled || err != nil {
 		return blk, err
 	}

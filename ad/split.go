@@ -26,7 +26,7 @@ type splitGrad struct {
 	tape      types.Type // what the tape points to (nil: no tape, a null pointer)
 }
 
-func splitName(prefix string, f *ir.Func, acts []Activity, retActive, retShadow bool) string {
+func splitName(prefix string, f *ir.Func, acts []Activity, retActive, retShadow, parallel bool) string {
 	var sb strings.Builder
 	sb.WriteString(prefix)
 	sb.WriteString(f.Name())
@@ -40,6 +40,9 @@ func splitName(prefix string, f *ir.Func, acts []Activity, retActive, retShadow 
 	if retShadow {
 		sb.WriteString("_s")
 	}
+	if parallel {
+		sb.WriteString("_par")
+	}
 	return sb.String()
 }
 
@@ -47,7 +50,14 @@ func splitName(prefix string, f *ir.Func, acts []Activity, retActive, retShadow 
 // creating them on first use. Their shells are registered before their
 // bodies are generated, so recursion finds them.
 func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive, retShadow bool) (*splitGrad, error) {
-	augName := splitName("__gozyme_aug_", f, acts, retActive, retShadow)
+	return d.splitGradientIn(f, acts, retActive, retShadow, false)
+}
+
+// splitGradientIn is splitGradient; parallel asks for the pair run by the
+// threads of a parallel region, whose shadow accumulation into memory other
+// threads may touch is atomic (atomics.go).
+func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShadow, parallel bool) (*splitGrad, error) {
+	augName := splitName("__gozyme_aug_", f, acts, retActive, retShadow, parallel)
 	if s, ok := d.splits[augName]; ok {
 		return s, nil
 	}
@@ -81,7 +91,7 @@ func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive, retShadow
 		revParams = append(revParams, ir.NewParam("dret", f.Sig.RetType))
 	}
 	revParams = append(revParams, ir.NewParam("tape", types.I8Ptr))
-	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive, retShadow), outsType(outs), revParams...)
+	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive, retShadow, parallel), outsType(outs), revParams...)
 	rev.Linkage = enum.LinkageInternal
 	s := &splitGrad{aug: aug, rev: rev, retActive: retActive, retShadow: retShadow}
 	d.splits[augName] = s
@@ -91,7 +101,11 @@ func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive, retShadow
 		return nil, err
 	}
 	r, err := d.generateReverse(func() (*reverseGen, error) {
-		return newReverseGen(d, pf, acts, retActive, retShadow, true, augName)
+		r, err := newReverseGen(d, pf, acts, retActive, retShadow, true, augName)
+		if r != nil {
+			r.parallel = parallel
+		}
+		return r, err
 	})
 	if err != nil {
 		return nil, err

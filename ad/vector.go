@@ -202,6 +202,9 @@ func (r *reverseGen) reverseMasked(blk *ir.Block, at *ir.Block, call *ir.InstCal
 		blk.NewStore(adjZero(call.Typ), s)
 		mask := r.lookup(blk, at, call.Args[2])
 		if r.act.hasShadow(call.Args[0]) {
+			if err := r.sharedAccumulation(call, call.Args[0]); err != nil {
+				return true, err
+			}
 			sp, err := r.lookupShadow(blk, at, call, call.Args[0])
 			if err != nil {
 				return true, err

@@ -23,15 +23,19 @@ type SuiteConfig struct {
 	Bin          string   // directory holding gozyme-cc and gozyme-c++
 	Levels       []string // optimization levels
 	Includes     []string // more include directories (default: /usr/include/eigen3)
-	Skip         string   // regexp over file text: files to skip (default: MPI, OpenMP, CUDA, -verify, XFAIL)
+	Skip         string   // regexp over file text: files to skip (default: MPI, CUDA, -verify, XFAIL)
 	Jobs         int
 	RunTimeout   time.Duration
 	BuildTimeout time.Duration
 }
 
-// DefaultSuiteSkip skips what needs MPI, OpenMP or CUDA, clang -verify
-// diagnostics tests, and expected failures.
-const DefaultSuiteSkip = `mpi\.h|omp\.h|#pragma omp|cuda|-verify|XFAIL`
+// DefaultSuiteSkip skips what needs MPI or CUDA, clang -verify
+// diagnostics tests, and expected failures. OpenMP programs are built with
+// -fopenmp (ompRE).
+const DefaultSuiteSkip = `mpi\.h|cuda|-verify|XFAIL`
+
+// ompRE marks a program that uses OpenMP.
+var ompRE = regexp.MustCompile(`omp\.h|#pragma omp`)
 
 // SuiteResult holds the outcome of every file at every level.
 type SuiteResult struct {
@@ -143,6 +147,9 @@ func (c *SuiteConfig) runFile(ctx context.Context, rel, level string, incs []str
 	if ext := filepath.Ext(rel); ext == ".cpp" || ext == ".cc" {
 		driver = "gozyme-c++"
 		args = append(args, "-std=c++17")
+	}
+	if text, err := os.ReadFile(src); err == nil && ompRE.Match(text) {
+		args = append(args, "-fopenmp")
 	}
 	args = append(args, "-I"+c.Dir, "-I"+filepath.Dir(src))
 	for _, i := range incs {
