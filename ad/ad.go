@@ -43,6 +43,8 @@ type differ struct {
 	// bits is the type analysis of the AD region and the rewrite that made
 	// the floats it moves as integers floats (retype.go).
 	bits *retyper
+	// cstrings are the C strings generated code passes (cString).
+	cstrings map[string]value.Value
 	// nextMetadataID is the number newLoopID gives its next loop ID (it
 	// alone adds metadata definitions), 0 until it has read the module's.
 	nextMetadataID int64
@@ -154,7 +156,7 @@ func (d *differ) passes(c *ir.InstCall) bool {
 func (d *differ) lower(rt *root) error {
 	switch rt.mode {
 	case Reverse:
-	case Forward:
+	case Forward, ErrorEstimate:
 		return d.lowerForward(rt)
 	case Batch:
 		return d.lowerBatch(rt)
@@ -418,7 +420,7 @@ func (d *differ) lowerForward(rt *root) error {
 		if err := d.checkRoot(f, acts, false, true); err != nil {
 			return err
 		}
-		fg, err := d.forward(f, acts, rt.width)
+		fg, err := d.forward(f, acts, rt.width, rt.mode == ErrorEstimate)
 		if err != nil {
 			return err
 		}
