@@ -505,7 +505,7 @@ func (an *activityAnalysis) forward(inst ir.Instruction) {
 		}
 	}
 	if ev, ok := inst.(*ir.InstExtractValue); ok && holdsPointers(v.Type()) {
-		if agg := unwrapArg(ev.X); a.varied[agg] || a.shadowed[agg] {
+		if agg := unwrapArg(ev.X); a.shadowed[agg] {
 			an.set(a.shadowed, v)
 		}
 	}

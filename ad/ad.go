@@ -43,6 +43,10 @@ type differ struct {
 	// bits is the type analysis of the AD region and the rewrite that made
 	// the floats it moves as integers floats (retype.go).
 	bits *retyper
+	// iterHolders and iterCopies: functions calling __enzyme_iter, and
+	// their stepped copies (iter.go).
+	iterHolders map[*ir.Func]bool
+	iterCopies  map[*ir.Func]*ir.Func
 	// cstrings are the C strings generated code passes (cString).
 	cstrings map[string]value.Value
 	// nextMetadataID is the number newLoopID gives its next loop ID (it
@@ -119,7 +123,7 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 		if err := d.lower(rt); err != nil {
 			return 0, rt.annotate(err)
 		}
-		stepIters(m.Funcs[before:])
+		d.stepIters(m.Funcs[before:])
 	}
 	if err := d.lostGlobalError(); err != nil {
 		return 0, err
