@@ -45,6 +45,9 @@ type unmetShadow struct {
 	base value.Value
 	at   ir.Instruction
 	hard bool
+	// lost: base could have a shadow but is left without one, chosen
+	// together with global memory (globalchoice.go).
+	lost bool
 }
 
 // active reports whether a float value carries a derivative.
@@ -296,6 +299,10 @@ func (an *activityAnalysis) demand(v value.Value, at ir.Instruction) {
 func (an *activityAnalysis) shadowBases(ptr value.Value, at ir.Instruction) {
 	var bases []value.Value
 	pointerBases(ptr, map[value.Value]bool{}, &bases)
+	if !an.hard && an.chosenWithGlobal(bases) {
+		an.leaveWithGlobal(bases, at)
+		return
+	}
 	for _, b := range bases {
 		an.shadowBase(b, at)
 	}
