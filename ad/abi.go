@@ -17,11 +17,12 @@ import (
 type Mode int
 
 const (
-	Reverse     Mode = iota // __enzyme_autodiff
-	Forward                 // __enzyme_fwddiff
-	AugmentFwd              // __enzyme_augmentfwd
-	ReverseOnly             // __enzyme_reverse
-	Batch                   // __enzyme_batch
+	Reverse       Mode = iota // __enzyme_autodiff
+	Forward                   // __enzyme_fwddiff
+	AugmentFwd                // __enzyme_augmentfwd
+	ReverseOnly               // __enzyme_reverse
+	Batch                     // __enzyme_batch
+	ErrorEstimate             // __enzyme_error_estimate (errorest.go)
 )
 
 // entryPoints maps the names Enzyme recognizes (as substrings of the callee's
@@ -35,16 +36,15 @@ var entryPoints = []struct {
 	{"__enzyme_augmentfwd", AugmentFwd},
 	{"__enzyme_reverse", ReverseOnly},
 	{"__enzyme_batch", Batch},
+	{"__enzyme_error_estimate", ErrorEstimate},
 }
 
 // unsupportedEntryPoints are Enzyme's other entry points, which gozyme
 // does not implement: a call of one is an error naming it (never an
 // undefined reference at link time), with what it is for.
 var unsupportedEntryPoints = []struct{ name, what string }{
-	{"__enzyme_virtualreverse", "shadow functions for calls through function pointers and virtual calls"},
 	{"__enzyme_post_sparse_todense", "sparse derivatives"},
 	{"__enzyme_todense", "sparse derivatives"},
-	{"__enzyme_error_estimate", "floating-point error estimation"},
 	{"__enzyme_fwdsplit", "split forward mode"},
 	{"__enzyme_truncate", "floating-point truncation"},
 	{"__enzyme_expand", "floating-point truncation"},
@@ -63,7 +63,7 @@ func EntryPointNames() []string {
 	for _, e := range unsupportedEntryPoints {
 		out = append(out, e.name)
 	}
-	return append(out, iterName)
+	return append(out, iterName, virtualReverseName)
 }
 
 // unsupportedEntryPoint returns the unsupported Enzyme entry point a
@@ -128,6 +128,9 @@ type root struct {
 // (Differentiate lowers them inner-first, see innerFirst).
 func findRoots(m *ir.Module) ([]*root, error) {
 	invokedRoots(m)
+	if err := lowerVirtualReverse(m); err != nil {
+		return nil, err
+	}
 	var roots []*root
 	for _, f := range m.Funcs {
 		for _, b := range f.Blocks {
@@ -185,7 +188,7 @@ func invokedRoots(m *ir.Module) {
 			if !ok {
 				continue
 			}
-			if _, ok := EntryPointMode(callee.Name()); !ok {
+			if _, ok := EntryPointMode(callee.Name()); !ok && !isVirtualReverse(callee) {
 				continue
 			}
 			call := ir.NewCall(inv.Invokee, inv.Args...)
@@ -308,7 +311,7 @@ func (rt *root) parseArgs() error {
 			}
 		} else {
 			switch {
-			case (isFloat(p.Typ) || carriesFloat(p.Typ)) && rt.mode == Forward:
+			case (isFloat(p.Typ) || carriesFloat(p.Typ)) && (rt.mode == Forward || rt.mode == ErrorEstimate):
 				act = Dup // value, then tangent
 			case isFloat(p.Typ) || carriesFloat(p.Typ):
 				act = Out
@@ -341,7 +344,7 @@ func (rt *root) parseArgs() error {
 				j++
 			}
 		}
-		if act == Out && rt.mode == Forward {
+		if act == Out && (rt.mode == Forward || rt.mode == ErrorEstimate) {
 			return rt.errorf("parameter %d of '%s' is enzyme_out, which forward mode has no use for (pass a tangent with enzyme_dup)", i+1, f.Name())
 		}
 		if act == Out && !carriesFloat(p.Typ) {

@@ -123,10 +123,10 @@ double f(double x) { return x * x; }
 int main(void) { return (int)__enzyme_fwddiff((void *)f, enzyme_width, 4, 1.0, 1.0, 2.0, 3.0, 4.0).a; }
 `, "the returned struct has 3 fields for 4 derivatives"},
 		{"unsupported entry point", `
-double __enzyme_error_estimate(void *, ...);
+double __enzyme_fwdsplit(void *, ...);
 double f(double x) { return x * x; }
-int main(void) { return (int)__enzyme_error_estimate((void *)f, 1.0, 0.0); }
-`, "cannot differentiate the __enzyme_error_estimate call in 'main': __enzyme_error_estimate (floating-point error estimation) is not supported by gozyme"},
+int main(void) { return (int)__enzyme_fwdsplit((void *)f, 1.0, 0.0); }
+`, "cannot differentiate the __enzyme_fwdsplit call in 'main': __enzyme_fwdsplit (split forward mode) is not supported by gozyme"},
 		{"nested roots in a cycle", `
 double __enzyme_fwddiff(void *, ...);
 double f(double x) { return x > 1 ? x : __enzyme_fwddiff((void *)f, x * x, 1.0); }

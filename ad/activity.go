@@ -45,6 +45,9 @@ type unmetShadow struct {
 	base value.Value
 	at   ir.Instruction
 	hard bool
+	// lost: base could have a shadow but is left without one, chosen
+	// together with global memory (globalchoice.go).
+	lost bool
 }
 
 // active reports whether a float value carries a derivative.
@@ -309,6 +312,10 @@ func (an *activityAnalysis) demand(v value.Value, at ir.Instruction) {
 func (an *activityAnalysis) shadowBases(ptr value.Value, at ir.Instruction) {
 	var bases []value.Value
 	pointerBases(ptr, map[value.Value]bool{}, &bases)
+	if !an.hard && an.chosenWithGlobal(bases) {
+		an.leaveWithGlobal(bases, at)
+		return
+	}
 	for _, b := range bases {
 		an.shadowBase(b, at)
 	}
@@ -533,7 +540,7 @@ func (an *activityAnalysis) forward(inst ir.Instruction) {
 		}
 	}
 	if ev, ok := inst.(*ir.InstExtractValue); ok && holdsPointers(v.Type()) {
-		if agg := unwrapArg(ev.X); a.varied[agg] || a.shadowed[agg] {
+		if agg := unwrapArg(ev.X); a.shadowed[agg] {
 			an.set(a.shadowed, v)
 		}
 	}

@@ -52,6 +52,12 @@ type differ struct {
 	// the floats it moves as integers floats (retype.go).
 	bits *retyper
 	omp  ompState // OpenMP sites and prepared regions (ompprep.go)
+	// iterHolders and iterCopies: functions calling __enzyme_iter, and
+	// their stepped copies (iter.go).
+	iterHolders map[*ir.Func]bool
+	iterCopies  map[*ir.Func]*ir.Func
+	// cstrings are the C strings generated code passes (cString).
+	cstrings map[string]value.Value
 	// nextMetadataID is the number newLoopID gives its next loop ID (it
 	// alone adds metadata definitions), 0 until it has read the module's.
 	nextMetadataID int64
@@ -140,7 +146,7 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 		if err := d.lowerRecovering(rt); err != nil {
 			return 0, rt.annotate(d.inKernel(rt, err))
 		}
-		stepIters(m.Funcs[before:])
+		d.stepIters(m.Funcs[before:])
 	}
 	if d.gpu {
 		for _, f := range m.Funcs {
@@ -206,7 +212,7 @@ func (d *differ) passes(c *ir.InstCall) bool {
 func (d *differ) lower(rt *root) error {
 	switch rt.mode {
 	case Reverse:
-	case Forward:
+	case Forward, ErrorEstimate:
 		return d.lowerForward(rt)
 	case Batch:
 		return d.lowerBatch(rt)
@@ -497,7 +503,7 @@ func (d *differ) lowerForward(rt *root) error {
 		if err := d.checkRoot(f, acts, false, true); err != nil {
 			return err
 		}
-		fg, err := d.forward(f, acts, rt.width)
+		fg, err := d.forward(f, acts, rt.width, rt.mode == ErrorEstimate)
 		if err != nil {
 			return err
 		}

@@ -113,12 +113,16 @@ func (d *differ) addressTaken() map[*ir.Func]bool {
 }
 
 // knownDeclaration reports a function without a body whose calls AD
-// knows: a math function with a derivative rule, a custom derivative, or
-// one that carries no derivative. Other declarations (a callback from a
+// knows: a math function with a derivative rule, a custom derivative, one
+// that carries no derivative, or the C and C++ allocators and
+// deallocators. Other declarations (a callback from a
 // shared library) are left to the dispatch's last branch.
 func (d *differ) knownDeclaration(f *ir.Func) bool {
 	if d.custom[f] != nil || d.inactive[f] || isInactiveLibFunc(f.Name()) {
 		return true
+	}
+	if direct := (&ir.InstCall{Callee: f}); isAllocation(direct) || isFree(direct) || f.Name() == "realloc" {
+		return true // an allocator through a pointer: its shadow allocation
 	}
 	rule, _ := lookupMathRule(f.Name(), f.Sig.RetType)
 	return rule != nil

@@ -40,11 +40,18 @@ type forwardGen struct {
 	blk   map[*ir.Block]*ir.Block
 	ret   types.Type   // what g returns
 	ids   loopIDCopies // source loop ID -> its copy in g (loophints.go)
+	// errMode: the tangents are error bounds (__enzyme_error_estimate,
+	// errorest.go).
+	errMode bool
 }
 
 // forwardName is the generated forward function's name.
-func forwardName(f *ir.Func, acts []Activity, width int) string {
-	name := derivativeName("__gozyme_fwd_", f, acts)
+func forwardName(f *ir.Func, acts []Activity, width int, errMode bool) string {
+	prefix := "__gozyme_fwd_"
+	if errMode {
+		prefix = "__gozyme_fwderr_"
+	}
+	name := derivativeName(prefix, f, acts)
 	if width > 1 {
 		name += fmt.Sprintf("_w%d", width)
 	}
@@ -80,9 +87,10 @@ func remapClone(inst ir.Instruction, mapValue func(value.Value) value.Value, map
 
 // forward returns the forward-mode derivative of f for the activities and
 // batch width, generating it on first use (its shell is registered first:
-// recursion).
-func (d *differ) forward(f *ir.Func, acts []Activity, width int) (*forwardGen, error) {
-	name := forwardName(f, acts, width)
+// recursion). errMode asks for error bounds instead of tangents
+// (errorest.go).
+func (d *differ) forward(f *ir.Func, acts []Activity, width int, errMode bool) (*forwardGen, error) {
+	name := forwardName(f, acts, width, errMode)
 	if fg, ok := d.fwds[name]; ok {
 		return fg, nil
 	}
@@ -94,7 +102,7 @@ func (d *differ) forward(f *ir.Func, acts []Activity, width int) (*forwardGen, e
 		return nil, err
 	}
 	fg := &forwardGen{d: d, m: d.m, f: pf, acts: acts, width: width, vmap: map[value.Value]value.Value{},
-		blk: map[*ir.Block]*ir.Block{}, ids: loopIDCopies{}}
+		blk: map[*ir.Block]*ir.Block{}, ids: loopIDCopies{}, errMode: errMode}
 	for k := 0; k < width; k++ {
 		fg.lanes = append(fg.lanes, map[value.Value]value.Value{})
 	}
@@ -476,6 +484,11 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 // tangentRule emits the tangent of one value-producing instruction.
 func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, error) {
 	blk := b.b
+	if fg.errMode {
+		if e, handled, err := fg.errorRule(b, inst, mv, tg); handled {
+			return e, err
+		}
+	}
 	tans := func(vs ...value.Value) ([]value.Value, error) { return tangents(tg, vs...) }
 	switch x := inst.(type) {
 	case *ir.InstFAdd:
@@ -799,6 +812,9 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 		}
 	}
 	if c, ok := fg.d.custom[f]; ok {
+		if fg.errMode {
+			return nil, true, errorAt(fg.f, call, "'%s' has a custom derivative, which gives tangents, not error bounds: floating-point error estimation cannot use it", f.Name())
+		}
 		if c.Forward == nil {
 			return nil, true, errorAt(fg.f, call, "'%s' has a custom gradient but no forward derivative (enzyme(\"forward\", ...))", f.Name())
 		}
@@ -837,7 +853,7 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 		}
 		return nil, false, nil // an unknown function: the tangent rule reports it
 	}
-	callee, err := fg.d.forward(f, acts, fg.width)
+	callee, err := fg.d.forward(f, acts, fg.width, fg.errMode)
 	if err != nil {
 		return nil, true, err
 	}

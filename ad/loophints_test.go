@@ -209,7 +209,7 @@ func TestLoopHintsIR(t *testing.T) {
 				}
 			}
 			d := newDiffer(m, Options{})
-			fg, err := d.forward(f, []Activity{Dup, Const}, 1)
+			fg, err := d.forward(f, []Activity{Dup, Const}, 1, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -315,7 +315,7 @@ func TestLoopHintsTwoLatches(t *testing.T) {
 	})
 	m := parseIR(t, twoLatchIR)
 	d := newDiffer(m, Options{})
-	fg, err := d.forward(m.Funcs[0], []Activity{Dup, Const}, 1)
+	fg, err := d.forward(m.Funcs[0], []Activity{Dup, Const}, 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,9 @@ import (
 // back; when it may, the gradient would miss that path, so it is an error.
 func (d *differ) unmetError(f *ir.Func, a *activity, root bool) error {
 	for _, u := range a.unmet {
+		if u.lost {
+			continue // after the globals they were chosen with are noted
+		}
 		switch b := u.base.(type) {
 		case *ir.Param:
 			if !root {
@@ -44,6 +47,13 @@ func (d *differ) unmetError(f *ir.Func, a *activity, root bool) error {
 			return errorAt(f, u.at, "%s writes derivatives into memory returned by %s, which has no shadow (a function without a body that is no allocation)", describeAt(u.at), describe(b))
 		default:
 			return errorAt(f, u.at, "%s writes derivatives into memory at %s, which has no shadow", describeAt(u.at), describeValue(b))
+		}
+	}
+	for _, u := range a.unmet {
+		if u.lost {
+			if err := d.lostLocalError(f, a, u); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -75,6 +85,12 @@ func describeAt(at ir.Instruction) string {
 // escaping (stored, converted to an integer, returned). Pointers loaded
 // from that memory count as reaching it too.
 func readsBack(f *ir.Func, a *activity, root func(value.Value) bool) bool {
+	return readsBackExcept(f, a, root, func(value.Value) bool { return false })
+}
+
+// readsBackExcept is readsBack where a store of such a pointer into memory
+// that into accepts (a global whose own readers are checked) is no escape.
+func readsBackExcept(f *ir.Func, a *activity, root func(value.Value) bool, into func(value.Value) bool) bool {
 	reaches := func(ptr value.Value) bool { return mayPointInto(ptr, root, map[value.Value]bool{}, 0) }
 	for _, b := range f.Blocks {
 		for _, inst := range b.Insts {
@@ -84,7 +100,7 @@ func readsBack(f *ir.Func, a *activity, root func(value.Value) bool) bool {
 					return true
 				}
 			case *ir.InstStore:
-				if holdsPointers(x.Src.Type()) && reaches(x.Src) {
+				if holdsPointers(x.Src.Type()) && reaches(x.Src) && !into(x.Dst) {
 					return true
 				}
 			case *ir.InstPtrToInt:

@@ -23,6 +23,8 @@ var enzymeAPIPrograms = []struct {
 	{"batch", []string{"batch.c"}},
 	{"iter", []string{"iter.c"}},
 	{"cxx_interface", []string{"cxx_interface.cpp"}},
+	{"error_estimate", []string{"error_estimate.c"}},
+	{"virtual_shadow", []string{"virtual_shadow.cpp"}},
 }
 
 // TestEnzymeAPI builds each program of tests/projects/enzymeapi with
@@ -76,8 +78,10 @@ func TestEnzymeAPIDiagnostics(t *testing.T) {
 		{"no_rule.c", "-g", true, []string{"LLVM IR: ", "@mystery("}},
 		{"unknown_pointer.c", "-g", false, []string{"unknown_pointer.c:7:", "cannot differentiate the __enzyme_autodiff call in 'main'",
 			"a function pointer read from memory at run time", "pass the function itself"}},
-		{"unsupported.c", "-g", false, []string{"unsupported.c:5:", "__enzyme_error_estimate (floating-point error estimation) is not supported by gozyme"}},
-		{"unsupported_virtual.c", "-g", false, []string{"__enzyme_virtualreverse (shadow functions for calls through function pointers and virtual calls) is not supported by gozyme"}},
+		{"unsupported.c", "-g", false, []string{"unsupported.c:5:", "__enzyme_fwdsplit (split forward mode) is not supported by gozyme"}},
+		{"unsupported_truncate.c", "-g", false, []string{"unsupported_truncate.c:7:", "__enzyme_truncate (floating-point truncation) is not supported by gozyme"}},
+		{"error_custom.c", "-g", false, []string{"error_custom.c:7:", "cannot differentiate 'f': 'g' has a custom derivative, which gives tangents, not error bounds",
+			"note: in the derivative for the __enzyme_error_estimate call in 'main'"}},
 		{"cxx_names.cpp", "-g", false, []string{"cannot differentiate 'geo::area(double)'", "the call to 'mystery(double)'"}},
 	} {
 		c := c
