@@ -67,7 +67,11 @@ func main() {
 		*jobs = 1
 	}
 	if *suite != "" {
-		os.Exit(runSuite(*suite, binDir, lv, *jobs, *timeout, *btimeout))
+		dir, err := filepath.Abs(*suite) // the programs compile in scratch folders
+		if err != nil {
+			fatal(err)
+		}
+		os.Exit(runSuite(dir, binDir, lv, *jobs, *timeout, *btimeout))
 	}
 	var seeds []uint64
 	if *seedList != "" {
