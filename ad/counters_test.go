@@ -150,13 +150,13 @@ int main(void) {
 // more than the one slot per row that -O0's loop shape takes). Every nest's
 // gradient matches central differences at every level.
 func TestRecomputedEntryCounters(t *testing.T) {
+	t.Parallel()
 	const overwritten = 3 * 64 * 8
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
 			exe := buildC(t, counterNests, o)
 			t4 := tapeOf(t, run(t, exe), "rect")
-			t.Setenv("ROWS", "16")
-			t16 := tapeOf(t, run(t, exe), "rect")
+			t16 := tapeOf(t, runEnv(t, exe, "ROWS=16"), "rect")
 			t.Logf("rect tape %d B (4 rows), %d B (16 rows), overwritten %d B", t4, t16, overwritten)
 			if t4 < overwritten || t16 < overwritten {
 				t.Errorf("-O%s: rect keeps %d B and %d B of tape, less than the %d B it overwrites", o, t4, t16, overwritten)

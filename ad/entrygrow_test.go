@@ -151,3 +151,17 @@ int main(void) {
 	}
 	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
 }
+
+// TestGrowOnEntryGuardSkipsRun: testdata/entry_growth_guarded.c, a nest
+// whose innermost loop is skipped by its guard on some entries. Without
+// the entry guards (entrygrow.go) it traps at -O1 for n = 1..3: growth on
+// entry to the s loop multiplied the inner loop's header count from
+// zext(m), m = n/2 - r < 0 where the guard m > 0 skips the loop, and asked
+// for 2^62 records. Gradients against central differences at every level.
+func TestGrowOnEntryGuardSkipsRun(t *testing.T) {
+	t.Parallel()
+	src := loopRunPrelude + testdataC(t, "entry_growth_guarded.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+}

@@ -99,6 +99,7 @@ int main(void) {
 // level, combined and split, with components of 1 to 9 coordinates (no
 // vector loop, no remainder, both), and leaks nothing.
 func TestExitEntryRun(t *testing.T) {
+	t.Parallel()
 	runSizes(t, exitNests, "DIM", []string{"1", "3", "4", "9"},
 		[]string{"ok comps[29]", "ok tricomp[9]", "ok brkcomp[9]", "ok afterx[9]", "ok comps_callee[11]", "ok tricomp_callee[9]"})
 }

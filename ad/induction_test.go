@@ -13,6 +13,7 @@ import (
 // the unrolled vector loop skipped, run, and followed by its epilogue),
 // and leak nothing.
 func TestInductionRun(t *testing.T) {
+	t.Parallel()
 	runSizes(t, triNests, "DIM", []string{"1", "2", "3", "5", "9", "12"},
 		[]string{"ok tri[159]", "ok trili[29]", "ok trili[79]", "ok cntli[11]", "ok tri_callee[159]", "ok trili_callee[29]"})
 }

@@ -84,6 +84,7 @@ int main(void) {
 // differences at every level, combined and split, with components of 1 to 9 coordinates (no vector
 // loop, a remainder only, both), and leak nothing.
 func TestLoopHintsRun(t *testing.T) {
+	t.Parallel()
 	runSizes(t, hintLoops, "DIM", []string{"1", "2", "4", "9"},
 		[]string{"ok hcomps[29]", "ok hpragma[12]", "ok hcomps_callee[11]", "ok fwd hcomps", "ok fwd hpragma"})
 }

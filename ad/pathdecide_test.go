@@ -146,3 +146,74 @@ func (r *reverseGen) decidedByDominators(b *ir.Block) bool {
 	_, ok := r.decisionTree(b)
 	return ok && len(r.cfg.Preds[b]) > 2
 }
+
+// pdxIR: an outer loop whose step runs an inner loop (no affine exit
+// value: i += st, st = 3 - st) under a guard invariant in the outer loop,
+// then branches on the inner loop's exit value to P or straight to R.
+const pdxIR = `
+define double @pdx_ir(double* %x, i64 %n) {
+entry:
+  br label %outer
+outer:
+  %s = phi i64 [ 0, %entry ], [ %s.next, %R ]
+  %e = phi double [ 0.0, %entry ], [ %e.next, %R ]
+  %k = sub i64 %n, %s
+  %c = icmp sgt i64 %n, 2
+  br i1 %c, label %loop, label %R
+loop:
+  %i = phi i64 [ 0, %outer ], [ %i.next, %loop ]
+  %st = phi i64 [ 1, %outer ], [ %st.next, %loop ]
+  %p = getelementptr inbounds double, double* %x, i64 %i
+  %v = load double, double* %p
+  %v2 = fmul double %v, %v
+  store double %v2, double* %p
+  %i.next = add i64 %i, %st
+  %st.next = sub i64 3, %st
+  %km1 = sub i64 %n, 1
+  %lc = icmp slt i64 %i.next, %km1
+  br i1 %lc, label %loop, label %after
+after:
+  %eq = icmp eq i64 %i.next, %km1
+  br i1 %eq, label %R, label %P
+P:
+  %x0 = load double, double* %x
+  %xsp0 = getelementptr inbounds double, double* %x, i64 %s
+  %xs0 = load double, double* %xsp0
+  %sx0 = call double @llvm.sin.f64(double %x0)
+  %m0 = fmul double %sx0, %xs0
+  store double %m0, double* %x
+  br label %R
+R:
+  %xsp = getelementptr inbounds double, double* %x, i64 %s
+  %xs = load double, double* %xsp
+  %sxs = call double @llvm.sin.f64(double %xs)
+  %lastp = getelementptr inbounds double, double* %x, i64 %k
+  %lastp1 = getelementptr inbounds double, double* %lastp, i64 -1
+  %last = load double, double* %lastp1
+  %t = fmul double %sxs, %last
+  %e.next = fadd double %e, %t
+  %xs2 = fmul double %xs, 0.5
+  store double %xs2, double* %xsp
+  %s.next = add i64 %s, 1
+  %oc = icmp slt i64 %s.next, %n
+  br i1 %oc, label %outer, label %exit
+exit:
+  ret double %e.next
+}
+declare double @llvm.sin.f64(double)
+`
+
+// TestPathDecisionExitValueRun: the join R after an inner loop is decided
+// by paths (pathdecide.go) from the invariant guard n > 2 and the branch on
+// the loop's exit value (i.next == n-1, i stepping 1, 2, 1, ...). Passing
+// the loop whole, the walk must not keep its header phis fixed to their
+// first iteration's values and evaluate the branch with i = 0 (the gradient
+// at n = 4, 5 then misses the way through P). testdata/path_exit_value.c
+// drives pdxIR at -O0 and -O2.
+func TestPathDecisionExitValueRun(t *testing.T) {
+	t.Parallel()
+	src := loopRunPrelude + testdataC(t, "path_exit_value.c")
+	for _, o := range []string{"0", "2"} {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildCWithIR(t, src, pdxIR, o)) })
+	}
+}

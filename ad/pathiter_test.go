@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -102,6 +104,7 @@ var iterWants = []string{"ok trirun[127]", "ok skew[127]", "ok grow[127]", "ok d
 // inner loops take every way past the vector loop: skipped, run alone, run
 // and followed by the remainder), and leak nothing.
 func TestIterationPathRun(t *testing.T) {
+	t.Parallel()
 	runSizes(t, iterNests, "DIM", []string{"0", "1", "2", "3", "5", "7"},
 		iterWants)
 }
@@ -306,4 +309,100 @@ int main(void) {
 			}
 		})
 	}
+}
+
+// TestIterationPathShapesRun: testdata/iteration_path_shapes.c's gradients
+// (path decisions from conditions computed each iteration, exit counts of
+// != loops, growth on entry decided over several paths) against central
+// differences at -O0..-O3, combined and split, and under valgrind at -O2.
+func TestIterationPathShapesRun(t *testing.T) {
+	t.Parallel()
+	src := loopRunPrelude + testdataC(t, "iteration_path_shapes.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
+}
+
+// TestIterationPathTriangleRun: testdata/iteration_path_triangles.c's
+// gradients (triangles whose vectorized inner loop's bounds depend on the
+// outer index) against central differences at -O2 and -O3, combined and
+// split, for d = 0 (no outer iteration) to 17 (vector body and remainder),
+// -O3 valgrind-checked.
+func TestIterationPathTriangleRun(t *testing.T) {
+	t.Parallel()
+	src := loopRunPrelude + testdataC(t, "iteration_path_triangles.c")
+	var wants []string
+	for k := 1; k <= 7; k++ {
+		wants = append(wants, fmt.Sprintf("ok tri%d[40]", k), fmt.Sprintf("ok tri%d_callee[40]", k))
+	}
+	for _, o := range []string{"2", "3"} {
+		exe := buildC(t, src, o)
+		for _, d := range []string{"0", "1", "2", "3", "5", "8", "17"} {
+			checkWants(t, runEnv(t, exe, "DIM="+d), "-O"+o+" DIM="+d, wants)
+		}
+	}
+	t.Run("leaks", func(t *testing.T) {
+		runLeakCheckedEnv(t, buildC(t, src, "3"), "DIM=5")
+	})
+}
+
+// TestIterationPathDeepTriangleRun: testdata/iteration_path_deep_triangles.c
+// (triangles inside a loop around them, the inner bounds depending on both
+// loops' counters): gradients against central differences at -O2 and -O3,
+// combined and split, for d = 0, 1, 3, 5, 9, 17 and 1..4 rounds, one
+// setting valgrind-checked.
+func TestIterationPathDeepTriangleRun(t *testing.T) {
+	t.Parallel()
+	src := loopRunPrelude + testdataC(t, "iteration_path_deep_triangles.c")
+	for _, o := range []string{"2", "3"} {
+		exe := buildC(t, src, o)
+		for _, d := range [][2]string{{"0", "2"}, {"1", "3"}, {"3", "1"}, {"5", "3"}, {"9", "4"}, {"17", "2"}} {
+			out := runEnv(t, exe, "DIM="+d[0], "T="+d[1])
+			checkWants(t, out, "-O"+o+" DIM, T = "+d[0]+", "+d[1], []string{"ok deep3[40]", "ok deep3_callee[40]", "ok deep4[40]", "ok deep4_callee[40]"})
+		}
+		t.Run("leaks", func(t *testing.T) {
+			// T as the last setting above; skips only this subtest
+			// without valgrind.
+			runLeakCheckedEnv(t, exe, "DIM=9", "T=2")
+		})
+	}
+}
+
+// TestExitCountNestRun: testdata/exit_count_nests.c checks the entry
+// counters recomputed from exact != loops without the clamp of a negative
+// distance, and path decisions rebuilt per iteration: 64-bit != nests
+// (steps 1 and -2, zero-trip where lo == hi), != loops under an invariant
+// guard that skips them in every iteration (lo > hi), a loop too big to
+// rotate leaving from its header at once, and a triangle whose inner start
+// is a phi of the outer iteration. Central differences at -O2 and -O3,
+// combined and split (the _callee variants), the zero-trip and skipped
+// cases valgrind-checked.
+func TestExitCountNestRun(t *testing.T) {
+	t.Parallel()
+	src := loopRunPrelude + testdataC(t, "exit_count_nests.c")
+	for _, o := range []string{"2", "3"} {
+		exe := buildC(t, src, o)
+		for _, env := range [][4]string{{"2", "5", "3", "5"}, {"3", "3", "2", "1"}, {"4", "2", "1", "0"}, {"0", "1", "4", "9"}, {"1", "9", "1", "17"}} {
+			fs := []string{"neguard", "tridiamond"}
+			lo, _ := strconv.Atoi(env[0])
+			hi, _ := strconv.Atoi(env[1])
+			if lo <= hi {
+				fs = append(fs, "nenest", "nestep", "hdrexit")
+			}
+			var wants []string
+			for _, f := range fs {
+				wants = append(wants, "ok "+f+"[36]", "ok "+f+"_callee[36]")
+			}
+			out := runEnv(t, exe, "LO="+env[0], "HI="+env[1], "R="+env[2], "DIM="+env[3])
+			checkWants(t, out, fmt.Sprintf("-O%s LO HI R DIM = %v", o, env), wants)
+		}
+	}
+	t.Run("leaks", func(t *testing.T) {
+		exe := buildC(t, src, "2")
+		for _, env := range [][2]string{{"3", "3"}, {"4", "2"}} {
+			// R and DIM as the last setting above.
+			runLeakCheckedEnv(t, exe, "LO="+env[0], "HI="+env[1], "R=1", "DIM=17")
+		}
+	})
 }

@@ -85,5 +85,6 @@ func counter32(h *ir.Block) bool {
 // level, combined and split, with d = 1, 2, 3 and 6 (the inner loop runs
 // 2 to 9 times: below, at and above the vector width), leak-checked.
 func TestWrapPathRun(t *testing.T) {
+	t.Parallel()
 	runSizes(t, wrapNest, "DIM", []string{"1", "2", "3", "6"}, []string{"ok wrap[127]", "ok wrap_callee[127]"})
 }

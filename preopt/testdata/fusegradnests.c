@@ -1,4 +1,4 @@
-/* review6: gradients through fused loops (review6_test.go): GMM's pair with a
+/* Gradients through fused loops (TestFusedGradientNests, fuse_test.go): GMM's pair with a
  * branch and sqrt/fabs, a pair in a triangular nest, a chain of three in an
  * outer loop that overwrites x; central differences at n = 1..11. */
 #include <math.h>

@@ -1,4 +1,4 @@
-/* review6: attacks on FuseLoops (review6_test.go). Each function has two
+/* Legality of FuseLoops (TestFuseLoopsLegality, fuse_test.go). Each function has two
  * adjacent loops; main prints what each computes, which must be the same
  * fused or not (clang -O0 is the reference). The functions named ok_* hold
  * a pair FuseLoops may fuse next to IR llir must write back unchanged; the
@@ -413,7 +413,7 @@ double ok_misc(const double *xin, int d, unsigned k) {
 	double s = 0;
 #pragma clang loop vectorize(assume_safety)
 	for (int j = 0; j < d; j++) s += qx[j] * (j + 1);
-	__attribute__((annotate("gozyme-review"))) int tag = (int)k;
+	__attribute__((annotate("gozyme-tag"))) int tag = (int)k;
 	__builtin_prefetch(x + 1);
 	if (__builtin_expect_with_probability(k > 3, 1, 0.9)) s += __builtin_popcount(k) + __builtin_clz(k | 1) + __builtin_bswap32(k) % 7;
 	unsigned long long prod;

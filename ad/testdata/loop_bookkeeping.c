@@ -1,12 +1,9 @@
-package ad
-
-import "testing"
-
-// review5Kernels stress the conditions of the reverse sweep's bookkeeping
-// optimizations: counters restarted on entry (restartCounters), induction
-// phis rebuilt (lagging phis, remainder starts, exit values), path
-// decisions after vectorized loops, growth on entry, loop hints.
-const review5Kernels = `
+/* Kernels that stress the conditions of the reverse sweep's bookkeeping
+ * optimizations: counters restarted on entry (restartCounters), induction
+ * phis rebuilt (lagging phis, remainder starts, exit values), path
+ * decisions after vectorized loops, growth on entry, loop hints. Each
+ * gradient, as root and as a split callee, against central differences
+ * (TestLoopBookkeepingRun, loops_test.go; compiled after loopRunPrelude). */
 /* restart: inner sum loop (no records) + sibling whose counter is read after */
 __attribute__((noinline)) double rs_after(double *x, int n) {
 	double s = 0;
@@ -233,9 +230,7 @@ __attribute__((noinline)) double gbound2(double *x, int n) {
 	}
 	return e;
 }
-`
 
-const review5Runs = loopRunPrelude + review5Kernels + `
 CALLEE(rs_after)
 COPY64(rs_after)
 COPY64(rs_after_callee)
@@ -324,127 +319,4 @@ int main(void) {
 		ALL(n);
 	}
 	return failures != 0;
-}
-`
-
-// TestReview5Run: every kernel's gradient, as root and as a split callee,
-// against central differences at -O0..-O3.
-func TestReview5Run(t *testing.T) {
-	for _, o := range optLevels {
-		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, review5Runs, o)) })
-	}
-}
-
-// pdxIR: an outer loop whose step runs an inner loop (no affine exit
-// value: i += st, st = 3 - st) under a guard invariant in the outer loop,
-// then branches on the inner loop's exit value to P or straight to R.
-const pdxIR = `
-define double @pdx_ir(double* %x, i64 %n) {
-entry:
-  br label %outer
-outer:
-  %s = phi i64 [ 0, %entry ], [ %s.next, %R ]
-  %e = phi double [ 0.0, %entry ], [ %e.next, %R ]
-  %k = sub i64 %n, %s
-  %c = icmp sgt i64 %n, 2
-  br i1 %c, label %loop, label %R
-loop:
-  %i = phi i64 [ 0, %outer ], [ %i.next, %loop ]
-  %st = phi i64 [ 1, %outer ], [ %st.next, %loop ]
-  %p = getelementptr inbounds double, double* %x, i64 %i
-  %v = load double, double* %p
-  %v2 = fmul double %v, %v
-  store double %v2, double* %p
-  %i.next = add i64 %i, %st
-  %st.next = sub i64 3, %st
-  %km1 = sub i64 %n, 1
-  %lc = icmp slt i64 %i.next, %km1
-  br i1 %lc, label %loop, label %after
-after:
-  %eq = icmp eq i64 %i.next, %km1
-  br i1 %eq, label %R, label %P
-P:
-  %x0 = load double, double* %x
-  %xsp0 = getelementptr inbounds double, double* %x, i64 %s
-  %xs0 = load double, double* %xsp0
-  %sx0 = call double @llvm.sin.f64(double %x0)
-  %m0 = fmul double %sx0, %xs0
-  store double %m0, double* %x
-  br label %R
-R:
-  %xsp = getelementptr inbounds double, double* %x, i64 %s
-  %xs = load double, double* %xsp
-  %sxs = call double @llvm.sin.f64(double %xs)
-  %lastp = getelementptr inbounds double, double* %x, i64 %k
-  %lastp1 = getelementptr inbounds double, double* %lastp, i64 -1
-  %last = load double, double* %lastp1
-  %t = fmul double %sxs, %last
-  %e.next = fadd double %e, %t
-  %xs2 = fmul double %xs, 0.5
-  store double %xs2, double* %xsp
-  %s.next = add i64 %s, 1
-  %oc = icmp slt i64 %s.next, %n
-  br i1 %oc, label %outer, label %exit
-exit:
-  ret double %e.next
-}
-declare double @llvm.sin.f64(double)
-`
-
-// TestReview5PathExitRun: the join R after an inner loop is decided by
-// paths (pathdecide.go) from the invariant guard n > 2 and the branch on
-// the loop's exit value (i.next == n-1, i stepping 1, 2, 1, ...). Passing
-// the loop whole, the walk had kept its header phis fixed to their first
-// iteration's values and evaluated the branch with i = 0 (the gradient
-// at n = 4, 5 missed the way through P).
-func TestReview5PathExitRun(t *testing.T) {
-	src := loopRunPrelude + `
-double pdx_ir(double *x, long n);
-static double pdx(double *x, int n) { return pdx_ir(x, n); }
-CALLEE(pdx)
-COPY64(pdx)
-COPY64(pdx_callee)
-int main(void) {
-	FDRUN(pdx, 1); FDRUN(pdx, 2); FDRUN(pdx, 3); FDRUN(pdx, 4); FDRUN(pdx, 5); FDRUN(pdx, 6); FDRUN(pdx, 9);
-	FDRUN(pdx_callee, 4); FDRUN(pdx_callee, 6); FDRUN(pdx_callee, 9);
-	return failures != 0;
-}
-`
-	for _, o := range []string{"0", "2"} {
-		t.Run("O"+o, func(t *testing.T) { run(t, buildCWithIR(t, src, pdxIR, o)) })
-	}
-}
-
-// guardedGrowth: the inner loop's trip count m = n/2 - r is negative when
-// its guard skips it (n = 1..3).
-const guardedGrowth = loopRunPrelude + `
-__attribute__((noinline)) double guarded(double *x, int n) {
-	double e = 0;
-	for (int r = 0; r < 2; r++) {
-		int m = n / 2 - r;
-		for (int s = 0; s < 2; s++) {
-			for (int i = 0; i < m; i++) x[i] = sin(x[i]);
-			e += x[0];
-		}
-	}
-	return e;
-}
-CALLEE(guarded)
-COPY64(guarded)
-COPY64(guarded_callee)
-int main(void) {
-	for (int n = 1; n <= 5; n++) { FDRUN(guarded, n); FDRUN(guarded_callee, n); }
-	return failures != 0;
-}
-`
-
-// TestReview5GuardedGrowthRun: a nest whose innermost loop is skipped by
-// its guard on some entries. Before the entry guards (entrygrow.go) it
-// trapped at -O1 for n = 1..3, in gozyme-cc too: growth on entry to the s
-// loop multiplied the inner loop's header count from zext(m), m = n/2 - r
-// < 0 where the guard m > 0 skips the loop, and asked for 2^62 records.
-func TestReview5GuardedGrowthRun(t *testing.T) {
-	for _, o := range optLevels {
-		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, guardedGrowth, o)) })
-	}
 }

@@ -1,19 +1,6 @@
-package ad
-
-import "testing"
-
-// TestReview7QuadGradient: __float128 (fp128) gradients. llir writes an
-// fp128 constant built from a value with its 64-bit halves swapped (it
-// reads LLVM's 0xL digits high word first, LLVM writes the low word
-// first), so every constant gozyme made for fp128 reached LLVM wrong (the
-// seed 1.0 of the return adjoint became a denormal, and the gradient 0),
-// and a primal constant whose low word reads as a NaN's high word came
-// back changed (scale). irutil swaps the halves on reading and writing.
-// Combined (cube, poly, scale) and split
-// (poly_callee differentiates poly as a callee), every level, against the
-// analytic derivatives.
-func TestReview7QuadGradient(t *testing.T) {
-	src := checkPrelude + `
+/* __float128 (fp128) gradients against the analytic derivatives: cube,
+ * poly and scale combined, poly_callee split (TestQuadPrecisionGradient,
+ * scalar_test.go; compiled after checkPrelude). */
 typedef __float128 quad;
 __attribute__((noinline)) quad cube(quad x) { return x * x * x; }
 __attribute__((noinline)) quad poly(quad x, int n) {
@@ -50,9 +37,4 @@ int main(void) {
 		CHECK("poly_callee'", (double)__enzyme_autodiff((void *)poly_callee, (quad)x, enzyme_const, 3), 2 * dpoly(x, 3));
 	}
 	return failures != 0;
-}
-`
-	for _, o := range optLevels {
-		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
-	}
 }

@@ -1,13 +1,10 @@
-package ad
-
-import "testing"
-
-// review7DeepTriangles: triangles inside a loop around them (t), the inner
-// start or end depending on both t and i: deep3 by a select on t's parity,
-// deep4 over 32-bit unsigned counters with two inner loops. At -O2/-O3
-// deep4's joins after its vector loops are decided per iteration of i,
-// through phis the paths fix, from i's and t's counters.
-const review7DeepTriangles = loopRunPrelude + `
+/* Triangles inside a loop around them (t), the inner start or end
+ * depending on both t and i: deep3 by a select on t's parity, deep4 over
+ * 32-bit unsigned counters with two inner loops. At -O2/-O3 deep4's joins
+ * after its vector loops are decided per iteration of i, through phis the
+ * paths fix, from i's and t's counters. d is $DIM, the rounds $T where set
+ * (TestIterationPathDeepTriangleRun, pathiter_test.go; compiled after
+ * loopRunPrelude). */
 #include <stdlib.h>
 int DIM = 5, T = 3;
 __attribute__((noinline)) double deep3(double *x, int n) {
@@ -44,24 +41,4 @@ int main(void) {
 	if (getenv("T")) T = atoi(getenv("T"));
 	FDRUN(deep3, 41); FDRUN(deep3_callee, 41); FDRUN(deep4, 41); FDRUN(deep4_callee, 41);
 	return failures != 0;
-}
-`
-
-// TestReview7DeepTriangleRun: their gradients against central differences
-// at -O2 and -O3, combined and split, for d = 0, 1, 3, 5, 9, 17 and 1..4 rounds, one
-// setting valgrind-checked; pass on tidy7.
-func TestReview7DeepTriangleRun(t *testing.T) {
-	for _, o := range []string{"2", "3"} {
-		exe := buildC(t, review7DeepTriangles, o)
-		for _, d := range [][2]string{{"0", "2"}, {"1", "3"}, {"3", "1"}, {"5", "3"}, {"9", "4"}, {"17", "2"}} {
-			t.Setenv("DIM", d[0])
-			t.Setenv("T", d[1])
-			out := run(t, exe)
-			checkWants(t, out, "-O"+o+" DIM, T = "+d[0]+", "+d[1], []string{"ok deep3[40]", "ok deep3_callee[40]", "ok deep4[40]", "ok deep4_callee[40]"})
-		}
-		t.Run("leaks", func(t *testing.T) {
-			t.Setenv("DIM", "9")
-			runLeakChecked(t, exe) // skips only this subtest without valgrind
-		})
-	}
 }

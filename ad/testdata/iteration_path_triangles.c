@@ -1,17 +1,10 @@
-package ad
-
-import (
-	"fmt"
-	"testing"
-)
-
-// review7Triangles: triangles whose vectorized inner loop's bounds depend
-// on the outer index in several ways (start i, end i, both, an end chosen
-// by a select, 32- and 64-bit != tests, two inner loops on either side of
-// a data branch). At -O2/-O3 tri2, tri3 and tri4's joins after the vector
-// loop are decided by conditions computed per outer iteration, tri3's and
-// tri4's through phis their paths fix (5ce4fc9's rebuild).
-const review7Triangles = loopRunPrelude + `
+/* Triangles whose vectorized inner loop's bounds depend on the outer index
+ * in several ways (start i, end i, both, an end chosen by a select, 32-
+ * and 64-bit != tests, two inner loops on either side of a data branch).
+ * At -O2/-O3 tri2, tri3 and tri4's joins after the vector loop are decided
+ * by conditions computed per outer iteration, tri3's and tri4's through
+ * phis their paths fix. d is $DIM where set (TestIterationPathTriangleRun,
+ * pathiter_test.go; compiled after loopRunPrelude). */
 #include <stdlib.h>
 int DIM = 5;
 #define BODY(J) q[J] += x[(i * 7 + (J)) % n] * c
@@ -39,27 +32,4 @@ int main(void) {
 	if (getenv("DIM")) DIM = atoi(getenv("DIM"));
 	ALL(RUN)
 	return failures != 0;
-}
-`
-
-// TestReview7TriangleRun: review7Triangles' gradients against central
-// differences at -O2 and -O3, combined and split, for d = 0 (no outer
-// iteration) to 17 (vector body and remainder), -O3 valgrind-checked; pass
-// on tidy7.
-func TestReview7TriangleRun(t *testing.T) {
-	var wants []string
-	for k := 1; k <= 7; k++ {
-		wants = append(wants, fmt.Sprintf("ok tri%d[40]", k), fmt.Sprintf("ok tri%d_callee[40]", k))
-	}
-	for _, o := range []string{"2", "3"} {
-		exe := buildC(t, review7Triangles, o)
-		for _, d := range []string{"0", "1", "2", "3", "5", "8", "17"} {
-			t.Setenv("DIM", d)
-			checkWants(t, run(t, exe), "-O"+o+" DIM="+d, wants)
-		}
-	}
-	t.Run("leaks", func(t *testing.T) {
-		t.Setenv("DIM", "5")
-		runLeakChecked(t, buildC(t, review7Triangles, "3"))
-	})
 }

@@ -1,12 +1,8 @@
-package ad
-
-import (
-	"fmt"
-	"strconv"
-	"testing"
-)
-
-const review7Nests = loopRunPrelude + `
+/* Nests of exact != loops, whose entry counters the reverse recomputes
+ * from their counts without the clamp of a negative distance, and path
+ * decisions rebuilt per iteration. The bounds come from $LO, $HI, $R and
+ * $DIM where set (TestExitCountNestRun, pathiter_test.go; compiled after
+ * loopRunPrelude). */
 #include <stdlib.h>
 long LO = 2, HI = 5; int R = 3; int DIM = 5;
 static long envl(const char *k, long d) { return getenv(k) ? atol(getenv(k)) : d; }
@@ -94,45 +90,4 @@ int main(void) {
 	FDRUN(neguard, 37); FDRUN(neguard_callee, 37);
 	FDRUN(tridiamond, 37); FDRUN(tridiamond_callee, 37);
 	return failures != 0;
-}
-`
-
-// TestReview7NeNestRun: attacks on the entry counters recomputed from
-// exact != loops without the clamp of a negative distance (900f792) and on
-// path decisions rebuilt per iteration (5ce4fc9): 64-bit != nests (steps
-// 1 and -2, zero-trip where lo == hi), != loops under an invariant guard
-// that skips them in every iteration (lo > hi), a loop too big to rotate
-// leaving from its header at once, and a triangle whose inner start is a
-// phi of the outer iteration. Central differences at -O2 and -O3, combined
-// and split (the _callee variants), the zero-trip and skipped cases
-// leak- and valgrind-checked. All pass on tidy7.
-func TestReview7NeNestRun(t *testing.T) {
-	for _, o := range []string{"2", "3"} {
-		exe := buildC(t, review7Nests, o)
-		for _, env := range [][4]string{{"2", "5", "3", "5"}, {"3", "3", "2", "1"}, {"4", "2", "1", "0"}, {"0", "1", "4", "9"}, {"1", "9", "1", "17"}} {
-			t.Setenv("LO", env[0])
-			t.Setenv("HI", env[1])
-			t.Setenv("R", env[2])
-			t.Setenv("DIM", env[3])
-			fs := []string{"neguard", "tridiamond"}
-			lo, _ := strconv.Atoi(env[0])
-			hi, _ := strconv.Atoi(env[1])
-			if lo <= hi {
-				fs = append(fs, "nenest", "nestep", "hdrexit")
-			}
-			var wants []string
-			for _, f := range fs {
-				wants = append(wants, "ok "+f+"[36]", "ok "+f+"_callee[36]")
-			}
-			checkWants(t, run(t, exe), fmt.Sprintf("-O%s LO HI R DIM = %v", o, env), wants)
-		}
-	}
-	t.Run("leaks", func(t *testing.T) {
-		exe := buildC(t, review7Nests, "2")
-		for _, env := range [][2]string{{"3", "3"}, {"4", "2"}} {
-			t.Setenv("LO", env[0])
-			t.Setenv("HI", env[1])
-			runLeakChecked(t, exe)
-		}
-	})
 }
