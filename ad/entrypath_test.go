@@ -391,7 +391,7 @@ func TestEntryPathsIR(t *testing.T) {
 // a decision over paths.
 func TestEntryPathsGMMIR(t *testing.T) {
 	for _, o := range []string{"2", "3"} {
-		m := preADModuleC(t, iterNests, o)
+		m := preADModuleC(t, iterNests(t), o)
 		d, r := reverseOf(t, m, "trirun", false, "paths_trirun")
 		byPaths := 0
 		grownAround(r, func(l, top *irutil.Loop, chain []countFactor) {
@@ -417,7 +417,7 @@ func TestEntryPathsRun(t *testing.T) {
 	t.Parallel()
 	for _, o := range []string{"2", "3"} {
 		t.Run("O"+o, func(t *testing.T) {
-			exe := buildC(t, iterNests, o)
+			exe := buildC(t, iterNests(t), o)
 			for _, dim := range []string{"1", "4", "5", "7", "8"} {
 				out := runLeakCheckedEnv(t, exe, "DIM="+dim)
 				for _, want := range iterWants {

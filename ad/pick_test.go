@@ -128,80 +128,10 @@ func TestPickCachedNotOperands(t *testing.T) {
 // goes to fmax's or fmin's first argument on a tie, to the other on a NaN,
 // as the rule always did: checked against the analytic gradient), and a
 // max loop that needs its operands anyway.
-const pickRuns = loopRunPrelude + `
-int K = 4; /* columns: a global, so that the loops stay loops */
-__attribute__((noinline)) double lserows(double *x, int n) {
-	double w[16], t = 0;
-	int k = K;
-	for (int r = 0; r + k <= n; r += k) {
-		for (int j = 0; j < k; j++) w[j] = x[r + j] * x[(r + j + 1) % n] - 0.3 * x[r + j];
-		double mx = w[0];
-		for (int j = 1; j < k; j++) mx = fmax(mx, w[j]);
-		double mn = w[0];
-		for (int j = 1; j < k; j++) mn = fmin(w[j], mn);
-		double s = 0;
-		for (int j = 0; j < k; j++) s += exp(w[j] - mx);
-		t += log(s) + mx + 0.25 * mn;
-	}
-	return t;
+func pickRuns(t *testing.T) string {
+	t.Helper()
+	return loopRunPrelude + testdataC(t, "pick_runs.c")
 }
-
-/* The running max and min of x, then x overwritten. */
-__attribute__((noinline)) double ties(double *x, int n) {
-	double mx = x[0], mn = x[0];
-	for (int i = 1; i < n; i++) {
-		mx = fmax(mx, x[i]);
-		mn = fmin(x[i], mn);
-	}
-	for (int i = 0; i < n; i++) x[i] = 0;
-	return 3 * mx + mn;
-}
-
-/* A running max whose previous value and element the loop also multiplies. */
-__attribute__((noinline)) double maxprod(double *x, int n) {
-	double mx = x[0], s = 0;
-	for (int i = 1; i < n; i++) {
-		s += mx * x[i];
-		mx = fmax(mx, x[i]);
-		x[i] = 0.5 * x[i];
-	}
-	return s + mx;
-}
-
-CALLEE(lserows)
-CALLEE(maxprod)
-COPY64(lserows)
-COPY64(maxprod)
-COPY64(lserows_callee)
-COPY64(maxprod_callee)
-/* ties: the gradient of ties at x, against want (3 into the element fmax
- * returned, 1 into fmin's). */
-static void tiecheck(const char *name, const double *x0, const double *want, int n) {
-	double x[8], dx[8] = {0};
-	memcpy(x, x0, n * sizeof *x);
-	__enzyme_autodiff((void *)ties, enzyme_dup, x, dx, enzyme_const, n);
-	for (int i = 0; i < n; i++) {
-		char what[64];
-		snprintf(what, sizeof what, "%s[%d]", name, i);
-		check(what, dx[i], want[i], 0);
-	}
-}
-int main(void) {
-	if (getenv("K")) K = atoi(getenv("K"));
-	FDRUN(lserows, 12);
-	FDRUN(lserows, 40);
-	FDRUN(lserows_callee, 12);
-	FDRUN(maxprod, 9);
-	FDRUN(maxprod_callee, 9);
-	/* fmax(3, 3) keeps mx (x[1]); fmin(0, 0) takes x[i] (x[4]). */
-	tiecheck("tie", (double[]){1, 3, 3, 0, 0, 2}, (double[]){0, 3, 0, 0, 1, 0}, 6);
-	/* no ties: the max is x[2], the min x[5] */
-	tiecheck("distinct", (double[]){1, 2.5, 4, 0.5, 3, -1}, (double[]){0, 0, 3, 0, 0, 1}, 6);
-	/* NaNs are skipped: fmax(NaN, 2) is x[1], fmin(NaN, ...) keeps the number */
-	tiecheck("nan", (double[]){NAN, 2, NAN, 1, -0.5}, (double[]){0, 3, 0, 0, 1}, 5);
-	return failures != 0;
-}
-`
 
 // TestPickRun: the gradients of max/min loops whose reverse reads picks
 // match central differences, and on ties and NaNs the analytic gradient
@@ -209,7 +139,7 @@ int main(void) {
 // columns; and leak nothing.
 func TestPickRun(t *testing.T) {
 	t.Parallel()
-	runSizes(t, pickRuns, "K", []string{"1", "3", "4", "9"}, []string{"ok lserows[39]", "ok lserows_callee[11]",
+	runSizes(t, pickRuns(t), "K", []string{"1", "3", "4", "9"}, []string{"ok lserows[39]", "ok lserows_callee[11]",
 		"ok maxprod[8]", "ok maxprod_callee[8]", "ok tie[5]", "ok distinct[5]", "ok nan[4]"})
 }
 
@@ -291,52 +221,7 @@ func isFloatZero(v value.Value) bool {
 // with a tie) and forward mode; with finite ones the forward-mode
 // derivative matches central differences; at every level.
 func TestPickRouteRun(t *testing.T) {
-	src := checkPrelude + `
-extern int enzyme_dup, enzyme_const, enzyme_out;
-typedef struct { double a, b; } Pair;
-Pair __enzyme_autodiff(void *, ...);
-double __enzyme_fwddiff(void *, ...);
-void __enzyme_autodiff_v(void *, ...) __asm__("__enzyme_autodiff");
-__attribute__((noinline)) double hugemax(double a, double b) { return HUGE_VAL * fmax(a, b); }
-__attribute__((noinline)) double hugemin(double a, double b) { return HUGE_VAL * fmin(b, a); }
-__attribute__((noinline)) double runmax(double *x, int n) {
-	double mx = x[0];
-	for (int i = 1; i < n; i++) mx = fmax(mx, x[i]);
-	return HUGE_VAL * mx;
-}
-__attribute__((noinline)) double plainmax(double a, double b) { return fmax(a, b); }
-__attribute__((noinline)) double mix(double a, double b) { return fmax(a * a, b) + fmin(a, 2 * b); }
-static void exact(const char *what, double got, double want) {
-	if (!(got == want)) { printf("FAIL %s: got %.17g want %.17g\n", what, got, want); failures++; }
-	else printf("ok %s\n", what);
-}
-int main(void) {
-	volatile double a = 1.5, b = -0.5;
-	Pair g = __enzyme_autodiff((void *)hugemax, enzyme_out, a, enzyme_out, b);
-	exact("max da", g.a, HUGE_VAL);
-	exact("max db", g.b, 0);
-	g = __enzyme_autodiff((void *)hugemin, enzyme_out, a, enzyme_out, b);
-	exact("min da", g.a, 0);
-	exact("min db", g.b, HUGE_VAL);
-	/* the running max keeps x[1] on the tie with x[3] */
-	double x[5] = {1, 3, -2, 3, 0.5}, dx[5] = {0};
-	__enzyme_autodiff_v((void *)runmax, enzyme_dup, x, dx, enzyme_const, 5);
-	for (int i = 0; i < 5; i++) {
-		char what[32];
-		snprintf(what, sizeof what, "runmax dx[%d]", i);
-		exact(what, dx[i], i == 1 ? HUGE_VAL : 0);
-	}
-	exact("fwd max", __enzyme_fwddiff((void *)hugemax, a, 1.0, b, 0.0), HUGE_VAL);
-	exact("fwd max, the other infinite", __enzyme_fwddiff((void *)plainmax, a, 1.0, b, HUGE_VAL), 1.0);
-	double h = 1e-6, pts[3][2] = {{1.5, -0.5}, {0.3, 0.8}, {-1.2, 0.4}};
-	for (int k = 0; k < 3; k++) {
-		double p = pts[k][0], q = pts[k][1];
-		double fd = (mix(p + 0.3 * h, q - 0.7 * h) - mix(p - 0.3 * h, q + 0.7 * h)) / (2 * h);
-		check("fwd mix", __enzyme_fwddiff((void *)mix, p, 0.3, q, -0.7), fd, 1e-6);
-	}
-	return failures != 0;
-}
-`
+	src := checkPrelude + testdataC(t, "pick_route.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
 			out := run(t, buildC(t, src, o))
@@ -354,73 +239,7 @@ int main(void) {
 // derivatives match central differences (the tie's exactly); at every
 // level.
 func TestPickZeroRun(t *testing.T) {
-	src := checkPrelude + `
-extern int enzyme_dup, enzyme_const;
-void __enzyme_autodiff(void *, ...);
-double __enzyme_fwddiff(void *, ...);
-__attribute__((noinline)) double max2(double *x, int n) { return 3 * fmax(x[0], x[1]) + x[0] * x[1]; }
-__attribute__((noinline)) double min2(double *x, int n) { return 3 * fmin(x[1], x[0]) + x[0] * x[1]; }
-__attribute__((noinline)) double maxonly(double *x, int n) { return 3 * fmax(x[0], x[1]); }
-__attribute__((noinline)) double minonly(double *x, int n) { return 3 * fmin(x[1], x[0]); }
-__attribute__((noinline)) double runmax(double *x, int n) {
-	double mx = x[0];
-	for (int i = 1; i < n; i++) mx = fmax(mx, x[i]);
-	return 2 * mx;
-}
-__attribute__((noinline)) double plainmax(double a, double b) { return fmax(a, b); }
-static void negzero(const char *what, double got) {
-	if (!(got == 0 && signbit(got))) { printf("FAIL %s: got %.17g want -0\n", what, got); failures++; }
-	else printf("ok %s: -0\n", what);
-}
-/* dx, the gradient of f at x0 with shadows starting at -0, against central
-   differences, or exactly -0 where keep is set */
-static void compare(const char *name, double (*f)(double *, int), const double *x0, int n, const double *dx, const int *keep) {
-	double x[8], h = 1e-6;
-	for (int i = 0; i < n; i++) {
-		char what[64];
-		snprintf(what, sizeof what, "%s dx[%d]", name, i);
-		if (keep[i]) {
-			negzero(what, dx[i]);
-			continue;
-		}
-		for (int j = 0; j < n; j++) x[j] = x0[j];
-		x[i] = x0[i] + h;
-		double fp = f(x, n);
-		x[i] = x0[i] - h;
-		double fm = f(x, n);
-		check(what, dx[i], (fp - fm) / (2 * h), 1e-6);
-	}
-}
-#define GRAD(f, x0, n, keep) do { \
-		double x[8], dx[8]; \
-		for (int i = 0; i < n; i++) x[i] = x0[i], dx[i] = -0.0; \
-		__enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, n); \
-		compare(#f, f, x0, n, dx, keep); \
-	} while (0)
-int main(void) {
-	static const double x2[2] = {1.5, -0.5};
-	static const int none[2] = {0, 0}, keep1[2] = {0, 1}, keep0[2] = {1, 0};
-	GRAD(max2, x2, 2, none);
-	GRAD(min2, x2, 2, none);
-	GRAD(maxonly, x2, 2, keep1);
-	GRAD(minonly, x2, 2, keep0);
-	/* the running max keeps x[1] on the tie with x[3] */
-	double x[5] = {1, 3, -2, 3, 0.5}, dx[5] = {-0.0, -0.0, -0.0, -0.0, -0.0};
-	__enzyme_autodiff((void *)runmax, enzyme_dup, x, dx, enzyme_const, 5);
-	for (int i = 0; i < 5; i++) {
-		char what[32];
-		snprintf(what, sizeof what, "runmax dx[%d]", i);
-		if (i == 1)
-			check(what, dx[i], 2, 0);
-		else
-			negzero(what, dx[i]);
-	}
-	volatile double a = 1.5, b = -0.5;
-	negzero("fwd max, picked tangent -0", __enzyme_fwddiff((void *)plainmax, a, -0.0, b, 1.0));
-	negzero("fwd max, other tangent -0", __enzyme_fwddiff((void *)plainmax, b, 1.0, a, -0.0));
-	return failures != 0;
-}
-`
+	src := checkPrelude + testdataC(t, "pick_zero.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
 			out := run(t, buildC(t, src, o))
