@@ -38,27 +38,14 @@ template <class F> static void fdcheck(const char *name, F f, double *x, int n, 
 
 // cxxChain is a C++ energy over std::vector, differentiated in reverse
 // (TestCXX) and forward mode (TestForwardCXX).
-const cxxChain = `
-/* A chain of springs held in a std::vector that grows, is copied and iterated. */
-struct Spring { double k, rest; };
-__attribute__((noinline)) double chain(double *x, int n) {
-	std::vector<double> pos;
-	for (int i = 0; i < n; i++) pos.push_back(x[i]);
-	std::vector<Spring> springs;
-	for (int i = 0; i + 1 < n; i++) springs.push_back(Spring{1.0 + 0.1 * i, 0.5});
-	std::vector<double> copy = pos;
-	double e = 0;
-	for (size_t i = 0; i < springs.size(); i++) {
-		double d = copy[i + 1] - copy[i] - springs[i].rest;
-		e += 0.5 * springs[i].k * d * d;
-	}
-	return e;
+func cxxChain(t *testing.T) string {
+	t.Helper()
+	return testdataC(t, "cxx_chain.cc")
 }
-`
 
 func TestCXX(t *testing.T) {
 	src := cxxPrelude + `
-` + cxxChain + `
+` + cxxChain(t) + `
 /* Classes, templates, std::array and a lambda. */
 template <class T, size_t N> struct Poly {
 	std::array<T, N> c;

@@ -15,7 +15,7 @@ import (
 // crashed on the locations it brought along). The gradient matches
 // central differences, through the user's realloc, at every level.
 func TestDebugInfoCallees(t *testing.T) {
-	src := reallocCounter + `extern int enzyme_dup, enzyme_const;
+	src := reallocCounter(t) + `extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
 __attribute__((noinline)) double steps(double *x, int n) {
 	for (int k = 0; k < n; k++) x[0] = sin(x[0]) * x[0] + 0.1;

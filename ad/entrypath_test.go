@@ -251,30 +251,17 @@ int main(void) {
 // norm of qx, over d = D components. Vectorized, the qx loop's scalar
 // remainder is entered from the vector loop's middle block (n.vec != d)
 // or where the minimum-iterations check skips the vector loop.
-const qformKernel = `
-static int D, P, K;
-__attribute__((noinline)) double qform(double *x, int n) {
-	int d = D, w = d > 0 ? d : 0, np = P, nk = K;
-	double e = 0, xc[16], qx[16];
-	for (int i = 0; i < np; i++)
-		for (int k = 0; k < nk; k++) {
-			const double *mu = x + k * w, *q = x + (2 + k) * w, *p = x + (4 + i) * w;
-			for (int j = 0; j < d; j++) xc[j] = p[j] - mu[j];
-			for (int j = 0; j < d; j++) qx[j] = q[j] * xc[j];
-			double s = 0;
-			for (int j = 0; j < d; j++) s += qx[j] * qx[j];
-			e += exp(-0.5 * s) * x[n - 1];
-		}
-	return e;
+func qformKernel(t *testing.T) string {
+	t.Helper()
+	return testdataC(t, "qform_kernel.c")
 }
-`
 
 // TestEntryPathQformIR: at -O2, qform's vectorized qx loop leaves a
 // scalar remainder entered two ways, neither branch dominating it; it
 // grows its records on entry to a loop around it, decided over the paths,
 // on conditions computed outside that loop.
 func TestEntryPathQformIR(t *testing.T) {
-	m := preADModuleC(t, "#include <math.h>\n"+qformKernel+"int main(int argc, char **argv) { D = argc, P = K = argc + 1; double x[64] = {0}; return qform(x, 6 * argc + 1) > 1; }\n", "2")
+	m := preADModuleC(t, "#include <math.h>\n"+qformKernel(t)+"int main(int argc, char **argv) { D = argc, P = K = argc + 1; double x[64] = {0}; return qform(x, 6 * argc + 1) > 1; }\n", "2")
 	d, r := reverseOf(t, m, "qform", false, "qform_paths")
 	defer d.dropFunc(r.g)
 	found := false
@@ -307,7 +294,7 @@ func TestEntryPathQformIR(t *testing.T) {
 // loop's minimum iterations (4) missed at d < 4, met exactly (n.vec = d,
 // no remainder) at 4 and 8, with a remainder at 5, 7 and 9.
 func TestEntryPathQformRun(t *testing.T) {
-	src := loopRunPrelude + qformKernel + `
+	src := loopRunPrelude + qformKernel(t) + `
 CALLEE(qform)
 COPY64(qform)
 COPY64(qform_callee)

@@ -235,7 +235,7 @@ func TestHoistGuardedNests(t *testing.T) {
 		main += "\tCHECK_PARTICLES(" + f + ", 12);\n"
 	}
 	main += "\treturn failures != 0;\n}\n"
-	src := particleC + guardedNests + main
+	src := particleC(t) + guardedNests + main
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
 			run(t, buildC(t, src, o))
@@ -251,7 +251,7 @@ func TestHoistGuardedNests(t *testing.T) {
 // wrong); gkind's guard is the same in every step, and its k loops'
 // values are cached without it. Combined and split gradients.
 func TestHoistGuardedIR(t *testing.T) {
-	m := preADModuleC(t, particleC+guardedNests+"int main(void) { return 0; }\n", "2")
+	m := preADModuleC(t, particleC(t)+guardedNests+"int main(void) { return 0; }\n", "2")
 	for _, tc := range []struct {
 		name     string
 		overStep bool

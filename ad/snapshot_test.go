@@ -95,7 +95,7 @@ func TestSnapshotNests(t *testing.T) {
 		main += "\tCHECK_PARTICLES(" + f + ", 9);\n"
 	}
 	main += "\treturn failures != 0;\n}\n"
-	src := particleC + snapshotNests + main
+	src := particleC(t) + snapshotNests + main
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
 			run(t, buildC(t, src, o))
@@ -111,7 +111,7 @@ func TestSnapshotNests(t *testing.T) {
 // cached (at -O0 and -O1, which keep their shape).
 func TestSnapshotIR(t *testing.T) {
 	for _, o := range optLevels {
-		m := preADModuleC(t, particleC+snapshotNests+"int main(void) { return 0; }\n", o)
+		m := preADModuleC(t, particleC(t)+snapshotNests+"int main(void) { return 0; }\n", o)
 		for _, tc := range []struct {
 			name   string
 			cached bool

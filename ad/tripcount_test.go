@@ -77,18 +77,10 @@ int main(void) {
 
 // reallocCounter is C source defining the program's own realloc, which
 // counts its calls in reallocs and forwards them to the C library's.
-const reallocCounter = `#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <stdio.h>
-#include <math.h>
-static long reallocs;
-void *realloc(void *p, size_t n) {
-	static void *(*real)(void *, size_t);
-	if (!real) real = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
-	reallocs++;
-	return real(p, n);
+func reallocCounter(t *testing.T) string {
+	t.Helper()
+	return testdataC(t, "realloc_counter.c")
 }
-`
 
 // With trip counts known on entry to the nest, a gradient allocates each
 // cache buffer once, whatever the size: no more reallocs for n = 64 than
@@ -96,7 +88,7 @@ void *realloc(void *p, size_t n) {
 // n = 8 call may need none). A second call of the same size reuses the
 // retained buffers (retain.go): no realloc at all.
 func TestTripCountAllocatesOnce(t *testing.T) {
-	src := reallocCounter + `extern int enzyme_dup, enzyme_const;
+	src := reallocCounter(t) + `extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
 __attribute__((noinline)) double nest(double *x, int n) {
 	for (int s = 0; s < 3; s++)

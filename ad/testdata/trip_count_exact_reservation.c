@@ -1,4 +1,5 @@
-/* The program of TestTripCountExactReservation (tripcount_test.go). */#define _GNU_SOURCE
+/* The program of TestTripCountExactReservation (tripcount_test.go). */
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
 #include <math.h>
