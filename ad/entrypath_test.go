@@ -294,21 +294,7 @@ func TestEntryPathQformIR(t *testing.T) {
 // loop's minimum iterations (4) missed at d < 4, met exactly (n.vec = d,
 // no remainder) at 4 and 8, with a remainder at 5, 7 and 9.
 func TestEntryPathQformRun(t *testing.T) {
-	src := loopRunPrelude + qformKernel(t) + `
-CALLEE(qform)
-COPY64(qform)
-COPY64(qform_callee)
-int main(void) {
-	static const int ds[] = {-1, 0, 1, 2, 3, 4, 5, 7, 8, 9};
-	for (int k = 0; k < 10; k++) {
-		D = ds[k], P = K = 2 + (D > 9);
-		int n = 6 * (D > 0 ? D : 0) + 1;
-		FDRUN(qform, n); FDRUN(qform_callee, n);
-		printf("done d=%d\n", D);
-	}
-	return failures != 0;
-}
-`
+	src := loopRunPrelude + qformKernel(t) + testdataC(t, "entry_path_qform.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
 			exe := buildC(t, src, o)

@@ -16,17 +16,7 @@ func tripLoops(t *testing.T) string {
 }
 
 func TestTripCountReservation(t *testing.T) {
-	src := memoryPrelude + tripLoops(t) + `
-int main(void) {
-	enum { N = 9 };
-	double x[N];
-	for (int i = 0; i < N; i++) x[i] = 0.3 + 0.17 * i - 0.05 * i * i;
-	GRADCHECK(shapes_copy);
-	GRADCHECK(nests_copy);
-	GRADCHECK(exits_copy);
-	return failures != 0;
-}
-`
+	src := memoryPrelude + tripLoops(t) + testdataC(t, "trip_count_reservation.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}
@@ -46,32 +36,7 @@ func reallocCounter(t *testing.T) string {
 // n = 8 call may need none). A second call of the same size reuses the
 // retained buffers (retain.go): no realloc at all.
 func TestTripCountAllocatesOnce(t *testing.T) {
-	src := reallocCounter(t) + `extern int enzyme_dup, enzyme_const;
-void __enzyme_autodiff(void *, ...);
-__attribute__((noinline)) double nest(double *x, int n) {
-	for (int s = 0; s < 3; s++)
-		for (int i = 0; i < n; i++) {
-			double f = 0;
-			for (int j = 0; j < n; j++) f += sin(x[j] - x[i]) * x[j];
-			x[i] += 0.1 * f;
-		}
-	double s = 0;
-	for (int i = 0; i < n; i++) s += x[i] * x[i];
-	return s;
-}
-static long count(int n) {
-	static double x[64], dx[64];
-	for (int i = 0; i < n; i++) x[i] = 0.01 * i, dx[i] = 0;
-	long before = reallocs;
-	__enzyme_autodiff((void *)nest, enzyme_dup, x, dx, enzyme_const, n);
-	return reallocs - before;
-}
-int main(void) {
-	long small = count(8), large = count(64), again = count(64);
-	printf("reallocs: n=8 %ld, n=64 %ld, n=64 again %ld\n", small, large, again);
-	return !(small > 0 && large <= small && again == 0);
-}
-`
+	src := reallocCounter(t) + testdataC(t, "trip_count_allocates_once.c")
 	for _, o := range []string{"1", "2", "3"} {
 		t.Run("O"+o, func(t *testing.T) {
 			out := run(t, buildC(t, src, o))
