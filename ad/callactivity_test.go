@@ -1,24 +1,12 @@
 package ad
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/llir/llvm/ir"
 )
-
-// testdataC reads a C program of testdata/.
-func testdataC(t *testing.T, name string) string {
-	t.Helper()
-	src, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(src)
-}
 
 // TestCalleeWritesRun: helpers write derivatives into memory their caller
 // owns (a constant-initialized local array, a struct, a buffer they

@@ -32,6 +32,16 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// testdataC reads a C or C++ program (or a part of one) of testdata/.
+func testdataC(t *testing.T, name string) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(src)
+}
+
 // buildC compiles a C program the way gozyme's link-time pipeline does
 // (clang-14 to IR, the pre-AD pipeline, Differentiate, clang-14 to an
 // executable) and returns the executable's path.
