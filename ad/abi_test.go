@@ -6,56 +6,7 @@ import (
 )
 
 func TestCallABI(t *testing.T) {
-	src := checkPrelude + `
-extern int enzyme_const, enzyme_out;   /* declared: defined in no translation unit */
-int enzyme_dupnoneed = 7;              /* defined by the user, as some projects do */
-typedef struct { double dx, dz; } Grad2;
-double __enzyme_autodiff(void *, ...);
-Grad2 __enzyme_autodiff2(void *, ...);
-void __enzyme_autodiff_void(void *, ...);
-
-__attribute__((noinline)) double f3(double x, double y, double z) { return x * y * y + sin(z) * x; }
-__attribute__((noinline)) double scaled(double x, int k) { return k * x * x; }
-__attribute__((noinline)) float ff(float x) { return x * x * x; }
-__attribute__((noinline)) double g1(double x) { return exp(x); }
-__attribute__((noinline)) double g2(double x) { return x * x * x; }
-
-/* printf of active values, and a function marked inactive, stay in the forward sweep. */
-static int calls;
-__attribute__((noinline)) void note(double v) { calls++; }
-void *__enzyme_inactivefn[] = {(void *)note};
-__attribute__((noinline)) double chatty(double x) {
-	double y = x * x;
-	printf("y = %g\n", y);
-	note(y);
-	return y * x;
-}
-
-int main(int argc, char **argv) {
-	(void)argv;
-	double x = 1.3, y = 0.7, z = 0.4;
-	/* Markers: y constant; x and z enzyme_out; derivatives returned as a struct. */
-	Grad2 g = __enzyme_autodiff2((void *)f3, enzyme_out, x, enzyme_const, y, enzyme_out, z);
-	CHECK("f3 dx", g.dx, y * y + sin(z));
-	CHECK("f3 dz", g.dz, cos(z) * x);
-	/* Unmarked defaults: a double is enzyme_out, an int is constant. */
-	CHECK("scaled dx", __enzyme_autodiff((void *)scaled, x, 3), 6 * x);
-	/* float in, float out through C's default promotions. */
-	CHECK("float", __enzyme_autodiff((void *)ff, (float)x), 3 * (float)x * (float)x);
-	/* Returning nothing: still runs. */
-	__enzyme_autodiff_void((void *)g1, x);
-	/* A function chosen at run time (select at -O2, a local variable at -O0). */
-	double (*pick)(double) = argc > 5 ? g1 : g2;
-	CHECK("dispatch", __enzyme_autodiff((void *)pick, x), argc > 5 ? exp(x) : 3 * x * x);
-	void *fp = (void *)g1;
-	if (argc == 1) fp = (void *)g2;
-	CHECK("phi dispatch", __enzyme_autodiff(fp, x), argc == 1 ? 3 * x * x : exp(x));
-	CHECK("chatty", __enzyme_autodiff((void *)chatty, x), 3 * x * x);
-	CHECK("inactive fn ran in the forward sweep", calls, 1);
-	(void)enzyme_dupnoneed;
-	return failures != 0;
-}
-`
+	src := checkPrelude + testdataC(t, "call_abi.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
 			out := run(t, buildC(t, src, o))
@@ -160,31 +111,7 @@ int main(void) { return (int)__enzyme_fwddiff((void *)f, 0.5, 1.0); }
 }
 
 func TestCallABICXX(t *testing.T) {
-	src := `
-#include <cmath>
-#include <cstdio>
-double __enzyme_autodiff(void *, ...) noexcept;   // C++-mangled: _Z17__enzyme_autodiffPvz
-template <class R, class... T> R __enzyme_autodiff_template(void *, T...);
-namespace model {
-template <class T> T objective(T x, T y) { return std::sin(x) * y + x * x; }
-}
-struct D2 { double a, b; };
-struct Energy {
-	static double of(double x) { return std::exp(-x * x); }
-};
-static int failures;
-static void check(const char *what, double got, double want) {
-	if (std::fabs(got - want) > 1e-9 * std::fmax(1.0, std::fabs(want))) { std::printf("FAIL %s: %.17g vs %.17g\n", what, got, want); failures++; }
-}
-int main() {
-	double x = 0.9, y = 1.7;
-	check("mangled", __enzyme_autodiff((void *)Energy::of, x), -2 * x * std::exp(-x * x));
-	D2 d = __enzyme_autodiff_template<D2>(reinterpret_cast<void *>(model::objective<double>), x, y);
-	check("template a", d.a, std::cos(x) * y + 2 * x);
-	check("template b", d.b, std::sin(x));
-	return failures != 0;
-}
-`
+	src := testdataC(t, "call_abi.cc")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildCXX(t, src, o)) })
 	}

@@ -13,7 +13,7 @@ vec4 __enzyme_fwddiff4(void *, ...);
 vec2 __enzyme_fwddiff2(void *, ...);
 void __enzyme_fwddiff_void(void *, ...);
 
-` + forwardKernels + `
+` + forwardKernels(t) + `
 /* An aggregate result: each lane's tangent is a complex number. */
 __attribute__((noinline)) double _Complex cexp_scaled(double x, double y) {
 	double _Complex z;

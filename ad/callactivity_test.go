@@ -1,24 +1,12 @@
 package ad
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/llir/llvm/ir"
 )
-
-// testdataC reads a C program of testdata/.
-func testdataC(t *testing.T, name string) string {
-	t.Helper()
-	src, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(src)
-}
 
 // TestCalleeWritesRun: helpers write derivatives into memory their caller
 // owns (a constant-initialized local array, a struct, a buffer they
@@ -95,29 +83,7 @@ int main(void) {
 // buffer passed enzyme_const that nothing differentiated reads back are
 // dropped; the gradient is exact.
 func TestWriteOnlyLostDerivatives(t *testing.T) {
-	src := `
-#include <math.h>
-#include <stdio.h>
-extern int enzyme_dup, enzyme_const;
-double __enzyme_autodiff(void *, ...);
-double last;   /* a log of the last value, never read by the function */
-__attribute__((noinline)) void note(double v) { last = v; }
-double f(double *x, double *trace) {
-	double y = sin(x[0]) * x[1];
-	trace[0] = y;  /* an output the caller does not differentiate */
-	note(y);
-	return y * y;
-}
-int main(void) {
-	double x[2] = {0.6, 1.7}, dx[2] = {0}, tr[1];
-	__enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, tr);
-	double y = sin(x[0]) * x[1];
-	double want0 = 2 * y * cos(x[0]) * x[1], want1 = 2 * y * sin(x[0]);
-	int bad = fabs(dx[0] - want0) > 1e-12 || fabs(dx[1] - want1) > 1e-12;
-	printf("%s %g %g (want %g %g) last=%g\n", bad ? "FAIL" : "ok", dx[0], dx[1], want0, want1, last);
-	return bad;
-}
-`
+	src := testdataC(t, "write_only_lost_derivatives.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}
@@ -147,16 +113,7 @@ func TestPushFromNullRun(t *testing.T) {
 // optimized IR of small helpers: which arguments need shadows, and whether
 // a returned pointer has one.
 func TestCallSummariesIR(t *testing.T) {
-	src := `
-#include <stdlib.h>
-typedef struct { const double *w; int n; } P;
-__attribute__((noinline)) void scale(double *a, const double *w, int n, double s) { for (int i = 0; i < n; i++) a[i] *= w[i] * s; }
-__attribute__((noinline)) double *fresh(double x) { double *m = malloc(8); *m = x; return m; }
-__attribute__((noinline)) double weights(const P *p, const double *x) { double s = 0; for (int i = 0; i < p->n; i++) s += p->w[i] * x[i]; return s; }
-typedef struct Node { double v; struct Node *next; } Node;
-__attribute__((noinline)) void fill(Node *l, double x) { for (; l; l = l->next) l->v = x; }
-double use(double x, double *a, const double *w, P *p, Node *l) { scale(a, w, 3, x); fill(l, x); return *fresh(x) + weights(p, a); }
-`
+	src := testdataC(t, "call_summaries_ir.c")
 	m := preADModuleC(t, src, "2")
 	d := newDiffer(m, Options{})
 	fn := func(name string) *ir.Func {
@@ -228,19 +185,7 @@ func TestMixedStructPointersRun(t *testing.T) {
 // workspace passed enzyme_const) stops the program with a message rather
 // than losing the derivative.
 func TestRuntimeActivityStop(t *testing.T) {
-	src := `
-#include <stdio.h>
-extern int enzyme_dup, enzyme_const;
-void __enzyme_autodiff(void *, ...);
-typedef struct { double *work; const double *a; } Job;
-__attribute__((noinline)) double step(Job *j) { j->work[0] = j->a[0] * j->a[0]; return j->work[0] * 3; }
-double f(double *x, double *work) { Job j = {work, x}; return step(&j); }
-int main(void) {
-	double x[1] = {1.5}, dx[1] = {0}, work[1];
-	__enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, work);
-	printf("dx %g\n", dx[0]);
-	return 0;
-}`
+	src := testdataC(t, "runtime_activity_stop.c")
 	for _, o := range []string{"0", "2"} {
 		exe := buildC(t, src, o)
 		out, err := exec.Command(exe).CombinedOutput()

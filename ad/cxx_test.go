@@ -1,6 +1,14 @@
 package ad
 
-import "testing"
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/gozyme/gozyme/toolchains"
+)
 
 const cxxPrelude = `
 #include <cmath>
@@ -30,27 +38,14 @@ template <class F> static void fdcheck(const char *name, F f, double *x, int n, 
 
 // cxxChain is a C++ energy over std::vector, differentiated in reverse
 // (TestCXX) and forward mode (TestForwardCXX).
-const cxxChain = `
-/* A chain of springs held in a std::vector that grows, is copied and iterated. */
-struct Spring { double k, rest; };
-__attribute__((noinline)) double chain(double *x, int n) {
-	std::vector<double> pos;
-	for (int i = 0; i < n; i++) pos.push_back(x[i]);
-	std::vector<Spring> springs;
-	for (int i = 0; i + 1 < n; i++) springs.push_back(Spring{1.0 + 0.1 * i, 0.5});
-	std::vector<double> copy = pos;
-	double e = 0;
-	for (size_t i = 0; i < springs.size(); i++) {
-		double d = copy[i + 1] - copy[i] - springs[i].rest;
-		e += 0.5 * springs[i].k * d * d;
-	}
-	return e;
+func cxxChain(t *testing.T) string {
+	t.Helper()
+	return testdataC(t, "cxx_chain.cc")
 }
-`
 
 func TestCXX(t *testing.T) {
 	src := cxxPrelude + `
-` + cxxChain + `
+` + cxxChain(t) + `
 /* Classes, templates, std::array and a lambda. */
 template <class T, size_t N> struct Poly {
 	std::array<T, N> c;
@@ -89,4 +84,75 @@ int main() {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildCXX(t, src, o)) })
 	}
 	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildCXX(t, src, "2")) })
+}
+
+// TestInvokedEntryPointRun: a C++ caller with a std::vector in scope
+// invokes __enzyme_autodiff (an exception would have to destroy the
+// vector), one call's result merged by a phi, one returning a struct
+// (testdata/invoked_entry_point.cc): at every level the call is
+// differentiated, not left an invoke of the undefined __enzyme_autodiff
+// (which fails the link from -O1 on).
+func TestInvokedEntryPointRun(t *testing.T) {
+	t.Parallel()
+	src := testdataC(t, "invoked_entry_point.cc")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			if out := run(t, buildCXX(t, src, o)); !strings.Contains(out, "ok 18.75") {
+				t.Errorf("-O%s: printed %s", o, out)
+			}
+		})
+	}
+}
+
+// invokedPadIR invokes __enzyme_autodiff twice; the landing pad, reached
+// only from those invokes, merges which one threw in a phi.
+const invokedPadIR = `
+declare double @__enzyme_autodiff(i8*, ...)
+declare i32 @__gxx_personality_v0(...)
+define double @sq(double %x) {
+  %y = fmul double %x, %x
+  ret double %y
+}
+define double @caller(double %x) personality i8* bitcast (i32 (...)* @__gxx_personality_v0 to i8*) {
+entry:
+  %a = invoke double (i8*, ...) @__enzyme_autodiff(i8* bitcast (double (double)* @sq to i8*), double %x)
+          to label %cont unwind label %lpad
+cont:
+  %b = invoke double (i8*, ...) @__enzyme_autodiff(i8* bitcast (double (double)* @sq to i8*), double %a)
+          to label %done unwind label %lpad
+done:
+  ret double %b
+lpad:
+  %k = phi i32 [ 1, %entry ], [ 2, %cont ]
+  %lp = landingpad { i8*, i32 } cleanup
+  resume { i8*, i32 } %lp
+}
+`
+
+// TestInvokedEntryPointPad: invokes of the entry point whose landing pad
+// nothing else reaches leave no phi without incoming values (the pad
+// goes) and the module passes LLVM's verifier.
+func TestInvokedEntryPointPad(t *testing.T) {
+	t.Parallel()
+	m := parseIR(t, invokedPadIR)
+	if _, err := Differentiate(m, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range m.Funcs {
+		if f.Name() != "caller" {
+			continue
+		}
+		for _, b := range f.Blocks {
+			if b.Name() == "lpad" {
+				t.Error("the landing pad only the invokes reached is still there")
+			}
+		}
+	}
+	ll := filepath.Join(t.TempDir(), "ad.ll")
+	if err := irutil.WriteText(m, ll); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := toolchains.Run(context.Background(), "opt", "-passes=verify", "-disable-output", ll); err != nil {
+		t.Fatalf("the module fails LLVM's verifier: %v\n%s", err, out)
+	}
 }

@@ -15,21 +15,7 @@ import (
 // crashed on the locations it brought along). The gradient matches
 // central differences, through the user's realloc, at every level.
 func TestDebugInfoCallees(t *testing.T) {
-	src := reallocCounter + `extern int enzyme_dup, enzyme_const;
-void __enzyme_autodiff(void *, ...);
-__attribute__((noinline)) double steps(double *x, int n) {
-	for (int k = 0; k < n; k++) x[0] = sin(x[0]) * x[0] + 0.1;
-	return x[0];
-}
-static double at(double x0, double h) { double x[1] = {x0 + h}; return steps(x, 7); }
-int main(void) {
-	double x[1] = {0.7}, dx[1] = {0}, h = 1e-6;
-	__enzyme_autodiff((void *)steps, enzyme_dup, x, dx, enzyme_const, 7);
-	double fd = (at(0.7, h) - at(0.7, -h)) / (2 * h);
-	printf("gradient %.12g, central difference %.12g, reallocs %ld\n", dx[0], fd, reallocs);
-	return !(fabs(dx[0] - fd) < 1e-6 && reallocs > 0);
-}
-`
+	src := reallocCounter(t) + testdataC(t, "debug_info_callees.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
 			out := run(t, buildC(t, src, o))

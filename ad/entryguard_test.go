@@ -20,64 +20,17 @@ import (
 // negative for n < 6 (its loop skipped by the zero-trip guard; it trapped
 // at -O2 too), and vcond enters its loop on a condition that
 // changes from step to step.
-const guardKernels = pathKernels + `
-STEPS(vpair,
-	double y = 0, z = 1;
-	for (int i = 0; i < m; i++) {
-		y = x[i] * x[m + i];
-		z = x[m + i] - 0.5 * x[i];
-		x[i] = y * 0.5 + z;
-	}
-	e += y * z + x[s];)
-STEPS(vshift,
-	double y = 0;
-	for (int i = 0; i < m; i++) {
-		y = x[i + 1] * x[i];
-		x[i] = y + 0.2;
-	}
-	e += y * x[n - 1 - s];)
-STEPS(vtail,
-	double t = 0, y = 0;
-	for (int i = 0; i < m; i++) {
-		y = x[m + i] * x[i];
-		t = t * 0.5 + y;
-	}
-	x[s] = cos(t) * x[s];
-	e += t + y;)
-STEPS(vneg,
-	for (int i = 0; i < m - 2; i++) x[i] = x[i] * x[i + 1] + 0.1;
-	e += x[s] * x[n - 1];)
-STEPS(vcond,
-	double y = 0;
-	if (x[s] > 0.35)
-		for (int i = 0; i < m; i++) {
-			y = x[i] * x[m + i];
-			x[m + i] = y + 0.1;
-		}
-	e += y * x[s] + x[m];)
-`
+func guardKernels(t *testing.T) string {
+	t.Helper()
+	return pathKernels(t) + testdataC(t, "guard_kernels.c")
+}
 
 // guardRuns checks the gradients of guardKernels against central
 // differences at m = 0..9, combined and as callees.
-const guardRuns = loopRunPrelude + guardKernels + `
-CALLEE(vlast)
-CALLEE(vpair)
-COPY64(vlast)
-COPY64(vpair)
-COPY64(vshift)
-COPY64(vcond)
-COPY64(vneg)
-COPY64(vtail)
-COPY64(vlast_callee)
-COPY64(vpair_callee)
-int main(void) {
-	for (int n = 1; n < 20; n++) {
-		FDRUN(vlast, n); FDRUN(vpair, n); FDRUN(vshift, n); FDRUN(vcond, n); FDRUN(vneg, n); FDRUN(vtail, n);
-		FDRUN(vlast_callee, n); FDRUN(vpair_callee, n);
-	}
-	return failures != 0;
+func guardRuns(t *testing.T) string {
+	t.Helper()
+	return loopRunPrelude + guardKernels(t) + testdataC(t, "guard_runs.c")
 }
-`
 
 // The step loops' gradients match central differences at every level,
 // where the vector loops run and where they are skipped, and at -O2 under
@@ -85,7 +38,7 @@ int main(void) {
 func TestEntryGuardRun(t *testing.T) {
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
-			exe := buildC(t, guardRuns, o)
+			exe := buildC(t, guardRuns(t), o)
 			run(t, exe)
 			if o == "2" {
 				runLeakChecked(t, exe)
@@ -100,7 +53,7 @@ func TestEntryGuardRun(t *testing.T) {
 // loops are entered on a condition computed in the step loop, and grow
 // on their own entry.
 func TestEntryGuardsIR(t *testing.T) {
-	m := preADModuleC(t, "#include <math.h>\n"+guardKernels+"int main(void) { return 0; }\n", "2")
+	m := preADModuleC(t, "#include <math.h>\n"+guardKernels(t)+"int main(void) { return 0; }\n", "2")
 	for _, tc := range []struct {
 		name    string
 		guarded bool

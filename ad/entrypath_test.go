@@ -2,16 +2,19 @@ package ad
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/gozyme/gozyme/irutil"
 )
 
 // Shapes of loops entered, in each iteration of the loop around them,
 // past branches that do not dominate them (entryPaths): where they grow
 // their records, and their gradients under valgrind, where a wrong
-// decision of whether they run would overflow or trap. Written against
-// another implementation of the same rule (a path formula, branch
-// guard6) and kept as a second set of cases for entryPaths.
+// decision of whether they run would overflow or trap. The cases were
+// written against another formulation of the same rule (a path formula)
+// and check entryPaths independently of it.
 
 // pathIR is @name(x, n, a, b): an outer loop over x[0..n) whose
 // iterations run body, blocks ending in branches to %pre (on into the
@@ -248,30 +251,17 @@ int main(void) {
 // norm of qx, over d = D components. Vectorized, the qx loop's scalar
 // remainder is entered from the vector loop's middle block (n.vec != d)
 // or where the minimum-iterations check skips the vector loop.
-const qformKernel = `
-static int D, P, K;
-__attribute__((noinline)) double qform(double *x, int n) {
-	int d = D, w = d > 0 ? d : 0, np = P, nk = K;
-	double e = 0, xc[16], qx[16];
-	for (int i = 0; i < np; i++)
-		for (int k = 0; k < nk; k++) {
-			const double *mu = x + k * w, *q = x + (2 + k) * w, *p = x + (4 + i) * w;
-			for (int j = 0; j < d; j++) xc[j] = p[j] - mu[j];
-			for (int j = 0; j < d; j++) qx[j] = q[j] * xc[j];
-			double s = 0;
-			for (int j = 0; j < d; j++) s += qx[j] * qx[j];
-			e += exp(-0.5 * s) * x[n - 1];
-		}
-	return e;
+func qformKernel(t *testing.T) string {
+	t.Helper()
+	return testdataC(t, "qform_kernel.c")
 }
-`
 
 // TestEntryPathQformIR: at -O2, qform's vectorized qx loop leaves a
 // scalar remainder entered two ways, neither branch dominating it; it
 // grows its records on entry to a loop around it, decided over the paths,
 // on conditions computed outside that loop.
 func TestEntryPathQformIR(t *testing.T) {
-	m := preADModuleC(t, "#include <math.h>\n"+qformKernel+"int main(int argc, char **argv) { D = argc, P = K = argc + 1; double x[64] = {0}; return qform(x, 6 * argc + 1) > 1; }\n", "2")
+	m := preADModuleC(t, "#include <math.h>\n"+qformKernel(t)+"int main(int argc, char **argv) { D = argc, P = K = argc + 1; double x[64] = {0}; return qform(x, 6 * argc + 1) > 1; }\n", "2")
 	d, r := reverseOf(t, m, "qform", false, "qform_paths")
 	defer d.dropFunc(r.g)
 	found := false
@@ -304,21 +294,7 @@ func TestEntryPathQformIR(t *testing.T) {
 // loop's minimum iterations (4) missed at d < 4, met exactly (n.vec = d,
 // no remainder) at 4 and 8, with a remainder at 5, 7 and 9.
 func TestEntryPathQformRun(t *testing.T) {
-	src := loopRunPrelude + qformKernel + `
-CALLEE(qform)
-COPY64(qform)
-COPY64(qform_callee)
-int main(void) {
-	static const int ds[] = {-1, 0, 1, 2, 3, 4, 5, 7, 8, 9};
-	for (int k = 0; k < 10; k++) {
-		D = ds[k], P = K = 2 + (D > 9);
-		int n = 6 * (D > 0 ? D : 0) + 1;
-		FDRUN(qform, n); FDRUN(qform_callee, n);
-		printf("done d=%d\n", D);
-	}
-	return failures != 0;
-}
-`
+	src := loopRunPrelude + qformKernel(t) + testdataC(t, "entry_path_qform.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
 			exe := buildC(t, src, o)
@@ -340,3 +316,128 @@ int main(void) {
 // TestEntryFormulaSimplify: or's simplification keeps a formula's value
 // under every assignment (random ORs of random terms over four
 // conditions), and reaches the shortest forms of the shapes it is for.
+
+// TestEntryPathsIR: remIR's remainder is entered past mid's branch, which
+// does not dominate it: its factor's guard is the decision over the
+// outer loop's paths, testing %small and %full (entryPaths). Where %full
+// is computed in the outer loop, the paths are not known on entry to it,
+// and the remainder grows on its own entry.
+func TestEntryPathsIR(t *testing.T) {
+	inLoop := strings.Replace(strings.Replace(remIR, "  %full = icmp eq i64 %nvec, %d\n", "", 1),
+		"  br i1 %full, label %latch", "  %full = icmp eq i64 %nvec, %i\n  br i1 %full, label %latch", 1)
+	for _, tc := range []struct {
+		name, src, top string
+		conds          []string
+	}{
+		{"invariant", remIR, "outer", []string{"%full", "%small"}},
+		{"cmp.n in the loop", inLoop, "rem", nil},
+	} {
+		eachReverse(t, tc.src, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
+			rem := r.cfg.LoopOf[r.blockOf[findValue(r.f, "j")]]
+			top, chain, ok := r.entryGrowth(rem)
+			if !ok || top.Header.Name() != tc.top {
+				t.Fatalf("%s split=%v: the remainder grows on entry to %v (%v), want %s", tc.name, split, top, ok, tc.top)
+			}
+			if tc.conds == nil {
+				return
+			}
+			var got []string
+			for _, g := range chain[0].guards {
+				if g.paths == nil {
+					t.Errorf("%s split=%v: guard %s is a single branch", tc.name, split, g.cond.Ident())
+				}
+				for _, c := range g.conds() {
+					got = append(got, c.Ident())
+				}
+			}
+			sort.Strings(got)
+			if strings.Join(got, " ") != strings.Join(tc.conds, " ") {
+				t.Errorf("%s split=%v: the remainder's entry tests %v, want %v", tc.name, split, got, tc.conds)
+			}
+		})
+	}
+}
+
+// TestEntryPathsGMMIR: at -O2 and -O3, iterNests' loops copying xc[j]
+// into q (GMM's qx loop: a vector loop and a remainder that caches xc[j])
+// grow on entry to the component loop or further out, the remainder under
+// a decision over paths.
+func TestEntryPathsGMMIR(t *testing.T) {
+	for _, o := range []string{"2", "3"} {
+		m := preADModuleC(t, iterNests(t), o)
+		d, r := reverseOf(t, m, "trirun", false, "paths_trirun")
+		byPaths := 0
+		grownAround(r, func(l, top *irutil.Loop, chain []countFactor) {
+			for _, g := range chain[0].guards {
+				if g.paths != nil {
+					byPaths++
+				}
+			}
+		})
+		if byPaths == 0 {
+			t.Errorf("-O%s: no loop of trirun grows on entry to a loop around it under a decision over paths", o)
+		}
+		d.dropFunc(r.g)
+	}
+}
+
+// TestEntryPathsRun: with the remainders growing on entry to the nest,
+// iterNests run clean under valgrind (no record written past its buffer,
+// none leaked) where the vector loops run alone (d = 4, 8: the remainder
+// skipped by cmp.n), with their remainders (5, 7) and not at all (1), and
+// their gradients match central differences.
+func TestEntryPathsRun(t *testing.T) {
+	t.Parallel()
+	for _, o := range []string{"2", "3"} {
+		t.Run("O"+o, func(t *testing.T) {
+			exe := buildC(t, iterNests(t), o)
+			for _, dim := range []string{"1", "4", "5", "7", "8"} {
+				out := runLeakCheckedEnv(t, exe, "DIM="+dim)
+				for _, want := range iterWants {
+					if !strings.Contains(out, want) {
+						t.Errorf("-O%s DIM=%s: no %q in\n%s", o, dim, want, out)
+					}
+				}
+			}
+		})
+	}
+}
+
+// grownAround calls f for each loop of r with records that grows them on
+// entry to a loop around it, top, with the trip counts of chain.
+func grownAround(r *reverseGen, f func(l, top *irutil.Loop, chain []countFactor)) {
+	for _, l := range r.cfg.Loops {
+		if r.loops[l].rec == nil {
+			continue
+		}
+		if top, chain, ok := r.entryGrowth(l); ok && top != l {
+			f(l, top, chain)
+		}
+	}
+}
+
+// TestEntryPathNestsRun: testdata/entry_path_nests.c's gradients (iterNests'
+// shape with != copies counting down, an inner count d - 3 and inner loops
+// past non-dominating branches on values invariant in the nest) against
+// central differences at every level with d = 0..9 (vector loops skipped,
+// alone, with their remainders; m = d - 3 negative), under valgrind at
+// -O2.
+func TestEntryPathNestsRun(t *testing.T) {
+	t.Parallel()
+	src := loopRunPrelude + testdataC(t, "entry_path_nests.c")
+	wants := []string{"ok down_nest[63]", "ok neg_nest[63]", "ok down_nest_callee[63]", "ok neg_nest_callee[63]"}
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			exe := buildC(t, src, o)
+			for _, dim := range []string{"0", "1", "2", "3", "4", "5", "7", "8", "9"} {
+				var out string
+				if o == "2" {
+					out = runLeakCheckedEnv(t, exe, "DIM="+dim)
+				} else {
+					out = runEnv(t, exe, "DIM="+dim)
+				}
+				checkWants(t, out, "-O"+o+" DIM="+dim, wants)
+			}
+		})
+	}
+}

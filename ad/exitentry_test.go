@@ -17,89 +17,17 @@ import (
 // changes between components): their entry counters come from their exits
 // (exitentry.go). brkcomp's inner loop leaves on the data (its header
 // count is not its trip count's): its entry counter stays cached.
-const exitNests = loopRunPrelude + `
-#include <stdlib.h>
-int DIM = 3; /* $DIM where set */
-__attribute__((noinline)) double comps(double *x, int n) {
-	int d = DIM, k = n / d;
-	double q[64], e = 0;
-	for (int c = 0; c < k; c++) {
-		for (int j = 0; j < d; j++) q[j] = x[c * d + j] - 0.5 * x[j];
-		double s = 0;
-		for (int j = 0; j < d; j++) {
-			s += sin(q[j]) * q[j];
-			q[j] = q[j] * s;
-		}
-		for (int j = 0; j < d; j++) s += q[j] * x[j];
-		e += s * s;
-	}
-	return e;
+func exitNests(t *testing.T) string {
+	t.Helper()
+	return loopRunPrelude + testdataC(t, "exit_nests.c")
 }
-
-__attribute__((noinline)) double tricomp(double *x, int n) {
-	double e = 0;
-	for (int c = 0; c < n; c++) {
-		double s = 0;
-		for (int j = 0; j <= c; j++) {
-			x[j] = sin(x[j]) * 0.9 + 0.1 * x[c];
-			s += x[j];
-		}
-		e += s * x[c];
-	}
-	return e;
-}
-
-__attribute__((noinline)) double brkcomp(double *x, int n) {
-	double e = 0;
-	for (int c = 0; c < 3; c++)
-		for (int j = 0; j < n; j++) {
-			x[j] = x[j] * cos(x[c]) + 0.3;
-			e += x[j];
-			if (x[j] > 0.8) break;
-		}
-	return e;
-}
-
-/* The count of afterx's inner loop is read after it (its exit value):
- * in the reverse, outside the loop's reverse. */
-__attribute__((noinline)) double afterx(double *x, int n) {
-	double t[64], e = 0;
-	for (int m = 0; m < 3; m++) {
-		int j;
-		for (j = 0; j < n - m; j++) t[j] = x[j] * x[m];
-		e += sin(t[j - 1]) * x[(j + m) % n];
-		for (int i = 0; i < j; i++) e += t[i] * t[i];
-	}
-	return e;
-}
-
-CALLEE(comps)
-CALLEE(tricomp)
-/* The finite differences need functions that leave x alone. */
-COPY64(comps)
-COPY64(tricomp)
-COPY64(brkcomp)
-COPY64(afterx)
-COPY64(comps_callee)
-COPY64(tricomp_callee)
-int main(void) {
-	if (getenv("DIM")) DIM = atoi(getenv("DIM"));
-	FDRUN(comps, 12);
-	FDRUN(comps, 30);
-	FDRUN(tricomp, 10);
-	FDRUN(brkcomp, 10);
-	FDRUN(afterx, 10);
-	FDRUN(comps_callee, 12);
-	FDRUN(tricomp_callee, 10);
-	return failures != 0;
-}
-`
 
 // TestExitEntryRun: every gradient matches central differences at every
 // level, combined and split, with components of 1 to 9 coordinates (no
 // vector loop, no remainder, both), and leaks nothing.
 func TestExitEntryRun(t *testing.T) {
-	runSizes(t, exitNests, "DIM", []string{"1", "3", "4", "9"},
+	t.Parallel()
+	runSizes(t, exitNests(t), "DIM", []string{"1", "3", "4", "9"},
 		[]string{"ok comps[29]", "ok tricomp[9]", "ok brkcomp[9]", "ok afterx[9]", "ok comps_callee[11]", "ok tricomp_callee[9]"})
 }
 
@@ -109,7 +37,7 @@ func TestExitEntryRun(t *testing.T) {
 // inner loop, starting at a merge phi, reads its entry counter from a slot.
 func TestExitEntryIR(t *testing.T) {
 	for _, o := range optLevels {
-		m := preADModuleC(t, exitNests, o)
+		m := preADModuleC(t, exitNests(t), o)
 		for _, tc := range []struct {
 			name   string
 			cached bool
@@ -179,7 +107,7 @@ func restartedLoops(r *reverseGen) []*irutil.Loop {
 // or afterx.
 func TestRestartedCountersIR(t *testing.T) {
 	for _, o := range optLevels {
-		m := preADModuleC(t, exitNests, o)
+		m := preADModuleC(t, exitNests(t), o)
 		for _, name := range []string{"comps", "tricomp", "afterx"} {
 			for _, split := range []bool{false, true} {
 				d, r := reverseOf(t, m, name, split, "restart_"+name)
@@ -214,34 +142,7 @@ func TestRestartedCountersIR(t *testing.T) {
 // loop it is read in: the count must read the loop's last iteration (the
 // counter stepped back), not one past it.
 func TestExitEntryLastIterationRun(t *testing.T) {
-	src := memoryPrelude + `
-enum { N = 13 };
-int sink;
-__attribute__((noinline)) static void step(int *np, double *u, double *un, double *ap) {
-	int n = *np;
-	for (int i = 0; i < n; i++)
-		un[i] = u[i] + 0.1 * *ap * (u[(i + 1) % n] - u[i]) + 0.01 * sin(u[i]);
-	if (sink) *np = 3;
-}
-static double f(double *x, int m) {
-	int n = m;
-	double a = 0.8, u[N], un[N];
-	for (int i = 0; i < n; i++) u[i] = x[i];
-	for (int s = 0; s < 6; s++) {
-		step(&n, u, un, &a);
-		for (int i = 0; i < n; i++) u[i] = un[i];
-	}
-	double e = 0;
-	for (int i = 0; i < n; i++) e += u[i] * u[i] * (i + 1);
-	return e;
-}
-int main(void) {
-	double x[N], dx[N] = {0};
-	for (int i = 0; i < N; i++) x[i] = 0.3 + 0.5 * sin(1.3 * i);
-	__enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, N);
-	fdcheck("x", f, x, N, dx);
-	return failures != 0;
-}`
+	src := memoryPrelude + testdataC(t, "exit_entry_last_iteration.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}

@@ -24,7 +24,7 @@ template <class F> static double fd(F f, const double *x, const double *v, int n
 	return (f(p.data(), n) - f(m.data(), n)) / 2e-6;
 }
 
-` + cxxChain + `
+` + cxxChain(t) + `
 template <class T, size_t N> struct Poly {
 	std::array<T, N> c;
 	T operator()(T x) const { T s = 0; for (size_t i = N; i-- > 0;) s = s * x + c[i]; return s; }
@@ -92,7 +92,7 @@ extern int enzyme_width;
 double __enzyme_fwddiff(void *, ...);
 typedef struct { double d[4]; } vec4;
 vec4 __enzyme_fwddiff4(void *, ...);
-` + simdKernels + `
+` + simdKernels(t) + `
 __attribute__((noinline)) void axpy(double *out, const double *x, const double *y, int n) {
 	for (int i = 0; i < n; i++) out[i] = x[i] * y[i] + 3 * x[i];
 }

@@ -6,43 +6,16 @@ import (
 
 // forwardKernels are the C functions the forward-mode tests differentiate,
 // one at a time (TestForwardMode) and in batches (TestBatchForwardMode).
-const forwardKernels = `
-static int sweeps; /* how many times scalar's body ran */
-__attribute__((noinline)) double scalar(double x, double y) {
-	sweeps++;
-	return sin(x) * y + exp(x * y) / (1 + x * x) + pow(y, 2.5);
+func forwardKernels(t *testing.T) string {
+	t.Helper()
+	return testdataC(t, "forward_kernels.c")
 }
-
-/* Control flow, loops and calls. */
-__attribute__((noinline)) double helper(double v) { return v > 0 ? sqrt(v) : -v * v; }
-__attribute__((noinline)) double looped(double x, int n) {
-	double s = 0;
-	for (int i = 0; i < n; i++) s += helper(x - 0.2 * i) * cos(s);
-	return s;
-}
-__attribute__((noinline)) double rec(double x, int n) { return n == 0 ? x : sin(rec(x, n - 1)) + x; }
-
-/* Arrays: a Jacobian-vector product through memory and the heap. */
-__attribute__((noinline)) void map(double *out, const double *in, int n) {
-	double *tmp = malloc(n * sizeof *tmp);
-	for (int i = 0; i < n; i++) tmp[i] = in[i] * in[(i + 1) % n];
-	for (int i = 0; i < n; i++) out[i] = tanh(tmp[i]) + tmp[(i + 2) % n];
-	free(tmp);
-}
-
-/* A polynomial with coefficient tangents. */
-__attribute__((noinline)) double poly(const double *c, int n, double x) {
-	double s = 0;
-	for (int i = n - 1; i >= 0; i--) s = s * x + c[i];
-	return s;
-}
-`
 
 func TestForwardMode(t *testing.T) {
 	src := memoryPrelude + `
 double __enzyme_fwddiff(void *, ...);
 
-` + forwardKernels + `
+` + forwardKernels(t) + `
 /* A variable-length array on the stack. */
 __attribute__((noinline)) double vla(const double *x, int n) {
 	double t[n];
@@ -98,34 +71,7 @@ int main(void) {
 // not the pointer itself: shadow and primal memory would alias), and the
 // table, read back through the struct, is left untouched.
 func TestExternalPointersInActiveMemory(t *testing.T) {
-	src := memoryPrelude + `
-double __enzyme_fwddiff(void *, ...);
-struct rec { double *data; const char *home; const int *perm; double scale; };
-static const int perm[4] = {2, 0, 3, 1};
-__attribute__((noinline)) void fill(struct rec *r, double *x) {
-	r->data = x;
-	r->home = getenv("HOME");
-	r->perm = perm;
-	r->scale = x[0] * x[1];
-}
-__attribute__((noinline)) double use(double *x, int n) {
-	struct rec r;
-	fill(&r, x);
-	double s = r.home ? 1 : 2;
-	for (int i = 0; i < n; i++) s += r.scale * sin(r.data[r.perm[i]]) * r.data[i];
-	return s;
-}
-int main(void) {
-	enum { N = 4 };
-	double x[N] = {0.3, -0.7, 1.1, 0.2}, v[N] = {1, 2, -1, 0.5};
-	GRADCHECK(use);
-	double p[N], m[N], h = 1e-6;
-	for (int i = 0; i < N; i++) { p[i] = x[i] + h * v[i]; m[i] = x[i] - h * v[i]; }
-	check("use jvp", __enzyme_fwddiff((void *)use, enzyme_dup, x, v, enzyme_const, N), (use(p, N) - use(m, N)) / (2 * h), 1e-6);
-	check("perm untouched", perm[0] * 1000 + perm[1] * 100 + perm[2] * 10 + perm[3], 2031, 0);
-	return failures != 0;
-}
-`
+	src := memoryPrelude + testdataC(t, "external_pointers_in_active_memory.c")
 	for _, o := range []string{"0", "2"} {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}
@@ -138,35 +84,7 @@ int main(void) {
 // constant array, and the gradient and tangent are exact in both modes
 // (see TestExternalPointersInActiveMemory for pointers to other data).
 func TestShadowlessPointerInActiveMemory(t *testing.T) {
-	src := checkPrelude + `
-extern int enzyme_dup, enzyme_const;
-double __enzyme_autodiff(void *, ...);
-double __enzyme_fwddiff(void *, ...);
-struct pair { double *w; double *c; };
-__attribute__((noinline)) double use(struct pair *p, int n) {
-	double s = 0;
-	for (int i = 0; i < n; i++) s += p->w[i] * p->w[i] * p->c[i];
-	return s;
-}
-double f(double *w, double *c, int n) {
-	struct pair *p = __builtin_alloca(sizeof *p);
-	p->w = w;
-	p->c = c;
-	return use(p, n);
-}
-int main(void) {
-	double w[3] = {0.5, -1.25, 2}, c[3] = {3, -1, 0.25}, dw[3] = {0};
-	__enzyme_autodiff((void *)f, enzyme_dup, w, dw, enzyme_const, c, enzyme_const, 3);
-	for (int i = 0; i < 3; i++) {
-		double t[3] = {0};
-		t[i] = 1;
-		CHECK("gradient", dw[i], 2 * w[i] * c[i]);
-		CHECK("tangent", __enzyme_fwddiff((void *)f, enzyme_dup, w, t, enzyme_const, c, enzyme_const, 3), 2 * w[i] * c[i]);
-	}
-	CHECK("c untouched", c[0] * 100 + c[1] * 10 + c[2], 290.25);
-	return failures != 0;
-}
-`
+	src := checkPrelude + testdataC(t, "shadowless_pointer_in_active_memory.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}

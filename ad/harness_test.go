@@ -2,6 +2,7 @@ package ad
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,8 +16,31 @@ import (
 	"github.com/llir/llvm/ir"
 )
 
-// optLevels are the optimization levels every end-to-end AD test runs at.
+// optLevels are the optimization levels every end-to-end AD test runs at
+// (with -short, -O0 and -O2 only: see TestMain).
 var optLevels = []string{"0", "1", "2", "3"}
+
+// TestMain makes -short a quick check of the package: the end-to-end tests
+// build their programs at -O0 and -O2 only (optLevels; tests that name
+// their levels keep them), and runLeakChecked runs programs without
+// valgrind (their outputs are still checked, their leaks not).
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		optLevels = []string{"0", "2"}
+	}
+	os.Exit(m.Run())
+}
+
+// testdataC reads a C or C++ program (or a part of one) of testdata/.
+func testdataC(t *testing.T, name string) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(src)
+}
 
 // buildC compiles a C program the way gozyme's link-time pipeline does
 // (clang-14 to IR, the pre-AD pipeline, Differentiate, clang-14 to an
@@ -174,26 +198,59 @@ func finishBuildOpt(t *testing.T, dir, driver, bc, level string, optArgs []strin
 // exit fails the test with the program's output.
 func run(t *testing.T, exe string) string {
 	t.Helper()
-	out, err := exec.Command(exe).CombinedOutput()
+	return runEnv(t, exe)
+}
+
+// runEnv is run with further environment variables for the program
+// ("NAME=value", after the test process's own). Unlike t.Setenv it leaves
+// the test process's environment alone, so tests that use it may run in
+// parallel.
+func runEnv(t *testing.T, exe string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(exe)
+	cmd.Env = withEnv(env)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("%s: %v\n%s", exe, err, out)
+		t.Fatalf("%s %v: %v\n%s", exe, env, err, out)
 	}
 	return string(out)
 }
 
+// withEnv is the test process's environment followed by env (nil, which
+// exec.Cmd reads as the process's own, where env is empty).
+func withEnv(env []string) []string {
+	if len(env) == 0 {
+		return nil
+	}
+	return append(os.Environ(), env...)
+}
+
 // runLeakChecked runs a test program under valgrind's memcheck and fails on
 // invalid accesses or leaked memory (gradient caches, tapes and shadow
-// allocations must all be freed).
+// allocations must all be freed). With -short it runs the program without
+// valgrind.
 func runLeakChecked(t *testing.T, exe string) string {
 	t.Helper()
+	return runLeakCheckedEnv(t, exe)
+}
+
+// runLeakCheckedEnv is runLeakChecked with further environment variables
+// for the program, as runEnv.
+func runLeakCheckedEnv(t *testing.T, exe string, env ...string) string {
+	t.Helper()
+	if testing.Short() {
+		return runEnv(t, exe, env...)
+	}
 	vg, err := exec.LookPath("valgrind")
 	if err != nil {
 		t.Skip("valgrind is not installed")
 	}
-	out, err := exec.Command(vg, "--quiet", "--leak-check=full", "--errors-for-leak-kinds=definite,indirect,possible",
-		"--error-exitcode=99", exe).CombinedOutput()
+	cmd := exec.Command(vg, "--quiet", "--leak-check=full", "--errors-for-leak-kinds=definite,indirect,possible",
+		"--error-exitcode=99", exe)
+	cmd.Env = withEnv(env)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("valgrind %s: %v\n%s", exe, err, out)
+		t.Fatalf("valgrind %s %v: %v\n%s", exe, env, err, out)
 	}
 	return string(out)
 }
@@ -250,14 +307,12 @@ func runSizes(t *testing.T, src, env string, values, wants []string) {
 		t.Run("O"+o, func(t *testing.T) {
 			exe := buildC(t, src, o)
 			for _, v := range values {
-				t.Setenv(env, v)
-				checkWants(t, run(t, exe), fmt.Sprintf("-O%s %s=%s", o, env, v), wants)
+				checkWants(t, runEnv(t, exe, env+"="+v), fmt.Sprintf("-O%s %s=%s", o, env, v), wants)
 			}
 		})
 	}
 	t.Run("leaks", func(t *testing.T) {
-		t.Setenv(env, values[min(1, len(values)-1)])
-		runLeakChecked(t, buildC(t, src, "2"))
+		runLeakCheckedEnv(t, buildC(t, src, "2"), env+"="+values[min(1, len(values)-1)])
 	})
 }
 

@@ -13,7 +13,8 @@ import (
 // the unrolled vector loop skipped, run, and followed by its epilogue),
 // and leak nothing.
 func TestInductionRun(t *testing.T) {
-	runSizes(t, triNests, "DIM", []string{"1", "2", "3", "5", "9", "12"},
+	t.Parallel()
+	runSizes(t, triNests(t), "DIM", []string{"1", "2", "3", "5", "9", "12"},
 		[]string{"ok tri[159]", "ok trili[29]", "ok trili[79]", "ok cntli[11]", "ok tri_callee[159]", "ok trili_callee[29]"})
 }
 
@@ -127,7 +128,7 @@ func TestInductionRecordIR(t *testing.T) {
 // grows by the inner trip count), as a header phi of the loop around it.
 func TestInductionNestsIR(t *testing.T) {
 	for _, o := range optLevels {
-		m := preADModuleC(t, triNests, o)
+		m := preADModuleC(t, triNests(t), o)
 		for _, name := range []string{"tri", "trili"} {
 			for _, split := range []bool{false, true} {
 				d, r := reverseOf(t, m, name, split, "ind_"+name)
@@ -160,75 +161,10 @@ func TestInductionNestsIR(t *testing.T) {
 // a scalar remainder whose start is a merge phi, and the rotated i-loop
 // keeps i beside i+1. cntli carries its index through an inner loop whose
 // count is data (read from cnt): no trip count, no affine form.
-const triNests = loopRunPrelude + `
-#include <stdlib.h>
-int DIM = 3; /* $DIM where set */
-/* The first k*d entries of x are the components' data, then k triangles
-   (of d*d for tri, packed in lsz for trili). */
-__attribute__((noinline)) double tri(double *x, int n) {
-	int d = DIM, k = n / (d + d * d);
-	double xc[64], q[64], e = 0;
-	for (int c = 0; c < k; c++) {
-		for (int j = 0; j < d; j++) xc[j] = x[c * d + j] - 0.5 * x[j];
-		for (int j = 0; j < d; j++) q[j] = xc[j];
-		for (int i = 0; i < d; i++)
-			for (int j = i + 1; j < d; j++) q[j] += x[k * d + c * d * d + i * d + j] * xc[i];
-		for (int j = 0; j < d; j++) e += q[j] * q[j];
-	}
-	return e;
+func triNests(t *testing.T) string {
+	t.Helper()
+	return loopRunPrelude + testdataC(t, "tri_nests.c")
 }
-
-__attribute__((noinline)) double trili(double *x, int n) {
-	int d = DIM, lsz = d * (d - 1) / 2, k = n / (d + lsz);
-	double xc[64], q[64], e = 0;
-	for (int c = 0; c < k; c++) {
-		for (int j = 0; j < d; j++) xc[j] = x[c * d + j] - 0.5 * x[j];
-		for (int j = 0; j < d; j++) q[j] = xc[j];
-		int li = k * d + c * lsz;
-		for (int i = 0; i < d; i++)
-			for (int j = i + 1; j < d; j++) q[j] += x[li++] * xc[i];
-		for (int j = 0; j < d; j++) e += q[j] * q[j];
-	}
-	return e;
-}
-
-static const int cnt[8] = {2, 0, 3, 1, 1, 2, 0, 3};
-__attribute__((noinline)) double cntli(double *x, int n) {
-	double q[64], e = 0;
-	for (int j = 0; j < n; j++) q[j] = x[j];
-	int li = 0;
-	for (int i = 0; i < n / 2; i++) {
-		double xi = q[i];
-		for (int j = 0; j < cnt[i % 8]; j++) {
-			q[(li + j) % n] += x[li % n] * xi;
-			li++;
-		}
-		q[i] = sin(q[i]);
-	}
-	for (int j = 0; j < n; j++) e += q[j] * q[j];
-	return e;
-}
-
-CALLEE(tri)
-CALLEE(trili)
-/* The finite differences need functions that leave x alone. */
-#define COPY(f) static double f##_copy(double *x, int n) { double y[160]; memcpy(y, x, n * sizeof *x); return f(y, n); }
-COPY(tri)
-COPY(trili)
-COPY(cntli)
-COPY(tri_callee)
-COPY(trili_callee)
-int main(void) {
-	if (getenv("DIM")) DIM = atoi(getenv("DIM"));
-	FDRUN(tri, 160);
-	FDRUN(trili, 30);
-	FDRUN(trili, 80);
-	FDRUN(cntli, 12);
-	FDRUN(tri_callee, 160);
-	FDRUN(trili_callee, 30);
-	return failures != 0;
-}
-`
 
 // lagIR: a rotated loop's %i lags %i1 by one iteration with the start
 // that makes it i (affine: rebuilt from the counter); %w lags %i1 too but
@@ -274,18 +210,6 @@ func TestLaggingInductionIR(t *testing.T) {
 
 // TestLaggingInductionRun: lag_ir's gradient against central differences.
 func TestLaggingInductionRun(t *testing.T) {
-	src := memoryPrelude + `
-double lag_ir(double *x, long n);
-enum { N = 9 };
-static double lag(double *x, int n) { double y[N]; memcpy(y, x, sizeof y); return lag_ir(y, n); }
-int main(void) {
-	double x[N], xc[N], dx[N] = {0};
-	for (int i = 0; i < N; i++) x[i] = 0.4 + 0.13 * i;
-	memcpy(xc, x, sizeof x);
-	__enzyme_autodiff((void *)lag_ir, enzyme_dup, xc, dx, enzyme_const, (long)N);
-	fdcheck("lag", lag, x, N, dx);
-	return failures != 0;
-}
-`
+	src := memoryPrelude + testdataC(t, "lagging_induction.c")
 	runIRWants(t, src, lagIR, optLevels, false, "ok lag[8]")
 }

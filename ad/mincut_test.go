@@ -260,46 +260,7 @@ func TestSigmoidReverseOneDivision(t *testing.T) {
 // recomputed from 1/(1+e)) and x/y stored over x and squared (the
 // quotient read back), against analytic gradients to a few ulps.
 func TestDivisionGradients(t *testing.T) {
-	src := checkPrelude + `
-void __enzyme_autodiff(void *, ...);
-__attribute__((noinline)) double gate(double *w, double *b, double *h, int n) {
-	double s = 0;
-	for (int i = 0; i < n; i++) {
-		h[i] = 1.0 / (1.0 + exp(-(w[i] * h[i] + b[i])));
-		s += h[i];
-	}
-	return s;
-}
-__attribute__((noinline)) double ratio(double *x, double *y, int n) {
-	double s = 0;
-	for (int i = 0; i < n; i++) {
-		x[i] = x[i] / y[i];
-		s += x[i] * x[i];
-	}
-	return s;
-}
-int main(void) {
-	enum { N = 5 };
-	double w[N], b[N], h[N], h0[N], dw[N] = {0}, db[N] = {0}, dh[N] = {0};
-	double x[N], x0[N], y[N], dx[N] = {0}, dy[N] = {0};
-	for (int i = 0; i < N; i++) {
-		w[i] = 0.3 + 0.7 * i; b[i] = -1.1 + 0.45 * i; h0[i] = h[i] = 0.9 - 0.35 * i;
-		x0[i] = x[i] = 1.7 - 0.6 * i; y[i] = 0.4 + 1.3 * i;
-	}
-	__enzyme_autodiff((void *)gate, w, dw, b, db, h, dh, N);
-	__enzyme_autodiff((void *)ratio, x, dx, y, dy, N);
-	for (int i = 0; i < N; i++) {
-		double g = 1.0 / (1.0 + exp(-(w[i] * h0[i] + b[i]))), dg = g * (1 - g);
-		check("gate dw", dw[i], dg * h0[i], 4e-16);
-		check("gate db", db[i], dg, 4e-16);
-		check("gate dh", dh[i], dg * w[i], 4e-16);
-		double q = x0[i] / y[i];
-		check("ratio dx", dx[i], 2 * q / y[i], 4e-16);
-		check("ratio dy", dy[i], -2 * q * q / y[i], 4e-16);
-	}
-	return failures != 0;
-}
-`
+	src := checkPrelude + testdataC(t, "division_gradients.c")
 	for _, o := range []string{"0", "2"} {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}
@@ -358,48 +319,7 @@ func TestTiesCacheTheLaterValue(t *testing.T) {
 // and the same with the product's factor overwritten too, against analytic
 // gradients.
 func TestTiesGradients(t *testing.T) {
-	src := checkPrelude + `
-void __enzyme_autodiff(void *, ...);
-__attribute__((noinline)) double centred(double *restrict x, const double *restrict mu, const double *restrict c, int n) {
-	double s = 0;
-	for (int i = 0; i < n; i++) {
-		x[i] = c[i] * (x[i] - mu[i]);
-		s += x[i] * x[i];
-	}
-	return s;
-}
-__attribute__((noinline)) double centred2(double *restrict x, const double *restrict mu, double *restrict c, int n) {
-	double s = 0;
-	for (int i = 0; i < n; i++) {
-		double xc = x[i] - mu[i];
-		x[i] = c[i] * xc;
-		c[i] = c[i] * c[i];
-		s += x[i] * x[i] + c[i];
-	}
-	return s;
-}
-int main(void) {
-	enum { N = 7 };
-	double x[N], x0[N], mu[N], c[N], c0[N], dx[N] = {0}, dmu[N] = {0}, dc[N] = {0};
-	for (int i = 0; i < N; i++) { x0[i] = x[i] = 1.3 - 0.4 * i; mu[i] = 0.2 + 0.15 * i; c[i] = 0.7 + 0.3 * i; }
-	__enzyme_autodiff((void *)centred, x, dx, mu, dmu, c, dc, N);
-	for (int i = 0; i < N; i++) {
-		double xc = x0[i] - mu[i], q = c[i] * xc;
-		check("centred dx", dx[i], 2 * q * c[i], 4e-16);
-		check("centred dmu", dmu[i], -2 * q * c[i], 4e-16);
-		check("centred dc", dc[i], 2 * q * xc, 4e-16);
-	}
-	for (int i = 0; i < N; i++) { x[i] = x0[i]; c0[i] = c[i] = 0.7 + 0.3 * i; dx[i] = dmu[i] = dc[i] = 0; }
-	__enzyme_autodiff((void *)centred2, x, dx, mu, dmu, c, dc, N);
-	for (int i = 0; i < N; i++) {
-		double xc = x0[i] - mu[i], q = c0[i] * xc;
-		check("centred2 dx", dx[i], 2 * q * c0[i], 4e-16);
-		check("centred2 dmu", dmu[i], -2 * q * c0[i], 4e-16);
-		check("centred2 dc", dc[i], 2 * q * xc + 2 * c0[i], 4e-16);
-	}
-	return failures != 0;
-}
-`
+	src := checkPrelude + testdataC(t, "ties_gradients.c")
 	for _, o := range []string{"0", "2"} {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}

@@ -16,89 +16,32 @@ import (
 // vectorized (no fast-math) but unrolled with a remainder, whose joins the
 // dominating branches decide (decide.go). In vdata the trip count depends
 // on data each step changes: its joins keep their record.
-const pathKernels = `
-/* STEPS(f, body): f runs body in steps over x[0..n), with m = n/2. */
-#define STEPS(f, ...) __attribute__((noinline)) double f(double *x, int n) { \
-	int m = n / 2, steps = n > 3 ? 3 : n; \
-	double e = 0; \
-	for (int s = 0; s < steps; s++) { __VA_ARGS__ } \
-	return e; \
+func pathKernels(t *testing.T) string {
+	t.Helper()
+	return testdataC(t, "path_kernels.c")
 }
-STEPS(vsteps,
-	for (int i = 0; i < m; i++) x[m + i] = x[m + i] * 0.9 + x[i] * x[i];
-	for (int i = 0; i < m; i++) x[i] = sin(x[i]) + 0.25 * x[m + i];
-	e += x[s] * x[n - 1];)
-STEPS(vsum,
-	double t = 0;
-	for (int i = 0; i < m; i++) t += x[m + i] * x[i];
-	x[s] = cos(t) * x[s];
-	e += t;)
-STEPS(vlast,
-	double y = 0;
-	for (int i = 0; i < m; i++) {
-		y = x[i] * x[m + i];
-		x[m + i] = y + 0.1;
-	}
-	e += y * x[s];)
-__attribute__((noinline)) double vnest(double *x, int n) {
-	int rounds = n > 3 ? 3 : n, steps = 2 + (n & 1);
-	double e = 0;
-	for (int r = 1; r <= rounds; r++) {
-		int m = n / 2 - r + 1;
-		for (int s = 0; s < steps; s++) {
-			for (int i = 0; i < m; i++) x[m + i] = x[m + i] * 0.9 + x[i] * x[i];
-			e += x[s] * x[n - 1];
-		}
-	}
-	return e;
-}
-STEPS(vdata,
-	int k = x[s] > 0.45 ? m : m / 2;
-	for (int i = 0; i < k; i++) x[m + i] = x[m + i] * 0.9 + x[i] * x[i];
-	x[(s + 1) % n] = x[(s + 1) % n] + 0.2 * s;
-	e += x[s] * x[n - 1];)
-`
 
 // pathRuns differentiates pathKernels with m = n/2 below, at and above the
 // vector width (4 doubles at -O2: VF 2, interleaved twice), combined and
 // as callees.
-const pathRuns = loopRunPrelude + pathKernels + `
-CALLEE(vsteps)
-CALLEE(vlast)
-CALLEE(vsum)
-CALLEE(vdata)
-CALLEE(vnest)
-COPY64(vnest)
-COPY64(vnest_callee)
-COPY64(vsteps)
-COPY64(vlast)
-COPY64(vlast_callee)
-COPY64(vsum)
-COPY64(vdata)
-COPY64(vsteps_callee)
-COPY64(vsum_callee)
-COPY64(vdata_callee)
-#define ALL(n) FDRUN(vsteps, n); FDRUN(vsum, n); FDRUN(vnest, n); FDRUN(vdata, n); FDRUN(vlast, n); \
-	FDRUN(vlast_callee, n); FDRUN(vsteps_callee, n); FDRUN(vsum_callee, n); FDRUN(vnest_callee, n); FDRUN(vdata_callee, n)
-int main(void) {
-	ALL(2); ALL(4); ALL(6); ALL(8); ALL(10); ALL(16); ALL(18); ALL(27);
-	return failures != 0;
+func pathRuns(t *testing.T) string {
+	t.Helper()
+	return loopRunPrelude + pathKernels(t) + testdataC(t, "path_runs.c")
 }
-`
 
 // The gradients through every way past the vector loops match central
 // differences at -O2 and -O3 (where the vectorizer splits the loops), and
 // at -O0 and -O1 (where the joins are the plain zero-trip guards).
 func TestPathDecisionRun(t *testing.T) {
 	for _, o := range optLevels {
-		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, pathRuns, o)) })
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, pathRuns(t), o)) })
 	}
 }
 
 // At -O2, the joins after vsteps' and vsum's vector loops are decided by
 // paths (no record of the way taken in the step loop); vdata keeps one.
 func TestPathDecisionIR(t *testing.T) {
-	m := preADModuleC(t, "#include <math.h>\n"+pathKernels+"int main(void) { return 0; }\n", "2")
+	m := preADModuleC(t, "#include <math.h>\n"+pathKernels(t)+"int main(void) { return 0; }\n", "2")
 	for _, tc := range []struct {
 		name         string
 		record, path bool
@@ -145,4 +88,75 @@ func (r *reverseGen) decidedByDominators(b *ir.Block) bool {
 	}
 	_, ok := r.decisionTree(b)
 	return ok && len(r.cfg.Preds[b]) > 2
+}
+
+// pdxIR: an outer loop whose step runs an inner loop (no affine exit
+// value: i += st, st = 3 - st) under a guard invariant in the outer loop,
+// then branches on the inner loop's exit value to P or straight to R.
+const pdxIR = `
+define double @pdx_ir(double* %x, i64 %n) {
+entry:
+  br label %outer
+outer:
+  %s = phi i64 [ 0, %entry ], [ %s.next, %R ]
+  %e = phi double [ 0.0, %entry ], [ %e.next, %R ]
+  %k = sub i64 %n, %s
+  %c = icmp sgt i64 %n, 2
+  br i1 %c, label %loop, label %R
+loop:
+  %i = phi i64 [ 0, %outer ], [ %i.next, %loop ]
+  %st = phi i64 [ 1, %outer ], [ %st.next, %loop ]
+  %p = getelementptr inbounds double, double* %x, i64 %i
+  %v = load double, double* %p
+  %v2 = fmul double %v, %v
+  store double %v2, double* %p
+  %i.next = add i64 %i, %st
+  %st.next = sub i64 3, %st
+  %km1 = sub i64 %n, 1
+  %lc = icmp slt i64 %i.next, %km1
+  br i1 %lc, label %loop, label %after
+after:
+  %eq = icmp eq i64 %i.next, %km1
+  br i1 %eq, label %R, label %P
+P:
+  %x0 = load double, double* %x
+  %xsp0 = getelementptr inbounds double, double* %x, i64 %s
+  %xs0 = load double, double* %xsp0
+  %sx0 = call double @llvm.sin.f64(double %x0)
+  %m0 = fmul double %sx0, %xs0
+  store double %m0, double* %x
+  br label %R
+R:
+  %xsp = getelementptr inbounds double, double* %x, i64 %s
+  %xs = load double, double* %xsp
+  %sxs = call double @llvm.sin.f64(double %xs)
+  %lastp = getelementptr inbounds double, double* %x, i64 %k
+  %lastp1 = getelementptr inbounds double, double* %lastp, i64 -1
+  %last = load double, double* %lastp1
+  %t = fmul double %sxs, %last
+  %e.next = fadd double %e, %t
+  %xs2 = fmul double %xs, 0.5
+  store double %xs2, double* %xsp
+  %s.next = add i64 %s, 1
+  %oc = icmp slt i64 %s.next, %n
+  br i1 %oc, label %outer, label %exit
+exit:
+  ret double %e.next
+}
+declare double @llvm.sin.f64(double)
+`
+
+// TestPathDecisionExitValueRun: the join R after an inner loop is decided
+// by paths (pathdecide.go) from the invariant guard n > 2 and the branch on
+// the loop's exit value (i.next == n-1, i stepping 1, 2, 1, ...). Passing
+// the loop whole, the walk must not keep its header phis fixed to their
+// first iteration's values and evaluate the branch with i = 0 (the gradient
+// at n = 4, 5 then misses the way through P). testdata/path_exit_value.c
+// drives pdxIR at -O0 and -O2.
+func TestPathDecisionExitValueRun(t *testing.T) {
+	t.Parallel()
+	src := loopRunPrelude + testdataC(t, "path_exit_value.c")
+	for _, o := range []string{"0", "2"} {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildCWithIR(t, src, pdxIR, o)) })
+	}
 }

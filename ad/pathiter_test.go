@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,82 +20,10 @@ import (
 // q[i+j]; grow runs j = 0 .. i. In datacount the count is data (x[i]
 // compared): its join keeps its record. xc is rewritten per component c,
 // so the outer loops cache xc[i].
-const iterNests = loopRunPrelude + `
-#include <stdlib.h>
-int DIM = 3; /* $DIM where set */
-int K = 3; /* not a constant: the component loops stay loops at -O3 */
-#define XC(c, j) (x[((c) * d + (j)) % n] * x[((c) * d + (j) + 1) % n] - 0.5)
-__attribute__((noinline)) double trirun(double *x, int n) {
-	int d = DIM, lsz = d * (d - 1) / 2;
-	double xc[16], q[16], e = 0;
-	for (int c = 0; c < K; c++) {
-		for (int j = 0; j < d; j++) xc[j] = XC(c, j);
-		for (int j = 0; j < d; j++) q[j] = xc[j] * x[j];
-		int li = K * d + c * lsz;
-		for (int i = 0; i < d; i++)
-			for (int j = i + 1; j < d; j++) q[j] += x[li++] * xc[i];
-		for (int j = 0; j < d; j++) e += q[j] * q[j];
-	}
-	return e;
+func iterNests(t *testing.T) string {
+	t.Helper()
+	return loopRunPrelude + testdataC(t, "iter_nests.c")
 }
-__attribute__((noinline)) double skew(double *x, int n) {
-	int d = DIM;
-	double xc[16], q[32], e = 0;
-	for (int c = 0; c < K; c++) {
-		for (int j = 0; j < d; j++) xc[j] = XC(c, j);
-		for (int j = 0; j < 2 * d; j++) q[j] = 0.25 * j;
-		for (int i = 0; i < d; i++)
-			for (int j = 0; j < d - i; j++) q[i + j] += x[K * d + i * d + j] * xc[i];
-		for (int j = 0; j < 2 * d; j++) e += q[j] * q[j];
-	}
-	return e;
-}
-__attribute__((noinline)) double grow(double *x, int n) {
-	int d = DIM;
-	double xc[16], q[16], e = 0;
-	for (int c = 0; c < K; c++) {
-		for (int j = 0; j < d; j++) xc[j] = XC(c, j);
-		for (int j = 0; j < d; j++) q[j] = xc[j];
-		for (int i = 0; i < d; i++)
-			for (int j = 0; j <= i; j++) q[j] += x[K * d + i * d + j] * xc[i];
-		for (int j = 0; j < d; j++) e += q[j] * q[j];
-	}
-	return e;
-}
-__attribute__((noinline)) double datacount(double *x, int n) {
-	int d = DIM;
-	double xc[16], q[16], e = 0;
-	for (int c = 0; c < K; c++) {
-		for (int j = 0; j < d; j++) xc[j] = XC(c, j);
-		for (int j = 0; j < d; j++) q[j] = xc[j];
-		for (int i = 0; i < d; i++) {
-			int m = x[i] > 0.4 ? d : d - i;
-			for (int j = 0; j < m; j++) q[j] += x[K * d + i * d + j] * xc[i];
-		}
-		for (int j = 0; j < d; j++) e += q[j] * q[j];
-	}
-	return e;
-}
-CALLEE(trirun)
-CALLEE(skew)
-#define COPY(f) static double f##_copy(double *x, int n) { double y[128]; memcpy(y, x, n * sizeof *x); return f(y, n); }
-COPY(trirun)
-COPY(skew)
-COPY(grow)
-COPY(datacount)
-COPY(trirun_callee)
-COPY(skew_callee)
-int main(void) {
-	if (getenv("DIM")) DIM = atoi(getenv("DIM"));
-	FDRUN(trirun, 128);
-	FDRUN(skew, 128);
-	FDRUN(grow, 128);
-	FDRUN(datacount, 128);
-	FDRUN(trirun_callee, 128);
-	FDRUN(skew_callee, 128);
-	return failures != 0;
-}
-`
 
 var iterWants = []string{"ok trirun[127]", "ok skew[127]", "ok grow[127]", "ok datacount[127]", "ok trirun_callee[127]", "ok skew_callee[127]"}
 
@@ -102,7 +32,8 @@ var iterWants = []string{"ok trirun[127]", "ok skew[127]", "ok grow[127]", "ok d
 // inner loops take every way past the vector loop: skipped, run alone, run
 // and followed by the remainder), and leak nothing.
 func TestIterationPathRun(t *testing.T) {
-	runSizes(t, iterNests, "DIM", []string{"0", "1", "2", "3", "5", "7"},
+	t.Parallel()
+	runSizes(t, iterNests(t), "DIM", []string{"0", "1", "2", "3", "5", "7"},
 		iterWants)
 }
 
@@ -112,7 +43,7 @@ func TestIterationPathRun(t *testing.T) {
 // count is data, and its outer loop keeps the record.
 func TestIterationPathIR(t *testing.T) {
 	for _, o := range []string{"2", "3"} {
-		m := preADModuleC(t, iterNests, o)
+		m := preADModuleC(t, iterNests(t), o)
 		for _, tc := range []struct {
 			name   string
 			record bool
@@ -270,32 +201,7 @@ func TestExitCountIR(t *testing.T) {
 // n = 2, 5, 8 (the step -2 loop needs an even start: n & -2), combined and
 // through a caller (split).
 func TestExitCountRun(t *testing.T) {
-	src := memoryPrelude + `
-double down_ir(double *x, long n, long k);
-enum { N = 8 };
-static long n;
-static double down_n(double *x, int m) { return down_ir(x, n, 3); }
-__attribute__((noinline)) double calldown(double *x, int m) { return sin(down_n(x, m)); }
-int main(void) {
-	double x[N];
-	for (int i = 0; i < N; i++) x[i] = 0.3 + 0.17 * i - 0.02 * i * i;
-	static const long ns[] = {2, 5, 8};
-	for (int k = 0; k < 3; k++) {
-		n = ns[k];
-		double xc[N], dx[N] = {0}, xk[N], dxk[N] = {0};
-		char name[16];
-		memcpy(xc, x, sizeof x);
-		__enzyme_autodiff((void *)down_ir, enzyme_dup, xc, dx, enzyme_const, n, enzyme_const, 3L);
-		snprintf(name, sizeof name, "down_n%ld", n);
-		fdcheck(name, down_n, x, N, dx);
-		memcpy(xk, x, sizeof x);
-		__enzyme_autodiff((void *)calldown, enzyme_dup, xk, dxk, enzyme_const, N);
-		snprintf(name, sizeof name, "calldown_n%ld", n);
-		fdcheck(name, calldown, x, N, dxk);
-	}
-	return failures != 0;
-}
-`
+	src := memoryPrelude + testdataC(t, "exit_count.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
 			out := run(t, buildCWithIR(t, src, downIR, o))
@@ -306,4 +212,100 @@ int main(void) {
 			}
 		})
 	}
+}
+
+// TestIterationPathShapesRun: testdata/iteration_path_shapes.c's gradients
+// (path decisions from conditions computed each iteration, exit counts of
+// != loops, growth on entry decided over several paths) against central
+// differences at -O0..-O3, combined and split, and under valgrind at -O2.
+func TestIterationPathShapesRun(t *testing.T) {
+	t.Parallel()
+	src := loopRunPrelude + testdataC(t, "iteration_path_shapes.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
+}
+
+// TestIterationPathTriangleRun: testdata/iteration_path_triangles.c's
+// gradients (triangles whose vectorized inner loop's bounds depend on the
+// outer index) against central differences at -O2 and -O3, combined and
+// split, for d = 0 (no outer iteration) to 17 (vector body and remainder),
+// -O3 valgrind-checked.
+func TestIterationPathTriangleRun(t *testing.T) {
+	t.Parallel()
+	src := loopRunPrelude + testdataC(t, "iteration_path_triangles.c")
+	var wants []string
+	for k := 1; k <= 7; k++ {
+		wants = append(wants, fmt.Sprintf("ok tri%d[40]", k), fmt.Sprintf("ok tri%d_callee[40]", k))
+	}
+	for _, o := range []string{"2", "3"} {
+		exe := buildC(t, src, o)
+		for _, d := range []string{"0", "1", "2", "3", "5", "8", "17"} {
+			checkWants(t, runEnv(t, exe, "DIM="+d), "-O"+o+" DIM="+d, wants)
+		}
+	}
+	t.Run("leaks", func(t *testing.T) {
+		runLeakCheckedEnv(t, buildC(t, src, "3"), "DIM=5")
+	})
+}
+
+// TestIterationPathDeepTriangleRun: testdata/iteration_path_deep_triangles.c
+// (triangles inside a loop around them, the inner bounds depending on both
+// loops' counters): gradients against central differences at -O2 and -O3,
+// combined and split, for d = 0, 1, 3, 5, 9, 17 and 1..4 rounds, one
+// setting valgrind-checked.
+func TestIterationPathDeepTriangleRun(t *testing.T) {
+	t.Parallel()
+	src := loopRunPrelude + testdataC(t, "iteration_path_deep_triangles.c")
+	for _, o := range []string{"2", "3"} {
+		exe := buildC(t, src, o)
+		for _, d := range [][2]string{{"0", "2"}, {"1", "3"}, {"3", "1"}, {"5", "3"}, {"9", "4"}, {"17", "2"}} {
+			out := runEnv(t, exe, "DIM="+d[0], "T="+d[1])
+			checkWants(t, out, "-O"+o+" DIM, T = "+d[0]+", "+d[1], []string{"ok deep3[40]", "ok deep3_callee[40]", "ok deep4[40]", "ok deep4_callee[40]"})
+		}
+		t.Run("leaks", func(t *testing.T) {
+			// T as the last setting above; skips only this subtest
+			// without valgrind.
+			runLeakCheckedEnv(t, exe, "DIM=9", "T=2")
+		})
+	}
+}
+
+// TestExitCountNestRun: testdata/exit_count_nests.c checks the entry
+// counters recomputed from exact != loops without the clamp of a negative
+// distance, and path decisions rebuilt per iteration: 64-bit != nests
+// (steps 1 and -2, zero-trip where lo == hi), != loops under an invariant
+// guard that skips them in every iteration (lo > hi), a loop too big to
+// rotate leaving from its header at once, and a triangle whose inner start
+// is a phi of the outer iteration. Central differences at -O2 and -O3,
+// combined and split (the _callee variants), the zero-trip and skipped
+// cases valgrind-checked.
+func TestExitCountNestRun(t *testing.T) {
+	t.Parallel()
+	src := loopRunPrelude + testdataC(t, "exit_count_nests.c")
+	for _, o := range []string{"2", "3"} {
+		exe := buildC(t, src, o)
+		for _, env := range [][4]string{{"2", "5", "3", "5"}, {"3", "3", "2", "1"}, {"4", "2", "1", "0"}, {"0", "1", "4", "9"}, {"1", "9", "1", "17"}} {
+			fs := []string{"neguard", "tridiamond"}
+			lo, _ := strconv.Atoi(env[0])
+			hi, _ := strconv.Atoi(env[1])
+			if lo <= hi {
+				fs = append(fs, "nenest", "nestep", "hdrexit")
+			}
+			var wants []string
+			for _, f := range fs {
+				wants = append(wants, "ok "+f+"[36]", "ok "+f+"_callee[36]")
+			}
+			out := runEnv(t, exe, "LO="+env[0], "HI="+env[1], "R="+env[2], "DIM="+env[3])
+			checkWants(t, out, fmt.Sprintf("-O%s LO HI R DIM = %v", o, env), wants)
+		}
+	}
+	t.Run("leaks", func(t *testing.T) {
+		exe := buildC(t, src, "2")
+		for _, env := range [][2]string{{"3", "3"}, {"4", "2"}} {
+			// R and DIM as the last setting above.
+			runLeakCheckedEnv(t, exe, "LO="+env[0], "HI="+env[1], "R=1", "DIM=17")
+		}
+	})
 }

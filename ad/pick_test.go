@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -127,86 +128,141 @@ func TestPickCachedNotOperands(t *testing.T) {
 // goes to fmax's or fmin's first argument on a tie, to the other on a NaN,
 // as the rule always did: checked against the analytic gradient), and a
 // max loop that needs its operands anyway.
-const pickRuns = loopRunPrelude + `
-int K = 4; /* columns: a global, so that the loops stay loops */
-__attribute__((noinline)) double lserows(double *x, int n) {
-	double w[16], t = 0;
-	int k = K;
-	for (int r = 0; r + k <= n; r += k) {
-		for (int j = 0; j < k; j++) w[j] = x[r + j] * x[(r + j + 1) % n] - 0.3 * x[r + j];
-		double mx = w[0];
-		for (int j = 1; j < k; j++) mx = fmax(mx, w[j]);
-		double mn = w[0];
-		for (int j = 1; j < k; j++) mn = fmin(w[j], mn);
-		double s = 0;
-		for (int j = 0; j < k; j++) s += exp(w[j] - mx);
-		t += log(s) + mx + 0.25 * mn;
-	}
-	return t;
+func pickRuns(t *testing.T) string {
+	t.Helper()
+	return loopRunPrelude + testdataC(t, "pick_runs.c")
 }
-
-/* The running max and min of x, then x overwritten. */
-__attribute__((noinline)) double ties(double *x, int n) {
-	double mx = x[0], mn = x[0];
-	for (int i = 1; i < n; i++) {
-		mx = fmax(mx, x[i]);
-		mn = fmin(x[i], mn);
-	}
-	for (int i = 0; i < n; i++) x[i] = 0;
-	return 3 * mx + mn;
-}
-
-/* A running max whose previous value and element the loop also multiplies. */
-__attribute__((noinline)) double maxprod(double *x, int n) {
-	double mx = x[0], s = 0;
-	for (int i = 1; i < n; i++) {
-		s += mx * x[i];
-		mx = fmax(mx, x[i]);
-		x[i] = 0.5 * x[i];
-	}
-	return s + mx;
-}
-
-CALLEE(lserows)
-CALLEE(maxprod)
-COPY64(lserows)
-COPY64(maxprod)
-COPY64(lserows_callee)
-COPY64(maxprod_callee)
-/* ties: the gradient of ties at x, against want (3 into the element fmax
- * returned, 1 into fmin's). */
-static void tiecheck(const char *name, const double *x0, const double *want, int n) {
-	double x[8], dx[8] = {0};
-	memcpy(x, x0, n * sizeof *x);
-	__enzyme_autodiff((void *)ties, enzyme_dup, x, dx, enzyme_const, n);
-	for (int i = 0; i < n; i++) {
-		char what[64];
-		snprintf(what, sizeof what, "%s[%d]", name, i);
-		check(what, dx[i], want[i], 0);
-	}
-}
-int main(void) {
-	if (getenv("K")) K = atoi(getenv("K"));
-	FDRUN(lserows, 12);
-	FDRUN(lserows, 40);
-	FDRUN(lserows_callee, 12);
-	FDRUN(maxprod, 9);
-	FDRUN(maxprod_callee, 9);
-	/* fmax(3, 3) keeps mx (x[1]); fmin(0, 0) takes x[i] (x[4]). */
-	tiecheck("tie", (double[]){1, 3, 3, 0, 0, 2}, (double[]){0, 3, 0, 0, 1, 0}, 6);
-	/* no ties: the max is x[2], the min x[5] */
-	tiecheck("distinct", (double[]){1, 2.5, 4, 0.5, 3, -1}, (double[]){0, 0, 3, 0, 0, 1}, 6);
-	/* NaNs are skipped: fmax(NaN, 2) is x[1], fmin(NaN, ...) keeps the number */
-	tiecheck("nan", (double[]){NAN, 2, NAN, 1, -0.5}, (double[]){0, 3, 0, 0, 1}, 5);
-	return failures != 0;
-}
-`
 
 // TestPickRun: the gradients of max/min loops whose reverse reads picks
 // match central differences, and on ties and NaNs the analytic gradient
 // of the rule, at every level, combined and split, with rows of 1 to 9
 // columns; and leak nothing.
 func TestPickRun(t *testing.T) {
-	runSizes(t, pickRuns, "K", []string{"1", "3", "4", "9"}, []string{"ok lserows[39]", "ok lserows_callee[11]",
+	t.Parallel()
+	runSizes(t, pickRuns(t), "K", []string{"1", "3", "4", "9"}, []string{"ok lserows[39]", "ok lserows_callee[11]",
 		"ok maxprod[8]", "ok maxprod_callee[8]", "ok tie[5]", "ok distinct[5]", "ok nan[4]"})
+}
+
+// pickScalarIR is fmax of two arguments, no loop: the pick is recomputed
+// from the operands in the reverse.
+const pickScalarIR = `
+define double @pick_scalar(double %a, double %b) {
+entry:
+  %m = call double @llvm.maxnum.f64(double %a, double %b)
+  %r = fmul double %m, 3.000000e+00
+  ret double %r
+}
+declare double @llvm.maxnum.f64(double, double)
+`
+
+// TestPickRouteIR: the reverse of fmax/fmin sends the adjoint to the
+// argument returned through a select on the pick (d or +0), one per
+// active argument, with no 0/1 partial multiplied by the adjoint: where
+// the pick is cached per iteration (a running max) and where it is
+// recomputed from the operands (no loop), combined and split.
+func TestPickRouteIR(t *testing.T) {
+	loop := strings.NewReplacer("$CALL", `%mx.next = call double @llvm.maxnum.f64(double %mx, double %xi)`,
+		"$USE", `%s.next = fadd double %s, 1.000000e+00`).Replace(pickLoopIR)
+	for _, tc := range []struct {
+		name, src string
+		acts      []Activity
+	}{
+		{"loop", loop, []Activity{Dup, Const}},
+		{"scalar", pickScalarIR, []Activity{Out, Out}},
+	} {
+		eachReverse(t, tc.src, tc.acts, func(r *reverseGen, split bool) {
+			routes := 0
+			conds := map[value.Value]int{}
+			for _, f := range []*ir.Func{r.g} {
+				for _, b := range f.Blocks {
+					for _, inst := range b.Insts {
+						switch x := inst.(type) {
+						case *ir.InstSelect:
+							if !x.Typ.Equal(types.Double) {
+								continue
+							}
+							zx, zy := isFloatZero(x.ValueTrue), isFloatZero(x.ValueFalse)
+							_, cx := x.ValueTrue.(constant.Constant)
+							_, cy := x.ValueFalse.(constant.Constant)
+							switch {
+							case cx && cy:
+								t.Errorf("%s (split %v): a 0/1 partial in %s: %s", tc.name, split, f.Name(), x.LLString())
+							case zx != zy:
+								routes++
+								conds[x.Cond]++
+							}
+						}
+					}
+				}
+			}
+			if routes < 2 {
+				t.Errorf("%s (split %v): %d selects route the adjoint, want one per argument", tc.name, split, routes)
+			}
+			for c, n := range conds {
+				if n%2 != 0 {
+					t.Errorf("%s (split %v): pick %s routes %d adjoints, want both arguments'", tc.name, split, c.Ident(), n)
+				}
+			}
+			r.d.dropFunc(r.g)
+		})
+	}
+}
+
+// isFloatZero reports whether v is a floating-point constant zero (the
+// pick's -0 or +0).
+func isFloatZero(v value.Value) bool {
+	c, ok := v.(*constant.Float)
+	return ok && c.X.Sign() == 0
+}
+
+// TestPickRouteRun: with an infinite adjoint or tangent the argument fmax
+// or fmin did not return gets exactly 0 (a 0/1 partial times infinity was
+// NaN), in reverse mode (two arguments, and a running max over an array
+// with a tie) and forward mode; with finite ones the forward-mode
+// derivative matches central differences; at every level.
+func TestPickRouteRun(t *testing.T) {
+	src := checkPrelude + testdataC(t, "pick_route.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			out := run(t, buildC(t, src, o))
+			if n := strings.Count(out, "ok "); n != 14 {
+				t.Errorf("-O%s: %d checks passed, want 14:\n%s", o, n, out)
+			}
+		})
+	}
+}
+
+// TestPickZeroRun: the argument fmax or fmin did not return gets -0, the
+// exact additive identity: a shadow holding -0 keeps it (adding +0 made it
+// +0), in reverse mode (two arguments, and a running max over an array
+// with a tie) and in forward mode (a tangent of -0 stays -0); the other
+// derivatives match central differences (the tie's exactly); at every
+// level.
+func TestPickZeroRun(t *testing.T) {
+	src := checkPrelude + testdataC(t, "pick_zero.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			out := run(t, buildC(t, src, o))
+			if n := strings.Count(out, "ok "); n != 15 {
+				t.Errorf("-O%s: %d checks passed, want 15:\n%s", o, n, out)
+			}
+		})
+	}
+}
+
+// TestPickVectorRun: fmax/fmin routing where LLVM vectorizes the calls
+// (llvm.maxnum/minnum on vectors of double and float) with an infinite
+// adjoint in one lane, ties, NaNs and signed zeros; fmaxl; a NaN adjoint
+// (testdata/pick_vector.c); at every level, values exact, all 58 checks.
+func TestPickVectorRun(t *testing.T) {
+	t.Parallel()
+	src := checkPrelude + testdataC(t, "pick_vector.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			out := run(t, buildC(t, src, o))
+			if n := strings.Count(out, "ok "); n != 58 {
+				t.Errorf("-O%s: %d checks passed, want 58:\n%s", o, n, out)
+			}
+		})
+	}
 }

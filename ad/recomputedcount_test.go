@@ -14,7 +14,7 @@ import (
 // (recomputedEntryCount) clamp no negative distance: the loops ran to
 // their bounds (exitCount).
 func TestRecomputedCountIR(t *testing.T) {
-	m := preADModuleC(t, particleC+snapshotNests+"int main(void) { return 0; }\n", "2")
+	m := preADModuleC(t, particleC(t)+snapshotNests(t)+"int main(void) { return 0; }\n", "2")
 	for _, name := range []string{"particles", "deep"} {
 		for _, split := range []bool{false, true} {
 			d, r := reverseOf(t, m, name, split, "count_"+name)
@@ -59,17 +59,7 @@ func TestRecomputedCountIR(t *testing.T) {
 // with 1, 2, 3 and 8 particles (the loops unrolled by two run their
 // remainder only, both, or their body only), at -O2 and -O3.
 func TestRecomputedCountRun(t *testing.T) {
-	src := particleC + snapshotNests + `
-int main(void) {
-	static const int ns[] = {1, 2, 3, 8};
-	for (int k = 0; k < 4; k++) {
-		CHECK_PARTICLES(particles, ns[k]);
-		CHECK_PARTICLES(deep, ns[k]);
-		CHECK_PARTICLES(deep_callee, ns[k]);
-	}
-	return failures != 0;
-}
-`
+	src := particleC(t) + snapshotNests(t) + testdataC(t, "recomputed_count.c")
 	for _, o := range []string{"2", "3"} {
 		t.Run("O"+o, func(t *testing.T) {
 			out := run(t, buildC(t, src, o))

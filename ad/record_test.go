@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
 )
 
 // A loop caching values of several types per iteration: the index k (an
@@ -104,44 +106,7 @@ func eachReverse(t *testing.T, src string, acts []Activity, check func(r *revers
 // second call reuses the first's) and through a caller (rec_ir split into
 // an augmented forward and a reverse sharing the records on the tape).
 func TestIterationRecordRun(t *testing.T) {
-	src := memoryPrelude + `
-double rec_ir(double *x, int *idx, long n);
-enum { N = 7 };
-static const int perm[N] = {3, 0, 6, 2, 2, 5, 1};
-__attribute__((noinline)) double twice(double *x, int *idx, long n) {
-	int again[N];
-	memcpy(again, idx, sizeof again);
-	return rec_ir(x, idx, n) * rec_ir(x, again, n);
-}
-/* on_copy: g on copies of x and perm (fdcheck needs x left alone). */
-static double on_copy(double (*g)(double *, int *, long), double *x, int n) {
-	double y[N];
-	int idx[N];
-	memcpy(y, x, sizeof y);
-	memcpy(idx, perm, sizeof idx);
-	return g(y, idx, n);
-}
-static double direct(double *x, int n) { return on_copy(rec_ir, x, n); }
-static double caller(double *x, int n) { return on_copy(twice, x, n); }
-/* RECCHECK(f, root): the gradient of root, called twice, against central differences of f. */
-#define RECCHECK(f, root) do { \
-		double x[N]; \
-		for (int i = 0; i < N; i++) x[i] = 0.7 + 0.11 * i; \
-		for (int call = 0; call < 2; call++) { \
-			double xc[N], dx[N] = {0}; \
-			int idx[N]; \
-			memcpy(xc, x, sizeof x); \
-			memcpy(idx, perm, sizeof idx); \
-			__enzyme_autodiff((void *)root, enzyme_dup, xc, dx, enzyme_const, idx, enzyme_const, (long)N); \
-			fdcheck(#root, f, x, N, dx); \
-		} \
-	} while (0)
-int main(void) {
-	RECCHECK(direct, rec_ir);
-	RECCHECK(caller, twice);
-	return failures != 0;
-}
-`
+	src := memoryPrelude + testdataC(t, "iteration_record.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
 			out := run(t, buildCWithIR(t, src, recordIR, o))
@@ -149,5 +114,73 @@ int main(void) {
 				t.Errorf("missing checks:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestFieldAddrAfterLayout: a record requested as {i8, i32, double} is laid
+// out {double, i32, i8}; addresses of its fields made before recordLayout
+// are renumbered, and those made after it address the moved fields too
+// (each index names a field of the accessed value's type).
+func TestFieldAddrAfterLayout(t *testing.T) {
+	elems := []types.Type{types.I8, types.I32, types.Double}
+	lc := &loopCache{rec: types.NewStruct(), fields: map[value.Value]*loopBuf{}}
+	var bufs []*loopBuf
+	for i, e := range elems {
+		b := &loopBuf{field: i, elem: e}
+		lc.rec.Fields = append(lc.rec.Fields, e)
+		lc.fields[ir.NewParam("", e)] = b
+		bufs = append(bufs, b)
+	}
+	r := &reverseGen{}
+	base := ir.NewParam("base", types.NewPointer(lc.rec))
+	idx := constant.NewInt(types.I64, 3)
+	check := func(when string, b *loopBuf, gep *ir.InstGetElementPtr) {
+		t.Helper()
+		k := gep.Indices[1].(*constant.Int).X.Int64()
+		if got := lc.rec.Fields[k]; !got.Equal(b.elem) {
+			t.Errorf("%s: the %s field is addressed at index %d, a %s in %s", when, b.elem, k, got, lc.rec)
+		}
+	}
+	before := make([]*ir.InstGetElementPtr, len(bufs))
+	for i, b := range bufs {
+		before[i] = r.fieldAddr(lc, base, idx, b)
+	}
+	recordLayout(lc)
+	if !lc.rec.Fields[0].Equal(types.Double) || !lc.rec.Fields[2].Equal(types.I8) {
+		t.Fatalf("layout %s, want the double first and the i8 last", lc.rec)
+	}
+	for i, b := range bufs {
+		check("made before layout", b, before[i])
+		check("made after layout", b, r.fieldAddr(lc, base, idx, b))
+	}
+}
+
+// TestSharedRecordLayout: owner o has an i8 field, its sharer n (as
+// recordField joins them) an i32 and a double. After recordLayout(o), n's
+// fields name their new indices, not only the owner's.
+func TestSharedRecordLayout(t *testing.T) {
+	o := &loopCache{rec: types.NewStruct(), fields: map[value.Value]*loopBuf{}}
+	n := &loopCache{owner: o, rec: o.rec, fields: map[value.Value]*loopBuf{}}
+	o.sharers = []*loopCache{n}
+	add := func(lc *loopCache, e types.Type) *loopBuf {
+		b := &loopBuf{field: len(o.rec.Fields), elem: e}
+		o.rec.Fields = append(o.rec.Fields, e)
+		lc.fields[ir.NewParam("", e)] = b
+		return b
+	}
+	add(o, types.I8)
+	bi := add(n, types.I32)
+	bd := add(n, types.Double)
+	r := &reverseGen{}
+	base := ir.NewParam("base", types.NewPointer(o.rec))
+	idx := constant.NewInt(types.I64, 3)
+	recordLayout(o)
+	recordLayout(n)
+	for _, b := range []*loopBuf{bi, bd} {
+		gep := r.fieldAddr(n, base, idx, b)
+		k := gep.Indices[1].(*constant.Int).X.Int64()
+		if got := o.rec.Fields[k]; !got.Equal(b.elem) {
+			t.Errorf("non-owner's %s field addressed after layout at %d, a %s in %s", b.elem, k, got, o.rec)
+		}
 	}
 }

@@ -132,12 +132,7 @@ func TestRetypeRewriteIR(t *testing.T) {
 // and compiled with -g, passes the verifier, debug info included (a
 // retyped copy must not share its original's DISubprogram).
 func TestRetypedModuleVerifies(t *testing.T) {
-	src := bitsPrelude + `
-__attribute__((noinline)) unsigned long long tobits(double x) { unsigned long long u; memcpy(&u, &x, 8); return u; }
-__attribute__((noinline)) double frombits(unsigned long long u) { double x; memcpy(&x, &u, 8); return x; }
-double viamemcpy(double x) { return frombits(tobits(x * x)) * 3; }
-int main(void) { printf("%g\n", __enzyme_autodiff((void *)viamemcpy, 1.5)); return 0; }
-`
+	src := bitsPrelude + testdataC(t, "retyped_module_verifies.c")
 	if _, err := toolchains.Tool("opt"); err != nil {
 		t.Skip(err)
 	}

@@ -130,28 +130,7 @@ func TestSharedRecordRun(t *testing.T) {
 	ll := sharedRecIR(names[0], "c", false) +
 		strings.Replace(sharedRecIR(names[1], "c", true), "\ndeclare double @llvm.exp.f64(double)\n", "", 1) +
 		strings.Replace(sharedRecIR(names[2], "cm1", false), "\ndeclare double @llvm.exp.f64(double)\n", "", 1)
-	src := memoryPrelude + `
-enum { N = 12 };
-double sr_same(double *x, int n);
-double sr_skip(double *x, int n);
-double sr_other(double *x, int n);
-__attribute__((noinline)) double twice_same(double *x, int n) { return 2 * sr_same(x, n); }
-__attribute__((noinline)) double twice_skip(double *x, int n) { return 2 * sr_skip(x, n) + sr_same(x, n); }
-__attribute__((noinline)) double twice_other(double *x, int n) { return 2 * sr_other(x, n); }
-int main(void) {
-	double x[N];
-	for (int i = 0; i < N; i++) x[i] = 0.3 + 0.07 * i - 0.05 * (i % 4);
-	for (int call = 0; call < 2; call++) {
-		GRADCHECK(sr_same);
-		GRADCHECK(sr_skip);
-		GRADCHECK(sr_other);
-		GRADCHECK(twice_same);
-		GRADCHECK(twice_skip);
-		GRADCHECK(twice_other);
-	}
-	return failures != 0;
-}
-`
+	src := memoryPrelude + testdataC(t, "shared_record.c")
 	var wants []string
 	for _, f := range []string{"sr_same", "sr_skip", "sr_other", "twice_same", "twice_skip", "twice_other"} {
 		wants = append(wants, fmt.Sprintf("ok %s[%d]", f, 11))

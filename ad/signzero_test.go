@@ -16,38 +16,7 @@ import (
 // the caller reads back prints as 0 (signbit clear), as with Enzyme; the
 // gradient itself is checked against central differences.
 func TestShadowClearedToPositiveZero(t *testing.T) {
-	src := `
-#include <math.h>
-#include <stdio.h>
-void __enzyme_autodiff(void *, ...);
-extern int enzyme_dup, enzyme_const;
-typedef struct { double v; int tag; double *p; } Cell;
-void f(const double *x, double *out, Cell *c, int n) {
-	for (int i = 0; i < n; i++) out[i] = sin(x[i]) * x[i];
-	c->v = x[0] * x[1];
-}
-int main(void) {
-	double x[3] = {0.3, -1.2, 2.5}, dx[3] = {0}, out[3], dout[3] = {1, 1, 1};
-	double buf = 0, dbuf = 0;
-	Cell c = {0, 1, &buf}, dc = {1, 1, &dbuf};
-	__enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_dup, out, dout, enzyme_dup, &c, &dc, enzyme_const, 3);
-	for (int i = 0; i < 3; i++)
-		if (signbit(dout[i]) || dout[i] != 0) { printf("dout[%d] = %g\n", i, dout[i]); return 1; }
-	if (signbit(dc.v) || dc.v != 0) { printf("dc.v = %g\n", dc.v); return 1; }
-	double h = 1e-6;
-	for (int i = 0; i < 3; i++) {
-		double s = x[i], fd = 0, o[3];
-		Cell cc;
-		x[i] = s + h; f(x, o, &cc, 3); for (int k = 0; k < 3; k++) fd += o[k]; fd += cc.v;
-		x[i] = s - h; f(x, o, &cc, 3); for (int k = 0; k < 3; k++) fd -= o[k]; fd -= cc.v;
-		x[i] = s;
-		fd /= 2 * h;
-		if (fabs(dx[i] - fd) > 1e-6 * fmax(1, fabs(fd))) { printf("dx[%d] = %g, fd %g\n", i, dx[i], fd); return 1; }
-	}
-	printf("ok\n");
-	return 0;
-}
-`
+	src := testdataC(t, "shadow_cleared_to_positive_zero.c")
 	for _, o := range optLevels {
 		if out := run(t, buildC(t, src, o)); !strings.Contains(out, "ok") {
 			t.Errorf("-O%s: %s", o, out)
@@ -153,45 +122,13 @@ func TestPrivateShadowClearedToNegativeZero(t *testing.T) {
 // cleared to -0.0), rmw_ir both ways through its select, and an in-place
 // update of the caller's memory whose unseeded adjoints must read back as
 // +0.0 (0 * -2 added to a cleared +0.0; the private rule must not apply).
-const rmwSrc = memoryPrelude + `
-double rmw_ir(double *x, long n);
-enum { N = 5 };
-__attribute__((noinline)) double tri(double *x, int n) {
-	double *y = malloc(n * sizeof *y), z[N];
-	for (int j = 0; j < n; j++) { y[j] = x[j] * x[j]; z[j] = sin(x[j]); }
-	for (int i = 0; i < n; i++)
-		for (int j = i + 1; j < n; j++) { y[j] += x[i] * z[j]; z[j] += y[i] * 0.5; }
-	double s = 0;
-	for (int j = 0; j < n; j++) s += y[j] * z[j];
-	free(y);
-	return s;
+func rmwSrc(t *testing.T) string {
+	t.Helper()
+	return memoryPrelude + testdataC(t, "rmw.c")
 }
-static double rmw_copy(double *x, int n) { double y[N]; memcpy(y, x, sizeof y); return rmw_ir(y, n); }
-__attribute__((noinline)) void scale(double *x, int n) { for (int j = 0; j < n; j++) x[j] *= -2.0; }
-int main(void) {
-	double x[N];
-	for (int i = 0; i < N; i++) x[i] = 0.4 + 0.13 * i;
-	GRADCHECK(tri);
-	for (long n = 3; n <= N; n += 2) {
-		double xc[N], dx[N] = {0};
-		memcpy(xc, x, sizeof x);
-		__enzyme_autodiff((void *)rmw_ir, enzyme_dup, xc, dx, enzyme_const, n);
-		fdcheck(n == N ? "rmw_ir5" : "rmw_ir3", rmw_copy, x, (int)n, dx);
-	}
-	double y[N] = {1, 2, 3, 4, 5}, dy[N] = {0, 1, 0, 1, 0};
-	__enzyme_autodiff((void *)scale, enzyme_dup, y, dy, enzyme_const, N);
-	for (int j = 0; j < N; j++) {
-		char what[32];
-		snprintf(what, sizeof what, "scale[%d]", j);
-		check(what, dy[j], j % 2 ? -2 : 0, 1e-12);
-		if (signbit(dy[j]) != (j % 2)) { printf("FAIL %s: sign of %g\n", what, dy[j]); failures++; }
-	}
-	return failures != 0;
-}
-`
 
 // TestPrivateShadowRMWRun: the gradients of rmwSrc against central
 // differences at every level, the caller's zeros positive, no leaks.
 func TestPrivateShadowRMWRun(t *testing.T) {
-	runIRWants(t, rmwSrc, rmwIR, optLevels, true, "ok tri[4]", "ok rmw_ir3[2]", "ok rmw_ir5[4]", "ok scale[4]")
+	runIRWants(t, rmwSrc(t), rmwIR, optLevels, true, "ok tri[4]", "ok rmw_ir3[2]", "ok rmw_ir5[4]", "ok scale[4]")
 }

@@ -8,27 +8,14 @@ import (
 
 // simdKernels are reductions LLVM vectorizes at -O3, differentiated in
 // reverse (TestSIMD) and forward mode (TestForwardSIMD).
-const simdKernels = `
-__attribute__((noinline)) double dotv(double *x, int n) {
-	double s = 0;
-	for (int i = 0; i < n; i++) s += x[i] * x[n - 1 - i];
-	return s;
+func simdKernels(t *testing.T) string {
+	t.Helper()
+	return testdataC(t, "simd_kernels.c")
 }
-__attribute__((noinline)) double maxv(double *x, int n) {
-	double m = -1e300;
-	for (int i = 0; i < n; i++) m = x[i] * x[i] > m ? x[i] * x[i] : m;
-	return m;
-}
-__attribute__((noinline)) double prodv(double *x, int n) {
-	double p = 1;
-	for (int i = 0; i < n; i++) p *= 1 + 0.1 * x[i];
-	return p;
-}
-`
 
 func TestSIMD(t *testing.T) {
 	src := memoryPrelude + `
-` + simdKernels + `
+` + simdKernels(t) + `
 __attribute__((noinline)) void scale(double *out, const double *x, int n) {
 	for (int i = 0; i < n; i++) if (x[i] > 0.5) out[i] = x[i] * x[i] * 3; 
 }

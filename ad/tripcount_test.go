@@ -10,65 +10,13 @@ import (
 // invariant bounds) and shapes that fall back to growth (a triangular nest,
 // a data-dependent exit, an early break), all overwriting memory so that
 // every loop caches per iteration.
-const tripLoops = `
-__attribute__((noinline)) double shapes(double *x, int n) {
-	for (int i = 0; i < n; i++) x[i] = sin(x[i]) * x[i] + 0.1;
-	for (int i = 1; i <= n - 1; i += 2) x[i] = x[i] * cos(x[i - 1]);
-	for (int i = n - 1; i >= 0; i--) x[i] = x[i] * x[i] * 0.5 + x[(i + 1) % n] * 0.25;
-	for (int i = 2; i != n; i++) x[i] = exp(-x[i] * x[i - 2]);
-	for (unsigned i = 1; i < (unsigned)n; i++) x[i] = sin(x[i] + x[i - 1]);
-	double s = 0;
-	for (int i = 0; i < n; i++) s += x[i] * (i + 1);
-	return s;
+func tripLoops(t *testing.T) string {
+	t.Helper()
+	return testdataC(t, "trip_loops.c")
 }
-
-/* A nest with invariant bounds (reserved once) and a triangular one (grows). */
-__attribute__((noinline)) double nests(double *x, int n) {
-	for (int s = 0; s < 3; s++)
-		for (int i = 0; i < n; i++) {
-			double f = 0;
-			for (int j = 0; j < n; j++) f += sin(x[j] - x[i]) * x[j];
-			x[i] += 0.1 * f;
-		}
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j <= i; j++) x[j] = x[j] * cos(x[i]) + 0.01;
-	double s = 0;
-	for (int i = 0; i < n; i++) s += x[i] * x[i];
-	return s;
-}
-
-/* Exits a count cannot describe: data-dependent, and an early break. */
-__attribute__((noinline)) double exits(double *x, int n) {
-	double s = 0;
-	int i = 0;
-	while (s < 2.0 && i < n) { x[i] = sin(x[i]) + 0.5; s += x[i] * x[i]; i++; }
-	for (int k = 0; k < n; k++) {
-		x[k] = x[k] * x[k] * 0.9;
-		if (x[k] > 10) break;
-	}
-	for (int k = 0; k < n; k++) s += x[k];
-	return s;
-}
-
-/* The finite differences need functions that leave x alone. */
-#define COPYING(f) static double f##_copy(double *x, int n) { double y[16]; memcpy(y, x, n * sizeof *x); return f(y, n); }
-COPYING(shapes)
-COPYING(nests)
-COPYING(exits)
-`
 
 func TestTripCountReservation(t *testing.T) {
-	src := memoryPrelude + tripLoops + `
-int main(void) {
-	enum { N = 9 };
-	double x[N];
-	for (int i = 0; i < N; i++) x[i] = 0.3 + 0.17 * i - 0.05 * i * i;
-	GRADCHECK(shapes_copy);
-	GRADCHECK(nests_copy);
-	GRADCHECK(exits_copy);
-	return failures != 0;
-}
-`
+	src := memoryPrelude + tripLoops(t) + testdataC(t, "trip_count_reservation.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}
@@ -77,18 +25,10 @@ int main(void) {
 
 // reallocCounter is C source defining the program's own realloc, which
 // counts its calls in reallocs and forwards them to the C library's.
-const reallocCounter = `#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <stdio.h>
-#include <math.h>
-static long reallocs;
-void *realloc(void *p, size_t n) {
-	static void *(*real)(void *, size_t);
-	if (!real) real = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
-	reallocs++;
-	return real(p, n);
+func reallocCounter(t *testing.T) string {
+	t.Helper()
+	return testdataC(t, "realloc_counter.c")
 }
-`
 
 // With trip counts known on entry to the nest, a gradient allocates each
 // cache buffer once, whatever the size: no more reallocs for n = 64 than
@@ -96,32 +36,7 @@ void *realloc(void *p, size_t n) {
 // n = 8 call may need none). A second call of the same size reuses the
 // retained buffers (retain.go): no realloc at all.
 func TestTripCountAllocatesOnce(t *testing.T) {
-	src := reallocCounter + `extern int enzyme_dup, enzyme_const;
-void __enzyme_autodiff(void *, ...);
-__attribute__((noinline)) double nest(double *x, int n) {
-	for (int s = 0; s < 3; s++)
-		for (int i = 0; i < n; i++) {
-			double f = 0;
-			for (int j = 0; j < n; j++) f += sin(x[j] - x[i]) * x[j];
-			x[i] += 0.1 * f;
-		}
-	double s = 0;
-	for (int i = 0; i < n; i++) s += x[i] * x[i];
-	return s;
-}
-static long count(int n) {
-	static double x[64], dx[64];
-	for (int i = 0; i < n; i++) x[i] = 0.01 * i, dx[i] = 0;
-	long before = reallocs;
-	__enzyme_autodiff((void *)nest, enzyme_dup, x, dx, enzyme_const, n);
-	return reallocs - before;
-}
-int main(void) {
-	long small = count(8), large = count(64), again = count(64);
-	printf("reallocs: n=8 %ld, n=64 %ld, n=64 again %ld\n", small, large, again);
-	return !(small > 0 && large <= small && again == 0);
-}
-`
+	src := reallocCounter(t) + testdataC(t, "trip_count_allocates_once.c")
 	for _, o := range []string{"1", "2", "3"} {
 		t.Run("O"+o, func(t *testing.T) {
 			out := run(t, buildC(t, src, o))
@@ -144,58 +59,7 @@ int main(void) {
 // central differences. (-fno-math-errno: with errno, sin may write memory,
 // x is loaded again after it, and that second value shares each record.)
 func TestTripCountExactReservation(t *testing.T) {
-	src := `#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <stdio.h>
-#include <math.h>
-static size_t smallest, largest, regrown;
-void *realloc(void *p, size_t n) {
-	static void *(*real)(void *, size_t);
-	if (!real) real = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
-	if (n < smallest) smallest = n;
-	if (n > largest) largest = n;
-	if (p) regrown++;
-	return real(p, n);
-}
-extern int enzyme_dup, enzyme_const;
-void __enzyme_autodiff(void *, ...);
-__attribute__((noinline)) double steps(double *x, int n) {
-	for (int k = 0; k < n; k++) x[0] = sin(x[0]) * x[0] + 0.1;
-	return x[0];
-}
-__attribute__((noinline)) double nest(double *x, int n) {
-	for (int s = 0; s < 20; s++)
-		for (int k = 0; k < n; k++) x[k] = sin(x[k]) * x[k] + 0.1;
-	double e = 0;
-	for (int k = 0; k < n; k++) e += x[k];
-	return e;
-}
-static double at(double (*f)(double *, int), int n, int i, double h) {
-	double x[6] = {0.7, 0.5, 0.3, 0.9, 0.2, 0.6};
-	x[i] += h;
-	return f(x, n);
-}
-/* CHECK(f, n, lo, hi): the gradient of f against central differences;
- * every buffer it allocates takes lo to hi doubles, allocated once. */
-#define CHECK(f, n, lo, hi) do { \
-		double x[6] = {0.7, 0.5, 0.3, 0.9, 0.2, 0.6}, dx[6] = {0}, h = 1e-6; \
-		smallest = (size_t)-1, largest = 0, regrown = 0; \
-		__enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, n); \
-		size_t small = smallest, large = largest; \
-		printf("%s: buffers of %zu to %zu bytes, %zu grown\n", #f, small, large, regrown); \
-		if (small < (lo) * sizeof(double) || large > (hi) * sizeof(double) || regrown) failures++; \
-		for (int i = 0; i < 6; i++) { \
-			double fd = (at(f, n, i, h) - at(f, n, i, -h)) / (2 * h); \
-			if (fabs(dx[i] - fd) > 1e-6) { printf("%s x[%d]: gradient %g, central difference %g\n", #f, i, dx[i], fd); failures++; } \
-		} \
-	} while (0)
-int main(void) {
-	int failures = 0;
-	CHECK(steps, 3, 3, 4);
-	CHECK(nest, 6, 1, 140); /* (-O2 and -O3 unroll: fewer slots) */
-	return failures != 0;
-}
-`
+	src := testdataC(t, "trip_count_exact_reservation.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
 			out := run(t, buildC(t, src, o, "-fno-math-errno"))

@@ -12,85 +12,10 @@ import (
 // poison (a splat of a scalar, a shuffle with undef mask elements, one
 // lane of a pair, a <4 x float>, a reduction), in reverse mode against
 // central differences and in forward mode against the reverse gradient.
-const undefLanesSrc = checkPrelude + `
-#include <string.h>
-extern int enzyme_dup, enzyme_const, enzyme_out;
-double __enzyme_autodiff(void *, ...);
-double __enzyme_fwddiff(void *, ...);
-/* A splat of x, divided by <3, 5>, one lane times the other. */
-double quot2(double x) { return (x / 3.0) * (x / 5.0); }
-double quot4(double x) { return (x / 3.0) * (x / 5.0) * (x / 7.0) * (x / 11.0); }
-float quotf(float x) { return (x / 3.0f) * (x / 5.0f) * (x / 7.0f) * (x / 11.0f); }
-/* A pair of lanes and a scalar. */
-__attribute__((noinline)) double dot3(double *a) { return a[0] * a[3] + a[1] * a[4] + a[2] * a[5]; }
-/* Floats in <4 x float>, lanes swapped. */
-__attribute__((noinline)) double dotf(double *a) {
-	float u[4], v[4];
-	for (int i = 0; i < 4; i++) { u[i] = (float)a[i] / 3.0f; v[i] = (float)a[i + 1] * 2.0f; }
-	return u[0] * v[1] + u[1] * v[0] + u[2] * v[3] + u[3] * v[2];
+func undefLanesSrc(t *testing.T) string {
+	t.Helper()
+	return checkPrelude + testdataC(t, "undef_lanes.c")
 }
-/* A complex product: lanes swapped and negated. */
-__attribute__((noinline)) double cmul(double *a) {
-	double re = a[0] * a[2] - a[1] * a[3], im = a[0] * a[3] + a[1] * a[2];
-	return re * re + 3 * im;
-}
-/* A loop scaled by a splatted scalar, then reduced. */
-__attribute__((noinline)) double scaled(double *a) {
-	double out[6], s = 0;
-	for (int i = 0; i < 6; i++) out[i] = a[i] * a[0] / (i + 3.0);
-	for (int i = 0; i < 6; i++) s += out[i] * out[i];
-	return s;
-}
-__attribute__((noinline)) double inlined(double *a) { return quot2(a[0]) + quot4(a[1]) + quotf(a[2]) * a[3]; }
-typedef double (*fn)(double *);
-enum { N = 6 };
-static double tol = 1e-6, step = 1e-6;
-/* fdcheck(name, f, x0, dx, dt): the reverse gradient dx of f at x0 against
-   central differences, and the forward tangents dt[i] (of unit tangent i)
-   against dx. */
-static void fdcheck(const char *name, fn f, const double *x0, const double *dx, const double *dt) {
-	for (int i = 0; i < N; i++) {
-		double x[N], h = step * fmax(1, fabs(x0[i]));
-		memcpy(x, x0, sizeof x); x[i] += h; double fp = f(x);
-		memcpy(x, x0, sizeof x); x[i] -= h; double fm = f(x);
-		char what[64];
-		snprintf(what, sizeof what, "%s[%d]", name, i);
-		check(what, dx[i], (fp - fm) / (2 * h), tol);
-		snprintf(what, sizeof what, "%s forward[%d]", name, i);
-		check(what, dt[i], dx[i], tol);
-	}
-}
-#define GRADCHECK(f) do { \
-		double xc[N], dx[N] = {0}, dt[N]; \
-		memcpy(xc, x, sizeof xc); \
-		__enzyme_autodiff((void *)f, enzyme_dup, xc, dx); \
-		for (int i = 0; i < N; i++) { \
-			double t[N] = {0}; \
-			t[i] = 1; \
-			memcpy(xc, x, sizeof xc); \
-			dt[i] = __enzyme_fwddiff((void *)f, enzyme_dup, xc, t); \
-		} \
-		fdcheck(#f, f, x, dx, dt); \
-	} while (0)
-int main(void) {
-	const double x[N] = {1.5, -0.7, 2.2, 0.3, 1.1, -1.9};
-	for (int k = 0; k < 2; k++) {
-		double v = x[k];
-		CHECK("quot2", __enzyme_autodiff((void *)quot2, v), 2 * v / 15);
-		CHECK("quot2 forward", __enzyme_fwddiff((void *)quot2, v, 1.0), 2 * v / 15);
-		CHECK("quot4", __enzyme_autodiff((void *)quot4, v), 4 * v * v * v / 1155);
-		CHECK("quot4 forward", __enzyme_fwddiff((void *)quot4, v, 1.0), 4 * v * v * v / 1155);
-		check("quotf", __enzyme_autodiff((void *)quotf, (float)v), 4 * v * v * v / 1155, 1e-6);
-	}
-	GRADCHECK(dot3);
-	GRADCHECK(cmul);
-	GRADCHECK(scaled);
-	tol = 1e-3, step = 1e-2; /* single precision */
-	GRADCHECK(dotf);
-	GRADCHECK(inlined);
-	return failures != 0;
-}
-`
 
 // TestUndefLanes: derivatives of vectorized code whose unused lanes are
 // undefined are those of the scalar code (a NaN came from 0·undef in a
@@ -100,7 +25,7 @@ func TestUndefLanes(t *testing.T) {
 	for _, flags := range [][]string{nil, {"-march=native"}, {"-ffast-math"}} {
 		for _, o := range optLevels {
 			t.Run("O"+o+strings.Join(flags, ""), func(t *testing.T) {
-				out := run(t, buildC(t, undefLanesSrc, o, flags...))
+				out := run(t, buildC(t, undefLanesSrc(t), o, flags...))
 				if strings.Contains(out, "FAIL") {
 					t.Error(out)
 				}
@@ -131,22 +56,7 @@ entry:
 // TestUndefTwoInputShuffle: d(x²y)/dx and d(x²y)/dy of two_input in
 // reverse and forward mode, at every level.
 func TestUndefTwoInputShuffle(t *testing.T) {
-	src := checkPrelude + `
-double __enzyme_autodiff(void *, ...);
-double __enzyme_fwddiff(void *, ...);
-typedef struct { double dx, dy; } pair;
-pair __enzyme_autodiff2(void *, double, double);
-double two_input(double x, double y);
-int main(void) {
-	double x = 1.5, y = -0.7;
-	pair d = __enzyme_autodiff2((void *)two_input, x, y);
-	CHECK("dx", d.dx, 2 * x * y);
-	CHECK("dy", d.dy, x * x);
-	CHECK("dx forward", __enzyme_fwddiff((void *)two_input, x, 1.0, y, 0.0), 2 * x * y);
-	CHECK("dy forward", __enzyme_fwddiff((void *)two_input, x, 0.0, y, 1.0), x * x);
-	return failures != 0;
-}
-`
+	src := checkPrelude + testdataC(t, "undef_two_input_shuffle.c")
 	runIRWants(t, src, twoInputUndefIR, optLevels, false, "ok dx:", "ok dy:", "ok dx forward", "ok dy forward")
 }
 
