@@ -32,14 +32,17 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity) error {
 		return nil
 	}
 	type taint struct {
-		deep   bool   // through integer arithmetic
-		reason string // where the bits come from
+		deep bool // through integer arithmetic
+		// unknown: bits the type analysis could not tell are a float's;
+		// only made a float again are they one for sure.
+		unknown bool
+		reason  string // where the bits come from
 	}
 	tainted := map[value.Value]taint{}
 	var work []value.Value
 	seed := func(v value.Value, t taint) {
 		old, ok := tainted[v]
-		if ok && (old.deep == t.deep || !old.deep) {
+		if ok && (old.deep == t.deep || !old.deep) && (old.unknown == t.unknown || !old.unknown) {
 			return
 		}
 		tainted[v] = t
@@ -60,6 +63,8 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity) error {
 			case *ir.InstLoad:
 				if why, ok := d.opaqueBits(x); ok && act.hasShadow(x.Src) {
 					seed(x, taint{reason: fmt.Sprintf("%s, read from memory holding derivatives, %s", x.Ident(), why)})
+				} else if act.hasShadow(x.Src) && d.bits.ta != nil && d.bits.ta.UnknownBits(x) {
+					seed(x, taint{unknown: true, reason: fmt.Sprintf("%s, read from memory holding derivatives, bits the type analysis cannot tell", x.Ident())})
 				}
 			}
 		}
@@ -77,14 +82,14 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity) error {
 		for _, u := range users[v] {
 			switch x := u.(type) {
 			case *ir.InstStore:
-				if !t.deep && unwrapArg(x.Src) == v {
+				if !t.deep && !t.unknown && unwrapArg(x.Src) == v {
 					return sinkErr(v, x, t, "the value stored")
 				}
 			case *ir.InstCall:
 				// A function that carries no derivative (declared inactive,
 				// or in the table of library functions) takes the bits as
 				// it takes floats.
-				if !t.deep && passesBits(x) && d.passes(x) {
+				if !t.deep && !t.unknown && passesBits(x) && d.passes(x) {
 					return sinkErr(v, x, t, "an argument")
 				}
 			case *ir.InstCmpXchg:
@@ -110,7 +115,7 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity) error {
 			}
 		}
 		for _, r := range rets {
-			if !t.deep && unwrapArg(r.X) == v {
+			if !t.deep && !t.unknown && unwrapArg(r.X) == v {
 				return sinkErr(v, r, t, "the returned value")
 			}
 		}

@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"fmt"
+	"math"
 	"os/exec"
 	"strings"
 	"testing"
@@ -74,6 +76,21 @@ typedef struct { float a; int b; } FI;
 __attribute__((noinline)) double use(FI s) { return (double)s.a * s.a * s.b; }
 double f(double x) { FI s = {(float)x, 3}; return use(s); }`,
 	}
+	// Bits of unknown type made a float: at -O3 argument promotion passes
+	// the second helper the i64 itself, and with two contexts the helpers'
+	// facts do not go back up into the callers' integers.
+	const twoContexts = `
+static __attribute__((noinline)) void bitsout(unsigned long long *u, const double *d) { memcpy(u, d, sizeof *u); }
+static __attribute__((noinline)) void bitsin(double *d, const unsigned long long *u) { memcpy(d, u, sizeof *d); }
+double f(double x) {
+	double v = exp(x), w, v2 = x * x, w2;
+	unsigned long long u, u2;
+	bitsout(&u, &v);
+	bitsin(&w, &u);
+	bitsout(&u2, &v2);
+	bitsin(&w2, &u2);
+	return sinh(x) * w + w2;
+}`
 	for name, body := range cases {
 		src := bitsPrelude + body + `
 int main(void) { printf("%g\n", __enzyme_autodiff((void *)f, 0.5)); return 0; }
@@ -87,6 +104,25 @@ int main(void) { printf("%g\n", __enzyme_autodiff((void *)f, 0.5)); return 0; }
 			})
 		}
 	}
+	t.Run("unknown bits made a float/O3", func(t *testing.T) {
+		src := bitsPrelude + twoContexts + `
+int main(void) { printf("%g\n", __enzyme_fwddiff((void *)f, 0.5, 1.0)); return 0; }
+`
+		exe, err := tryBuildC(t, src, "3")
+		if err == nil {
+			// Where the analysis tells the bits, the derivative must be exact.
+			out, rerr := exec.Command(exe).Output()
+			want := (math.Cosh(0.5)+math.Sinh(0.5))*math.Exp(0.5) + 1
+			var got float64
+			if _, serr := fmt.Sscan(string(out), &got); rerr != nil || serr != nil || math.Abs(got-want) > 1e-12*math.Abs(want) {
+				t.Fatalf("derivative %s (err %v), want %.17g", out, rerr, want)
+			}
+			return
+		}
+		if !strings.Contains(err.Error(), "bits the type analysis cannot tell") {
+			t.Fatalf("want an error about bits of unknown type made a float, got %v", err)
+		}
+	})
 }
 
 // A struct passed by value (byval) that the callee changes: each call

@@ -26,6 +26,18 @@ double stored(double x) {
 	free(data);
 	return r;
 }
+/* The bits travel through out-parameters of helpers each called once: at
+   -O3 argument promotion passes the second helper the i64 itself, which
+   only the first helper's context tells is a double. */
+static __attribute__((noinline)) void bitsout(unsigned long long *u, const double *d) { memcpy(u, d, sizeof *u); }
+static __attribute__((noinline)) void bitsin(double *d, const unsigned long long *u) { memcpy(d, u, sizeof *d); }
+double outparams(double x) {
+	double v = exp(x), w;
+	unsigned long long u;
+	bitsout(&u, &v);
+	bitsin(&w, &u);
+	return sinh(x) * w;
+}
 int main(void) {
 	volatile double xs[] = {-1.25, 0.5, 2.0};
 	for (int i = 0; i < 3; i++) {
@@ -38,6 +50,8 @@ int main(void) {
 		CHECK("fwd memcpy bits", __enzyme_fwddiff((void *)viamemcpy, x, 1.0), 6 * x);
 		CHECK("fwd long store", __enzyme_fwddiff((void *)vialong, x, 1.0), cos(x) * x + sin(x));
 		CHECK("fwd integer parameter", __enzyme_fwddiff((void *)stored, x, 1.0), 2 * x);
+		CHECK("out-parameters", __enzyme_autodiff((void *)outparams, x), (cosh(x) + sinh(x)) * exp(x));
+		CHECK("fwd out-parameters", __enzyme_fwddiff((void *)outparams, x, 1.0), (cosh(x) + sinh(x)) * exp(x));
 		void *tape = __enzyme_augmentfwd((void *)stored, enzyme_out, x);
 		CHECK("split integer parameter", __enzyme_reverse((void *)stored, enzyme_out, x, 1.0, tape), 2 * x);
 	}

@@ -229,3 +229,20 @@ func (a *Analysis) LargestFloat(p value.Value) int64 {
 	}
 	return n
 }
+
+// UnknownBits reports an integer value of a float's width (i32, i64, or a
+// vector of them) that the analysis covered without telling what some
+// element holds: it may be a float's bits.
+func (a *Analysis) UnknownBits(v value.Value) bool {
+	size, lanes := intLanes(v.Type())
+	if (size != 4 && size != 8) || !a.tracked(unwrap(v)) {
+		return false
+	}
+	t := a.get(v)
+	for k := int64(0); k < lanes; k++ {
+		if t.ScalarAt(k*size, size) == Unknown {
+			return true
+		}
+	}
+	return false
+}

@@ -18,20 +18,32 @@ import (
 // only the IR types (already certain).
 func (a *Analysis) call(c value.Value, callee value.Value, args []value.Value) {
 	if g := a.callee(callee); g != nil {
+		// A callee called from one place only has one context: what its
+		// parameters and return learned from that caller goes back up
+		// whole (as if inlined), not only the frozen summary.
+		single := len(a.calls[g]) == 1
 		for i, p := range g.Params {
 			if i >= len(args) {
 				break
 			}
 			if a.context {
 				a.add(p, a.get(args[i]))
-				a.add(args[i], a.paramSum[p])
+				if single {
+					a.add(args[i], a.get(p))
+				} else {
+					a.add(args[i], a.paramSum[p])
+				}
 			} else {
 				a.add(args[i], a.get(p))
 			}
 		}
 		if !types.Equal(c.Type(), types.Void) {
 			if a.context {
-				a.add(c, a.retSum[g])
+				if single {
+					a.add(c, a.rets[g])
+				} else {
+					a.add(c, a.retSum[g])
+				}
 				a.addRet(g, a.get(c))
 			} else {
 				a.add(c, a.rets[g])
