@@ -14,7 +14,8 @@ import (
 // Link-time benchmarks (issue "whole-program AD at link time"): the cost of
 // a link without Enzyme calls next to a plain clang-14 link of the same
 // objects, and for a link with several independent roots, the time of each
-// stage and the speed-up of differentiating the groups in parallel.
+// stage and the speed-up of differentiating the groups in parallel; and the
+// link of one huge straight-line function at several sizes.
 
 const linkRuns = 21
 
@@ -112,6 +113,13 @@ double grad%d(double x) { return __enzyme_autodiff((void *)model, x); }
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "\nParallel speed-up of the link (GOZYME_JOBS=1 over 2): %.2fx\n", totals["1"]/totals["2"])
+
+	// 3. One function of N straight-line statements.
+	straight, err := straightLineBench(cc, tmp)
+	if err != nil {
+		return "", err
+	}
+	b.WriteString(straight)
 	return b.String(), nil
 }
 
