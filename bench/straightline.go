@@ -51,7 +51,7 @@ func straightLineBench(cc, tmp string) (string, error) {
 			return "", err
 		}
 		cmd := exec.Command(cc, "-O2", obj, "-lm", "-o", filepath.Join(dir, fmt.Sprintf("straight%d", n)))
-		cmd.Env = append(os.Environ(), "GOZYME_TIMES=1")
+		cmd.Env = append(os.Environ(), "GOZYME_TIMES=1", "GOZYME_CACHE=off")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		start := time.Now()
