@@ -324,3 +324,16 @@ func StripMarkedAttributes(text, marker string, words ...string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// LargestFunction returns the number of instructions of the largest
+// function of text whose header line only accepts (all where only is nil).
+func LargestFunction(text string, only func(header string) bool) int {
+	largest := 0
+	mapFunctions(text, func(header string, body []string) ([]string, int, error) {
+		if only == nil || only(header) {
+			largest = max(largest, countInstructions(body))
+		}
+		return body, 0, nil
+	})
+	return largest
+}

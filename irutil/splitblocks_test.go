@@ -170,3 +170,15 @@ func TestSplitKeepsEntryAllocas(t *testing.T) {
 		t.Errorf("cut before the entry block's alloca:\n%s", out)
 	}
 }
+
+// TestLargestFunction: instructions of the largest accepted function.
+func TestLargestFunction(t *testing.T) {
+	src := "define double @f(double %v) {\nentry:\n" + chain("z", "%v", 10) + "  ret double %z.9\n}\n\n" +
+		"define double @g(double %v) {\nentry:\n" + chain("z", "%v", 20) + "  ret double %z.19\n}\n"
+	if n := LargestFunction(src, nil); n != 21 {
+		t.Errorf("largest: %d instructions, want 21", n)
+	}
+	if n := LargestFunction(src, func(h string) bool { return strings.Contains(h, "@f") }); n != 11 {
+		t.Errorf("largest of @f: %d instructions, want 11", n)
+	}
+}

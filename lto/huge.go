@@ -20,8 +20,9 @@ import (
 // optimizer after AD runs without SLP on it (noimplicitfloat, taken back
 // before code generation), and code generation sees its blocks cut into
 // pieces (irutil.SplitLongBlocks), the values it uses far from their
-// definition go through stack slots (irutil.SpillLongLiveValues), and it
-// shares no stack slots between spills.
+// definition go through stack slots (irutil.SpillLongLiveValues), it
+// shares no stack slots between spills, and where it is very large its
+// registers are allocated by LLVM's fast allocator.
 // Other modules are compiled as before, in one step.
 
 const (
@@ -40,6 +41,11 @@ const (
 	// noimplicitfloat is gozyme's and goes before code generation.
 	hugeMarker = `"gozyme-huge"`
 )
+
+// fastRegallocSize: a module with a huge function of more than this many
+// instructions (after optimization) gets the fast register allocator: the
+// greedy one grows faster than the function.
+var fastRegallocSize = 150000
 
 // markHugeFunctions gives the functions of m with a block of more than
 // hugeBlock instructions the attributes that keep the SLP vectorizer and
@@ -133,10 +139,14 @@ func compileHuge(ctx context.Context, dir string, args []string, inputArg int, o
 		cgArgs = append(cgArgs, flags...)
 		return timeStage(ctx, "codegen", func() error { _, err := toolchains.Run(ctx, "clang", cgArgs...); return err })
 	}
-	if spilled+cut == 0 {
-		return codegen(text)
+	var flags []string
+	if irutil.LargestFunction(text, huge) > fastRegallocSize {
+		flags = append(flags, "-mllvm", "-regalloc=fast", "-mllvm", "-optimize-regalloc=false")
 	}
-	err = codegen(edited, "-mllvm", "-disable-cgp-branch-opts", "-mllvm", "-no-stack-slot-sharing")
+	if spilled+cut == 0 {
+		return codegen(text, flags...)
+	}
+	err = codegen(edited, append(flags, "-mllvm", "-disable-cgp-branch-opts", "-mllvm", "-no-stack-slot-sharing")...)
 	if err == nil {
 		return nil
 	}
