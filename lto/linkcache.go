@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/gozyme/gozyme/toolchains"
 )
@@ -26,7 +28,8 @@ import (
 // path, else in gozyme/link under the user's cache directory;
 // GOZYME_CACHE=off (or 0) turns it off, and so does GOZYME_KEEP_TEMPS.
 // Entries are written to a temporary file and renamed into place, so
-// readers see whole entries or none.
+// readers see whole entries or none; past cacheLimit bytes the least
+// recently used go.
 
 // cacheFormat changes whenever what a key covers changes.
 const cacheFormat = "gozyme link cache 1"
@@ -204,6 +207,44 @@ func cachedRewrite(ctx context.Context, job RewriteJob) error {
 	return nil
 }
 
+// cacheLimit is the cache's size above which storing an entry removes the
+// least recently used ones, down to three quarters of it.
+var cacheLimit int64 = 2 << 30
+
+// trimCache removes the least recently used files of dir (by modification
+// time, which a hit renews) while it holds more than limit bytes.
+func trimCache(dir string, limit int64) {
+	type file struct {
+		path string
+		size int64
+		used time.Time
+	}
+	var files []file
+	var total int64
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if info, err := d.Info(); err == nil {
+			files = append(files, file{p, info.Size(), info.ModTime()})
+			total += info.Size()
+		}
+		return nil
+	})
+	if total <= limit {
+		return
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].used.Before(files[j].used) })
+	for _, f := range files {
+		if total <= limit/4*3 {
+			break
+		}
+		if os.Remove(f.path) == nil {
+			total -= f.size
+		}
+	}
+}
+
 // cacheEntry is the file of an entry.
 func cacheEntry(key, suffix string) string {
 	return filepath.Join(linkCacheDir(), key[:2], key+suffix)
@@ -214,8 +255,14 @@ func cacheGet(key, suffix string) ([]byte, bool) {
 	if key == "" || linkCacheDir() == "" {
 		return nil, false
 	}
-	data, err := os.ReadFile(cacheEntry(key, suffix))
-	return data, err == nil
+	entry := cacheEntry(key, suffix)
+	data, err := os.ReadFile(entry)
+	if err != nil {
+		return nil, false
+	}
+	now := time.Now()
+	os.Chtimes(entry, now, now) // recently used: trimmed last
+	return data, true
 }
 
 // cachePut writes an entry: a temporary file in its directory, renamed
@@ -228,6 +275,7 @@ func cachePut(key, suffix string, data []byte) {
 	if err := writeAtomic(entry, data); err != nil && toolchains.Verbose() {
 		fmt.Fprintf(os.Stderr, "gozyme: not cached: %v\n", err)
 	}
+	trimCache(linkCacheDir(), cacheLimit)
 }
 
 func writeAtomic(path string, data []byte) error {

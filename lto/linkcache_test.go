@@ -3,9 +3,11 @@ package lto
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestMain keeps the tests, whose rewrites are often fakes, out of the
@@ -64,5 +66,31 @@ func TestLinkCache(t *testing.T) {
 	link(job("bc1", "2", nil))
 	if runs != before+1 {
 		t.Errorf("GOZYME_CACHE=off: answered from the cache")
+	}
+}
+
+// TestTrimCache: past the limit, the least recently used files go first,
+// down to three quarters of the limit.
+func TestTrimCache(t *testing.T) {
+	dir := t.TempDir()
+	base := time.Now().Add(-time.Hour)
+	for i := 0; i < 8; i++ {
+		p := filepath.Join(dir, "ab", fmt.Sprintf("%d.o", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, make([]byte, 100), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, base, base.Add(time.Duration(i)*time.Minute))
+	}
+	trimCache(dir, 1000)
+	if n, _ := filepath.Glob(filepath.Join(dir, "ab", "*")); len(n) != 8 {
+		t.Fatalf("under the limit: %d files left, want 8", len(n))
+	}
+	trimCache(dir, 600) // 800 bytes: down to 450, the 4 oldest go
+	for i := 0; i < 8; i++ {
+		_, err := os.Stat(filepath.Join(dir, "ab", fmt.Sprintf("%d.o", i)))
+		if gone := err != nil; gone != (i < 4) {
+			t.Errorf("file %d: removed %v", i, gone)
+		}
 	}
 }
