@@ -24,11 +24,20 @@ func bitcodeSymbols(ctx context.Context, tmp string, inputs []*Input) (map[*Inpu
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	syms := map[*Input][]objSym{}
 	byPath := map[string]*Input{}
+	keys := map[*Input]string{}
 	var list bytes.Buffer
 	for i, in := range inputs {
 		if in.Bitcode == nil {
 			continue
+		}
+		if key := symbolsKey(in.Bitcode); key != "" {
+			if data, ok := cacheGet(key, ".syms"); ok {
+				syms[in] = parseSymbolLines(string(data))
+				continue
+			}
+			keys[in] = key
 		}
 		p := filepath.Join(dir, fmt.Sprintf("%04d.bc", i))
 		if err := os.WriteFile(p, in.Bitcode, 0o644); err != nil {
@@ -38,7 +47,7 @@ func bitcodeSymbols(ctx context.Context, tmp string, inputs []*Input) (map[*Inpu
 		fmt.Fprintf(&list, "%s\n", p)
 	}
 	if len(byPath) == 0 {
-		return nil, nil
+		return syms, nil
 	}
 	rsp := filepath.Join(dir, "files.rsp")
 	if err := os.WriteFile(rsp, list.Bytes(), 0o644); err != nil {
@@ -48,7 +57,14 @@ func bitcodeSymbols(ctx context.Context, tmp string, inputs []*Input) (map[*Inpu
 	if err != nil {
 		return nil, corruptBitcode(ctx, byPath, err)
 	}
-	return parseNM(out, byPath), nil
+	lines := splitNM(out, byPath)
+	for _, in := range byPath {
+		syms[in] = parseSymbolLines(lines[in])
+		if key := keys[in]; key != "" {
+			cachePut(key, ".syms", []byte(lines[in]))
+		}
+	}
+	return syms, nil
 }
 
 // corruptBitcode names the input whose bitcode llvm-nm could not read (it
@@ -72,10 +88,10 @@ func corruptBitcode(ctx context.Context, byPath map[string]*Input, err error) er
 	return fmt.Errorf("reading the symbols of embedded bitcode: %v", err)
 }
 
-// parseNM reads llvm-nm -A --format=posix lines, "FILE: NAME TYPE ...",
-// keeping global symbols (upper-case types, and w/v for weak ones).
-func parseNM(out []byte, byPath map[string]*Input) map[*Input][]objSym {
-	syms := map[*Input][]objSym{}
+// splitNM splits llvm-nm -A --format=posix output ("FILE: NAME TYPE ...")
+// by input: each input's lines without the file name.
+func splitNM(out []byte, byPath map[string]*Input) map[*Input]string {
+	lines := map[*Input]*strings.Builder{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
 	for sc.Scan() {
@@ -88,8 +104,26 @@ func parseNM(out []byte, byPath map[string]*Input) map[*Input][]objSym {
 		if in == nil {
 			continue
 		}
-		if sym, ok := nmSymbol(strings.Fields(line[i+2:])); ok {
-			syms[in] = append(syms[in], sym)
+		if lines[in] == nil {
+			lines[in] = &strings.Builder{}
+		}
+		lines[in].WriteString(line[i+2:])
+		lines[in].WriteByte('\n')
+	}
+	m := map[*Input]string{}
+	for in, b := range lines {
+		m[in] = b.String()
+	}
+	return m
+}
+
+// parseSymbolLines reads llvm-nm's "NAME TYPE ..." lines, keeping global
+// symbols (upper-case types, and w/v for weak ones).
+func parseSymbolLines(text string) []objSym {
+	var syms []objSym
+	for _, line := range strings.Split(text, "\n") {
+		if sym, ok := nmSymbol(strings.Fields(line)); ok {
+			syms = append(syms, sym)
 		}
 	}
 	return syms

@@ -86,6 +86,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 		return fmt.Errorf("%s: optimizing before AD: %w", origin, err)
 	}
 	post := filepath.Join(dir, "differentiated.ll")
+	huge := false
 	err = timeStage(ctx, "differentiate", func() error {
 		// A program that stores pointers without shadows into memory with
 		// shadows is differentiated again, from a fresh parse, with
@@ -118,6 +119,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 			if err != nil {
 				return presentADError(ctx, err)
 			}
+			huge = markHugeFunctions(m)
 			return part.WriteText(post)
 		}
 		return nil
@@ -140,7 +142,11 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 		}
 		args[2] = promoted
 	}
-	err = timeStage(ctx, "codegen", func() error { _, err := toolchains.Run(ctx, "clang", args...); return err })
+	if huge {
+		err = compileHuge(ctx, dir, args, 2, origin)
+	} else {
+		err = timeStage(ctx, "codegen", func() error { _, err := toolchains.Run(ctx, "clang", args...); return err })
+	}
 	if err != nil {
 		return fmt.Errorf("%s: compiling the differentiated module: %w", origin, err)
 	}

@@ -122,7 +122,7 @@ func rewriteAll(ctx context.Context, groups []*rewriteGroup, tmp, ltoLevel strin
 					errs[i] = err
 				}
 			}()
-			err = rewriteObject(gctx, job)
+			err = cachedRewrite(gctx, job)
 			if err != nil && gctx.Err() == nil {
 				errs[i] = err // a failure of its own, not a cancellation
 			}

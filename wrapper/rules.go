@@ -20,10 +20,27 @@ import (
 // custom.DeclaredInAST for why). TUs whose source and headers never mention
 // the attribute (a textual scan) cost nothing more.
 func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, tmp *tempDir) error {
-	if in.Path == "-" || obj == "" || obj == "-" || !isELF(obj) || !mentionsAttribute(in.Path, includeDirs(cmd), forcedIncludes(cmd)) {
+	if in.Path == "-" || obj == "" || obj == "-" || !isELF(obj) {
+		return nil
+	}
+	mention := scanAttribute(in.Path, includeDirs(cmd), forcedIncludes(cmd))
+	if mention == noMention {
 		return nil
 	}
 	ctx := context.Background()
+	if mention == mayMention {
+		// A computed #include hides which headers the TU reads: the
+		// preprocessor knows. Its output is a small fraction of the
+		// frontend's work, where the AST dump would be a second full
+		// frontend pass and a JSON text many times the source's size.
+		pp, err := toolchains.RunPath(ctx, d.clang, preprocessArgs(cmd, in)...)
+		if err != nil {
+			return fmt.Errorf("%s: reading its enzyme(...) attributes: %v", in.Path, err)
+		}
+		if !bytes.Contains(pp, []byte(annotationInText)) {
+			return nil
+		}
+	}
 	dump, err := toolchains.RunPath(ctx, d.clang, syntaxArgs(cmd, in)...)
 	if err != nil {
 		return fmt.Errorf("%s: reading its enzyme(...) attributes: %v", in.Path, err)
@@ -67,6 +84,29 @@ func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, tmp *
 // syntaxArgs is the command line dumping the AST of one source as JSON:
 // the compile's options without outputs, dependency files and inputs.
 func syntaxArgs(cmd *Command, in Input) []string {
+	out := frontendOptions(cmd)
+	out = append(out, "-fsyntax-only", "-Xclang", "-ast-dump=json", "-w", "-Qunused-arguments")
+	out = append(append(out, custom.DefineFlags()...), headerFlags()...)
+	return appendSources(out, []Input{in})
+}
+
+// annotationInText starts the annotation string every attribute macro of
+// custom.AttributeMacros expands to (and any annotate attribute the user
+// writes with Enzyme's prefix), as the preprocessor prints it.
+const annotationInText = `"` + custom.AnnotationPrefix
+
+// preprocessArgs is the command line printing the preprocessed text of one
+// source, with the attribute macros defined, on stdout.
+func preprocessArgs(cmd *Command, in Input) []string {
+	out := frontendOptions(cmd)
+	out = append(out, "-E", "-P", "-o", "-", "-w", "-Qunused-arguments")
+	out = append(append(out, custom.DefineFlags()...), headerFlags()...)
+	return appendSources(out, []Input{in})
+}
+
+// frontendOptions are the compile's options without outputs, dependency
+// files and inputs.
+func frontendOptions(cmd *Command) []string {
 	var out []string
 	for _, it := range cmd.Items {
 		switch it.Kind {
@@ -79,9 +119,7 @@ func syntaxArgs(cmd *Command, in Input) []string {
 		}
 		out = append(out, it.Args...)
 	}
-	out = append(out, "-fsyntax-only", "-Xclang", "-ast-dump=json", "-w", "-Qunused-arguments")
-	out = append(append(out, custom.DefineFlags()...), headerFlags()...)
-	return appendSources(out, []Input{in})
+	return out
 }
 
 // includeDirs lists the -I, -iquote, -isystem and -idirafter directories
@@ -134,10 +172,27 @@ func forcedIncludes(cmd *Command) []string {
 
 // mentionsAttribute reports whether a source, the files forced in with
 // -include, or a header they include (found next to the including file or
-// in dirs) mentions enzyme(, or may do so: a computed #include (a macro
-// naming the header) counts as a mention, and the AST dump decides.
+// in dirs) mentions enzyme(, or may do so (scanAttribute).
 func mentionsAttribute(src string, dirs, forced []string) bool {
+	return scanAttribute(src, dirs, forced) != noMention
+}
+
+// attributeMention is what the textual scan of a TU's files says.
+type attributeMention int
+
+const (
+	noMention  attributeMention = iota
+	mentions                    // a file the TU includes uses an attribute
+	mayMention                  // a computed #include (a macro naming the header): only the preprocessor knows
+)
+
+// scanAttribute scans a source, the files forced in with -include, and the
+// headers they include (found next to the including file or in dirs) for
+// a use of Enzyme's attributes. A use found anywhere wins over a computed
+// #include (whose header the scan cannot follow).
+func scanAttribute(src string, dirs, forced []string) attributeMention {
 	seen := map[string]bool{}
+	computed := false
 	var visit func(path string) bool
 	visit = func(path string) bool {
 		if seen[path] || len(seen) > 5000 {
@@ -153,7 +208,8 @@ func mentionsAttribute(src string, dirs, forced []string) bool {
 		}
 		for _, m := range includeLine.FindAllSubmatch(data, -1) {
 			if len(m[2]) > 0 {
-				return true // #include MACRO: only the compiler knows which file; let the AST decide
+				computed = true
+				continue
 			}
 			name := string(m[1])
 			for _, dir := range append([]string{filepath.Dir(path)}, dirs...) {
@@ -173,8 +229,14 @@ func mentionsAttribute(src string, dirs, forced []string) bool {
 	}
 	for _, f := range forced {
 		if visit(f) {
-			return true
+			return mentions
 		}
 	}
-	return visit(src)
+	switch {
+	case visit(src):
+		return mentions
+	case computed:
+		return mayMention
+	}
+	return noMention
 }

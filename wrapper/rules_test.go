@@ -1,8 +1,10 @@
 package wrapper
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -53,5 +55,41 @@ func TestMentionsAttribute(t *testing.T) {
 	forced := Classify([]string{"-c", "-include", filepath.Join(dir, "inc/api/inner.h"), filepath.Join(dir, "src/plain.c")})
 	if !mentionsAttribute(filepath.Join(dir, "src/plain.c"), nil, forcedIncludes(forced)) {
 		t.Errorf("plain.c with -include inner.h: attribute not found")
+	}
+}
+
+// A computed #include hides which headers a TU reads: the preprocessed
+// text decides whether the AST is read for the attributes of declarations.
+// A TU whose computed include reaches an attribute on a declaration
+// registers its rule; one reaching none costs a preprocessor run, not an
+// AST dump.
+func TestComputedIncludeAttributes(t *testing.T) {
+	dir := setup(t, map[string]string{
+		"rules.h":  "double g_rule(double, double);\n__attribute__((enzyme(\"gradient\", g_rule))) double g(double);\n",
+		"plain.h":  "double g(double);\n",
+		"uses.c":   "#define HDR \"rules.h\"\n#include HDR\ndouble h(double x) { return g(x) * 2; }\n",
+		"nouse.c":  "#define HDR \"plain.h\"\n#include HDR\ndouble h(double x) { return g(x) * 2; }\n",
+		"unused.c": "#ifdef NEVER\n#include NEVER\n#endif\ndouble h(double x) { return x * 2; }\n",
+	})
+	for _, c := range []struct {
+		src      string
+		register bool
+	}{{"uses.c", true}, {"nouse.c", false}, {"unused.c", false}} {
+		obj := strings.TrimSuffix(c.src, ".c") + ".o"
+		r := runIn(t, dir, []string{"GOZYME_VERBOSE=1"}, "", cc(), "-O2", "-c", c.src, "-o", obj)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s", c.src, r.code, r.stderr)
+		}
+		registered := bytes.Contains(sectionData(t, filepath.Join(dir, obj), ".llvmbc"), []byte("__enzyme_register_gradient"))
+		if registered != c.register {
+			t.Errorf("%s: rule registered %v, want %v", c.src, registered, c.register)
+		}
+		dumped := strings.Contains(r.stderr, "-ast-dump=json")
+		if dumped != c.register {
+			t.Errorf("%s: AST dumped %v, want %v\n%s", c.src, dumped, c.register, r.stderr)
+		}
+		if !strings.Contains(r.stderr, " -E ") {
+			t.Errorf("%s: the preprocessor did not decide\n%s", c.src, r.stderr)
+		}
 	}
 }
