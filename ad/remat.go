@@ -220,17 +220,16 @@ func (r *reverseGen) loadRecomputable(fwdLoad *ir.InstLoad) bool {
 }
 
 // mayBeWritten reports whether a primal writer for which consider holds may
-// write bytes primal load l reads.
+// write bytes primal load l reads. Where no writer is considered, nothing
+// may, whatever l reads through (a pointer loaded from a std::vector, whose
+// objects are unknown).
 func (r *reverseGen) mayBeWritten(l *ir.InstLoad, consider func(memWriter) bool) bool {
 	objs, known := underlyingObjects(l.Src)
-	if !known {
-		return true
-	}
 	for _, w := range r.writers() {
 		if !consider(w) {
 			continue
 		}
-		if w.all {
+		if w.all || !known {
 			return true
 		}
 		for _, a := range objs {
