@@ -340,16 +340,27 @@ func (r *reverseGen) writers() []memWriter {
 }
 
 // deferredFree reports whether the primal free c is moved from the forward
-// sweep to the end of the gradient (one combined function only): it runs
-// exactly once per call (outside loops, in a block on every path to a
-// return) and frees a pointer available there, so the reverse sweep may
-// still read the memory.
+// sweep to the end of the gradient (one combined function only): it runs at
+// most once per call (outside loops), so the reverse sweep may still read
+// the memory, which nothing else can be given meanwhile. Where it runs on
+// every path to a return and frees a pointer available there, the exit
+// calls it as it is (freeAtExit); elsewhere (a std::vector's destructor
+// frees only a non-null buffer) the forward sweep records its arguments
+// where it runs, in slots that start null (freeing null is nothing), and the
+// exit frees what they hold.
 func (r *reverseGen) deferredFree(c *ir.InstCall) bool {
 	if r.split || !isFree(c) || len(c.Args) == 0 {
 		return false
 	}
 	b := r.blockOf[c]
-	if b == nil || r.cfg.LoopOf[b] != nil || !r.postDomRet[b] {
+	return b != nil && r.cfg.LoopOf[b] == nil
+}
+
+// freeAtExit reports whether deferred free c can be called at the exit
+// with its own arguments: it runs on every path to a return and they are
+// defined there.
+func (r *reverseGen) freeAtExit(c *ir.InstCall) bool {
+	if !r.postDomRet[r.blockOf[c]] {
 		return false
 	}
 	for _, a := range c.Args {
