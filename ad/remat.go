@@ -383,8 +383,8 @@ func (r *reverseGen) callWritesNoMemory(c *ir.InstCall) bool {
 		return false
 	}
 	name := f.Name()
-	if rule := mathRuleOf(f, c.Typ); rule != nil {
-		return true
+	if rule := mathRuleOf(f, c.Typ); rule != nil && !passesPointer(c) {
+		return true // frexp writes its exponent through its pointer
 	}
 	switch name {
 	case "lgamma", "lgammaf", "lgammal":
@@ -397,6 +397,17 @@ func (r *reverseGen) callWritesNoMemory(c *ir.InstCall) bool {
 	}
 	return hasFuncAttr(f.FuncAttrs, enum.FuncAttrReadNone, enum.FuncAttrReadOnly) ||
 		hasFuncAttr(c.FuncAttrs, enum.FuncAttrReadNone, enum.FuncAttrReadOnly)
+}
+
+// passesPointer reports whether call c is given a pointer (or an aggregate
+// holding one).
+func passesPointer(c *ir.InstCall) bool {
+	for _, a := range c.Args {
+		if holdsPointers(unwrapArg(a).Type()) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasFuncAttr looks for any of want among function attributes, including
