@@ -112,6 +112,8 @@ type reverseGen struct {
 	partials              map[*ir.InstLoad]*scalarPartial   // loads of shared scalars summed per thread (ompscalar.go)
 	partialList           []*scalarPartial                  // the same, each sum once
 	tickets               map[*ir.InstCall]value.Value      // unlock -> the forward's ticket of its section (omp.go)
+	users                 map[value.Value][]interface{}     // primal value -> its users (capture.go)
+	uncapturedMemo        map[value.Value]bool              // primal object -> whether its address stays in it (capture.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
