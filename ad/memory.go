@@ -472,6 +472,10 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		s := r.adjSlot(x)
 		d := blk.NewLoad(x.ElemType, s)
 		blk.NewStore(adjZero(x.ElemType), s)
+		if g := r.loadSum(x); g != nil {
+			r.addToPartial(blk, g, d) // added into the shadow leaving the loop (loopsum.go)
+			return true, nil
+		}
 		sp, err := r.lookupShadow(blk, at, x, x.Src)
 		if err != nil {
 			return true, err
