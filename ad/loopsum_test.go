@@ -98,6 +98,20 @@ __attribute__((noinline)) double sum_fields(double *x, int n) {
 	}
 	return s + x[1];
 }
+/* A helper given no pointer writes the element through a global pointer
+   (TestWritesThroughGlobalPointerRun: not differentiated right yet). */
+static double *gx;
+__attribute__((noinline)) void bump(int j) { gx[j] = gx[j] * 0.95 + 0.05 * gx[j] * gx[j]; }
+__attribute__((noinline)) double sum_hidden(double *x, int n) {
+	double s = 0;
+	gx = x;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			if (x[j] < 0.5) s += x[i] * x[j];
+			bump((i + j) % n);
+		}
+	return s;
+}
 COPY64(sum_local) COPY64(sum_cond) COPY64(sum_nest) COPY64(sum_alias)
 COPY64(sum_call) COPY64(sum_gather) COPY64(sum_break) COPY64(sum_fields)
 /* The same differentiated as callees (split: the sums in the reverse). */
@@ -129,7 +143,7 @@ func TestLoopSumsChosen(t *testing.T) {
 	m := preADModuleC(t, loopRunPrelude+loopSumKernels+"int main(void) { return 0; }\n", "2", linkedLoops...)
 	want := map[string]bool{
 		"sum_cond": true, "sum_nest": true, "sum_gather": true,
-		"alias_kernel": false, "sum_call": false,
+		"alias_kernel": false, "sum_call": false, "sum_hidden": false,
 	}
 	d := newDiffer(m, Options{})
 	var fs []*ir.Func
@@ -161,5 +175,23 @@ func TestLoopSumsChosen(t *testing.T) {
 		if got := sums > 0; got != want[f.Name()] {
 			t.Errorf("%s: %d reads summed per loop, want any: %v", f.Name(), sums, want[f.Name()])
 		}
+	}
+}
+
+// TestWritesThroughGlobalPointerRun: sum_hidden's helper writes x through
+// a global holding x: its gradient is wrong with or without loop sums
+// (already at 593005f): the global's pointer gets no shadow, so the
+// helper's writes are not differentiated, and nothing reports it.
+func TestWritesThroughGlobalPointerRun(t *testing.T) {
+	t.Skip("known wrong gradient: a helper writing active memory through a global pointer (sum_hidden)")
+	src := loopRunPrelude + loopSumKernels + `
+COPY64(sum_hidden)
+int main(void) {
+	FDRUN(sum_hidden, 9);
+	return failures != 0;
+}
+`
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildCLinked(t, src, o)) })
 	}
 }
