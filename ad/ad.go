@@ -16,8 +16,12 @@ import (
 
 // differ holds the state of one module's differentiation.
 type differ struct {
-	m        *ir.Module
-	inactive map[*ir.Func]bool // functions declared inactive (declared.go)
+	m *ir.Module
+	// writeSums: what each function may write (writesum.go).
+	writeSums map[*ir.Func]*writeSummary
+	// paramCaptures: whether a function may capture a parameter (capture.go).
+	paramCaptures map[paramKey]bool
+	inactive      map[*ir.Func]bool // functions declared inactive (declared.go)
 	// globals declared inactive: derivatives written there are dropped.
 	inactiveGlobals map[*ir.Global]bool
 	allocs          map[*ir.Func]allocLike // allocation-like functions (declared.go)

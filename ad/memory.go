@@ -43,6 +43,15 @@ func (r *reverseGen) shadowOf(inst interface{}, v value.Value) (value.Value, err
 	if g, ok := v.(*ir.Global); ok && r.d.inactiveGlobals[g] {
 		return r.inactiveSink(g), nil
 	}
+	if derivedFromNull(v) {
+		// Computed from null only (an empty std::vector's end, null + 0,
+		// met by a phi with an allocation): its shadow is the same
+		// computation on null's shadow, null, which is the forward's own
+		// value.
+		if fv, ok := r.vmap[v]; ok {
+			return fv, nil
+		}
+	}
 	return nil, errorAt(r.f, inst, "%s reaches memory holding derivatives but has no shadow (is it marked enzyme_const? pass it with enzyme_dup and a shadow)", describeValue(v))
 }
 
@@ -463,6 +472,10 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		s := r.adjSlot(x)
 		d := blk.NewLoad(x.ElemType, s)
 		blk.NewStore(adjZero(x.ElemType), s)
+		if g := r.loadSum(x); g != nil {
+			r.addToPartial(blk, g, d) // added into the shadow leaving the loop (loopsum.go)
+			return true, nil
+		}
 		sp, err := r.lookupShadow(blk, at, x, x.Src)
 		if err != nil {
 			return true, err

@@ -34,6 +34,7 @@ type scalarPartial struct {
 	elem  types.Type     // its float type
 	slot  *ir.InstAlloca // the thread's partial sum (reverse side)
 	loop  *irutil.Loop   // the outermost loop reading it
+	load  *ir.InstLoad   // serial code: the load whose adjoints it sums (loopsum.go)
 }
 
 // partialOf returns the partial sum load x adds into, or nil.
@@ -46,6 +47,8 @@ func (r *reverseGen) partialOf(x *ir.InstLoad) *scalarPartial {
 func (r *reverseGen) preparePartials() {
 	if r.parallel {
 		r.partials = r.findPartials()
+	} else if !r.d.gpu && !r.d.runtimeActivity {
+		r.partials = r.findLoopSums()
 	}
 }
 
@@ -158,7 +161,7 @@ func (r *reverseGen) flushPartial(blk *ir.Block, g *scalarPartial) *ir.Block {
 // returns the block after.
 func (r *reverseGen) flushPartials(blk *ir.Block, l *irutil.Loop) *ir.Block {
 	for _, g := range r.partialList {
-		if l == nil || g.loop == l {
+		if g.load == nil && (l == nil || g.loop == l) {
 			blk = r.flushPartial(blk, g)
 		}
 	}

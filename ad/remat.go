@@ -220,18 +220,34 @@ func (r *reverseGen) loadRecomputable(fwdLoad *ir.InstLoad) bool {
 }
 
 // mayBeWritten reports whether a primal writer for which consider holds may
-// write bytes primal load l reads.
+// write bytes primal load l reads. Where no writer is considered, nothing
+// may, whatever l reads through (a pointer loaded from a std::vector, whose
+// objects are unknown).
+//
+// A pointer read from memory (opaque, see capture.go) may point into any
+// object but one the primal creates and never lets its address out of.
 func (r *reverseGen) mayBeWritten(l *ir.InstLoad, consider func(memWriter) bool) bool {
-	objs, known := underlyingObjects(l.Src)
-	if !known {
-		return true
-	}
+	objs, opaque, known := pointerObjects(l.Src)
 	for _, w := range r.writers() {
 		if !consider(w) {
 			continue
 		}
-		if w.all {
+		if w.all || !known || (w.opaque && opaque) {
 			return true
+		}
+		if w.opaque {
+			for _, a := range objs {
+				if !r.uncaptured(a) {
+					return true
+				}
+			}
+		}
+		if opaque {
+			for _, b := range w.objs {
+				if !r.uncaptured(b) {
+					return true
+				}
+			}
 		}
 		for _, a := range objs {
 			for _, b := range w.objs {
@@ -289,12 +305,14 @@ func (r *reverseGen) reachable(b *ir.Block) map[*ir.Block]bool {
 }
 
 // memWriter is one instruction of the primal that may write memory: into
-// the given objects, or anywhere (all).
+// the given objects, and through a pointer read from memory (opaque), or
+// anywhere (all).
 type memWriter struct {
-	inst  ir.Instruction
-	block *ir.Block
-	objs  []value.Value
-	all   bool
+	inst   ir.Instruction
+	block  *ir.Block
+	objs   []value.Value
+	opaque bool
+	all    bool
 }
 
 // writers lists (once) what in the primal may write memory.
@@ -306,8 +324,8 @@ func (r *reverseGen) writers() []memWriter {
 	for _, b := range r.f.Blocks {
 		for _, inst := range b.Insts {
 			add := func(ptr value.Value) {
-				objs, known := underlyingObjects(ptr)
-				ws = append(ws, memWriter{inst: inst, block: b, objs: objs, all: !known})
+				objs, opaque, known := pointerObjects(ptr)
+				ws = append(ws, memWriter{inst: inst, block: b, objs: objs, opaque: opaque, all: !known})
 			}
 			switch x := inst.(type) {
 			case *ir.InstStore:
@@ -331,7 +349,7 @@ func (r *reverseGen) writers() []memWriter {
 					add(x.Args[0]) // freed memory cannot be read again
 				case r.callWritesNoMemory(x):
 				default:
-					ws = append(ws, memWriter{inst: inst, block: b, all: true})
+					ws = append(ws, r.callWriter(b, x))
 				}
 			}
 		}
@@ -340,17 +358,45 @@ func (r *reverseGen) writers() []memWriter {
 	return ws
 }
 
+// callWriter is the writer a call is: what its callee's summary says it
+// may write (writesum.go), mapped to its arguments, or all memory.
+func (r *reverseGen) callWriter(b *ir.Block, c *ir.InstCall) memWriter {
+	w := memWriter{inst: c, block: b}
+	s := &writeSummary{params: map[int]bool{}}
+	r.d.callWrites(c, func(ptr value.Value) {
+		objs, opaque, known := pointerObjects(ptr)
+		w.objs = append(w.objs, objs...)
+		w.opaque = w.opaque || opaque
+		w.all = w.all || !known
+	}, s)
+	w.objs = append(w.objs, s.globals...)
+	w.opaque = w.opaque || s.opaque
+	w.all = w.all || s.all
+	return w
+}
+
 // deferredFree reports whether the primal free c is moved from the forward
-// sweep to the end of the gradient (one combined function only): it runs
-// exactly once per call (outside loops, in a block on every path to a
-// return) and frees a pointer available there, so the reverse sweep may
-// still read the memory.
+// sweep to the end of the gradient (one combined function only): it runs at
+// most once per call (outside loops), so the reverse sweep may still read
+// the memory, which nothing else can be given meanwhile. Where it runs on
+// every path to a return and frees a pointer available there, the exit
+// calls it as it is (freeAtExit); elsewhere (a std::vector's destructor
+// frees only a non-null buffer) the forward sweep records its arguments
+// where it runs, in slots that start null (freeing null is nothing), and the
+// exit frees what they hold.
 func (r *reverseGen) deferredFree(c *ir.InstCall) bool {
 	if r.split || !isFree(c) || len(c.Args) == 0 {
 		return false
 	}
 	b := r.blockOf[c]
-	if b == nil || r.cfg.LoopOf[b] != nil || !r.postDomRet[b] {
+	return b != nil && r.cfg.LoopOf[b] == nil
+}
+
+// freeAtExit reports whether deferred free c can be called at the exit
+// with its own arguments: it runs on every path to a return and they are
+// defined there.
+func (r *reverseGen) freeAtExit(c *ir.InstCall) bool {
+	if !r.postDomRet[r.blockOf[c]] {
 		return false
 	}
 	for _, a := range c.Args {
@@ -365,6 +411,11 @@ func (r *reverseGen) deferredFree(c *ir.InstCall) bool {
 // functions, which at most set errno; bookkeeping intrinsics; functions
 // declared readnone or readonly; allocations, which only create memory).
 func (r *reverseGen) callWritesNoMemory(c *ir.InstCall) bool {
+	return writesNoMemory(c)
+}
+
+// writesNoMemory is callWritesNoMemory, for a call anywhere.
+func writesNoMemory(c *ir.InstCall) bool {
 	if isAllocation(c) {
 		return true
 	}
@@ -373,8 +424,8 @@ func (r *reverseGen) callWritesNoMemory(c *ir.InstCall) bool {
 		return false
 	}
 	name := f.Name()
-	if rule := mathRuleOf(f, c.Typ); rule != nil {
-		return true
+	if rule := mathRuleOf(f, c.Typ); rule != nil && !passesPointer(c) {
+		return true // frexp writes its exponent through its pointer
 	}
 	switch name {
 	case "lgamma", "lgammaf", "lgammal":
@@ -387,6 +438,17 @@ func (r *reverseGen) callWritesNoMemory(c *ir.InstCall) bool {
 	}
 	return hasFuncAttr(f.FuncAttrs, enum.FuncAttrReadNone, enum.FuncAttrReadOnly) ||
 		hasFuncAttr(c.FuncAttrs, enum.FuncAttrReadNone, enum.FuncAttrReadOnly)
+}
+
+// passesPointer reports whether call c is given a pointer (or an aggregate
+// holding one).
+func passesPointer(c *ir.InstCall) bool {
+	for _, a := range c.Args {
+		if holdsPointers(unwrapArg(a).Type()) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasFuncAttr looks for any of want among function attributes, including

@@ -70,47 +70,50 @@ type reverseGen struct {
 	adj                   map[value.Value]*ir.InstAlloca
 	slots                 map[value.Value]*ir.InstAlloca // non-loop caches, by forward value
 	loops                 map[*irutil.Loop]*loopCache
-	predIdx               map[*ir.Block]*ir.InstPhi        // forward phi recording the predecessor taken
-	entryCount            map[*ir.Block]*ir.InstLoad       // loop header -> iteration counter on entry
-	shadow                map[value.Value]value.Value      // primal pointer -> forward shadow
-	postDomRet            map[*ir.Block]bool               // blocks dominating every return
-	frees                 []*ir.InstAlloca                 // buffer slots to free on exit
-	outTypes              []types.Type                     // types of the Out adjoints returned
-	tapes                 map[value.Value]value.Value      // primal call -> forward tape of its callee
-	isCache               map[*ir.InstAlloca]bool          // slots the reverse reads from the forward (the tape)
-	retIdx                *ir.InstAlloca                   // split mode: which return the forward took
-	rets                  []*ir.Block                      // primal blocks that return
-	retShadow             bool                             // split mode: the forward also returns the shadow of its result
-	primalOf              map[value.Value]value.Value      // forward clone -> primal value
-	memWriters            []memWriter                      // what in the primal may write memory (remat.go)
-	deferredFrees         []*ir.InstCall                   // primal frees moved to the exit (remat.go)
-	reach                 map[*ir.Block]map[*ir.Block]bool // primal block -> blocks reachable from it (remat.go)
-	requested             map[value.Value]bool             // dry run: primal values the reverse reads (mincut.go)
-	exitRequested         map[exitUse]bool                 // dry run: the same, read after their loop
-	plan                  *cachePlan                       // what to cache and what to recompute (mincut.go)
-	order                 map[value.Value]int              // primal instructions in block order
-	exitCopies            map[exitUse]value.Value          // copies of loop values made after the loop
-	reallocCopied         map[*ir.InstCall]value.Value     // realloc -> forward count of shadow bytes copied (realloc.go)
-	hoistMemo             map[value.Value]*irutil.Loop     // primal value -> loop it is cached without (hoist.go)
-	hoists                []*hoistCache                    // cache groups without a loop's dimension (hoist.go)
-	invMemo               map[[2]*irutil.Loop]*invariance  // (d, x) -> invariance analysis (hoist.go)
-	cacheAccess           map[ir.Instruction]bool          // loads and stores of loop buffer elements (scope.go)
-	snapPlans             map[snapshot]*snapshotPlan       // counter snapshot -> how the reverse recomputes it (counters.go)
-	snapOf                map[*ir.InstLoad]snapshot        // forward load -> the counter snapshot it is (counters.go)
-	snapLoads             map[snapshot]*ir.InstLoad        // counter snapshot -> its forward load (counters.go)
-	entryEdge             map[*irutil.Loop]*ir.Block       // loop -> forward block entering its header, after growth checks (entrygrow.go)
-	exitSlots             map[*irutil.Loop]*ir.InstAlloca  // loop -> reverse slot of its entry counter (exitentry.go)
-	exitEdges             []exitEdge                       // reverse edges entering loops from below (exitentry.go)
-	revLoopIDs            map[*irutil.Loop]*metadata.Tuple // loop -> the loop ID of its reverse (loophints.go)
-	tripCounts            map[*irutil.Loop]tripResult      // loop -> its trip count, once blockOf has the primal (tripcount.go)
-	fwdLoopIDs            map[*irutil.Loop]*metadata.Tuple // loop -> the loop ID of its forward copy (loophints.go)
-	exitPres              map[*irutil.Loop][]exitPre       // loop -> the blocks storing its entry counter on entering its reverse (exitentry.go)
-	relReads              map[*ir.InstLoad]bool            // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
-	private               map[*ir.InstAlloca]bool          // allocas no other thread can reach (atomics.go)
-	owned                 map[*ir.InstLoad]bool            // loads of elements their iteration owns (ompowned.go)
-	partials              map[*ir.InstLoad]*scalarPartial  // loads of shared scalars summed per thread (ompscalar.go)
-	partialList           []*scalarPartial                 // the same, each sum once
-	tickets               map[*ir.InstCall]value.Value     // unlock -> the forward's ticket of its section (omp.go)
+	predIdx               map[*ir.Block]*ir.InstPhi         // forward phi recording the predecessor taken
+	entryCount            map[*ir.Block]*ir.InstLoad        // loop header -> iteration counter on entry
+	shadow                map[value.Value]value.Value       // primal pointer -> forward shadow
+	postDomRet            map[*ir.Block]bool                // blocks dominating every return
+	frees                 []*ir.InstAlloca                  // buffer slots to free on exit
+	outTypes              []types.Type                      // types of the Out adjoints returned
+	tapes                 map[value.Value]value.Value       // primal call -> forward tape of its callee
+	isCache               map[*ir.InstAlloca]bool           // slots the reverse reads from the forward (the tape)
+	retIdx                *ir.InstAlloca                    // split mode: which return the forward took
+	rets                  []*ir.Block                       // primal blocks that return
+	retShadow             bool                              // split mode: the forward also returns the shadow of its result
+	primalOf              map[value.Value]value.Value       // forward clone -> primal value
+	memWriters            []memWriter                       // what in the primal may write memory (remat.go)
+	deferredFrees         []*ir.InstCall                    // primal frees moved to the exit (remat.go)
+	freeSlots             map[*ir.InstCall][]*ir.InstAlloca // deferred frees not at the exit -> the slots recording their arguments
+	reach                 map[*ir.Block]map[*ir.Block]bool  // primal block -> blocks reachable from it (remat.go)
+	requested             map[value.Value]bool              // dry run: primal values the reverse reads (mincut.go)
+	exitRequested         map[exitUse]bool                  // dry run: the same, read after their loop
+	plan                  *cachePlan                        // what to cache and what to recompute (mincut.go)
+	order                 map[value.Value]int               // primal instructions in block order
+	exitCopies            map[exitUse]value.Value           // copies of loop values made after the loop
+	reallocCopied         map[*ir.InstCall]value.Value      // realloc -> forward count of shadow bytes copied (realloc.go)
+	hoistMemo             map[value.Value]*irutil.Loop      // primal value -> loop it is cached without (hoist.go)
+	hoists                []*hoistCache                     // cache groups without a loop's dimension (hoist.go)
+	invMemo               map[[2]*irutil.Loop]*invariance   // (d, x) -> invariance analysis (hoist.go)
+	cacheAccess           map[ir.Instruction]bool           // loads and stores of loop buffer elements (scope.go)
+	snapPlans             map[snapshot]*snapshotPlan        // counter snapshot -> how the reverse recomputes it (counters.go)
+	snapOf                map[*ir.InstLoad]snapshot         // forward load -> the counter snapshot it is (counters.go)
+	snapLoads             map[snapshot]*ir.InstLoad         // counter snapshot -> its forward load (counters.go)
+	entryEdge             map[*irutil.Loop]*ir.Block        // loop -> forward block entering its header, after growth checks (entrygrow.go)
+	exitSlots             map[*irutil.Loop]*ir.InstAlloca   // loop -> reverse slot of its entry counter (exitentry.go)
+	exitEdges             []exitEdge                        // reverse edges entering loops from below (exitentry.go)
+	revLoopIDs            map[*irutil.Loop]*metadata.Tuple  // loop -> the loop ID of its reverse (loophints.go)
+	tripCounts            map[*irutil.Loop]tripResult       // loop -> its trip count, once blockOf has the primal (tripcount.go)
+	fwdLoopIDs            map[*irutil.Loop]*metadata.Tuple  // loop -> the loop ID of its forward copy (loophints.go)
+	exitPres              map[*irutil.Loop][]exitPre        // loop -> the blocks storing its entry counter on entering its reverse (exitentry.go)
+	relReads              map[*ir.InstLoad]bool             // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
+	private               map[*ir.InstAlloca]bool           // allocas no other thread can reach (atomics.go)
+	owned                 map[*ir.InstLoad]bool             // loads of elements their iteration owns (ompowned.go)
+	partials              map[*ir.InstLoad]*scalarPartial   // loads of shared scalars summed per thread (ompscalar.go)
+	partialList           []*scalarPartial                  // the same, each sum once
+	tickets               map[*ir.InstCall]value.Value      // unlock -> the forward's ticket of its section (omp.go)
+	users                 map[value.Value][]interface{}     // primal value -> its users (capture.go)
+	uncapturedMemo        map[value.Value]bool              // primal object -> whether its address stays in it (capture.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -401,6 +404,19 @@ func (r *reverseGen) forward() error {
 			}
 			if call, ok := inst.(*ir.InstCall); ok && r.deferredFree(call) {
 				r.deferredFrees = append(r.deferredFrees, call)
+				if !r.freeAtExit(call) {
+					// Record its arguments where it runs (remat.go).
+					slots := make([]*ir.InstAlloca, len(call.Args))
+					for i, a := range call.Args {
+						a = unwrapArg(a)
+						slots[i] = r.newSlot(a.Type(), zeroOf(a.Type()))
+						rest = append(rest, ir.NewStore(a, slots[i])) // remapped below
+					}
+					if r.freeSlots == nil {
+						r.freeSlots = map[*ir.InstCall][]*ir.InstAlloca{}
+					}
+					r.freeSlots[call] = slots
+				}
 				continue
 			}
 			if _, ok := c.(*ir.InstPhi); ok {
@@ -753,6 +769,10 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		last := e
 		if l := r.cfg.LoopOf[b]; l != nil && l.Header == b && !l.Contains(p) {
 			last = r.flushPartials(e, l) // leaving the loop's reverse
+			var err error
+			if last, err = r.flushLoopSums(last, l, p); err != nil {
+				return err
+			}
 		}
 		last.NewBr(r.rev[p])
 		if l := r.cfg.LoopOf[b]; l != nil && l.Header == b && l.Contains(p) {
@@ -940,7 +960,11 @@ func (r *reverseGen) finishExit() {
 	for _, c := range r.deferredFrees {
 		args := make([]value.Value, len(c.Args))
 		for i, a := range c.Args {
-			args[i] = r.mapValue(unwrapArg(a))
+			if slots, ok := r.freeSlots[c]; ok {
+				args[i] = x.NewLoad(slots[i].ElemType, slots[i])
+			} else {
+				args[i] = r.mapValue(unwrapArg(a))
+			}
 		}
 		x.NewCall(c.Callee, args...)
 	}

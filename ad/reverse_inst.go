@@ -22,7 +22,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 			return next, nil
 		}
 	}
-	if st, ok := inst.(*ir.InstStore); ok && len(r.partialList) > 0 && r.act.hasShadow(st.Dst) && carriesFloat(st.Src.Type()) {
+	if st, ok := inst.(*ir.InstStore); ok && r.parallel && len(r.partialList) > 0 && r.act.hasShadow(st.Dst) && carriesFloat(st.Src.Type()) {
 		sp, err := r.lookupShadow(blk, at, st, st.Dst)
 		if err != nil {
 			return blk, err

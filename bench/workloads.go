@@ -31,8 +31,9 @@ type timing struct {
 // caseResult is every method measured for one case ("gmm(d=2,k=5)").
 type caseResult struct {
 	workload, name string
-	times          map[string]timing  // F, J, J-pre, hand, adolc, adolc-tape, fd
+	times          map[string]timing  // F, J, J-pre, hand, adolc, adolc-tape, fd, rof
 	wrong          map[string]float64 // methods whose gradient failed the check
+	client         bool               // a client-style C++ workload (main.cpp)
 }
 
 // workloadBench builds and runs every workload; dir is a scratch directory.
@@ -41,14 +42,12 @@ func workloadBench(root, dir string, only []string) ([]*caseResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	dirs, err := filepath.Glob(filepath.Join(root, "bench", "workloads", "*", "main.c"))
+	srcs, err := workloadDirs(root)
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(dirs)
 	var all []*caseResult
-	for _, m := range dirs {
-		src := filepath.Dir(m)
+	for _, src := range srcs {
 		name := filepath.Base(src)
 		if len(only) > 0 && !contains(only, name) {
 			continue
@@ -60,10 +59,17 @@ func workloadBench(root, dir string, only []string) ([]*caseResult, error) {
 		}
 		byName := map[string]*caseResult{}
 		var order []*caseResult
-		for _, r := range []struct {
+		builds := []struct {
 			exe, suffix string
 			args        []string
-		}{{post, "", nil}, {pre, "-pre", []string{"J"}}} {
+		}{{post, "", nil}}
+		if pre != "" {
+			builds = append(builds, struct {
+				exe, suffix string
+				args        []string
+			}{pre, "-pre", []string{"J"}})
+		}
+		for _, r := range builds {
 			out, err := runPinned(work, r.exe, r.args...)
 			if err != nil {
 				return nil, fmt.Errorf("workload %s: %v\n%s", name, err, out)
@@ -71,6 +77,9 @@ func workloadBench(root, dir string, only []string) ([]*caseResult, error) {
 			if err := parseWorkload(name, out, r.suffix, byName, &order); err != nil {
 				return nil, err
 			}
+		}
+		for _, c := range order {
+			c.client = isClientStyle(src)
 		}
 		all = append(all, order...)
 	}
@@ -86,12 +95,43 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// workloadDirs lists the workloads, sorted: the folders of bench/workloads
+// with a main.c (C, ADBench style) or a main.cpp (client-style C++).
+func workloadDirs(root string) ([]string, error) {
+	var dirs []string
+	for _, pat := range []string{"main.c", "main.cpp"} {
+		ms, err := filepath.Glob(filepath.Join(root, "bench", "workloads", "*", pat))
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			dirs = append(dirs, filepath.Dir(m))
+		}
+	}
+	sort.Strings(dirs)
+	return dirs, nil
+}
+
+// isClientStyle says whether the workload in src is client-style C++.
+func isClientStyle(src string) bool {
+	_, err := os.Stat(filepath.Join(src, "main.cpp"))
+	return err == nil
+}
+
+// clientFlags are the flags client code written for Enzyme is built with.
+var clientFlags = []string{"-O3", "-march=native", "-fno-math-errno", "-std=c++17"}
+
 // buildWorkload compiles a workload's C sources with gozyme-cc and its
 // adolc.cpp with clang++-14, and links them twice: AD after optimization
-// (post) and before (pre).
+// (post) and before (pre). A client-style workload (main.cpp) is compiled
+// with gozyme-c++ and clientFlags and linked once (pre is empty).
 func buildWorkload(cc, src, work string) (post, pre string, err error) {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return "", "", err
+	}
+	if isClientStyle(src) {
+		post, err = buildClientWorkload(filepath.Join(filepath.Dir(cc), "gozyme-c++"), src, work)
+		return post, "", err
 	}
 	cflags := []string{"-O2", "-fno-math-errno", "-I", filepath.Dir(src)}
 	var objs []string
@@ -122,6 +162,27 @@ func buildWorkload(cc, src, work string) (post, pre string, err error) {
 		return "", "", err
 	}
 	return post, pre, nil
+}
+
+// buildClientWorkload compiles main.cpp with gozyme-c++ and adolc.cpp with
+// clang++-14, both with clientFlags, and links them with gozyme-c++.
+func buildClientWorkload(cxxGozyme, src, work string) (string, error) {
+	flags := append(append([]string{}, clientFlags...), "-I", src)
+	main := filepath.Join(work, "main.o")
+	if err := runQuiet(nil, cxxGozyme, append(append([]string{}, flags...), "-c", filepath.Join(src, "main.cpp"), "-o", main)...); err != nil {
+		return "", err
+	}
+	cxx, err := exec.LookPath("clang++-14")
+	if err != nil {
+		return "", err
+	}
+	adolc := filepath.Join(work, "adolc.o")
+	if err := runQuiet(nil, cxx, append(append([]string{}, flags...), "-c", filepath.Join(src, "adolc.cpp"), "-o", adolc)...); err != nil {
+		return "", fmt.Errorf("%v (is libadolc-dev installed? make bench installs it)", err)
+	}
+	exe := filepath.Join(work, "post")
+	link := append(append([]string{}, clientFlags...), main, adolc, "-o", exe, "-ladolc", "-lm")
+	return exe, runQuiet(nil, cxxGozyme, link...)
 }
 
 // runPinned runs exe in dir (ADOL-C writes its tapes there) on core 0.
@@ -226,7 +287,7 @@ func formatWorkloads(cs []*caseResult) string {
 			timeOf(c, "F"), timeOf(c, "J"), ratio(c, "J", "F"), ratio(c, "hand", "F"), ratio(c, "J", "hand"),
 			ratio(c, "adolc", "F"), timeOf(c, "adolc-tape"), ratio(c, "fd", "F"), timeOf(c, "J-pre"), ratio(c, "J-pre", "J"))
 	}
-	return b.String()
+	return b.String() + formatClientGoals(cs)
 }
 
 // summarizeWorkloads is the short stdout summary: the targets, met or not.
@@ -273,6 +334,7 @@ func targetLines(cs []*caseResult) []string {
 			out = append(out, line)
 		}
 	}
+	out = append(out, clientTargetLines(cs)...)
 	if g, n := preOverPost(cs, adbench...); n > 0 {
 		line := fmt.Sprintf("AD before/after optimization, geometric mean over %d GMM, LSTM and BA cases: %.2fx (the seed reports 4.2x for Enzyme)", n, g)
 		if g2, n2 := preOverPost(cs); n2 > n {

@@ -1,0 +1,222 @@
+package ad
+
+import (
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Capture tracking for the reloads of remat.go. A pointer read from memory
+// (a std::vector's data, a struct's field) points into some object, but
+// which one the IR does not say. It cannot point into an object the primal
+// creates (an alloca, a fresh allocation) whose address the primal never
+// lets out: never stores it into memory as a value, never passes it to a
+// call that may keep it, returns it or turns it into an integer. Such an
+// object is uncaptured; writes into it do not change what is read through
+// an opaque pointer, and writes through an opaque pointer do not change it.
+
+// pointerObjects is underlyingObjects for the reloads: the objects pointer
+// v may point into; opaque where some path reads the pointer from memory
+// (a load: an object that may be any but an uncaptured one); known false
+// where some path leads elsewhere (a call's result, an integer cast). Null
+// and undefined pointers point to no object.
+func pointerObjects(v value.Value) (objs []value.Value, opaque, known bool) {
+	known = true
+	seen := map[value.Value]bool{}
+	var walk func(v value.Value)
+	walk = func(v value.Value) {
+		v = unwrapArg(v)
+		if seen[v] || !known {
+			return
+		}
+		seen[v] = true
+		switch x := v.(type) {
+		case *ir.InstAlloca, *ir.Param, *ir.Global:
+			objs = append(objs, v)
+		case *ir.InstCall:
+			if isAllocation(x) {
+				objs = append(objs, v)
+			} else {
+				known = false
+			}
+		case *ir.InstLoad:
+			opaque = true
+		case *constant.Null, *constant.Undef, *constant.Poison:
+		case *ir.InstGetElementPtr:
+			walk(x.Src)
+		case *constant.ExprGetElementPtr:
+			walk(x.Src)
+		case *ir.InstBitCast:
+			walk(x.From)
+		case *constant.ExprBitCast:
+			walk(x.From)
+		case *ir.InstAddrSpaceCast:
+			walk(x.From)
+		case *ir.InstSelect:
+			walk(x.ValueTrue)
+			walk(x.ValueFalse)
+		case *ir.InstPhi:
+			for _, in := range x.Incs {
+				walk(in.X)
+			}
+		default:
+			known = false
+		}
+	}
+	walk(v)
+	return objs, opaque, known
+}
+
+// uncaptured reports whether obj is an alloca or a fresh allocation of the
+// primal whose address stays in it (see above).
+func (r *reverseGen) uncaptured(obj value.Value) bool {
+	switch x := obj.(type) {
+	case *ir.InstAlloca:
+	case *ir.InstCall:
+		if !isAllocation(x) {
+			return false
+		}
+	default:
+		return false
+	}
+	if r.uncapturedMemo == nil {
+		r.uncapturedMemo = map[value.Value]bool{}
+		r.users = usersOf(r.f)
+	}
+	if u, ok := r.uncapturedMemo[obj]; ok {
+		return u
+	}
+	u := !r.captures(obj)
+	r.uncapturedMemo[obj] = u
+	return u
+}
+
+// usersOf maps each value of f to the instructions and terminators that
+// use it as an operand.
+func usersOf(f *ir.Func) map[value.Value][]interface{} {
+	users := map[value.Value][]interface{}{}
+	add := func(user interface{}) {
+		if u, ok := user.(interface{ Operands() []*value.Value }); ok {
+			for _, op := range u.Operands() {
+				v := unwrapArg(*op)
+				users[v] = append(users[v], user)
+			}
+		}
+	}
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			add(inst)
+		}
+		add(b.Term)
+	}
+	return users
+}
+
+// captures reports whether the address of obj, or one derived from it,
+// may leave it: anything but a load or store through it, an address
+// computed from it, a comparison, a bulk operation on its bytes, its end of
+// life (lifetime markers, free) or a call argument the callee keeps not
+// (declared nocapture, or a defined callee that lets it out nowhere).
+func (r *reverseGen) captures(obj value.Value) bool {
+	return r.d.capturesIn(r.users, obj)
+}
+
+// capturesIn is captures for a value of the function whose users are users.
+func (d *differ) capturesIn(users map[value.Value][]interface{}, obj value.Value) bool {
+	seen := map[value.Value]bool{}
+	work := []value.Value{obj}
+	for len(work) > 0 {
+		v := work[len(work)-1]
+		work = work[:len(work)-1]
+		if seen[v] {
+			continue
+		}
+		seen[v] = true
+		for _, u := range users[v] {
+			switch x := u.(type) {
+			case *ir.InstLoad, *ir.InstICmp:
+			case *ir.InstStore:
+				if unwrapArg(x.Src) == v {
+					return true // the address itself is stored
+				}
+			case *ir.InstGetElementPtr:
+				if unwrapArg(x.Src) != v {
+					return true
+				}
+				work = append(work, x)
+			case *ir.InstBitCast, *ir.InstAddrSpaceCast, *ir.InstPhi, *ir.InstSelect:
+				work = append(work, x.(value.Value))
+			case *ir.InstCall:
+				if !d.callKeepsNot(x, v) {
+					return true
+				}
+			default:
+				return true // returned, converted to an integer, put into an aggregate, ...
+			}
+		}
+	}
+	return false
+}
+
+// callKeepsNot reports whether call c, given v (a pointer into an object)
+// among its arguments, does not capture it.
+func (d *differ) callKeepsNot(c *ir.InstCall, v value.Value) bool {
+	if isFree(c) || isMemSet(c) || isMemTransfer(c) {
+		return true
+	}
+	if name := calleeName(c); hasPrefix(name, "llvm.lifetime.") || hasPrefix(name, "llvm.dbg.") {
+		return true
+	}
+	f, _ := irutil.StripCasts(c.Callee).(*ir.Func)
+	for i, a := range c.Args {
+		if unwrapArg(a) != v {
+			continue
+		}
+		if arg, ok := a.(*ir.Arg); ok && hasParamAttr(arg.Attrs, enum.ParamAttrNoCapture) {
+			continue
+		}
+		if f != nil && i < len(f.Params) && (hasParamAttr(f.Params[i].Attrs, enum.ParamAttrNoCapture) || !d.paramCaptured(f, i)) {
+			continue
+		}
+		return false
+	}
+	return unwrapArg(c.Callee) != v
+}
+
+// paramCaptured reports whether defined function f may capture its
+// parameter i (capturesIn over its body), computed once; a function
+// without a body, or on a cycle of such questions, may.
+func (d *differ) paramCaptured(f *ir.Func, i int) bool {
+	if len(f.Blocks) == 0 || i >= len(f.Params) {
+		return true
+	}
+	key := paramKey{f, i}
+	if c, ok := d.paramCaptures[key]; ok {
+		return c
+	}
+	if d.paramCaptures == nil {
+		d.paramCaptures = map[paramKey]bool{}
+	}
+	d.paramCaptures[key] = true // on a cycle: captured
+	c := d.capturesIn(usersOf(f), f.Params[i])
+	d.paramCaptures[key] = c
+	return c
+}
+
+// paramKey names parameter i of f.
+type paramKey struct {
+	f *ir.Func
+	i int
+}
+
+// hasParamAttr reports whether attrs holds want.
+func hasParamAttr(attrs []ir.ParamAttribute, want enum.ParamAttr) bool {
+	for _, a := range attrs {
+		if a == ir.ParamAttribute(want) {
+			return true
+		}
+	}
+	return false
+}
