@@ -66,6 +66,29 @@ int main(void) {
 	return 0;
 }`,
 			"has no shadow (enzyme_const), and the function reads that memory back"},
+		// Read back by functions given no derivatives, so not
+		// differentiated: the derivative would be lost silently.
+		{"global read by an undifferentiated callee", `
+static double gval;
+__attribute__((noinline)) double helper(void) { return gval * 3; }
+__attribute__((noinline)) double f(double x) { gval = x * x; return helper(); }
+int main(void) { printf("%g\n", __enzyme_autodiff((void *)f, 1.0)); return 0; }`,
+			"writes derivatives into global 'gval', which has no shadow"},
+		{"pointer kept in a global, written through by a callee", `
+static double *gx;
+__attribute__((noinline)) void bump(int j) { gx[j] = gx[j] * gx[j]; }
+__attribute__((noinline)) double f(double *x, int n) {
+	gx = x;
+	for (int j = 0; j < n; j++) bump(j);
+	return x[0] + x[1];
+}
+int main(void) {
+	double x[2] = {3, 5}, dx[2] = {0, 0};
+	__enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, 2);
+	printf("%g %g\n", dx[0], dx[1]);
+	return 0;
+}`,
+			"writes derivatives into global 'gx', which has no shadow"},
 	}
 	for _, c := range cases {
 		for _, o := range []string{"0", "2"} {

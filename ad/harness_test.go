@@ -85,11 +85,17 @@ var linkedLoops = []string{"-unroll-runtime=false", "-vectorize-loops=false"}
 // the loops shaped by linkedLoops. buildC optimizes clang's optimized IR.
 func buildCLinked(t *testing.T, src, level string) string {
 	t.Helper()
-	exe, err := tryBuildOpt(t, "prog.c", src, level, linkedLoops, "-Xclang", "-disable-llvm-passes")
+	exe, err := tryBuildCLinked(t, src, level)
 	if err != nil {
 		t.Fatalf("-O%s: %v", level, err)
 	}
 	return exe
+}
+
+// tryBuildCLinked is buildCLinked returning the build's error.
+func tryBuildCLinked(t *testing.T, src, level string) (string, error) {
+	t.Helper()
+	return tryBuildOpt(t, "prog.c", src, level, linkedLoops, "-Xclang", "-disable-llvm-passes")
 }
 
 // tryBuildOpt is tryBuild with further arguments for the pre-AD pipeline's

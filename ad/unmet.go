@@ -3,6 +3,8 @@ package ad
 import (
 	"sort"
 
+	"github.com/gozyme/gozyme/irutil"
+
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/value"
 )
@@ -205,6 +207,105 @@ func (d *differ) lostGlobalError() error {
 				return d.lostGlobals[g]
 			}
 		}
+		if d.readBackOutside(g) {
+			return d.lostGlobals[g]
+		}
 	}
 	return nil
+}
+
+// readBackOutside reports whether a function that the differentiated
+// code calls without differentiating it (it is given no derivatives), or
+// one of its callees, reads global g's memory where a derivative would
+// matter: a float loaded from it, floats read or written through a pointer
+// loaded from it (a pointer to memory holding derivatives, kept in the
+// global), or such a pointer passed on or copied from. Without a body of
+// its own in the derivative, such a function's use of what the global
+// holds is invisible to activity, so its derivative would be lost.
+func (d *differ) readBackOutside(g *ir.Global) bool {
+	done := map[*ir.Func]bool{}
+	for _, an := range d.analyzed {
+		done[an.f] = true
+		if d.bits != nil {
+			done[d.bits.original(an.f)] = true
+		}
+	}
+	for orig, p := range d.prep {
+		if done[p] {
+			done[orig] = true // differentiated as its prepared copy
+		}
+	}
+	var work []*ir.Func
+	push := func(f *ir.Func) {
+		for _, b := range f.Blocks {
+			for _, inst := range b.Insts {
+				c, ok := inst.(*ir.InstCall)
+				if !ok {
+					continue
+				}
+				callee, ok := irutil.StripCasts(c.Callee).(*ir.Func)
+				if ok && len(callee.Blocks) > 0 && !done[callee] {
+					done[callee] = true
+					work = append(work, callee)
+				}
+			}
+		}
+	}
+	for _, an := range d.analyzed {
+		push(an.f)
+	}
+	reaches := func(ptr value.Value) bool {
+		return mayPointInto(ptr, func(v value.Value) bool { return v == g }, map[value.Value]bool{}, 0)
+	}
+	for len(work) > 0 {
+		f := work[len(work)-1]
+		work = work[:len(work)-1]
+		push(f)
+		for _, b := range f.Blocks {
+			for _, inst := range b.Insts {
+				switch x := inst.(type) {
+				case *ir.InstLoad:
+					if carriesFloat(x.ElemType) && reaches(x.Src) {
+						return true
+					}
+				case *ir.InstStore:
+					// Floats written through a pointer the global holds (not
+					// into the global's own memory, which only drops what
+					// it held).
+					if carriesFloat(x.Src.Type()) && !pointsDirectlyInto(x.Dst, g) && reaches(x.Dst) {
+						return true
+					}
+				case *ir.InstCall:
+					switch {
+					case isMemSet(x) || isDebugIntrinsic(x) || hasPrefix(calleeName(x), "llvm.lifetime."),
+						isAllocation(x) || isFree(x) || isRealloc(x):
+					case isMemTransfer(x):
+						if reaches(x.Args[1]) {
+							return true
+						}
+					default:
+						for _, arg := range x.Args {
+							if holdsPointers(arg.Type()) && !pointsDirectlyInto(arg, g) && reaches(arg) {
+								return true
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// pointsDirectlyInto reports a pointer whose every base is global g
+// itself (not a pointer loaded from it).
+func pointsDirectlyInto(ptr value.Value, g *ir.Global) bool {
+	var bases []value.Value
+	pointerBases(ptr, map[value.Value]bool{}, &bases)
+	for _, b := range bases {
+		if b != g {
+			return false
+		}
+	}
+	return len(bases) > 0
 }
