@@ -83,8 +83,9 @@ func (d *differ) sink(t types.Type) (value.Value, bool) {
 
 // aliasTest emits shadow == primal (as i8*) into blk.
 func aliasTest(blk *ir.Block, shadow, primal value.Value) value.Value {
-	s := blk.NewBitCast(shadow, types.I8Ptr)
-	p := blk.NewBitCast(primal, types.I8Ptr)
+	// Operands of calls carry their attributes (align 8 %p): the values.
+	s := blk.NewBitCast(unwrapArg(shadow), types.I8Ptr)
+	p := blk.NewBitCast(unwrapArg(primal), types.I8Ptr)
 	return blk.NewICmp(enum.IPredEQ, s, p)
 }
 
