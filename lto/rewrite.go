@@ -50,7 +50,7 @@ func linkRewritten(ctx context.Context, realLD string, args []string, line *Link
 		rsp := filepath.Join(tmp, "link.rsp")
 		var b strings.Builder
 		for _, a := range newArgs {
-			b.WriteString(quoteRsp(a))
+			b.WriteString(QuoteResponseArg(a))
 			b.WriteByte('\n')
 		}
 		if err := os.WriteFile(rsp, []byte(b.String()), 0o644); err != nil {

@@ -71,7 +71,10 @@ func Main(lang string, args []string) (code int) {
 	// GOZYME_FLAGS go to every compiler invocation, so they take part in
 	// classification too (GOZYME_FLAGS=-O2 changes the -O level).
 	orig := append(append([]string(nil), args...), extra...)
-	expanded := ExpandResponseFiles(orig)
+	expanded, err := ExpandResponseFiles(orig)
+	if err != nil {
+		return d.fail(err)
+	}
 	cmd := Classify(expanded)
 	var scan linkScan
 	if cmd.Mode == Link {
