@@ -49,13 +49,13 @@ func expandRsp(args []string, syntax RspSyntax, depth int) ([]string, error) {
 			out = append(out, a)
 			continue
 		}
-		if depth >= MaxRspDepth {
-			return nil, fmt.Errorf("response file %s: nested more than %d deep (does it include itself?)", a[1:], MaxRspDepth)
-		}
 		data, err := os.ReadFile(a[1:])
 		if err != nil {
 			out = append(out, a)
 			continue
+		}
+		if depth >= MaxRspDepth {
+			return nil, fmt.Errorf("response file %s: nested more than %d deep (does it include itself?)", a[1:], MaxRspDepth)
 		}
 		inner, err := expandRsp(SplitResponseFile(string(data), syntax), syntax, depth+1)
 		if err != nil {

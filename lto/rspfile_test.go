@@ -86,6 +86,11 @@ func TestExpandResponseFilesNesting(t *testing.T) {
 	if got, err := ExpandResponseFiles([]string{chain(MaxRspDepth)}); err != nil || !reflect.DeepEqual(got, []string{"end"}) {
 		t.Errorf("%d nested files: %q, %v", MaxRspDepth, got, err)
 	}
+	// The last of them may name a file that is not there.
+	os.WriteFile(fmt.Sprintf("f%d.rsp", MaxRspDepth-1), []byte("@missing.rsp"), 0o644)
+	if got, err := ExpandResponseFiles([]string{"@f0.rsp"}); err != nil || !reflect.DeepEqual(got, []string{"@missing.rsp"}) {
+		t.Errorf("%d nested files, the last naming a missing one: %q, %v", MaxRspDepth, got, err)
+	}
 	if _, err := ExpandResponseFiles([]string{chain(MaxRspDepth + 1)}); err == nil || !strings.Contains(err.Error(), "nested more than") {
 		t.Errorf("%d nested files: error %v, want one about nesting", MaxRspDepth+1, err)
 	}
