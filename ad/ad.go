@@ -5,8 +5,6 @@
 package ad
 
 import (
-	"strings"
-
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -203,13 +201,7 @@ func (d *differ) passes(c *ir.InstCall) bool {
 	if d.inactive[f] || isInactiveLibFunc(f.Name()) || ompInactive[f.Name()] || ompMirrors[f.Name()] != "" {
 		return false
 	}
-	name := f.Name()
-	for _, p := range []string{"llvm.dbg.", "llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias", "llvm.invariant."} {
-		if strings.HasPrefix(name, p) {
-			return false
-		}
-	}
-	return true
+	return irutil.BookkeepingIntrinsic(f.Name()) == irutil.NotBookkeeping
 }
 
 // lower replaces one entry-point call.

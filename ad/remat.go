@@ -431,7 +431,11 @@ func writesNoMemory(c *ir.InstCall) bool {
 	case "lgamma", "lgammaf", "lgammal":
 		return true // they also set signgam, which no double is
 	}
-	for _, p := range []string{"llvm.dbg.", "llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias", "llvm.vector.reduce.", "llvm.masked.load."} {
+	switch irutil.BookkeepingIntrinsic(name) {
+	case irutil.DebugInfo, irutil.Assumption, irutil.Lifetime:
+		return true
+	}
+	for _, p := range []string{"llvm.vector.reduce.", "llvm.masked.load."} {
 		if hasPrefix(name, p) {
 			return true
 		}

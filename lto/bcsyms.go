@@ -19,7 +19,7 @@ import (
 // before optimization, so it can reference symbols its native code no
 // longer does (calls the compile's optimizer removed); the link-time
 // optimizer may keep them, so the rewrite groups must follow them too.
-func bitcodeSymbols(ctx context.Context, tmp string, inputs []*Input) (map[*Input][]objSym, error) {
+func bitcodeSymbols(ctx context.Context, cacheDir, tmp string, inputs []*Input) (map[*Input][]objSym, error) {
 	dir := filepath.Join(tmp, "bcsyms")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -32,8 +32,8 @@ func bitcodeSymbols(ctx context.Context, tmp string, inputs []*Input) (map[*Inpu
 		if in.Bitcode == nil {
 			continue
 		}
-		if key := symbolsKey(in.Bitcode); key != "" {
-			if data, ok := cacheGet(key, ".syms"); ok {
+		if key := symbolsKey(cacheDir, in.Bitcode); key != "" {
+			if data, ok := cacheGet(cacheDir, key, ".syms"); ok {
 				syms[in] = parseSymbolLines(string(data))
 				continue
 			}
@@ -61,7 +61,7 @@ func bitcodeSymbols(ctx context.Context, tmp string, inputs []*Input) (map[*Inpu
 	for _, in := range byPath {
 		syms[in] = parseSymbolLines(lines[in])
 		if key := keys[in]; key != "" {
-			cachePut(key, ".syms", []byte(lines[in]))
+			cachePut(cacheDir, key, ".syms", []byte(lines[in]))
 		}
 	}
 	return syms, nil

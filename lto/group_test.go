@@ -102,7 +102,7 @@ double grad(double x) { return __enzyme_autodiff((void*)loss, x); }`, "-O2"),
 	if got, want := groupNames(mustGroup(t, inputs, roots, nil)), "a.o:a.o"; got != want {
 		t.Errorf("native symbols only: groups %v, want %v", got, want)
 	}
-	bc, err := bitcodeSymbols(context.Background(), t.TempDir(), inputs)
+	bc, err := bitcodeSymbols(context.Background(), "", t.TempDir(), inputs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ double h(double x) { return __enzyme_autodiff((void*)use, x); }`),
 		if err != nil {
 			t.Fatal(err)
 		}
-		bc, err := bitcodeSymbols(context.Background(), t.TempDir(), inputs)
+		bc, err := bitcodeSymbols(context.Background(), "", t.TempDir(), inputs)
 		if err != nil {
 			t.Fatal(err)
 		}

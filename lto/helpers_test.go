@@ -65,3 +65,7 @@ func plainCompile(t *testing.T, dir, obj, src string, flags ...string) string {
 	run(t, dir, clang, args...)
 	return out
 }
+
+// LinkMain is gozyme-ld's main as the tests run it: Link with the
+// configuration the environment gives now.
+func LinkMain(args []string) int { return Link(ConfigFromEnv(), args) }

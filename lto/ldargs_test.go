@@ -124,13 +124,13 @@ func TestResponseFiles(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("expanded %q, want %q", got, want)
 	}
-	// quoteRsp round-trips through splitRsp.
+	// QuoteResponseArg round-trips through SplitResponseFile.
 	tricky := []string{"", "a b", `q"uo'te`, `back\slash`, "tab\there"}
 	var b strings.Builder
 	for _, a := range tricky {
-		b.WriteString(quoteRsp(a) + "\n")
+		b.WriteString(QuoteResponseArg(a) + "\n")
 	}
-	if back := splitRsp(b.String()); !reflect.DeepEqual(back, tricky) {
+	if back := SplitResponseFile(b.String(), RspGNU); !reflect.DeepEqual(back, tricky) {
 		t.Errorf("round trip %q", back)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "loop.rsp"), []byte("@"+filepath.Join(dir, "loop.rsp")), 0o644); err != nil {

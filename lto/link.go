@@ -13,19 +13,19 @@ import (
 	"github.com/gozyme/gozyme/toolchains"
 )
 
-// LinkMain runs gozyme-ld on its arguments (os.Args[1:]) and returns the
-// exit status. A link whose inputs hold no AD roots runs the real linker on
+// Link runs gozyme-ld on its arguments (os.Args[1:]) with the
+// configuration cfg (ConfigFromEnv) and returns the exit status. A link whose inputs hold no AD roots runs the real linker on
 // the original arguments; otherwise each module with roots is rewritten by
 // RewriteObject and the real linker runs with the rewritten objects (and
 // archive copies) in place of the originals.
-func LinkMain(args []string) int {
+func Link(cfg Config, args []string) int {
 	ctx := context.Background()
-	if timesWanted() {
+	if cfg.Times {
 		var st *stageTimes
 		ctx, st = withStageTimes(ctx)
 		defer func(start time.Time) { st.report(os.Stderr, time.Since(start)) }(time.Now())
 	}
-	code, err := linkRecovering(ctx, args)
+	code, err := linkRecovering(ctx, cfg, args)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gozyme-ld: error: %v\n", err)
 		return 1
@@ -36,7 +36,7 @@ func LinkMain(args []string) int {
 // linkRecovering is link, with a panic (a bug of gozyme's) turned into an
 // internal error: the real linker does not run after it and no output is
 // left behind.
-func linkRecovering(ctx context.Context, args []string) (code int, err error) {
+func linkRecovering(ctx context.Context, cfg Config, args []string) (code int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			code, err = 1, internalError("link", p)
@@ -47,12 +47,12 @@ func linkRecovering(ctx context.Context, args []string) (code int, err error) {
 			}
 		}
 	}()
-	return link(ctx, args)
+	return link(ctx, cfg, args)
 }
 
-// link does LinkMain's work; a non-nil error is gozyme's own failure.
-func link(ctx context.Context, args []string) (int, error) {
-	realLD, err := RealLinker()
+// link does Link's work; a non-nil error is gozyme's own failure.
+func link(ctx context.Context, cfg Config, args []string) (int, error) {
+	realLD, err := cfg.RealLinker()
 	if err != nil {
 		return 1, err
 	}
@@ -81,7 +81,7 @@ func link(ctx context.Context, args []string) (int, error) {
 	var inputs, roots []*Input
 	err = timeStage(ctx, "gather", func() error {
 		var err error
-		if inputs, err = Resolve(line, ResolveOptions{RealLD: realLD, LLD: IsLLD(realLD), Names: objectSources()}); err != nil {
+		if inputs, err = Resolve(line, ResolveOptions{RealLD: realLD, LLD: IsLLD(realLD), Names: cfg.ObjectSources}); err != nil {
 			return err
 		}
 		roots, err = rootInputs(inputs)
@@ -99,7 +99,7 @@ func link(ctx context.Context, args []string) (int, error) {
 		})
 		return code, err
 	}
-	code, err := linkRewritten(ctx, realLD, args, line, inputs, roots)
+	code, err := linkRewritten(ctx, cfg, realLD, args, line, inputs, roots)
 	if err != nil {
 		removeOutput(line.Output)
 	}
@@ -157,11 +157,11 @@ func callsEntryPoint(data []byte) bool {
 	return false
 }
 
-// RealLinker returns the linker gozyme-ld drives: $GOZYME_REAL_LD, else ld
-// on PATH, which must not be gozyme-ld itself.
-func RealLinker() (string, error) {
-	if p := os.Getenv("GOZYME_REAL_LD"); p != "" {
-		return exec.LookPath(p)
+// RealLinker returns the linker gozyme-ld drives: cfg.RealLD
+// ($GOZYME_REAL_LD), else ld on PATH, which must not be gozyme-ld itself.
+func (cfg Config) RealLinker() (string, error) {
+	if cfg.RealLD != "" {
+		return exec.LookPath(cfg.RealLD)
 	}
 	p, err := exec.LookPath("ld")
 	if err != nil {

@@ -201,7 +201,7 @@ func TestLinkRewriteFailure(t *testing.T) {
 	useFake(t, &fakeRewrite{t: t, fail: errors.New("cannot differentiate 'sq'")})
 	exe := writeFile(t, dir, "app", "stale output")
 	_, args := clangLinkLine(t, dir, mainObj, filepath.Join(dir, "libr.a"), "-o", exe)
-	code, err := link(context.Background(), args)
+	code, err := link(context.Background(), ConfigFromEnv(), args)
 	want := filepath.Join(dir, "libr.a") + "(r.o): cannot differentiate 'sq'"
 	if code != 1 || err == nil || err.Error() != want {
 		t.Fatalf("link = %d, %v; want error %q", code, err, want)
@@ -222,7 +222,7 @@ func TestRewritePanicIsInternalError(t *testing.T) {
 	useFake(t, &fakeRewrite{t: t, boom: true})
 	exe := filepath.Join(dir, "app")
 	_, args := clangLinkLine(t, dir, mainObj, root, "-o", exe)
-	code, err := link(context.Background(), args)
+	code, err := link(context.Background(), ConfigFromEnv(), args)
 	if code != 1 || err == nil || !strings.Contains(err.Error(), root+": internal error: boom") {
 		t.Fatalf("link = %d, %v; want an internal error naming %s", code, err, root)
 	}
@@ -236,7 +236,7 @@ func TestRootsWithoutBitcode(t *testing.T) {
 	mainObj := plainCompile(t, dir, "main.o", dsqMain)
 	root := plainCompile(t, dir, "r.o", rootSrc)
 	_, args := clangLinkLine(t, dir, mainObj, root, "-o", filepath.Join(dir, "app"))
-	_, err := link(context.Background(), args)
+	_, err := link(context.Background(), ConfigFromEnv(), args)
 	if err == nil || !strings.HasPrefix(err.Error(), root+": calls an Enzyme entry point but has no embedded bitcode") {
 		t.Fatalf("err = %v", err)
 	}
@@ -269,7 +269,7 @@ func TestLinkRelocatablePassesThrough(t *testing.T) {
 	useFake(t, fake)
 	t.Setenv("GOZYME_REAL_LD", "")
 	out := filepath.Join(dir, "rel.o")
-	code, err := link(context.Background(), []string{"-r", root, "-o", out})
+	code, err := link(context.Background(), ConfigFromEnv(), []string{"-r", root, "-o", out})
 	if code != 0 || err != nil || len(fake.jobs) != 0 {
 		t.Fatalf("ld -r: %d, %v, %d jobs", code, err, len(fake.jobs))
 	}

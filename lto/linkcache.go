@@ -38,24 +38,9 @@ const cacheFormat = "gozyme link cache 1"
 var cacheTools = []string{"clang", "opt", "llvm-dis", "llvm-extract", "llvm-link", "llvm-as", "llc"}
 
 // cacheEnv are the environment variables that change a job's result (the
-// tools found on PATH are in the key as toolIdentity gives them).
+// tools found on PATH are in the key as toolIdentity gives them); they are
+// read by ConfigFromEnv, into Config.cacheEnv.
 var cacheEnv = []string{"GOZYME_AD_STAGE", "GOZYME_LLVM_BIN"}
-
-// linkCacheDir returns the cache's directory, "" when it is off (also
-// while GOZYME_KEEP_TEMPS asks for the pipeline's intermediate files).
-func linkCacheDir() string {
-	switch v := os.Getenv("GOZYME_CACHE"); {
-	case v == "off" || v == "0" || os.Getenv("GOZYME_KEEP_TEMPS") != "":
-		return ""
-	case filepath.IsAbs(v):
-		return v
-	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, "gozyme", "link")
-}
 
 var (
 	selfOnce sync.Once
@@ -109,9 +94,9 @@ func toolIdentity(name string) string {
 }
 
 // symbolsKey is the cache key of llvm-nm's listing of a module's bitcode,
-// "" when the cache is off.
-func symbolsKey(bitcode []byte) string {
-	if linkCacheDir() == "" || selfIdentity() == "" {
+// "" when the cache (in dir) is off.
+func symbolsKey(dir string, bitcode []byte) string {
+	if dir == "" || selfIdentity() == "" {
 		return ""
 	}
 	h := sha256.New()
@@ -121,7 +106,7 @@ func symbolsKey(bitcode []byte) string {
 }
 
 // jobKey is the cache key of a job, "" when it cannot be formed.
-func jobKey(job RewriteJob) string {
+func jobKey(cfg Config, job RewriteJob) string {
 	self := selfIdentity()
 	if self == "" {
 		return ""
@@ -133,9 +118,8 @@ func jobKey(job RewriteJob) string {
 	for _, t := range cacheTools {
 		field(toolIdentity(t))
 	}
-	for _, e := range cacheEnv {
-		v, ok := os.LookupEnv(e)
-		field(fmt.Sprintf("%s %v %s", e, ok, v))
+	for _, e := range cfg.cacheEnv {
+		field(e)
 	}
 	field(job.OptLevel)
 	field(fmt.Sprint(job.Anchor, len(job.CC1Args), len(job.Modules)))
@@ -173,12 +157,14 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// cachedRewrite is rewriteObject behind the link cache: a hit copies the
-// cached object to job.OutPath, a miss runs the job and stores its object.
-func cachedRewrite(ctx context.Context, job RewriteJob) error {
+// cachedRewrite is rewriteObject behind the link cache (cfg.CacheDir): a
+// hit copies the cached object to job.OutPath, a miss runs the job and
+// stores its object.
+func cachedRewrite(ctx context.Context, cfg Config, job RewriteJob) error {
+	dir := cfg.CacheDir
 	key := ""
-	if linkCacheDir() != "" {
-		key = jobKey(job)
+	if dir != "" {
+		key = jobKey(cfg, job)
 	}
 	if key == "" {
 		return rewriteObject(ctx, job)
@@ -186,7 +172,7 @@ func cachedRewrite(ctx context.Context, job RewriteJob) error {
 	var data []byte
 	hit := false
 	timeStage(ctx, "cache", func() error {
-		data, hit = cacheGet(key, ".o")
+		data, hit = cacheGet(dir, key, ".o")
 		if hit {
 			hit = os.WriteFile(job.OutPath, data, 0o644) == nil
 		}
@@ -194,7 +180,7 @@ func cachedRewrite(ctx context.Context, job RewriteJob) error {
 	})
 	if hit {
 		if toolchains.Verbose() {
-			fmt.Fprintf(os.Stderr, "gozyme: %s: reusing %s\n", job.Origin(), cacheEntry(key, ".o"))
+			fmt.Fprintf(os.Stderr, "gozyme: %s: reusing %s\n", job.Origin(), cacheEntry(dir, key, ".o"))
 		}
 		return nil
 	}
@@ -202,7 +188,7 @@ func cachedRewrite(ctx context.Context, job RewriteJob) error {
 		return err
 	}
 	if data, err := os.ReadFile(job.OutPath); err == nil {
-		cachePut(key, ".o", data)
+		cachePut(dir, key, ".o", data)
 	}
 	return nil
 }
@@ -245,17 +231,17 @@ func trimCache(dir string, limit int64) {
 	}
 }
 
-// cacheEntry is the file of an entry.
-func cacheEntry(key, suffix string) string {
-	return filepath.Join(linkCacheDir(), key[:2], key+suffix)
+// cacheEntry is the file of an entry of the cache in dir.
+func cacheEntry(dir, key, suffix string) string {
+	return filepath.Join(dir, key[:2], key+suffix)
 }
 
-// cacheGet reads an entry.
-func cacheGet(key, suffix string) ([]byte, bool) {
-	if key == "" || linkCacheDir() == "" {
+// cacheGet reads an entry of the cache in dir ("": off).
+func cacheGet(dir, key, suffix string) ([]byte, bool) {
+	if key == "" || dir == "" {
 		return nil, false
 	}
-	entry := cacheEntry(key, suffix)
+	entry := cacheEntry(dir, key, suffix)
 	data, err := os.ReadFile(entry)
 	if err != nil {
 		return nil, false
@@ -267,15 +253,15 @@ func cacheGet(key, suffix string) ([]byte, bool) {
 
 // cachePut writes an entry: a temporary file in its directory, renamed
 // into place. Failing to cache is harmless (told under GOZYME_VERBOSE).
-func cachePut(key, suffix string, data []byte) {
-	if key == "" || linkCacheDir() == "" {
+func cachePut(dir, key, suffix string, data []byte) {
+	if key == "" || dir == "" {
 		return
 	}
-	entry := cacheEntry(key, suffix)
+	entry := cacheEntry(dir, key, suffix)
 	if err := writeAtomic(entry, data); err != nil && toolchains.Verbose() {
 		fmt.Fprintf(os.Stderr, "gozyme: not cached: %v\n", err)
 	}
-	trimCache(linkCacheDir(), cacheLimit)
+	trimCache(dir, cacheLimit)
 }
 
 func writeAtomic(path string, data []byte) error {

@@ -41,7 +41,7 @@ func TestLinkCache(t *testing.T) {
 	link := func(j RewriteJob) []byte {
 		t.Helper()
 		os.Remove(j.OutPath)
-		if err := cachedRewrite(context.Background(), j); err != nil {
+		if err := cachedRewrite(context.Background(), ConfigFromEnv(), j); err != nil {
 			t.Fatal(err)
 		}
 		data, err := os.ReadFile(j.OutPath)

@@ -37,6 +37,7 @@ type RewriteJob struct {
 	OptLevel string   // "0".."3", "s", "z": the link's -O, else the compile's
 	TempDir  string   // per-link scratch directory
 	OutPath  string   // native object to write
+	ADStage  string   // "pre": differentiate before optimizing (Config.ADStage)
 }
 
 // Origin names the job in messages: "dir/a.o" or "lib.a(a.o)".
@@ -78,9 +79,9 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 			optArgs = append(optArgs, "-force-attribute="+name+":noinline")
 		}
 	}
-	adLevel := adStageLevel(level)
+	adLevel := adStageLevel(job.ADStage, level)
 	err = timeStage(ctx, "optimize", func() error {
-		return preopt.Optimize(ctx, in, pre, adLevel, optArgs)
+		return preopt.Optimize(ctx, in, pre, adLevel, preopt.Options{Extra: optArgs, Warn: warnStderr})
 	})
 	if err != nil {
 		return fmt.Errorf("%s: optimizing before AD: %w", origin, err)
@@ -189,11 +190,16 @@ func normalizeOptLevel(l string) string {
 	return "2"
 }
 
+// warnStderr writes a warning of the pipeline's (preopt.Options.Warn) to
+// stderr.
+func warnStderr(msg string) { fmt.Fprintf(os.Stderr, "gozyme: %s\n", msg) }
+
 // adStageLevel is the optimization level before AD: the user's, or "0"
-// (locals promoted to SSA values, nothing else) when GOZYME_AD_STAGE=pre asks
-// to differentiate before optimizing, for benchmarks of AD after optimization.
-func adStageLevel(level string) string {
-	if os.Getenv("GOZYME_AD_STAGE") == "pre" {
+// (locals promoted to SSA values, nothing else) when stage is "pre"
+// (Config.ADStage, GOZYME_AD_STAGE=pre) to differentiate before optimizing,
+// for benchmarks of AD after optimization.
+func adStageLevel(stage, level string) string {
+	if stage == "pre" {
 		return "0"
 	}
 	return level

@@ -3,7 +3,6 @@ package lto
 import (
 	"bytes"
 	"debug/elf"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,17 +36,6 @@ type ResolveOptions struct {
 // tells gozyme-ld, as a JSON object, the source each temporary object of
 // a compile-and-link line comes from, so that messages name the source.
 const ObjectSourcesEnv = "GOZYME_OBJECT_SOURCES"
-
-// objectSources reads ObjectSourcesEnv (nil when unset or malformed).
-func objectSources() map[string]string {
-	var names map[string]string
-	if v := os.Getenv(ObjectSourcesEnv); v != "" {
-		if json.Unmarshal([]byte(v), &names) != nil {
-			return nil
-		}
-	}
-	return names
-}
 
 // resolver simulates the linker's symbol resolution to learn which
 // objects and archive members take part in a link.

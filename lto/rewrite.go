@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 
 	"github.com/gozyme/gozyme/ad"
@@ -17,8 +16,8 @@ import (
 // linkRewritten rewrites every group of root modules (see group.go),
 // substitutes the results into the command line and runs the real linker,
 // all in one temporary directory.
-func linkRewritten(ctx context.Context, realLD string, args []string, line *LinkLine, inputs, roots []*Input) (int, error) {
-	tmp, cleanup, err := linkTempDir()
+func linkRewritten(ctx context.Context, cfg Config, realLD string, args []string, line *LinkLine, inputs, roots []*Input) (int, error) {
+	tmp, cleanup, err := cfg.linkTempDir()
 	if err != nil {
 		return 1, err
 	}
@@ -27,7 +26,7 @@ func linkRewritten(ctx context.Context, realLD string, args []string, line *Link
 	var groups []*rewriteGroup
 	view := resolveSymbols(inputs, linkRules(line))
 	err = timeStage(ctx, "gather", func() error {
-		bcSyms, err := bitcodeSymbols(ctx, tmp, inputs)
+		bcSyms, err := bitcodeSymbols(ctx, cfg.CacheDir, tmp, inputs)
 		if err != nil {
 			return err
 		}
@@ -37,7 +36,7 @@ func linkRewritten(ctx context.Context, realLD string, args []string, line *Link
 	if err != nil {
 		return 1, err
 	}
-	outs, err := rewriteAll(ctx, groups, tmp, ltoOptLevel(line))
+	outs, err := rewriteAll(ctx, cfg, groups, tmp, ltoOptLevel(line))
 	if err != nil {
 		return 1, explainMissingBody(err, inputs, view)
 	}
@@ -50,7 +49,7 @@ func linkRewritten(ctx context.Context, realLD string, args []string, line *Link
 		rsp := filepath.Join(tmp, "link.rsp")
 		var b strings.Builder
 		for _, a := range newArgs {
-			b.WriteString(quoteRsp(a))
+			b.WriteString(QuoteResponseArg(a))
 			b.WriteByte('\n')
 		}
 		if err := os.WriteFile(rsp, []byte(b.String()), 0o644); err != nil {
@@ -67,11 +66,11 @@ func linkRewritten(ctx context.Context, realLD string, args []string, line *Link
 	return code, err
 }
 
-// linkTempDir makes the per-link scratch directory: under
-// $GOZYME_KEEP_TEMPS (kept) when set, else under the system temp dir
+// linkTempDir makes the per-link scratch directory: under cfg.KeepTemps
+// ($GOZYME_KEEP_TEMPS, kept) when set, else under the system temp dir
 // (removed by cleanup).
-func linkTempDir() (string, func(), error) {
-	if keep := os.Getenv("GOZYME_KEEP_TEMPS"); keep != "" {
+func (cfg Config) linkTempDir() (string, func(), error) {
+	if keep := cfg.KeepTemps; keep != "" {
 		if err := os.MkdirAll(keep, 0o755); err != nil {
 			return "", nil, err
 		}
@@ -85,22 +84,23 @@ func linkTempDir() (string, func(), error) {
 	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
-// rewriteAll runs RewriteObject on every group, in parallel (GOZYME_JOBS or
+// rewriteAll runs RewriteObject on every group, in parallel (cfg.Jobs or
 // GOMAXPROCS at a time). It returns the native object written for each;
 // of several failures the first in link order is reported.
-func rewriteAll(ctx context.Context, groups []*rewriteGroup, tmp, ltoLevel string) ([]string, error) {
+func rewriteAll(ctx context.Context, cfg Config, groups []*rewriteGroup, tmp, ltoLevel string) ([]string, error) {
 	outs := make([]string, len(groups))
 	errs := make([]error, len(groups))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(jobLimit())
+	g.SetLimit(cfg.jobLimit())
 	for i, grp := range groups {
 		in := grp.anchor
 		outs[i] = filepath.Join(tmp, tempName(in)+".o")
 		job := RewriteJob{
 			CC1Args:  in.CC1Args,
-			OptLevel: optLevelFor(in, ltoLevel),
+			OptLevel: cfg.optLevelFor(in, ltoLevel),
 			TempDir:  tmp,
 			OutPath:  outs[i],
+			ADStage:  cfg.ADStage,
 		}
 		for k, m := range grp.members {
 			if m == in {
@@ -122,7 +122,7 @@ func rewriteAll(ctx context.Context, groups []*rewriteGroup, tmp, ltoLevel strin
 					errs[i] = err
 				}
 			}()
-			err = cachedRewrite(gctx, job)
+			err = cachedRewrite(gctx, cfg, job)
 			if err != nil && gctx.Err() == nil {
 				errs[i] = err // a failure of its own, not a cancellation
 			}
@@ -177,11 +177,11 @@ func tempName(in *Input) string {
 	return fmt.Sprintf("arg%03d", in.Item)
 }
 
-// optLevelFor is $GOZYME_OPT_LEVEL when set, else the compile's -O.
-// A -flto object has no compile command: its level is the link's LTO
-// level (ltoLevel).
-func optLevelFor(in *Input, ltoLevel string) string {
-	if v := os.Getenv("GOZYME_OPT_LEVEL"); v != "" {
+// optLevelFor is cfg.OptLevel ($GOZYME_OPT_LEVEL) when set, else the
+// compile's -O. A -flto object has no compile command: its level is the
+// link's LTO level (ltoLevel).
+func (cfg Config) optLevelFor(in *Input, ltoLevel string) string {
+	if v := cfg.OptLevel; v != "" {
 		if l, ok := optLevel("-O" + strings.TrimPrefix(v, "-O")); ok {
 			return l
 		}
@@ -214,9 +214,9 @@ func ltoOptLevel(line *LinkLine) string {
 	return level
 }
 
-func jobLimit() int {
-	if n, err := strconv.Atoi(os.Getenv("GOZYME_JOBS")); err == nil && n > 0 {
-		return n
+func (cfg Config) jobLimit() int {
+	if cfg.Jobs > 0 {
+		return cfg.Jobs
 	}
 	return runtime.GOMAXPROCS(0)
 }

@@ -7,7 +7,9 @@ import (
 )
 
 // ADEntryPoints are the Enzyme functions whose calls make a module an AD
-// root (with those gozyme reports as unsupported).
+// root (with those gozyme reports as unsupported). Package ad's list is
+// the only one (TestEntryPointsScanned checks that every __enzyme_ name ad
+// handles is scanned for).
 var ADEntryPoints = ad.EntryPointNames()
 
 // HasADRoots reports whether bitcode names an Enzyme entry point. LLVM 14

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 )
@@ -52,9 +51,4 @@ func (st *stageTimes) report(w io.Writer, total time.Duration) {
 		fmt.Fprintf(w, "gozyme-ld: time %s %.6f\n", s, st.d[s].Seconds())
 	}
 	fmt.Fprintf(w, "gozyme-ld: time total %.6f\n", total.Seconds())
-}
-
-func timesWanted() bool {
-	v := os.Getenv("GOZYME_TIMES")
-	return v != "" && v != "0"
 }

@@ -40,7 +40,7 @@ func optimizedModule(t *testing.T, dir, name, level string) *ir.Module {
 	t.Helper()
 	ctx := context.Background()
 	out := filepath.Join(dir, "opt.bc")
-	if err := Optimize(ctx, frontendBitcode(t, dir, name, level), out, level, nil); err != nil {
+	if err := Optimize(ctx, frontendBitcode(t, dir, name, level), out, level, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := irutil.LoadBitcode(ctx, out)
@@ -149,7 +149,7 @@ func TestFuseLoopsRun(t *testing.T) {
 	for _, level := range []string{"1", "2", "3"} {
 		bc := frontendBitcode(t, dir, "fusecases", level)
 		out := filepath.Join(dir, "opt"+level+".bc")
-		if err := Optimize(ctx, bc, out, level, nil); err != nil {
+		if err := Optimize(ctx, bc, out, level, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "opt"+level+".light.fused.ll")); err != nil {
@@ -305,7 +305,7 @@ func TestFuseLoopsLegality(t *testing.T) {
 		}
 		bc := frontendBitcode(t, dir, "fuselegality", level[:1], flags...)
 		out := filepath.Join(dir, "opt"+level+".bc")
-		if err := Optimize(ctx, bc, out, level[:1], nil); err != nil {
+		if err := Optimize(ctx, bc, out, level[:1], Options{}); err != nil {
 			t.Fatal(err)
 		}
 		// opt takes the module llir wrote (Optimize would fall back to

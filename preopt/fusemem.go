@@ -89,7 +89,7 @@ func readNone(c *ir.InstCall) bool {
 	if !ok {
 		return false
 	}
-	if noMemoryIntrinsics[callee.Name()] {
+	if irutil.BookkeepingIntrinsic(callee.Name()) == irutil.Assumption {
 		return true
 	}
 	attrs := append(append([]ir.FuncAttribute{}, callee.FuncAttrs...), c.FuncAttrs...)

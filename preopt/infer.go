@@ -11,7 +11,6 @@ package preopt
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
@@ -116,13 +115,6 @@ func instOK(inst ir.Instruction, cand map[*ir.Func]bool) bool {
 	return true
 }
 
-// noMemoryIntrinsics are the intrinsics LLVM's alias analysis treats as
-// touching no memory whatever their declared attributes say.
-var noMemoryIntrinsics = map[string]bool{
-	"llvm.assume":                          true,
-	"llvm.experimental.noalias.scope.decl": true,
-}
-
 // callOK reports whether a call touches no memory, or only memory its
 // pointer arguments reach when those are local: a direct call to a
 // readnone function, or to an argmemonly one or a candidate of the fixed
@@ -133,8 +125,9 @@ func callOK(c *ir.InstCall, cand map[*ir.Func]bool) bool {
 		return false // indirect call or inline asm
 	}
 	name := callee.Name()
-	if noMemoryIntrinsics[name] || strings.HasPrefix(name, "llvm.dbg.") {
-		return true
+	switch irutil.BookkeepingIntrinsic(name) {
+	case irutil.DebugInfo, irutil.Assumption:
+		return true // lifetime and invariant markers: by their attributes below
 	}
 	attrs := append(append([]ir.FuncAttribute{}, callee.FuncAttrs...), c.FuncAttrs...)
 	if hasAttr(attrs, enum.FuncAttrReadNone) {

@@ -3,7 +3,6 @@ package preopt
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -53,16 +52,34 @@ const noRuntimeUnroll = "-unroll-runtime=false"
 // loops (ad's loop hints, loophints.go).
 const noVectorize = "-vectorize-loops=false"
 
+// Options are Optimize's choices beyond its level.
+type Options struct {
+	// Extra are further opt arguments.
+	Extra []string
+	// Warn receives, under GOZYME_VERBOSE (toolchains.Verbose), each
+	// optimization the pipeline went on without and why, as one line with
+	// no "gozyme: " prefix and no newline; nil drops them.
+	Warn func(string)
+}
+
+// warn passes a warning to o.Warn, if any.
+func (o Options) warn(format string, args ...any) {
+	if o.Warn != nil {
+		o.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
 // Optimize runs gozyme's pre-AD pipeline at optimization level ("0".."3",
-// "s", "z") on the bitcode file in and writes bitcode to out; extra are
-// further opt arguments. -O0 only inlines always_inline functions (as
+// "s", "z") on the bitcode file in and writes bitcode to out, with opts.
+// -O0 only inlines always_inline functions (as
 // clang's own -O0 pipeline does; the C++ header <enzyme/enzyme> relies on
 // it) and promotes locals to SSA values. Other levels
 // run the light pipeline, infer argmemonly (ArgMemOnly), and run LICM with
 // the inferred attributes and then LLVM's default pipeline at that level,
 // without runtime loop unrolling (noRuntimeUnroll) and loop vectorization
 // (noVectorize).
-func Optimize(ctx context.Context, in, out, level string, extra []string) error {
+func Optimize(ctx context.Context, in, out, level string, opts Options) error {
+	extra := opts.Extra
 	if level == "0" {
 		_, err := toolchains.Run(ctx, "opt", append([]string{"-passes=always-inline,mem2reg", in, "-o", out}, extra...)...)
 		return err
@@ -83,12 +100,12 @@ func Optimize(ctx context.Context, in, out, level string, extra []string) error 
 	// for bench/workloads ba, gmm, lstm; 2.3s of 22s optimizing SQLite.
 	m, err := irutil.ParseText(lit, text)
 	if err != nil && toolchains.Verbose() {
-		fmt.Fprintf(os.Stderr, "gozyme: no attribute inference before optimizing: %v\n", err)
+		opts.warn("no attribute inference before optimizing: %v", err)
 	}
 	src := lit
 	if err == nil {
 		args = forceArgMemOnly(m)
-		src = fuse(m, lit, text)
+		src = fuse(m, lit, text, opts)
 	}
 	if len(args) > 0 {
 		passes = hoist + "," + passes
@@ -99,7 +116,7 @@ func Optimize(ctx context.Context, in, out, level string, extra []string) error 
 		// The fused module as llir wrote it is the one new input here:
 		// should opt reject it, the unfused light module goes on.
 		if toolchains.Verbose() {
-			fmt.Fprintf(os.Stderr, "gozyme: optimizing without loop fusion: %v\n", err)
+			opts.warn("optimizing without loop fusion: %v", err)
 		}
 		_, err = toolchains.Run(ctx, "opt", append(args, lit, "-o", out)...)
 	}
@@ -114,8 +131,8 @@ func Optimize(ctx context.Context, in, out, level string, extra []string) error 
 // when nothing was fused, else the fused module written next to it (lit's
 // name with .fused.ll). Only the functions with fused loops, and what they
 // refer to, are written by llir; the other definitions stay as they were
-// (irutil.ParsePartial).
-func fuse(m *ir.Module, lit string, text []byte) string {
+// (irutil.ParsePartial). Why it could not fuse goes to opts.Warn.
+func fuse(m *ir.Module, lit string, text []byte, opts Options) string {
 	fused := map[string]bool{}
 	for _, f := range m.Funcs {
 		if fuseFunc(f) > 0 {
@@ -142,7 +159,7 @@ func fuse(m *ir.Module, lit string, text []byte) string {
 	}
 	if err != nil {
 		if toolchains.Verbose() {
-			fmt.Fprintf(os.Stderr, "gozyme: no loop fusion: %v\n", err)
+			opts.warn("no loop fusion: %v", err)
 		}
 		return lit
 	}

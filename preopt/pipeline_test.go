@@ -40,7 +40,7 @@ func normModule(t *testing.T) *ir.Module {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "optimized.bc")
-	if err := Optimize(ctx, linked, out, "2", nil); err != nil {
+	if err := Optimize(ctx, linked, out, "2", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := irutil.LoadBitcode(ctx, out)
@@ -140,7 +140,7 @@ func TestNoRuntimeUnroll(t *testing.T) {
 	if _, err := toolchains.Run(ctx, "clang", "-c", "-emit-llvm", "-O2", "-fno-math-errno", "-Xclang", "-disable-llvm-passes", src, "-o", bc); err != nil {
 		t.Fatal(err)
 	}
-	if err := Optimize(ctx, bc, out, "2", nil); err != nil {
+	if err := Optimize(ctx, bc, out, "2", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := irutil.LoadBitcode(ctx, out)

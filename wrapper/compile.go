@@ -22,7 +22,7 @@ func (d *driver) compile(orig, expanded []string, cmd *Command) (int, error) {
 			plain = append(plain, in)
 		}
 	}
-	tmp := &tempDir{}
+	tmp := d.tempDir()
 	defer tmp.remove()
 	type call struct {
 		args []string
@@ -128,7 +128,7 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 	if code, stop := d.driverDiagnostics(expanded); stop {
 		return code, nil
 	}
-	tmp := &tempDir{}
+	tmp := d.tempDir()
 	defer tmp.remove()
 	dir, err := tmp.get()
 	if err != nil {
@@ -228,7 +228,7 @@ func compileStepArgs(cmd *Command, in Input, obj string) []string {
 // compileWithCUDA compiles a -c line with CUDA sources: each CUDA source
 // by compileCUDA, the others as the line would without them.
 func (d *driver) compileWithCUDA(cmd *Command, cu []Input) (int, error) {
-	tmp := &tempDir{}
+	tmp := d.tempDir()
 	defer tmp.remove()
 	for _, in := range cu {
 		if code, err := d.compileCUDA(cmd, in, objectPath(cmd, in), tmp); err != nil || code != 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mattn/go-shellwords"
 
+	"github.com/gozyme/gozyme/lto"
 	"github.com/gozyme/gozyme/toolchains"
 	"github.com/gozyme/gozyme/toolchains/flang"
 )
@@ -31,13 +32,14 @@ type driver struct {
 	prog    string // gozyme-cc, gozyme-c++ or gozyme-fc, for error messages
 	clang   string // path of clang-14, clang++-14 or flang-new-16
 	fortran bool   // wrapping flang-new-16 (gozyme-fc)
+	cfg     lto.Config
 }
 
 // Main runs the wrapper for lang (LangC, LangCXX or LangFortran) on args
 // (os.Args[1:]) and returns the exit status: the compiler's own, or 1
 // after an error of the wrapper's, reported as "gozyme-cc: error: ...".
 func Main(lang string, args []string) (code int) {
-	d := &driver{prog: "gozyme-cc"}
+	d := &driver{prog: "gozyme-cc", cfg: lto.ConfigFromEnv()}
 	defer func() {
 		if p := recover(); p != nil {
 			code = d.fail(fmt.Errorf("internal error: %v; please report this to the gozyme developers with the command line", p))
@@ -71,7 +73,10 @@ func Main(lang string, args []string) (code int) {
 	// GOZYME_FLAGS go to every compiler invocation, so they take part in
 	// classification too (GOZYME_FLAGS=-O2 changes the -O level).
 	orig := append(append([]string(nil), args...), extra...)
-	expanded := ExpandResponseFiles(orig)
+	expanded, err := ExpandResponseFiles(orig)
+	if err != nil {
+		return d.fail(err)
+	}
 	cmd := Classify(expanded)
 	var scan linkScan
 	if cmd.Mode == Link {

@@ -42,18 +42,23 @@ func isELF(path string) bool {
 	return err == nil && bytes.Equal(magic[:], []byte("\x7fELF"))
 }
 
-// tempDir is a temporary directory made on first use. Under
-// GOZYME_KEEP_TEMPS=DIR it is made inside DIR and kept.
+// tempDir is a temporary directory made on first use. With base set
+// (lto.Config.KeepTemps, GOZYME_KEEP_TEMPS=DIR) it is made inside base
+// and kept.
 type tempDir struct {
+	base string
 	path string
 	keep bool
 }
+
+// tempDir returns the invocation's temporary directory, not made yet.
+func (d *driver) tempDir() *tempDir { return &tempDir{base: d.cfg.KeepTemps} }
 
 func (t *tempDir) get() (string, error) {
 	if t.path != "" {
 		return t.path, nil
 	}
-	base := os.Getenv("GOZYME_KEEP_TEMPS")
+	base := t.base
 	if base != "" {
 		if err := os.MkdirAll(base, 0o755); err != nil {
 			return "", err

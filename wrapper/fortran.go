@@ -52,7 +52,7 @@ func (d *driver) embedFortran(step []string, in Input, obj string) error {
 	if obj == "" || obj == "-" || !isRegularELF(obj) {
 		return nil
 	}
-	tmp := &tempDir{}
+	tmp := d.tempDir()
 	defer tmp.remove()
 	dir, err := tmp.get()
 	if err != nil {

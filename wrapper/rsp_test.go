@@ -46,14 +46,16 @@ func TestExpandResponseFiles(t *testing.T) {
 	os.WriteFile("sub/outer.params", []byte("-DX=1 @sub/inner.params\n'-o' \"out file\""), 0o644)
 	os.WriteFile("sub/inner.params", []byte("-c\nm.c"), 0o644)
 	os.WriteFile("self.params", []byte("@self.params"), 0o644)
-	got := ExpandResponseFiles([]string{"-O2", "@sub/outer.params", "@missing.params", "@", "x@y"})
+	got, err := ExpandResponseFiles([]string{"-O2", "@sub/outer.params", "@missing.params", "@", "x@y"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []string{"-O2", "-DX=1", "-c", "m.c", "-o", "out file", "@missing.params", "@", "x@y"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	// A cycle stops expanding rather than looping forever.
-	got = ExpandResponseFiles([]string{"@self.params"})
-	if len(got) != 1 || got[0] != "@self.params" {
+	// A cycle is an error rather than a loop forever.
+	if got, err := ExpandResponseFiles([]string{"@self.params"}); err == nil {
 		t.Errorf("cycle expanded to %q", got)
 	}
 }
@@ -73,7 +75,7 @@ func TestArgsFile(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0][0] != '@' {
 		t.Fatalf("long line became %d args, %v", len(got), err)
 	}
-	if back := ExpandResponseFiles(got); !reflect.DeepEqual(back, long) {
+	if back, err := ExpandResponseFiles(got); err != nil || !reflect.DeepEqual(back, long) {
 		t.Errorf("response file does not read back as the arguments")
 	}
 }

@@ -10,5 +10,5 @@ import (
 )
 
 func main() {
-	os.Exit(lto.LinkMain(os.Args[1:]))
+	os.Exit(lto.Link(lto.ConfigFromEnv(), os.Args[1:]))
 }
