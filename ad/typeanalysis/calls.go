@@ -29,7 +29,7 @@ func (a *Analysis) call(c value.Value, callee value.Value, args []value.Value) {
 			if a.context {
 				a.add(p, a.get(args[i]))
 				if single {
-					a.add(args[i], a.get(p))
+					a.add(args[i], definite(a.get(p)))
 				} else {
 					a.add(args[i], a.paramSum[p])
 				}
@@ -40,7 +40,7 @@ func (a *Analysis) call(c value.Value, callee value.Value, args []value.Value) {
 		if !types.Equal(c.Type(), types.Void) {
 			if a.context {
 				if single {
-					a.add(c, a.rets[g])
+					a.add(c, definite(a.rets[g]))
 				} else {
 					a.add(c, a.retSum[g])
 				}
@@ -56,6 +56,19 @@ func (a *Analysis) call(c value.Value, callee value.Value, args []value.Value) {
 		return
 	}
 	a.library(c, f.Name(), args)
+}
+
+// definite is t without its conflicts (Anything): what a single-context
+// callee sends back up adds what its body learned, never a conflict the
+// caller's own facts met there (a union's bytes, hashed as integers).
+func definite(t *Tree) *Tree {
+	out := NewTree()
+	for k, c := range t.m {
+		if c != Anything {
+			out.m[k] = c
+		}
+	}
+	return out
 }
 
 // library applies what a function without a body (or an intrinsic) is
