@@ -3,7 +3,6 @@ package ad
 import (
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
-	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/value"
 )
@@ -23,50 +22,7 @@ import (
 // where some path leads elsewhere (a call's result, an integer cast). Null
 // and undefined pointers point to no object.
 func pointerObjects(v value.Value) (objs []value.Value, opaque, known bool) {
-	known = true
-	seen := map[value.Value]bool{}
-	var walk func(v value.Value)
-	walk = func(v value.Value) {
-		v = unwrapArg(v)
-		if seen[v] || !known {
-			return
-		}
-		seen[v] = true
-		switch x := v.(type) {
-		case *ir.InstAlloca, *ir.Param, *ir.Global:
-			objs = append(objs, v)
-		case *ir.InstCall:
-			if isAllocation(x) {
-				objs = append(objs, v)
-			} else {
-				known = false
-			}
-		case *ir.InstLoad:
-			opaque = true
-		case *constant.Null, *constant.Undef, *constant.Poison:
-		case *ir.InstGetElementPtr:
-			walk(x.Src)
-		case *constant.ExprGetElementPtr:
-			walk(x.Src)
-		case *ir.InstBitCast:
-			walk(x.From)
-		case *constant.ExprBitCast:
-			walk(x.From)
-		case *ir.InstAddrSpaceCast:
-			walk(x.From)
-		case *ir.InstSelect:
-			walk(x.ValueTrue)
-			walk(x.ValueFalse)
-		case *ir.InstPhi:
-			for _, in := range x.Incs {
-				walk(in.X)
-			}
-		default:
-			known = false
-		}
-	}
-	walk(v)
-	return objs, opaque, known
+	return objectsOf(v, true)
 }
 
 // uncaptured reports whether obj is an alloca or a fresh allocation of the

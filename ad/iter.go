@@ -117,25 +117,7 @@ func (d *differ) iterCopy(g *ir.Func) (*ir.Func, bool) {
 	}
 	c.SetName(g.Name() + ".iter")
 	c.Linkage = enum.LinkageInternal
-	var md ir.Metadata
-	for _, a := range c.Metadata {
-		if a.Name != "dbg" {
-			md = append(md, a)
-		}
-	}
-	c.Metadata = md
-	for _, b := range c.Blocks {
-		kept := b.Insts[:0]
-		for _, inst := range b.Insts {
-			if isDebugIntrinsic(inst) {
-				continue
-			}
-			dropDbg(inst)
-			kept = append(kept, inst)
-		}
-		b.Insts = kept
-		dropDbg(b.Term)
-	}
+	stripDebugInfo(c)
 	d.m.Funcs = append(d.m.Funcs, c)
 	if d.iterCopies == nil {
 		d.iterCopies = map[*ir.Func]*ir.Func{}

@@ -479,6 +479,17 @@ func hasFuncAttr(attrs []ir.FuncAttribute, want ...enum.FuncAttr) bool {
 // fresh allocations, parameters, globals. known is false when some path
 // leads elsewhere (a pointer loaded from memory, an integer cast, ...).
 func underlyingObjects(v value.Value) (objs []value.Value, known bool) {
+	objs, _, known = objectsOf(v, false)
+	return objs, known
+}
+
+// objectsOf walks pointer v back through GEPs, casts, selects and phis to
+// the objects it may point into (allocas, fresh allocations, parameters,
+// globals). known is false where some path leads elsewhere. With
+// throughLoads, a pointer read from memory makes the result opaque (it may
+// point into any object but an uncaptured one) instead of unknown, and
+// null or undefined pointers point into nothing.
+func objectsOf(v value.Value, throughLoads bool) (objs []value.Value, opaque, known bool) {
 	known = true
 	seen := map[value.Value]bool{}
 	var walk func(v value.Value)
@@ -495,6 +506,16 @@ func underlyingObjects(v value.Value) (objs []value.Value, known bool) {
 			if isAllocation(x) {
 				objs = append(objs, v)
 			} else {
+				known = false
+			}
+		case *ir.InstLoad:
+			if throughLoads {
+				opaque = true
+			} else {
+				known = false
+			}
+		case *constant.Null, *constant.Undef, *constant.Poison:
+			if !throughLoads {
 				known = false
 			}
 		case *ir.InstGetElementPtr:
@@ -519,7 +540,7 @@ func underlyingObjects(v value.Value) (objs []value.Value, known bool) {
 		}
 	}
 	walk(v)
-	return objs, known
+	return objs, opaque, known
 }
 
 // mayAlias reports whether two underlying objects may overlap.

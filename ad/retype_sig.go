@@ -161,25 +161,31 @@ func uniqueFuncName(m *ir.Module, name string) string {
 // Like derivatives, they run without debug info (keepDebugScopes).
 func (rt *retyper) dropDebugInfo() {
 	for _, g := range rt.sigs {
-		var md ir.Metadata
-		for _, a := range g.Metadata {
-			if a.Name != "dbg" {
-				md = append(md, a)
-			}
+		stripDebugInfo(g)
+	}
+}
+
+// stripDebugInfo removes f's subprogram, its debug intrinsics and the
+// locations of its instructions.
+func stripDebugInfo(f *ir.Func) {
+	var md ir.Metadata
+	for _, a := range f.Metadata {
+		if a.Name != "dbg" {
+			md = append(md, a)
 		}
-		g.Metadata = md
-		for _, b := range g.Blocks {
-			kept := b.Insts[:0]
-			for _, inst := range b.Insts {
-				if isDebugIntrinsic(inst) {
-					continue
-				}
-				dropDbg(inst)
-				kept = append(kept, inst)
+	}
+	f.Metadata = md
+	for _, b := range f.Blocks {
+		kept := b.Insts[:0]
+		for _, inst := range b.Insts {
+			if isDebugIntrinsic(inst) {
+				continue
 			}
-			b.Insts = kept
-			dropDbg(b.Term)
+			dropDbg(inst)
+			kept = append(kept, inst)
 		}
+		b.Insts = kept
+		dropDbg(b.Term)
 	}
 }
 

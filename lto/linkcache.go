@@ -264,6 +264,8 @@ func cachePut(dir, key, suffix string, data []byte) {
 	trimCache(dir, cacheLimit)
 }
 
+// writeAtomic writes data to path through a temporary file renamed into
+// place, so readers see the old file or the whole new one.
 func writeAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
