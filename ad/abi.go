@@ -43,8 +43,6 @@ var entryPoints = []struct {
 // does not implement: a call of one is an error naming it (never an
 // undefined reference at link time), with what it is for.
 var unsupportedEntryPoints = []struct{ name, what string }{
-	{"__enzyme_post_sparse_todense", "sparse derivatives"},
-	{"__enzyme_todense", "sparse derivatives"},
 	{"__enzyme_fwdsplit", "split forward mode"},
 	{"__enzyme_truncate", "floating-point truncation"},
 	{"__enzyme_expand", "floating-point truncation"},
@@ -63,6 +61,7 @@ func EntryPointNames() []string {
 	for _, e := range unsupportedEntryPoints {
 		out = append(out, e.name)
 	}
+	out = append(out, denseViewNames...) // sparse.go
 	return append(out, iterName, virtualReverseName)
 }
 

@@ -509,6 +509,9 @@ func (d *differ) lowerForward(rt *root) error {
 	for i, fg := range fgs {
 		impls[i] = fg.g
 	}
+	if rt.mode == Forward {
+		d.wrapNoNeedPrimals(rt) // sparse.go
+	}
 	callee, args, pre, err := rt.dispatchArgs(impls)
 	if err != nil {
 		return err

@@ -120,8 +120,15 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 			if err != nil {
 				return presentADError(ctx, err)
 			}
+			views := ad.PrepareDenseViews(m)
 			huge = markHugeFunctions(m)
-			return part.WriteText(post)
+			if err := part.WriteText(post); err != nil {
+				return err
+			}
+			if views {
+				return lowerDenseViews(ctx, dir, post, origin)
+			}
+			return nil
 		}
 		return nil
 	})
@@ -152,6 +159,38 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 		return fmt.Errorf("%s: compiling the differentiated module: %w", origin, err)
 	}
 	return nil
+}
+
+// lowerDenseViews lowers the accesses through Enzyme's dense views
+// (__enzyme_todense) of the differentiated module at path, in place: the
+// functions receiving a view were marked alwaysinline (ad.PrepareDenseViews);
+// LLVM's always-inliner puts them where the view is made, then
+// ad.LowerDenseViews turns each load and store into a call of the view's
+// functions.
+func lowerDenseViews(ctx context.Context, dir, path, origin string) error {
+	inlined := filepath.Join(dir, "inlined.bc")
+	if _, err := toolchains.Run(ctx, "opt", "-passes=always-inline", path, "-o", inlined); err != nil {
+		return fmt.Errorf("%s: gozyme generated invalid IR (please report): %w", origin, err)
+	}
+	names := ad.DenseViewNames()
+	part, err := irutil.LoadPartial(ctx, inlined, irutil.Seeds{
+		Func: func(body string) bool {
+			for _, n := range names {
+				if strings.Contains(body, n) {
+					return true
+				}
+			}
+			return false
+		},
+		Global: func(string) bool { return false },
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", origin, err)
+	}
+	if err := ad.LowerDenseViews(part.Module); err != nil {
+		return presentADError(ctx, err)
+	}
+	return part.WriteText(path)
 }
 
 // keepCacheStores keeps the optimizer after AD from turning loops that

@@ -25,6 +25,7 @@ var enzymeAPIPrograms = []struct {
 	{"cxx_interface", []string{"cxx_interface.cpp"}},
 	{"error_estimate", []string{"error_estimate.c"}},
 	{"virtual_shadow", []string{"virtual_shadow.cpp"}},
+	{"sparse", []string{"sparse.cpp"}},
 }
 
 // TestEnzymeAPI builds each program of tests/projects/enzymeapi with
