@@ -187,7 +187,7 @@ func invokedRoots(m *ir.Module) {
 			if !ok {
 				continue
 			}
-			if _, ok := EntryPointMode(callee.Name()); !ok && !isVirtualReverse(callee) {
+			if _, ok := EntryPointMode(callee.Name()); !ok && !isVirtualReverse(callee) && !isDenseViewName(callee.Name()) {
 				continue
 			}
 			call := ir.NewCall(inv.Invokee, inv.Args...)

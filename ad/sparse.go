@@ -40,6 +40,18 @@ const noNeedView = "__gozyme_noneed_view"
 // scans: a function containing one must be parsed).
 func DenseViewNames() []string { return append(append([]string(nil), denseViewNames...), noNeedView) }
 
+// isDenseViewName reports whether a function name is one of Enzyme's dense
+// view entry points (an invoke of one is made a call, like an entry
+// point's, by invokedRoots).
+func isDenseViewName(name string) bool {
+	for _, n := range denseViewNames {
+		if strings.Contains(name, n) {
+			return true
+		}
+	}
+	return false
+}
+
 // viewKind says whether a call makes a view: 1 a dense view, 2 the
 // primal of an enzyme_dupnoneed argument, 0 neither.
 func viewKind(call *ir.InstCall) int {
@@ -50,10 +62,8 @@ func viewKind(call *ir.InstCall) int {
 	if f.Name() == noNeedView {
 		return 2
 	}
-	for _, n := range denseViewNames {
-		if strings.Contains(f.Name(), n) {
-			return 1
-		}
+	if isDenseViewName(f.Name()) {
+		return 1
 	}
 	return 0
 }
@@ -354,7 +364,7 @@ func lowerView(f *ir.Func, view *ir.InstCall) error {
 			}
 			for _, op := range inst.Operands() {
 				if is(*op) {
-					return errorAt(f, inst, "%s is used by '%s'; gozyme can only lower loads and stores through it", what, opcodeOf(inst))
+					return errorAt(f, inst, "%s is used by %s; gozyme can only lower loads and stores through it", what, viewUse(inst))
 				}
 			}
 		}
@@ -705,4 +715,15 @@ func pureInst(inst ir.Instruction) bool {
 		return true
 	}
 	return false
+}
+
+// viewUse names the instruction using a view's address, for messages.
+func viewUse(inst ir.Instruction) string {
+	if call, ok := inst.(*ir.InstCall); ok {
+		if fn, ok := irutil.StripCasts(call.Callee).(*ir.Func); ok {
+			return "a call of '" + fn.Name() + "'"
+		}
+		return "an indirect call"
+	}
+	return "'" + strings.ToLower(opcodeOf(inst)) + "'"
 }
