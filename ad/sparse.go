@@ -80,13 +80,7 @@ func (d *differ) wrapNoNeedPrimals(rt *root) {
 		if !ok {
 			continue
 		}
-		if _, ok := irutil.StripCasts(a.val).(constant.Constant); !ok {
-			continue
-		}
-		if _, isFunc := irutil.StripCasts(a.val).(*ir.Func); isFunc {
-			continue
-		}
-		if _, isGlobal := irutil.StripCasts(a.val).(*ir.Global); isGlobal {
+		if !isAddressConstant(a.val) {
 			continue
 		}
 		decl := d.noNeedDecl()
@@ -119,6 +113,26 @@ func insertBeforeInBlock(b *ir.Block, at ir.Instruction, pre []ir.Instruction) {
 		out = append(out, inst)
 	}
 	b.Insts = out
+}
+
+// isAddressConstant: v is a null pointer or an integer made a pointer
+// (inttoptr of a constant), under casts: a pointer to no object.
+func isAddressConstant(v value.Value) bool {
+	for {
+		switch x := v.(type) {
+		case *constant.Null, *constant.ZeroInitializer:
+			return true
+		case *constant.ExprIntToPtr:
+			_, ok := x.From.(*constant.Int)
+			return ok
+		case *constant.ExprBitCast:
+			v = x.From
+		case *constant.ExprAddrSpaceCast:
+			v = x.From
+		default:
+			return false
+		}
+	}
 }
 
 func (d *differ) noNeedDecl() *ir.Func {
