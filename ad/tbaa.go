@@ -1,7 +1,7 @@
 package ad
 
 import (
-	"strings"
+	"github.com/gozyme/gozyme/ad/typeanalysis"
 
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
@@ -29,50 +29,22 @@ func tbaaScalar(inst ir.Instruction) types.Type {
 		if a.Name != "tbaa" {
 			continue
 		}
-		return tbaaName(tbaaAccessName(a.Node))
+		return tbaaType(a.Node)
 	}
 	return nil
 }
 
-// tbaaAccessName is the name of a tag's access type: struct-path tags are
-// {base, access, offset}; old scalar tags are the type node itself.
-func tbaaAccessName(node metadata.MDNode) string {
-	t, ok := node.(*metadata.Tuple)
-	if !ok || len(t.Fields) == 0 {
-		return ""
-	}
-	if s, ok := t.Fields[0].(*metadata.String); ok {
-		return s.Value
-	}
-	if len(t.Fields) < 2 {
-		return ""
-	}
-	access, ok := t.Fields[1].(*metadata.Tuple)
-	if !ok || len(access.Fields) == 0 {
-		return ""
-	}
-	if s, ok := access.Fields[0].(*metadata.String); ok {
-		return s.Value
-	}
-	return ""
-}
-
-// tbaaName maps clang's scalar TBAA type names to types.
-func tbaaName(name string) types.Type {
-	switch name {
-	case "double":
-		return types.Double
-	case "float":
-		return types.Float
-	case "long double":
-		return types.X86_FP80
-	case "any pointer", "vtable pointer":
+// tbaaType is the type a TBAA access tag stands for (the type analysis's
+// reading of clang's scalar names, typeanalysis.TBAAConcrete): a float
+// type, i8* for pointers, i64 for integers; nil when the tag says nothing.
+func tbaaType(tag metadata.MDNode) types.Type {
+	switch c := typeanalysis.TBAAConcrete(tag); {
+	case c.IsFloat():
+		return c.FloatType()
+	case c == typeanalysis.Pointer:
 		return types.I8Ptr
-	case "int", "long", "long long", "short", "bool", "_Bool", "wchar_t", "char16_t", "char32_t", "__int128":
+	case c == typeanalysis.Integer:
 		return types.I64
-	}
-	if strings.HasPrefix(name, "p1 ") || strings.HasPrefix(name, "p2 ") {
-		return types.I8Ptr // typed pointer tags of newer clangs
 	}
 	return nil
 }
@@ -180,7 +152,7 @@ func tbaaStructLayout(x *ir.InstCall) types.Type {
 		if off > cur {
 			fields = append(fields, types.NewArray(uint64(off-cur), types.I8))
 		}
-		t := tbaaName(tbaaAccessName(tag))
+		t := tbaaType(tag)
 		switch {
 		case t == nil:
 			return nil
