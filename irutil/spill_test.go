@@ -1,9 +1,6 @@
 package irutil
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -73,31 +70,8 @@ define i32 @main() {
 	if same, n, _ := SpillLongLiveValues(src, 100, nil); n != 0 || same != src {
 		t.Errorf("distance 100: %d spilled", n)
 	}
-	llvmAs, err := exec.LookPath("llvm-as-14")
-	if err != nil {
-		t.Skip("llvm-as-14 not installed")
-	}
-	lli, err := exec.LookPath("lli-14")
-	if err != nil {
-		t.Skip("lli-14 not installed")
-	}
 	dir := t.TempDir()
-	exit := func(name, text string) int {
-		ll := filepath.Join(dir, name+".ll")
-		if err := os.WriteFile(ll, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if msg, err := exec.Command(llvmAs, ll, "-o", filepath.Join(dir, name+".bc")).CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s\n%s", name, err, msg, text)
-		}
-		err := exec.Command(lli, filepath.Join(dir, name+".bc")).Run()
-		if ee, ok := err.(*exec.ExitError); ok {
-			return ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return 0
-	}
+	exit := func(name, text string) int { return lliExit(t, dir, name, text) }
 	if want, got := exit("orig", src), exit("spilled", out); want != got || want == 0 {
 		t.Errorf("spilled program exits %d, the original %d", got, want)
 	}

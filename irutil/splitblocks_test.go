@@ -9,6 +9,34 @@ import (
 	"testing"
 )
 
+// lliExit assembles IR text as dir/name.bc and runs it with lli-14,
+// returning its exit status (skipping the test without LLVM's tools).
+func lliExit(t *testing.T, dir, name, text string) int {
+	t.Helper()
+	llvmAs, err := exec.LookPath("llvm-as-14")
+	if err != nil {
+		t.Skip("llvm-as-14 not installed")
+	}
+	lli, err := exec.LookPath("lli-14")
+	if err != nil {
+		t.Skip("lli-14 not installed")
+	}
+	ll := filepath.Join(dir, name+".ll")
+	if err := os.WriteFile(ll, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := exec.Command(llvmAs, ll, "-o", filepath.Join(dir, name+".bc")).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s\n%s", name, err, msg, text)
+	}
+	err = exec.Command(lli, filepath.Join(dir, name+".bc")).Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0
+}
+
 // chain returns n instructions accumulating into %<p>.<n-1> from %<start>.
 func chain(p, start string, n int) string {
 	var b strings.Builder
@@ -76,14 +104,6 @@ define i32 @main() {
 	if i := strings.Index(out, "switch"); i < strings.Index(out, "store double %0") {
 		t.Errorf("cut among the entry block's allocas:\n%s", out)
 	}
-	llvmAs, err := exec.LookPath("llvm-as-14")
-	if err != nil {
-		t.Skip("llvm-as-14 not installed")
-	}
-	lli, err := exec.LookPath("lli-14")
-	if err != nil {
-		t.Skip("lli-14 not installed")
-	}
 	valid := func(text string) string {
 		var keep []string
 		for _, l := range strings.Split(text, "\n") {
@@ -94,22 +114,7 @@ define i32 @main() {
 		return strings.Join(keep, "\n")
 	}
 	dir := t.TempDir()
-	exit := func(name, text string) int {
-		ll := filepath.Join(dir, name+".ll")
-		if err := os.WriteFile(ll, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if msg, err := exec.Command(llvmAs, ll, "-o", filepath.Join(dir, name+".bc")).CombinedOutput(); err != nil {
-			t.Fatalf("%s: %v\n%s\n%s", name, err, msg, text)
-		}
-		err := exec.Command(lli, filepath.Join(dir, name+".bc")).Run()
-		if ee, ok := err.(*exec.ExitError); ok {
-			return ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return 0
-	}
+	exit := func(name, text string) int { return lliExit(t, dir, name, text) }
 	want, got := exit("orig", valid(src)), exit("split", valid(out))
 	if want != got || want == 0 {
 		t.Errorf("split program exits %d, the original %d", got, want)
