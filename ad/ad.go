@@ -60,6 +60,13 @@ type differ struct {
 	iterCopies  map[*ir.Func]*ir.Func
 	// cstrings are the C strings generated code passes (cString).
 	cstrings map[string]value.Value
+	// errLogger is the module's enzymeLogError, looked up once
+	// (findErrorLogger).
+	errLogger struct {
+		done bool
+		lg   *errorLogger
+		err  error
+	}
 	// nextMetadataID is the number newLoopID gives its next loop ID (it
 	// alone adds metadata definitions), 0 until it has read the module's.
 	nextMetadataID int64

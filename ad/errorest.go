@@ -231,6 +231,15 @@ type errorLogger struct {
 // findErrorLogger returns the module's enzymeLogError (nil when it has
 // none), or an error for one whose parameters fit no form.
 func (d *differ) findErrorLogger() (*errorLogger, error) {
+	if !d.errLogger.done {
+		d.errLogger.lg, d.errLogger.err = d.lookupErrorLogger()
+		d.errLogger.done = true
+	}
+	return d.errLogger.lg, d.errLogger.err
+}
+
+// lookupErrorLogger is findErrorLogger's search of the module.
+func (d *differ) lookupErrorLogger() (*errorLogger, error) {
 	var f *ir.Func
 	for _, g := range d.m.Funcs {
 		if g.Name() == "enzymeLogError" {
@@ -296,9 +305,9 @@ func (fg *forwardGen) logError(b *builder, inst ir.Instruction, callee string, r
 		}
 		return v
 	}
-	opcode := opcodeName(inst)
+	opcode := strings.ToLower(opcodeOf(inst))
 	fname := fg.f.Name()
-	bi, ii, bname := instPosition(fg.f, inst)
+	bi, ii, bname := fg.instPosition(inst)
 	module := fg.d.m.SourceFilename
 	rs, es := lanes(r), lanes(errv)
 	for k := range rs {
@@ -325,42 +334,33 @@ func (fg *forwardGen) logError(b *builder, inst ir.Instruction, callee string, r
 	return nil
 }
 
-// opcodeName is LLVM's name of inst's opcode.
-func opcodeName(inst ir.Instruction) string {
-	switch inst.(type) {
-	case *ir.InstFAdd:
-		return "fadd"
-	case *ir.InstFSub:
-		return "fsub"
-	case *ir.InstFMul:
-		return "fmul"
-	case *ir.InstFDiv:
-		return "fdiv"
-	case *ir.InstFRem:
-		return "frem"
-	case *ir.InstFPTrunc:
-		return "fptrunc"
-	case *ir.InstCall:
-		return "call"
-	}
-	return "?"
+// instPlace is an instruction's block index, its index in the block, and
+// the block's name ("" when unnamed).
+type instPlace struct {
+	block, inst int
+	name        string
 }
 
-// instPosition is inst's block index, its index in the block, and the
-// block's name ("" when unnamed).
-func instPosition(f *ir.Func, inst ir.Instruction) (int, int, string) {
-	for bi, b := range f.Blocks {
-		for ii, x := range b.Insts {
-			if x == inst {
-				name := ""
-				if !b.IsUnnamed() {
-					name = b.Name()
-				}
-				return bi, ii, name
+// instPosition is inst's place in f (-1, -1 for an instruction not in f),
+// from a table of f's instructions built once per derivative.
+func (fg *forwardGen) instPosition(inst ir.Instruction) (int, int, string) {
+	if fg.positions == nil {
+		fg.positions = map[ir.Instruction]instPlace{}
+		for bi, b := range fg.f.Blocks {
+			name := ""
+			if !b.IsUnnamed() {
+				name = b.Name()
+			}
+			for ii, x := range b.Insts {
+				fg.positions[x] = instPlace{bi, ii, name}
 			}
 		}
 	}
-	return -1, -1, ""
+	p, ok := fg.positions[inst]
+	if !ok {
+		return -1, -1, ""
+	}
+	return p.block, p.inst, p.name
 }
 
 // cString is a constant C string (one global per distinct text).

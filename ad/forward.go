@@ -43,6 +43,9 @@ type forwardGen struct {
 	// errMode: the tangents are error bounds (__enzyme_error_estimate,
 	// errorest.go).
 	errMode bool
+	// positions: each instruction's place in f, for the error logger
+	// (errorest.go), built on first use.
+	positions map[ir.Instruction]instPlace
 }
 
 // forwardName is the generated forward function's name.

@@ -352,18 +352,7 @@ func (r *reverseGen) callLeavesMemory(c *ir.InstCall) bool {
 // isGlobalThreadIndex matches blockIdx.x·blockDim.x + threadIdx.x (in
 // either order, through integer extensions).
 func isGlobalThreadIndex(v value.Value) bool {
-	v = unwrapArg(v)
-	for {
-		switch x := v.(type) {
-		case *ir.InstSExt:
-			v = unwrapArg(x.From)
-			continue
-		case *ir.InstZExt:
-			v = unwrapArg(x.From)
-			continue
-		}
-		break
-	}
+	v = stripIntExt(v)
 	add, ok := v.(*ir.InstAdd)
 	if !ok {
 		return false

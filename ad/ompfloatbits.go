@@ -85,7 +85,7 @@ func reachingStore(f *ir.Func, ld *ir.InstLoad) *ir.InstStore {
 			if dobjs[0] != a {
 				continue
 			}
-			if unwrapArg(x.Dst) == unwrapArg(ld.Src) || irutil.StripCasts(unwrapArg(x.Dst)) == irutil.StripCasts(unwrapArg(ld.Src)) || sameAllocaStart(x.Dst, ld.Src, a) {
+			if irutil.StripCasts(x.Dst) == irutil.StripCasts(ld.Src) {
 				return x
 			}
 			return nil
@@ -98,21 +98,6 @@ func reachingStore(f *ir.Func, ld *ir.InstLoad) *ir.InstStore {
 		}
 	}
 	return nil
-}
-
-// sameAllocaStart reports that pointers p and q both are alloca a itself,
-// possibly bitcast.
-func sameAllocaStart(p, q value.Value, a *ir.InstAlloca) bool {
-	strip := func(v value.Value) value.Value {
-		for {
-			bc, ok := unwrapArg(v).(*ir.InstBitCast)
-			if !ok {
-				return unwrapArg(v)
-			}
-			v = bc.From
-		}
-	}
-	return strip(p) == a && strip(q) == a
 }
 
 // intOfSize is the integer type with the bits of float type t.

@@ -171,17 +171,13 @@ func (r *reverseGen) ompAugmentFork(b *ir.Block, call *ir.InstCall, site *ompSit
 		capv = sel
 	}
 	tp := ir.NewCall(r.d.ompTapeHelper("new"), capv)
-	out = append(out, tp, r.forkCall(site, w, append(args, tp)))
+	out = append(out, tp, ompForkCall(site, w, append(args, tp)))
 	r.tapes[call] = tp
 	r.blockOf[tp] = b
 	return out, nil
 }
 
-// forkCall is __kmpc_fork_call(loc, n, microtask, args...) for a site.
-func (r *reverseGen) forkCall(site *ompSite, microtask *ir.Func, args []value.Value) *ir.InstCall {
-	return ompForkCall(site, microtask, args)
-}
-
+// ompForkCall is __kmpc_fork_call(loc, n, microtask, args...) for a site.
 func ompForkCall(site *ompSite, microtask *ir.Func, args []value.Value) *ir.InstCall {
 	mt := constant.NewBitCast(microtask, site.orig.Args[2].Type())
 	full := append([]value.Value{unwrapArg(site.orig.Args[0]), constant.NewInt(types.I32, int64(len(args))), mt}, args...)
@@ -248,7 +244,7 @@ func (r *reverseGen) ompReverseFork(blk *ir.Block, at *ir.Block, call *ir.InstCa
 	gtid := blk.NewCall(declare(r.m, "__kmpc_global_thread_num", types.I32, loc.Type()), loc)
 	team := blk.NewCall(r.d.ompTapeHelper("team"), tp)
 	blk.NewCall(declare(r.m, "__kmpc_push_num_threads", types.Void, loc.Type(), types.I32, types.I32), loc, gtid, team)
-	blk.Insts = append(blk.Insts, r.forkCall(site, w, append(args, tp)))
+	blk.Insts = append(blk.Insts, ompForkCall(site, w, append(args, tp)))
 	blk.NewCall(r.libc("free"), tp)
 	for _, o := range outs {
 		r.accumulate(blk, o.arg, blk.NewLoad(o.slot.ElemType, o.slot))

@@ -85,14 +85,7 @@ func (r *reverseGen) callLeavesShadowsAlone(c *ir.InstCall) bool {
 // iteration variable of a worksharing loop (ompIterationVar), base defined
 // outside that loop.
 func (r *reverseGen) iterationElement(p value.Value) (value.Value, *ir.InstPhi, bool) {
-	p = unwrapArg(p)
-	for {
-		bc, ok := p.(*ir.InstBitCast)
-		if !ok {
-			break
-		}
-		p = unwrapArg(bc.From)
-	}
+	p = stripPointerCasts(p)
 	gep, ok := p.(*ir.InstGetElementPtr)
 	if !ok || len(gep.Indices) != 1 {
 		return nil, nil, false

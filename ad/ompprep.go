@@ -102,8 +102,10 @@ func isOutlinedCall(c *ir.InstCall) bool {
 func (d *differ) noteDistinct(mt *ir.Func, args []value.Value, slots map[*ir.InstAlloca]bool) {
 	seen := map[*ir.InstAlloca]int{}
 	own := make([]bool, len(mt.Params))
+	argObjs := make([][]value.Value, len(args))
 	for k, a := range args {
 		objs, known := underlyingObjects(a)
+		argObjs[k] = objs
 		if !known || len(objs) != 1 {
 			continue
 		}
@@ -112,8 +114,8 @@ func (d *differ) noteDistinct(mt *ir.Func, args []value.Value, slots map[*ir.Ins
 			own[2+k] = true
 		}
 	}
-	for k, a := range args {
-		if objs, _ := underlyingObjects(a); len(objs) == 1 {
+	for k := range args {
+		if objs := argObjs[k]; len(objs) == 1 {
 			if al, ok := objs[0].(*ir.InstAlloca); ok && seen[al] > 1 && 2+k < len(own) {
 				own[2+k] = false // the same slot twice: the parameters alias
 			}

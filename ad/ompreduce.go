@@ -182,44 +182,5 @@ func foldConstantBranches(f *ir.Func) {
 			}
 		}
 	}
-	removeUnreachable(f)
-}
-
-// removeUnreachable deletes the blocks not reachable from f's entry and
-// their incomings in phis of the blocks that stay.
-func removeUnreachable(f *ir.Func) {
-	reach := map[*ir.Block]bool{}
-	var visit func(b *ir.Block)
-	visit = func(b *ir.Block) {
-		if reach[b] {
-			return
-		}
-		reach[b] = true
-		for _, s := range irutil.Succs(b) {
-			visit(s)
-		}
-	}
-	visit(f.Blocks[0])
-	var kept []*ir.Block
-	for _, b := range f.Blocks {
-		if reach[b] {
-			kept = append(kept, b)
-		}
-	}
-	f.Blocks = kept
-	for _, b := range kept {
-		for _, inst := range b.Insts {
-			p, ok := inst.(*ir.InstPhi)
-			if !ok {
-				continue
-			}
-			incs := p.Incs[:0]
-			for _, in := range p.Incs {
-				if reach[in.Pred.(*ir.Block)] {
-					incs = append(incs, in)
-				}
-			}
-			p.Incs = incs
-		}
-	}
+	dropUnreachable(f)
 }

@@ -64,10 +64,7 @@ func (r *reverseGen) findPartials() map[*ir.InstLoad]*scalarPartial {
 	groups := map[key]*scalarPartial{}
 	unsafe := map[*irutil.Loop]bool{}
 	for _, b := range r.f.Blocks {
-		l := r.cfg.LoopOf[b]
-		for l != nil && l.Parent != nil {
-			l = l.Parent
-		}
+		l := r.outermostLoop(b)
 		if l == nil {
 			continue
 		}
@@ -83,10 +80,7 @@ func (r *reverseGen) findPartials() map[*ir.InstLoad]*scalarPartial {
 		}
 	}
 	for _, b := range r.f.Blocks {
-		l := r.cfg.LoopOf[b]
-		for l != nil && l.Parent != nil {
-			l = l.Parent
-		}
+		l := r.outermostLoop(b)
 		if l == nil || unsafe[l] {
 			continue
 		}
@@ -114,6 +108,15 @@ func (r *reverseGen) findPartials() map[*ir.InstLoad]*scalarPartial {
 		}
 	}
 	return out
+}
+
+// outermostLoop is the outermost loop holding b, nil outside loops.
+func (r *reverseGen) outermostLoop(b *ir.Block) *irutil.Loop {
+	l := r.cfg.LoopOf[b]
+	for l != nil && l.Parent != nil {
+		l = l.Parent
+	}
+	return l
 }
 
 // stripPointerCasts follows bitcasts back.
@@ -175,10 +178,7 @@ func (r *reverseGen) flushOverlapping(blk, at *ir.Block, x *ir.InstStore, sp val
 	if !r.parallel || len(r.partialList) == 0 {
 		return blk
 	}
-	l := r.cfg.LoopOf[at]
-	for l != nil && l.Parent != nil {
-		l = l.Parent
-	}
+	l := r.outermostLoop(at)
 	size, _, ok := abiLayout(x.Src.Type())
 	for _, g := range r.partialList {
 		if g.loop != l {

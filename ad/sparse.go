@@ -334,13 +334,13 @@ func lowerView(f *ir.Func, view *ir.InstCall) error {
 				switch x := inst.(type) {
 				case *ir.InstPhi:
 					for _, in := range x.Incs {
-						if !is(in.X) && !isUndef(in.X) {
+						if !is(in.X) && !isUndefConst(in.X) {
 							return errorAt(f, inst, "an address merges %s with another pointer; gozyme cannot lower it", what)
 						}
 					}
 					continue
 				case *ir.InstSelect:
-					if (!is(x.ValueTrue) && !isUndef(x.ValueTrue)) || (!is(x.ValueFalse) && !isUndef(x.ValueFalse)) {
+					if (!is(x.ValueTrue) && !isUndefConst(x.ValueTrue)) || (!is(x.ValueFalse) && !isUndefConst(x.ValueFalse)) {
 						return errorAt(f, inst, "an address selects between %s and another pointer; gozyme cannot lower it", what)
 					}
 					if is(x.Cond) {
@@ -439,7 +439,7 @@ func lowerView(f *ir.Func, view *ir.InstCall) error {
 		}
 	}
 	if kind == 2 {
-		return lowerNoNeed(f, view, derived, loads, stores)
+		return lowerNoNeed(f, view, loads, stores)
 	}
 	repl := map[ir.Instruction][]ir.Instruction{}
 	for _, l := range loads {
@@ -470,14 +470,6 @@ func lowerView(f *ir.Func, view *ir.InstCall) error {
 	irutil.ReplaceAllUses(f, view, constant.NewNull(view.Typ.(*types.PointerType)))
 	removeInst(f, view)
 	return nil
-}
-
-func isUndef(v value.Value) bool {
-	switch v.(type) {
-	case *constant.Undef, *constant.Poison:
-		return true
-	}
-	return false
 }
 
 // scalarSize is the size in bytes of a scalar type, 0 if not a scalar.
@@ -655,7 +647,7 @@ func lowerStore(s *ir.InstStore, fns viewFns) []ir.Instruction {
 
 // lowerNoNeed drops the stores through an enzyme_dupnoneed primal and
 // checks that no value loaded through it is used by what remains.
-func lowerNoNeed(f *ir.Func, view *ir.InstCall, derived map[value.Value]bool, loads []*ir.InstLoad, stores []*ir.InstStore) error {
+func lowerNoNeed(f *ir.Func, view *ir.InstCall, loads []*ir.InstLoad, stores []*ir.InstStore) error {
 	dropped := map[ir.Instruction]bool{}
 	for _, s := range stores {
 		dropped[s] = true
@@ -713,7 +705,6 @@ func lowerNoNeed(f *ir.Func, view *ir.InstCall, derived map[value.Value]bool, lo
 	}
 	irutil.ReplaceAllUses(f, view, view.Args[0])
 	removeInst(f, view)
-	_ = derived
 	return nil
 }
 
