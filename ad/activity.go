@@ -173,6 +173,19 @@ func pointerBases(v value.Value, seen map[value.Value]bool, out *[]value.Value) 
 	}
 }
 
+// allBases reports a pointer with at least one base (pointerBases), every
+// one of which pred accepts.
+func allBases(p value.Value, pred func(value.Value) bool) bool {
+	var bases []value.Value
+	pointerBases(p, map[value.Value]bool{}, &bases)
+	for _, b := range bases {
+		if !pred(b) {
+			return false
+		}
+	}
+	return len(bases) > 0
+}
+
 // opaqueExternal reports a pointer returned by a function without a body
 // that is no allocation (fopen, getenv): nothing gives it a shadow.
 func opaqueExternal(v value.Value) bool {

@@ -119,10 +119,7 @@ func (d *differ) capturesIn(users map[value.Value][]interface{}, obj value.Value
 // callKeepsNot reports whether call c, given v (a pointer into an object)
 // among its arguments, does not capture it.
 func (d *differ) callKeepsNot(c *ir.InstCall, v value.Value) bool {
-	if isFree(c) || isMemSet(c) || isMemTransfer(c) {
-		return true
-	}
-	if name := calleeName(c); hasPrefix(name, "llvm.lifetime.") || hasPrefix(name, "llvm.dbg.") {
+	if isFree(c) || isMemTransfer(c) || nonEscapingIntrinsic(c) {
 		return true
 	}
 	f, _ := irutil.StripCasts(c.Callee).(*ir.Func)

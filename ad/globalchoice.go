@@ -74,14 +74,7 @@ func (an *activityAnalysis) globalMemory(b value.Value, depth int) bool {
 		if an.a.shadowed[x] || depth > 8 {
 			return false
 		}
-		var bases []value.Value
-		pointerBases(x.Src, map[value.Value]bool{}, &bases)
-		for _, s := range bases {
-			if !an.globalMemory(s, depth+1) {
-				return false
-			}
-		}
-		return len(bases) > 0
+		return allBases(x.Src, func(s value.Value) bool { return an.globalMemory(s, depth+1) })
 	}
 	return false
 }
@@ -108,14 +101,7 @@ func (an *activityAnalysis) leaveWithGlobal(bases []value.Value, at ir.Instructi
 func (d *differ) lostLocalError(f *ir.Func, a *activity, u unmetShadow) error {
 	root := func(v value.Value) bool { return v == u.base }
 	intoGlobal := func(dst value.Value) bool {
-		var bases []value.Value
-		pointerBases(dst, map[value.Value]bool{}, &bases)
-		for _, b := range bases {
-			if !d.lostIntoGlobal(b, 0) {
-				return false
-			}
-		}
-		return len(bases) > 0
+		return allBases(dst, func(b value.Value) bool { return d.lostIntoGlobal(b, 0) })
 	}
 	if !readsBackExcept(f, a, root, intoGlobal) {
 		return nil
@@ -135,14 +121,7 @@ func (d *differ) lostIntoGlobal(b value.Value, depth int) bool {
 		if depth > 8 {
 			return false
 		}
-		var bases []value.Value
-		pointerBases(x.Src, map[value.Value]bool{}, &bases)
-		for _, s := range bases {
-			if !d.lostIntoGlobal(s, depth+1) {
-				return false
-			}
-		}
-		return len(bases) > 0
+		return allBases(x.Src, func(s value.Value) bool { return d.lostIntoGlobal(s, depth+1) })
 	}
 	return false
 }

@@ -100,16 +100,15 @@ func (r *reverseGen) definedOutside(v value.Value, l *irutil.Loop) bool {
 }
 
 // flushLoopSums adds the sums of loop l into their shadows and clears
-// them, on the reverse edge leaving l toward its predecessor p; it returns
-// the block emission goes on in.
-func (r *reverseGen) flushLoopSums(blk *ir.Block, l *irutil.Loop, p *ir.Block) (*ir.Block, error) {
+// them, in blk, on the reverse edge leaving l toward its predecessor p.
+func (r *reverseGen) flushLoopSums(blk *ir.Block, l *irutil.Loop, p *ir.Block) error {
 	for _, g := range r.partialList {
 		if g.load == nil || g.loop != l {
 			continue
 		}
 		sp, err := r.lookupShadow(blk, p, g.load, g.load.Src)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		sum := blk.NewLoad(g.elem, g.slot)
 		old := blk.NewLoad(g.elem, sp)
@@ -118,7 +117,7 @@ func (r *reverseGen) flushLoopSums(blk *ir.Block, l *irutil.Loop, p *ir.Block) (
 		st.Align = g.load.Align
 		blk.NewStore(zeroOf(g.elem), g.slot)
 	}
-	return blk, nil
+	return nil
 }
 
 // loadSum is the sum load x's adjoint goes to in serial code, or nil.

@@ -313,16 +313,7 @@ func shadowlessPointerStore(f *ir.Func, x *ir.InstStore) error {
 
 // derivedFromNull reports a pointer every base of which (pointerBases) is
 // a null constant.
-func derivedFromNull(p value.Value) bool {
-	var bases []value.Value
-	pointerBases(p, map[value.Value]bool{}, &bases)
-	for _, b := range bases {
-		if !isNullConstant(b) {
-			return false
-		}
-	}
-	return len(bases) > 0
-}
+func derivedFromNull(p value.Value) bool { return allBases(p, isNullConstant) }
 
 // aggregateShadowOf is the value standing for v in a shadow aggregate: its
 // shadow where it has one (constant pointers: constshadow.go), null for
@@ -676,10 +667,11 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 		return err
 	}
 	n := r.lookup(blk, at, x.Args[2])
-	if t := r.d.copyLayout(x); elem == nil && t != nil {
+	t := r.d.copyLayout(x)
+	if elem == nil && t != nil {
 		elem = floatElement(t)
 	}
-	if t := r.d.copyLayout(x); elem == nil && t != nil && mixedLayout(t) {
+	if elem == nil && t != nil && mixedLayout(t) {
 		if !carriesFloat(t) {
 			return nil
 		}

@@ -565,11 +565,4 @@ func mayAlias(a, b value.Value) bool {
 	return false
 }
 
-func hasNoAlias(p *ir.Param) bool {
-	for _, a := range p.Attrs {
-		if a == ir.ParamAttribute(enum.ParamAttrNoAlias) {
-			return true
-		}
-	}
-	return false
-}
+func hasNoAlias(p *ir.Param) bool { return hasParamAttr(p.Attrs, enum.ParamAttrNoAlias) }

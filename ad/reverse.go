@@ -769,8 +769,7 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		last := e
 		if l := r.cfg.LoopOf[b]; l != nil && l.Header == b && !l.Contains(p) {
 			last = r.flushPartials(e, l) // leaving the loop's reverse
-			var err error
-			if last, err = r.flushLoopSums(last, l, p); err != nil {
+			if err := r.flushLoopSums(last, l, p); err != nil {
 				return err
 			}
 		}

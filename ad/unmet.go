@@ -51,11 +51,13 @@ func (d *differ) unmetError(f *ir.Func, a *activity, root bool) error {
 			return errorAt(f, u.at, "%s writes derivatives into memory at %s, which has no shadow", describeAt(u.at), describeValue(b))
 		}
 	}
+	checked := map[value.Value]bool{} // allocations found never read back
 	for _, u := range a.unmet {
-		if u.lost {
+		if u.lost && !checked[u.base] {
 			if err := d.lostLocalError(f, a, u); err != nil {
 				return err
 			}
+			checked[u.base] = true
 		}
 	}
 	return nil
@@ -200,29 +202,28 @@ func (d *differ) lostGlobalError() error {
 		byName[g.Name()] = g
 	}
 	sort.Strings(names)
-	for _, n := range names {
+	var outside []*ir.Func
+	for i, n := range names {
 		g := byName[n]
 		for _, an := range d.analyzed {
 			if readsBack(an.f, an.a, func(v value.Value) bool { return v == g }) {
 				return d.lostGlobals[g]
 			}
 		}
-		if d.readBackOutside(g) {
+		if i == 0 {
+			outside = d.undifferentiatedCallees()
+		}
+		if readBackOutside(outside, g) {
 			return d.lostGlobals[g]
 		}
 	}
 	return nil
 }
 
-// readBackOutside reports whether a function that the differentiated
-// code calls without differentiating it (it is given no derivatives), or
-// one of its callees, reads global g's memory where a derivative would
-// matter: a float loaded from it, floats read or written through a pointer
-// loaded from it (a pointer to memory holding derivatives, kept in the
-// global), or such a pointer passed on or copied from. Without a body of
-// its own in the derivative, such a function's use of what the global
-// holds is invisible to activity, so its derivative would be lost.
-func (d *differ) readBackOutside(g *ir.Global) bool {
+// undifferentiatedCallees are the functions with bodies that the
+// differentiated code calls, directly or through their callees, without
+// differentiating them (they are given no derivatives).
+func (d *differ) undifferentiatedCallees() []*ir.Func {
 	done := map[*ir.Func]bool{}
 	for _, an := range d.analyzed {
 		done[an.f] = true
@@ -235,7 +236,7 @@ func (d *differ) readBackOutside(g *ir.Global) bool {
 			done[orig] = true // differentiated as its prepared copy
 		}
 	}
-	var work []*ir.Func
+	var out, work []*ir.Func
 	push := func(f *ir.Func) {
 		for _, b := range f.Blocks {
 			for _, inst := range b.Insts {
@@ -247,6 +248,7 @@ func (d *differ) readBackOutside(g *ir.Global) bool {
 				if ok && len(callee.Blocks) > 0 && !done[callee] {
 					done[callee] = true
 					work = append(work, callee)
+					out = append(out, callee)
 				}
 			}
 		}
@@ -254,13 +256,27 @@ func (d *differ) readBackOutside(g *ir.Global) bool {
 	for _, an := range d.analyzed {
 		push(an.f)
 	}
-	reaches := func(ptr value.Value) bool {
-		return mayPointInto(ptr, func(v value.Value) bool { return v == g }, map[value.Value]bool{}, 0)
-	}
 	for len(work) > 0 {
 		f := work[len(work)-1]
 		work = work[:len(work)-1]
 		push(f)
+	}
+	return out
+}
+
+// readBackOutside reports whether one of the functions outside (those the
+// differentiated code calls without differentiating them) reads global
+// g's memory where a derivative would matter: a float loaded from it,
+// floats read or written through a pointer loaded from it (a pointer to
+// memory holding derivatives, kept in the global), or such a pointer
+// passed on or copied from. Without a body of its own in the derivative,
+// such a function's use of what the global holds is invisible to
+// activity, so its derivative would be lost.
+func readBackOutside(outside []*ir.Func, g *ir.Global) bool {
+	reaches := func(ptr value.Value) bool {
+		return mayPointInto(ptr, func(v value.Value) bool { return v == g }, map[value.Value]bool{}, 0)
+	}
+	for _, f := range outside {
 		for _, b := range f.Blocks {
 			for _, inst := range b.Insts {
 				switch x := inst.(type) {
@@ -300,12 +316,5 @@ func (d *differ) readBackOutside(g *ir.Global) bool {
 // pointsDirectlyInto reports a pointer whose every base is global g
 // itself (not a pointer loaded from it).
 func pointsDirectlyInto(ptr value.Value, g *ir.Global) bool {
-	var bases []value.Value
-	pointerBases(ptr, map[value.Value]bool{}, &bases)
-	for _, b := range bases {
-		if b != g {
-			return false
-		}
-	}
-	return len(bases) > 0
+	return allBases(ptr, func(b value.Value) bool { return b == g })
 }
