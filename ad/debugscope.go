@@ -63,7 +63,7 @@ func calleeHasSubprogram(callee value.Value) bool {
 // addNoInline adds noinline to a call site's attributes, unless they (or
 // an attribute group among them) have it already.
 func addNoInline(attrs []ir.FuncAttribute) []ir.FuncAttribute {
-	if hasFuncAttr(attrs, enum.FuncAttrNoInline) {
+	if irutil.HasFuncAttr(attrs, enum.FuncAttrNoInline) {
 		return attrs
 	}
 	return append(attrs, enum.FuncAttrNoInline)

@@ -67,7 +67,7 @@ func TestDebugScopesUserCalls(t *testing.T) {
 				if !ok || irutil.StripCasts(c.Callee).Ident() != "@pick" {
 					continue
 				}
-				noinline := hasFuncAttr(c.FuncAttrs, enum.FuncAttrNoInline)
+				noinline := irutil.HasFuncAttr(c.FuncAttrs, enum.FuncAttrNoInline)
 				switch {
 				case f.Name() == "dbg_user" && noinline:
 					t.Errorf("the user's call of pick in dbg_user is marked noinline")

@@ -440,8 +440,8 @@ func writesNoMemory(c *ir.InstCall) bool {
 			return true
 		}
 	}
-	return hasFuncAttr(f.FuncAttrs, enum.FuncAttrReadNone, enum.FuncAttrReadOnly) ||
-		hasFuncAttr(c.FuncAttrs, enum.FuncAttrReadNone, enum.FuncAttrReadOnly)
+	return irutil.HasFuncAttr(f.FuncAttrs, enum.FuncAttrReadNone, enum.FuncAttrReadOnly) ||
+		irutil.HasFuncAttr(c.FuncAttrs, enum.FuncAttrReadNone, enum.FuncAttrReadOnly)
 }
 
 // passesPointer reports whether call c is given a pointer (or an aggregate
@@ -450,26 +450,6 @@ func passesPointer(c *ir.InstCall) bool {
 	for _, a := range c.Args {
 		if holdsPointers(unwrapArg(a).Type()) {
 			return true
-		}
-	}
-	return false
-}
-
-// hasFuncAttr looks for any of want among function attributes, including
-// those of attribute groups (#0).
-func hasFuncAttr(attrs []ir.FuncAttribute, want ...enum.FuncAttr) bool {
-	for _, a := range attrs {
-		switch x := a.(type) {
-		case enum.FuncAttr:
-			for _, w := range want {
-				if x == w {
-					return true
-				}
-			}
-		case *ir.AttrGroupDef:
-			if hasFuncAttr(x.FuncAttrs, want...) {
-				return true
-			}
 		}
 	}
 	return false

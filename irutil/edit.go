@@ -6,6 +6,7 @@ import (
 
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/metadata"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -297,4 +298,24 @@ func ReturnedStruct(f *ir.Func) (fields []types.Type, sret bool) {
 		return st.Fields, false
 	}
 	return nil, false
+}
+
+// HasFuncAttr reports whether attrs hold one of want, directly or in an
+// attribute group.
+func HasFuncAttr(attrs []ir.FuncAttribute, want ...enum.FuncAttr) bool {
+	for _, a := range attrs {
+		switch x := a.(type) {
+		case enum.FuncAttr:
+			for _, w := range want {
+				if x == w {
+					return true
+				}
+			}
+		case *ir.AttrGroupDef:
+			if HasFuncAttr(x.FuncAttrs, want...) {
+				return true
+			}
+		}
+	}
+	return false
 }

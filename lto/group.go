@@ -179,9 +179,13 @@ func (g *grouper) reach(m *Input) ([]*Input, error) {
 	e := &moduleEdits{discard: map[string]bool{}, rename: map[string]string{}}
 	g.edits[m] = e
 	defines := map[string]bool{}
+	strongHere := map[string]bool{} // names m's native code defines strongly
 	for _, s := range nativeSyms(m) {
 		if s.defined {
 			defines[s.name] = true
+		}
+		if s.strong() {
+			strongHere[s.name] = true
 		}
 	}
 	for _, s := range g.bcSyms[m] {
@@ -211,7 +215,7 @@ func (g *grouper) reach(m *Input) ([]*Input, error) {
 		if w == nil || w == m {
 			continue
 		}
-		if g.view.sym[s.name].comdat && !nativeStrong(m, s.name) {
+		if g.view.sym[s.name].comdat && !strongHere[s.name] {
 			continue // one of the equal copies of an inline function (ODR)
 		}
 		e.discard[s.name] = true
@@ -266,16 +270,6 @@ func (g *grouper) definer(name string) (*Input, error) {
 		return nil, nil
 	}
 	return g.bcDef[name], nil
-}
-
-// nativeStrong reports whether in's native code defines name strongly.
-func nativeStrong(in *Input, name string) bool {
-	for _, s := range nativeSyms(in) {
-		if s.name == name && s.strong() {
-			return true
-		}
-	}
-	return false
 }
 
 // checkMultiple reports two strong definitions of one symbol, one of them

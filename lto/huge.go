@@ -53,10 +53,10 @@ var fastRegallocSize = 150000
 func markHugeFunctions(m *ir.Module) bool {
 	marked := false
 	for _, f := range m.Funcs {
-		if !hasHugeBlock(f) || hasFuncAttr(f, enum.FuncAttrAlwaysInline) {
+		if !hasHugeBlock(f) || irutil.HasFuncAttr(f.FuncAttrs, enum.FuncAttrAlwaysInline) {
 			continue
 		}
-		if hasFuncAttr(f, enum.FuncAttrNoImplicitFloat) {
+		if irutil.HasFuncAttr(f.FuncAttrs, enum.FuncAttrNoImplicitFloat) {
 			// The user's: no SLP already, and it must stay.
 			marked = true
 			continue
@@ -71,25 +71,6 @@ func hasHugeBlock(f *ir.Func) bool {
 	for _, b := range f.Blocks {
 		if len(b.Insts) > hugeBlock {
 			return true
-		}
-	}
-	return false
-}
-
-// hasFuncAttr reports whether f has attribute a, directly or in a group.
-func hasFuncAttr(f *ir.Func, a enum.FuncAttr) bool {
-	for _, x := range f.FuncAttrs {
-		switch x := x.(type) {
-		case enum.FuncAttr:
-			if x == a {
-				return true
-			}
-		case *ir.AttrGroupDef:
-			for _, y := range x.FuncAttrs {
-				if y == a {
-					return true
-				}
-			}
 		}
 	}
 	return false

@@ -204,8 +204,6 @@ func ltoOptLevel(line *LinkLine) string {
 			v = it.Value
 		case strings.HasPrefix(it.Name, "lto-O"):
 			v = strings.TrimPrefix(it.Name, "lto-")
-		case it.Name == "lto-O":
-			v = "O" + it.Value
 		}
 		if l, ok := optLevel("-" + v); ok && strings.HasPrefix(v, "O") {
 			level = l

@@ -93,7 +93,7 @@ func readNone(c *ir.InstCall) bool {
 		return true
 	}
 	attrs := append(append([]ir.FuncAttribute{}, callee.FuncAttrs...), c.FuncAttrs...)
-	return hasAttr(attrs, enum.FuncAttrReadNone) && hasAttr(attrs, enum.FuncAttrNoUnwind) && hasAttr(attrs, enum.FuncAttrWillReturn)
+	return irutil.HasFuncAttr(attrs, enum.FuncAttrReadNone) && irutil.HasFuncAttr(attrs, enum.FuncAttrNoUnwind) && irutil.HasFuncAttr(attrs, enum.FuncAttrWillReturn)
 }
 
 // sameElement reports whether x (in loop a) and y (in loop b) address the

@@ -32,7 +32,7 @@ import (
 func ArgMemOnly(m *ir.Module) []string {
 	cand := map[*ir.Func]bool{}
 	for _, f := range m.Funcs {
-		if len(f.Blocks) > 0 && exact(f.Linkage) && !hasAttr(f.FuncAttrs, enum.FuncAttrArgMemOnly) && !hasAttr(f.FuncAttrs, enum.FuncAttrReadNone) {
+		if len(f.Blocks) > 0 && exact(f.Linkage) && !irutil.HasFuncAttr(f.FuncAttrs, enum.FuncAttrArgMemOnly) && !irutil.HasFuncAttr(f.FuncAttrs, enum.FuncAttrReadNone) {
 			cand[f] = true
 		}
 	}
@@ -57,23 +57,6 @@ func ArgMemOnly(m *ir.Module) []string {
 
 func exact(l enum.Linkage) bool {
 	return l == enum.LinkageNone || l == enum.LinkageExternal || l == enum.LinkageInternal || l == enum.LinkagePrivate
-}
-
-// hasAttr looks for a in attrs, attribute groups included.
-func hasAttr(attrs []ir.FuncAttribute, a enum.FuncAttr) bool {
-	for _, x := range attrs {
-		switch x := x.(type) {
-		case enum.FuncAttr:
-			if x == a {
-				return true
-			}
-		case *ir.AttrGroupDef:
-			if hasAttr(x.FuncAttrs, a) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // argMemOnlyBody reports whether every memory access and call of f keeps
@@ -130,10 +113,10 @@ func callOK(c *ir.InstCall, cand map[*ir.Func]bool) bool {
 		return true // lifetime and invariant markers: by their attributes below
 	}
 	attrs := append(append([]ir.FuncAttribute{}, callee.FuncAttrs...), c.FuncAttrs...)
-	if hasAttr(attrs, enum.FuncAttrReadNone) {
+	if irutil.HasFuncAttr(attrs, enum.FuncAttrReadNone) {
 		return true
 	}
-	if !cand[callee] && !hasAttr(attrs, enum.FuncAttrArgMemOnly) {
+	if !cand[callee] && !irutil.HasFuncAttr(attrs, enum.FuncAttrArgMemOnly) {
 		return false
 	}
 	for _, a := range c.Args {
