@@ -32,6 +32,12 @@ func bitcodeSymbols(ctx context.Context, cacheDir, tmp string, inputs []*Input) 
 		if in.Bitcode == nil {
 			continue
 		}
+		if in.LTO {
+			// A -flto input is the bitcode file itself: its symbols were
+			// listed (by llvm-nm, the same listing) when it was resolved.
+			syms[in] = nativeSyms(in)
+			continue
+		}
 		if key := symbolsKey(cacheDir, in.Bitcode); key != "" {
 			if data, ok := cacheGet(cacheDir, key, ".syms"); ok {
 				syms[in] = parseSymbolLines(string(data))
