@@ -62,7 +62,7 @@ func (r *reverseGen) calleeSplit(call *ir.InstCall) (*splitGrad, []Activity, err
 	if site := r.d.omp.sites[call]; site != nil && site.fork {
 		parallel = true // the threads of a parallel region run it
 	}
-	sg, err := r.d.splitGradientIn(f, acts, r.act.active(call), retShadow, parallel)
+	sg, err := r.d.splitGradientIn(f, acts, r.act.active(call), retShadow, parallel, !parallel && r.quietAfter(call))
 	return sg, acts, err
 }
 

@@ -208,8 +208,13 @@ func samePreds(p, q *ir.InstPhi) bool {
 // back to back) and nothing that may run after the load in the forward
 // sweep may write the memory loaded from (the reverse sweep writes shadows
 // only; frees it defers to its end, see deferredFree).
+//
+// A split function's reverse runs in another function, after its caller
+// (and the caller's callers) went on: it may load again only where nothing
+// writes primal memory in between and the memory is still there
+// (reloadsAcrossSplit, quiet.go).
 func (r *reverseGen) loadRecomputable(fwdLoad *ir.InstLoad) bool {
-	if r.split || fwdLoad.Volatile {
+	if (r.split && !r.reloadsAcrossSplit()) || fwdLoad.Volatile {
 		return false
 	}
 	p, ok := r.primalOf[fwdLoad].(*ir.InstLoad)
@@ -342,6 +347,8 @@ func (r *reverseGen) writers() []memWriter {
 					} else {
 						add(x.Args[0])
 					}
+				case r.dropsLifetime(x):
+					// Not emitted: the object lives through the gradient.
 				case hasPrefix(calleeName(x), "llvm.lifetime.") && len(x.Args) > 1:
 					add(x.Args[1]) // the object's contents end (or start) here
 				case r.deferredFree(x):

@@ -41,12 +41,15 @@ type reverseGen struct {
 	d        *differ
 	split    bool // build an augmented forward and a reverse function
 	parallel bool // run by the threads of a parallel region (atomics.go)
-	m        *ir.Module
-	f        *ir.Func // the primal
-	cfg      *irutil.CFG
-	act      *activity
-	acts     []Activity // per primal parameter
-	passes   func(*ir.InstCall) bool
+	// quiet (split mode): nothing writes primal memory between the
+	// augmented forward's return and the reverse's start (quiet.go).
+	quiet  bool
+	m      *ir.Module
+	f      *ir.Func // the primal
+	cfg    *irutil.CFG
+	act    *activity
+	acts   []Activity // per primal parameter
+	passes func(*ir.InstCall) bool
 	// GPU (gpuaccum.go): per primal parameter, whether the kernel passes
 	// it (and its shadow) alike to every thread; gid-private parameters.
 	uniform []bool
@@ -370,7 +373,7 @@ func (r *reverseGen) forward() error {
 		preds := r.cfg.Preds[b]
 		var phis, rest []ir.Instruction
 		for _, inst := range b.Insts {
-			if isDebugIntrinsic(inst) {
+			if isDebugIntrinsic(inst) || r.dropsLifetime(inst) {
 				continue
 			}
 			if call, ok := inst.(*ir.InstCall); ok && r.returnsShadow(call) {

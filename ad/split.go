@@ -26,7 +26,7 @@ type splitGrad struct {
 	tape      types.Type // what the tape points to (nil: no tape, a null pointer)
 }
 
-func splitName(prefix string, f *ir.Func, acts []Activity, retActive, retShadow, parallel bool) string {
+func splitName(prefix string, f *ir.Func, acts []Activity, retActive, retShadow, parallel, quiet bool) string {
 	var sb strings.Builder
 	sb.WriteString(prefix)
 	sb.WriteString(f.Name())
@@ -43,6 +43,9 @@ func splitName(prefix string, f *ir.Func, acts []Activity, retActive, retShadow,
 	if parallel {
 		sb.WriteString("_par")
 	}
+	if quiet {
+		sb.WriteString("_q")
+	}
 	return sb.String()
 }
 
@@ -50,14 +53,16 @@ func splitName(prefix string, f *ir.Func, acts []Activity, retActive, retShadow,
 // creating them on first use. Their shells are registered before their
 // bodies are generated, so recursion finds them.
 func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive, retShadow bool) (*splitGrad, error) {
-	return d.splitGradientIn(f, acts, retActive, retShadow, false)
+	return d.splitGradientIn(f, acts, retActive, retShadow, false, false)
 }
 
 // splitGradientIn is splitGradient; parallel asks for the pair run by the
 // threads of a parallel region, whose shadow accumulation into memory other
-// threads may touch is atomic (atomics.go).
-func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShadow, parallel bool) (*splitGrad, error) {
-	augName := splitName("__gozyme_aug_", f, acts, retActive, retShadow, parallel)
+// threads may touch is atomic (atomics.go); quiet asks for the pair whose
+// every call site lets nothing write primal memory between the augmented
+// forward and the reverse (quiet.go).
+func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShadow, parallel, quiet bool) (*splitGrad, error) {
+	augName := splitName("__gozyme_aug_", f, acts, retActive, retShadow, parallel, quiet)
 	if s, ok := d.splits[augName]; ok {
 		return s, nil
 	}
@@ -91,7 +96,7 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 		revParams = append(revParams, ir.NewParam("dret", f.Sig.RetType))
 	}
 	revParams = append(revParams, ir.NewParam("tape", types.I8Ptr))
-	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive, retShadow, parallel), outsType(outs), revParams...)
+	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive, retShadow, parallel, quiet), outsType(outs), revParams...)
 	rev.Linkage = enum.LinkageInternal
 	s := &splitGrad{aug: aug, rev: rev, retActive: retActive, retShadow: retShadow}
 	d.splits[augName] = s
@@ -104,6 +109,7 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 		r, err := newReverseGen(d, pf, acts, retActive, retShadow, true, augName)
 		if r != nil {
 			r.parallel = parallel
+			r.quiet = quiet && !parallel && !d.gpu
 		}
 		return r, err
 	})
