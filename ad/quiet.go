@@ -94,8 +94,10 @@ func hasAlloca(f *ir.Func) bool {
 // they only shorten lives (a read the primal made before a store, of an
 // uninitialized object, now sees an earlier value, one of the values
 // undefined contents may have). Split functions keep them: their frames
-// end with the augmented forward anyway.
+// end with the augmented forward anyway. So do GPU kernels, whose locals
+// take per-thread local memory that the markers let the code generator
+// share.
 func (r *reverseGen) dropsLifetime(inst ir.Instruction) bool {
 	c, ok := inst.(*ir.InstCall)
-	return ok && !r.split && hasPrefix(calleeName(c), "llvm.lifetime.")
+	return ok && !r.split && !r.d.gpu && hasPrefix(calleeName(c), "llvm.lifetime.")
 }
