@@ -137,6 +137,7 @@ func (r *reverseGen) inductionValue(blk, at *ir.Block, phi *ir.InstPhi, depth in
 // affineHeader recognises header phi p (primal or forward; outside and
 // latch are the predecessors its incoming values come from) as an affine
 // function of the iteration number k, start + step·k:
+//   - an i1 flag flipped every iteration (toggleStart), step 1;
 //   - p = phi [start, outside], [p + step, latch], the latch value
 //     possibly a phi of such sums (inductionStep);
 //   - p = phi [start, outside], [q, latch], lagging one iteration behind
@@ -151,6 +152,9 @@ func (r *reverseGen) affineHeader(p *ir.InstPhi, outside, latch *ir.Block) (valu
 	it, ok := p.Typ.(*types.IntType)
 	if !ok || len(p.Incs) != 2 {
 		return nil, 0, false
+	}
+	if start, ok := toggleStart(p, outside, latch); ok && it.BitSize == 1 {
+		return start, 1, true
 	}
 	if step, start, ok := r.inductionStep(p, outside, latch); ok {
 		return start, step, true
@@ -186,6 +190,34 @@ func (r *reverseGen) affineHeader(p *ir.InstPhi, outside, latch *ir.Block) (valu
 	diff.Sub(diff, big.NewInt(step))
 	diff.Mod(diff, new(big.Int).Lsh(big.NewInt(1), uint(it.BitSize)))
 	return start, step, diff.Sign() == 0
+}
+
+// toggleStart recognises i1 header phi p = phi [start, outside],
+// [xor p, true, latch] (a flag flipped every iteration: `plus = !plus`) and
+// returns start. On i1, xor with true is the add of 1 modulo 2, so p is
+// affine with step 1: start + k (mod 2) in iteration k.
+func toggleStart(p *ir.InstPhi, outside, latch *ir.Block) (value.Value, bool) {
+	var start, next value.Value
+	for _, in := range p.Incs {
+		switch in.Pred {
+		case outside:
+			start = in.X
+		case latch:
+			next = in.X
+		}
+	}
+	x, ok := next.(*ir.InstXor)
+	if start == nil || !ok {
+		return nil, false
+	}
+	isTrue := func(v value.Value) bool {
+		c, ok := v.(*constant.Int)
+		return ok && c.X.Bit(0) == 1
+	}
+	if (x.X == p && isTrue(x.Y)) || (x.Y == p && isTrue(x.X)) {
+		return start, true
+	}
+	return nil, false
 }
 
 // samePreds reports whether phis p and q have their incoming values from
