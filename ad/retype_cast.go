@@ -179,16 +179,25 @@ func accessMetadata(md ir.Metadata) ir.Metadata {
 
 // foldCasts replaces a cast of a cast by the first value where the second
 // undoes the first (bitcast double to i64 to double; ptrtoint then
-// inttoptr becomes a pointer bitcast), until none is left.
+// inttoptr becomes a pointer bitcast), and a float vector cast from an
+// integer vector built lane by lane from a float's bits by the vector
+// built from the float (laneInsert), until none is left.
 func (w *bodyRewrite) foldCasts() {
 	for {
 		repl := map[value.Value]value.Value{}
+		before := map[ir.Instruction][]ir.Instruction{}
 		for _, b := range w.f.Blocks {
 			for i, inst := range b.Insts {
 				switch x := inst.(type) {
 				case *ir.InstBitCast:
 					if in, ok := unwrapArg(x.From).(*ir.InstBitCast); ok && types.Equal(in.From.Type(), x.To) {
 						repl[x] = in.From
+					} else if cast, ins, ok := laneInsert(x); ok {
+						if cast != nil {
+							before[x] = append(before[x], cast)
+						}
+						before[x] = append(before[x], ins)
+						repl[x] = ins
 					}
 				case *ir.InstIntToPtr:
 					if in, ok := unwrapArg(x.From).(*ir.InstPtrToInt); ok {
@@ -208,6 +217,14 @@ func (w *bodyRewrite) foldCasts() {
 			return
 		}
 		w.changed = true
+		for _, b := range w.f.Blocks {
+			var out []ir.Instruction
+			for _, inst := range b.Insts {
+				out = append(out, before[inst]...)
+				out = append(out, inst)
+			}
+			b.Insts = out
+		}
 		remapFunc(w.f, func(v value.Value) value.Value {
 			for {
 				n, ok := repl[v]
@@ -229,6 +246,42 @@ func (w *bodyRewrite) foldCasts() {
 			b.Insts = kept
 		}
 	}
+}
+
+// laneInsert matches bitcast x of an integer vector to a float vector
+// whose lanes are as wide as the integers, where the integer vector is
+// insertelement(v, bitcast e to iN, k) of a float e of the lane type: x is
+// then insertelement(bitcast v, e, k), bit for bit; laneInsert returns
+// that cast of v (nil when v is a constant, made a float vector constant)
+// and the insertelement (the cast folds further on the next round when v
+// is built the same way). The vectorizer builds such vectors
+// from the bits of a double passed as an integer (memcpy(&d, &bits, 8)).
+func laneInsert(x *ir.InstBitCast) (*ir.InstBitCast, *ir.InstInsertElement, bool) {
+	to, ok := x.To.(*types.VectorType)
+	if !ok || !isFloat(to.ElemType) {
+		return nil, nil, false
+	}
+	in, ok := unwrapArg(x.From).(*ir.InstInsertElement)
+	if !ok {
+		return nil, nil, false
+	}
+	from, ok := in.X.Type().(*types.VectorType)
+	if !ok || from.Len != to.Len || !types.IsInt(from.ElemType) {
+		return nil, nil, false
+	}
+	elem, ok := unwrapArg(in.Elem).(*ir.InstBitCast)
+	if !ok || !types.Equal(elem.From.Type(), to.ElemType) {
+		return nil, nil, false
+	}
+	if c, ok := in.X.(constant.Constant); ok {
+		ins := ir.NewInsertElement(constCarrier(c, to), elem.From, in.Index)
+		ins.Metadata = in.Metadata
+		return nil, ins, true
+	}
+	cast := ir.NewBitCast(in.X, to)
+	ins := ir.NewInsertElement(cast, elem.From, in.Index)
+	ins.Metadata = in.Metadata
+	return cast, ins, true
 }
 
 // removeDeadCasts removes casts (and loads the rewrite replaced) that
@@ -282,7 +335,8 @@ func (w *bodyRewrite) removeDeadCasts() {
 
 func isPureCast(inst ir.Instruction) bool {
 	switch inst.(type) {
-	case *ir.InstBitCast, *ir.InstPtrToInt, *ir.InstIntToPtr:
+	case *ir.InstBitCast, *ir.InstPtrToInt, *ir.InstIntToPtr,
+		*ir.InstInsertElement: // the integer vectors laneInsert replaces
 		return true
 	}
 	return false

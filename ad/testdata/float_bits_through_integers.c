@@ -38,6 +38,24 @@ double outparams(double x) {
 	bitsin(&w, &u);
 	return sinh(x) * w;
 }
+/* At -O2 the vectorizer computes 1/d and sinh(z)/(1+z*z) as one <2 x
+   double> division, its first lane built from the integer parameter:
+   insertelement into <2 x i64>, then a bitcast to <2 x double>. */
+static __attribute__((noinline)) double lanebits(unsigned long long b, double z) {
+	double d;
+	memcpy(&d, &b, sizeof d);
+	return pow(d, -1.0) * (sinh(z) / (1.0 + z * z));
+}
+double lanes(double x) {
+	double e = exp(x);
+	unsigned long long u;
+	memcpy(&u, &e, sizeof u);
+	return lanebits(u, x);
+}
+static double dlanes(double x) {
+	double q = 1 + x * x;
+	return exp(-x) * ((cosh(x) - sinh(x)) / q - sinh(x) * 2 * x / (q * q));
+}
 int main(void) {
 	volatile double xs[] = {-1.25, 0.5, 2.0};
 	for (int i = 0; i < 3; i++) {
@@ -52,6 +70,8 @@ int main(void) {
 		CHECK("fwd integer parameter", __enzyme_fwddiff((void *)stored, x, 1.0), 2 * x);
 		CHECK("out-parameters", __enzyme_autodiff((void *)outparams, x), (cosh(x) + sinh(x)) * exp(x));
 		CHECK("fwd out-parameters", __enzyme_fwddiff((void *)outparams, x, 1.0), (cosh(x) + sinh(x)) * exp(x));
+		CHECK("vector lanes", __enzyme_autodiff((void *)lanes, x), dlanes(x));
+		CHECK("fwd vector lanes", __enzyme_fwddiff((void *)lanes, x, 1.0), dlanes(x));
 		void *tape = __enzyme_augmentfwd((void *)stored, enzyme_out, x);
 		CHECK("split integer parameter", __enzyme_reverse((void *)stored, enzyme_out, x, 1.0, tape), 2 * x);
 	}
