@@ -12,7 +12,8 @@
 #   make bench-gpu  the CUDA programs built for a GPU (build/bench-gpu), run and reported (bench/results/gpu.md)
 #                   where a GPU is reachable, else left with their run.sh for a GPU machine
 #   make fuzz-ad N=1000   random self-checking programs through bin/ at FUZZ_LEVELS (tests/adfuzz)
-#   make enzyme-suite     Enzyme's integration suite through bin/ at LEVELS (counts and failures)
+#   make enzyme-suite     Enzyme's integration suite through bin/ at LEVELS (counts and failures);
+#                         SUITE_ARGS=-run-flags builds each program with its own RUN line's flags
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -170,6 +171,7 @@ fuzz-ad: deps fuzz-deps build
 # repository; without it the target says so and does nothing.
 ENZYME_SUITE ?= ../shared/enzyme-integration/Integration
 LEVELS       ?= 0 2 3
+SUITE_ARGS   ?=
 
 suite-deps:
 	@if [ -f /usr/include/eigen3/Eigen/Core ] && [ -f /usr/include/boost/version.hpp ]; then \
@@ -186,7 +188,7 @@ enzyme-suite: deps build
 	else \
 	  $(MAKE) --no-print-directory suite-deps && \
 	  $(GO) run ./tests/adfuzz/fuzzad -bin $(BIN) -suite "$(ENZYME_SUITE)" -levels "$(LEVELS)" \
-	    -j $$( [ "$(FUZZ_J)" = 0 ] && nproc || echo $(FUZZ_J) ) -timeout 60s; \
+	    -j $$( [ "$(FUZZ_J)" = 0 ] && nproc || echo $(FUZZ_J) ) -timeout 60s $(SUITE_ARGS); \
 	fi
 
 clean:

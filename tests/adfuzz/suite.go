@@ -19,11 +19,15 @@ import (
 // /work/shared/tools/run-c-tests.sh does with one compiler: each file is
 // compiled alone, run, and passes when it exits 0.
 type SuiteConfig struct {
-	Dir          string   // the suite's root (also an include directory)
-	Bin          string   // directory holding gozyme-cc and gozyme-c++
-	Levels       []string // optimization levels
-	Includes     []string // more include directories (default: /usr/include/eigen3)
-	Skip         string   // regexp over file text: files to skip (default: MPI, CUDA, -verify, XFAIL)
+	Dir      string   // the suite's root (also an include directory)
+	Bin      string   // directory holding gozyme-cc and gozyme-c++
+	Levels   []string // optimization levels
+	Includes []string // more include directories (default: /usr/include/eigen3)
+	Skip     string   // regexp over file text: files to skip (default: MPI, CUDA, -verify, XFAIL)
+	// RunFlags compiles each program with the flags of its own RUN line at
+	// the level (RunLineFlags) where it has one, instead of -std=c++17
+	// (C++) and -fopenmp (OpenMP programs) alone.
+	RunFlags     bool
 	Jobs         int
 	RunTimeout   time.Duration
 	BuildTimeout time.Duration
@@ -144,12 +148,20 @@ func (c *SuiteConfig) runFile(ctx context.Context, rel, level string, incs []str
 	exe := filepath.Join(logs, name+".exe")
 	driver := "gozyme-cc"
 	args := []string{"-O" + level}
+	cxx := false
 	if ext := filepath.Ext(rel); ext == ".cpp" || ext == ".cc" {
-		driver = "gozyme-c++"
-		args = append(args, "-std=c++17")
+		driver, cxx = "gozyme-c++", true
 	}
-	if text, err := os.ReadFile(src); err == nil && ompRE.Match(text) {
-		args = append(args, "-fopenmp")
+	text, _ := os.ReadFile(src)
+	if flags, ok := RunLineFlags(string(text), level); c.RunFlags && ok {
+		args = append(args, flags...)
+	} else {
+		if cxx {
+			args = append(args, "-std=c++17")
+		}
+		if ompRE.Match(text) {
+			args = append(args, "-fopenmp")
+		}
 	}
 	args = append(args, "-I"+c.Dir, "-I"+filepath.Dir(src))
 	for _, i := range incs {

@@ -6,6 +6,7 @@
 //	fuzzad -seeds 17,42 -levels 2 -keep-temps  rerun two seeds, keep gozyme's IR of failures
 //	fuzzad -print 42                           print the program of seed 42
 //	fuzzad -suite DIR -levels 0,2,3            Enzyme's integration suite
+//	fuzzad -suite DIR -levels 2 -run-flags     the same, each program with its RUN line's flags
 package main
 
 import (
@@ -43,6 +44,7 @@ func main() {
 		noCXX     = flag.Bool("no-cxx", false, "generate C only")
 		print     = flag.Uint64("print", 0, "print the program of this seed and exit")
 		suite     = flag.String("suite", "", "run Enzyme's integration suite in this folder instead of generated programs")
+		runFlags  = flag.Bool("run-flags", false, "with -suite: compile each program with the flags of its own RUN line at the level")
 		quiet     = flag.Bool("q", false, "print only failures and the summary")
 	)
 	flag.Parse()
@@ -71,7 +73,7 @@ func main() {
 		if err != nil {
 			fatal(err)
 		}
-		os.Exit(runSuite(dir, binDir, lv, *jobs, *timeout, *btimeout))
+		os.Exit(runSuite(dir, binDir, lv, *jobs, *runFlags, *timeout, *btimeout))
 	}
 	var seeds []uint64
 	if *seedList != "" {
