@@ -38,7 +38,7 @@ func bitcodeSymbols(ctx context.Context, cacheDir, tmp string, inputs []*Input) 
 			syms[in] = nativeSyms(in)
 			continue
 		}
-		if key := symbolsKey(cacheDir, in.Bitcode); key != "" {
+		if key := symbolsKey(cacheDir, in); key != "" {
 			if data, ok := cacheGet(cacheDir, key, ".syms"); ok {
 				syms[in] = parseSymbolLines(string(data))
 				continue

@@ -29,10 +29,10 @@ import (
 // GOZYME_CACHE=off (or 0) turns it off, and so does GOZYME_KEEP_TEMPS.
 // Entries are written to a temporary file and renamed into place, so
 // readers see whole entries or none; past cacheLimit bytes the least
-// recently used go.
+// recently used go, checked once per link (rewriteAll).
 
 // cacheFormat changes whenever what a key covers changes.
-const cacheFormat = "gozyme link cache 1"
+const cacheFormat = "gozyme link cache 2"
 
 // cacheTools are the tools whose identity goes into every key.
 var cacheTools = []string{"clang", "opt", "llvm-dis", "llvm-extract", "llvm-link", "llvm-as", "llc"}
@@ -93,15 +93,15 @@ func toolIdentity(name string) string {
 	return fmt.Sprintf("%s %s %d %d", name, p, st.Size(), st.ModTime().UnixNano())
 }
 
-// symbolsKey is the cache key of llvm-nm's listing of a module's bitcode,
+// symbolsKey is the cache key of llvm-nm's listing of an input's bitcode,
 // "" when the cache (in dir) is off.
-func symbolsKey(dir string, bitcode []byte) string {
+func symbolsKey(dir string, in *Input) string {
 	if dir == "" || selfIdentity() == "" {
 		return ""
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s symbols\x00%s\x00%s\x00", cacheFormat, selfIdentity(), toolIdentity("llvm-nm"))
-	writeBytes(h, bitcode)
+	writeBytes(h, in.bitcodeDigest())
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -129,7 +129,12 @@ func jobKey(cfg Config, job RewriteJob) string {
 	for _, m := range job.Modules {
 		field(m.Origin)
 		field(fmt.Sprint(m.OptNone))
-		writeBytes(h, m.Bitcode)
+		if m.Digest != nil {
+			writeBytes(h, m.Digest)
+		} else {
+			sum := sha256.Sum256(m.Bitcode)
+			writeBytes(h, sum[:])
+		}
 		field(fmt.Sprint(len(m.Discard)))
 		for _, k := range sortedKeys(m.Discard) {
 			field(k)
@@ -261,7 +266,6 @@ func cachePut(dir, key, suffix string, data []byte) {
 	if err := writeAtomic(entry, data); err != nil && toolchains.Verbose() {
 		fmt.Fprintf(os.Stderr, "gozyme: not cached: %v\n", err)
 	}
-	trimCache(dir, cacheLimit)
 }
 
 // writeAtomic writes data to path through a temporary file renamed into

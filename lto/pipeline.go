@@ -26,6 +26,7 @@ type Module struct {
 	Discard map[string]bool   // definitions the linker takes from elsewhere: made declarations
 	Rename  map[string]string // references the linker resolves to another symbol (--wrap, --defsym)
 	OptNone bool              // compiled at -O0: clang marked its functions optnone
+	Digest  []byte            // sha256 of Bitcode where known (the link cache's key covers it), else nil
 }
 
 // RewriteJob is one module whose bitcode contains AD roots, merged with the

@@ -2,6 +2,7 @@ package lto
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"debug/elf"
 	"fmt"
 	"os"
@@ -23,6 +24,19 @@ type Input struct {
 	Syms      []objSym // its global symbols (ELF symbol table)
 	SymErr    error    // the symbol table could not be read
 	LTO       bool     // a bitcode file (-flto), not an ELF object
+
+	bitcodeSum []byte // sha256 of Bitcode, once asked (bitcodeDigest)
+}
+
+// bitcodeDigest is the sha256 of the input's bitcode, computed once: the
+// link cache's keys of its symbol listing and of every job it is part of
+// cover it.
+func (in *Input) bitcodeDigest() []byte {
+	if in.bitcodeSum == nil {
+		sum := sha256.Sum256(in.Bitcode)
+		in.bitcodeSum = sum[:]
+	}
+	return in.bitcodeSum
 }
 
 // ResolveOptions says which linker's behaviour to simulate.

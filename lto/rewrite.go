@@ -107,6 +107,9 @@ func rewriteAll(ctx context.Context, cfg Config, groups []*rewriteGroup, tmp, lt
 				job.Anchor = k
 			}
 			mod := Module{Bitcode: m.Bitcode, Origin: m.Origin, OptNone: hasOptNone(m.CC1Args)}
+			if cfg.CacheDir != "" {
+				mod.Digest = m.bitcodeDigest() // before the jobs run: they share m
+			}
 			if e := grp.edits[m]; e != nil {
 				mod.Discard, mod.Rename = e.discard, e.rename
 			}
@@ -130,6 +133,9 @@ func rewriteAll(ctx context.Context, cfg Config, groups []*rewriteGroup, tmp, lt
 		})
 	}
 	werr := g.Wait()
+	if cfg.CacheDir != "" {
+		trimCache(cfg.CacheDir, cacheLimit) // once per link, not per entry written
+	}
 	if werr == nil {
 		for i, grp := range groups {
 			if err := keepUserBitcode(outs[i], grp.members); err != nil {
