@@ -1,8 +1,30 @@
 package adfuzz
 
 import (
+	"regexp"
+	"strconv"
 	"strings"
 )
+
+// llvmVersion is the LLVM major version RUN lines' conditions are checked
+// against (`if [ %llvmver -ge 12 ]`): gozyme's.
+const llvmVersion = 14
+
+var llvmVerRE = regexp.MustCompile(`\[ *%llvmver +-(eq|ne|ge|gt|le|lt) +(\d+) *\]`)
+
+// forThisLLVM reports whether every %llvmver condition of a RUN line holds
+// for llvmVersion (Enzyme leaves some programs out on some versions).
+func forThisLLVM(line string) bool {
+	for _, m := range llvmVerRE.FindAllStringSubmatch(line, -1) {
+		n, _ := strconv.Atoi(m[2])
+		v := llvmVersion
+		ok := map[string]bool{"eq": v == n, "ne": v != n, "ge": v >= n, "gt": v > n, "le": v <= n, "lt": v < n}[m[1]]
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
 
 // RunLineFlags returns the compile flags of the first of a suite program's
 // lit RUN lines that compiles it with clang at -O<level> (Enzyme's own way
@@ -11,12 +33,13 @@ import (
 // options and -Xclang -new-struct-path-tbaa. Enzyme's plugin and its
 // options, output options and lit substitutions (%s, %loadClangEnzyme) are
 // left out, and so is the level (the runner adds its own). ok is false
-// where no RUN line compiles at that level, or one needs what the runner
-// cannot give (-include of Enzyme's headers, -x).
+// where no RUN line compiles at that level for LLVM 14 (lines whose
+// %llvmver condition leaves 14 out do not count), or one needs what the
+// runner cannot give (-include of Enzyme's headers, -x).
 func RunLineFlags(text, level string) (flags []string, ok bool) {
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "// RUN:") {
+		if !strings.HasPrefix(line, "// RUN:") || !forThisLLVM(line) {
 			continue
 		}
 		for _, cmd := range strings.Split(strings.TrimPrefix(line, "// RUN:"), "|") {

@@ -33,6 +33,10 @@ func TestRunLineFlags(t *testing.T) {
 	if want := []string{"-fopenmp", "-std=c11", "-fno-unroll-loops"}; !ok || !reflect.DeepEqual(got, want) {
 		t.Errorf("OpenMP line: got %q, %v; want %q", got, ok, want)
 	}
+	// Enzyme does not run this line on LLVM 14 (nor 15).
+	if _, ok := RunLineFlags(`// RUN: if [ %llvmver -ne 14 ] && [ %llvmver -ne 15 ]; then %clang++ -fno-exceptions -O2 %s -S -emit-llvm -o - | %lli - ; fi`, "2"); ok {
+		t.Errorf("a RUN line for other LLVM versions is used")
+	}
 	if _, ok := RunLineFlags(`// RUN: %clang -DTRUNC_OP -O2 %s -o %s.a.out %newLoadClangEnzyme -include enzyme/fprt/mpfr.h -lm -lmpfr && %s.a.out`, "2"); ok {
 		t.Errorf("a RUN line including Enzyme's headers is not usable")
 	}
