@@ -246,8 +246,8 @@ func (r *reverseGen) enteredEveryIteration(l *irutil.Loop, pLatch *ir.Block, inv
 	if r.cfg.Dominates(l.Header, pLatch) {
 		return true
 	}
-	enters := func(b *ir.Block) bool { return r.reachesInIteration(p, b, l.Header, nil) }
-	skips := func(b *ir.Block) bool { return r.reachesInIteration(p, b, pLatch, l.Header) }
+	enters := func(b *ir.Block) bool { return reachesInIteration(p, b, l.Header, nil) }
+	skips := func(b *ir.Block) bool { return reachesInIteration(p, b, pLatch, l.Header) }
 	for b := range p.Blocks {
 		if l.Contains(b) || !enters(b) || !skips(b) {
 			continue
@@ -282,7 +282,7 @@ func oneExitTarget(c *irutil.Loop) bool {
 // reachesInIteration reports whether a path runs from block from to block
 // to within one iteration of loop p (not back through p's header),
 // avoiding block avoid.
-func (r *reverseGen) reachesInIteration(p *irutil.Loop, from, to, avoid *ir.Block) bool {
+func reachesInIteration(p *irutil.Loop, from, to, avoid *ir.Block) bool {
 	return from != avoid && reaches(from, to, func(b *ir.Block) bool { return b == avoid || b == p.Header || !p.Contains(b) })
 }
 

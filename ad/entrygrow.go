@@ -90,9 +90,9 @@ func (r *reverseGen) growOnEntry(top *irutil.Loop, chain []countFactor, lc *loop
 	// never reached because an outer loop leaves from its header at once
 	// (the outer loop's factor is then 0), and a negative count would
 	// saturate the product.
-	n := r.emitFactor(check, chain[0], val, false)
+	n := emitFactor(check, chain[0], val, false)
 	for _, f := range chain[1:] {
-		c := r.emitFactor(check, f, val, false)
+		c := emitFactor(check, f, val, false)
 		over := check.NewOr(check.NewICmp(enum.IPredUGT, n, limit), check.NewICmp(enum.IPredUGT, c, limit))
 		n = check.NewSelect(over, constant.NewInt(types.I64, 1<<62), check.NewMul(n, c))
 	}

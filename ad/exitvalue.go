@@ -30,7 +30,7 @@ func (r *reverseGen) affineOf(p *ir.InstPhi) (value.Value, int64, bool) {
 	if _, fwd := r.primalOf[p]; fwd {
 		outside, latch = r.fwdTail[outside], r.fwdTail[latch]
 	}
-	return r.affineHeader(p, outside, latch)
+	return affineHeader(p, outside, latch)
 }
 
 // exitInduction recognises v (primal or forward), read in primal block at,
@@ -122,7 +122,7 @@ func (r *reverseGen) reverseCount(blk, at *ir.Block, tc *tripCount, depth int) (
 		}
 		vals[x] = w
 	}
-	return r.exitCount(blk, tc, func(x value.Value) value.Value { return vals[x] }), true
+	return exitCount(blk, tc, func(x value.Value) value.Value { return vals[x] }), true
 }
 
 // exitCount is headerCount for an entry of the loop that left it through its
@@ -134,6 +134,6 @@ func (r *reverseGen) reverseCount(blk, at *ir.Block, tc *tripCount, depth int) (
 // negative, and headerCount's clamp of a negative one (a do-while loop
 // entered past its bound) is left out. Both values are 64-bit there
 // (exactCount).
-func (r *reverseGen) exitCount(blk *ir.Block, tc *tripCount, val func(value.Value) value.Value) value.Value {
-	return r.countHeader(blk, tc, val, false, tc.pred == enum.IPredNE && exactCount(tc))
+func exitCount(blk *ir.Block, tc *tripCount, val func(value.Value) value.Value) value.Value {
+	return countHeader(blk, tc, val, false, tc.pred == enum.IPredNE && exactCount(tc))
 }

@@ -637,8 +637,7 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		if x.NElems == nil {
 			blk.NewStore(zeroOf(x.ElemType), a)
 		} else {
-			rg := &reverseGen{m: fg.m}
-			blk.Insts = append(blk.Insts, rg.zeroFill(a, x.ElemType, x.NElems)...)
+			blk.Insts = append(blk.Insts, zeroFill(fg.m, a, x.ElemType, x.NElems)...)
 		}
 		return a, nil
 	case *ir.InstCall:
@@ -647,8 +646,7 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 			sc.Typ = x.Typ
 			size := allocSizeArg(x)
 			if calleeName(x) != "calloc" {
-				rg := &reverseGen{m: fg.m}
-				blk.Insts = append(blk.Insts, rg.memsetZero(sc, size)...)
+				blk.Insts = append(blk.Insts, memsetZero(fg.m, sc, size)...)
 			}
 			return sc, nil
 		}

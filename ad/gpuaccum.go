@@ -323,7 +323,7 @@ func (r *reverseGen) onlyGIDAccesses(q *ir.Param, elem types.Type) bool {
 					return false
 				}
 			case *ir.InstCall:
-				if !r.callLeavesMemory(x) {
+				if !callLeavesMemory(x) {
 					return false
 				}
 			}
@@ -335,7 +335,7 @@ func (r *reverseGen) onlyGIDAccesses(q *ir.Param, elem types.Type) bool {
 // callLeavesMemory reports a call that reads and writes no memory the
 // program can reach: math functions on values, thread and block indices,
 // barriers and bookkeeping intrinsics.
-func (r *reverseGen) callLeavesMemory(c *ir.InstCall) bool {
+func callLeavesMemory(c *ir.InstCall) bool {
 	for _, a := range c.Args {
 		if holdsPointers(a.Type()) {
 			return isDebugIntrinsic(c) || hasPrefix(calleeName(c), "llvm.lifetime.")

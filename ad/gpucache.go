@@ -103,7 +103,7 @@ func (r *reverseGen) staticRecords(l *irutil.Loop) (int64, error) {
 		if !f.tc.every {
 			return unknown()
 		}
-		c, ok := evalInt(r.emitFactor(scratch, f, func(v value.Value) value.Value { return unwrapArg(v) }, false))
+		c, ok := evalInt(emitFactor(scratch, f, func(v value.Value) value.Value { return unwrapArg(v) }, false))
 		if !ok || c < 0 {
 			return unknown()
 		}

@@ -184,7 +184,7 @@ func (r *reverseGen) chainInduction(p *ir.InstPhi, x, d *irutil.Loop, memo map[v
 	if !ok {
 		return false
 	}
-	_, start, ok := r.inductionStep(p, outside, latch)
+	_, start, ok := inductionStep(p, outside, latch)
 	return ok && r.invariantIn(start, x, d, memo)
 }
 

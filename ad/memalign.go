@@ -22,7 +22,6 @@ func memAlignShadow(m *ir.Module, x *ir.InstCall, slot value.Value, out *[]ir.In
 	c.Typ = x.Typ
 	sp := ir.NewLoad(types.I8Ptr, slot)
 	*out = append(*out, c, sp)
-	rg := &reverseGen{m: m}
-	*out = append(*out, rg.memsetZero(sp, unwrapArg(x.Args[2]))...)
+	*out = append(*out, memsetZero(m, sp, unwrapArg(x.Args[2]))...)
 	return sp
 }

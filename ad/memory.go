@@ -72,14 +72,14 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			if r.split || dynamicAlloca(x) {
 				// The reverse runs in another function, or the size is
 				// known only here: heap, not stack.
-				sv = emit(r.callMallocZeroed(&out, x.ElemType, x.NElems))
+				sv = emit(callMallocZeroed(r.m, &out, x.ElemType, x.NElems))
 			} else {
 				a := ir.NewAlloca(x.ElemType)
 				a.NElems = x.NElems
 				a.Align = x.Align
 				r.allocas.Insts = append(r.allocas.Insts, a)
 				sv = a
-				out = append(out, r.zeroFill(a, x.ElemType, x.NElems)...)
+				out = append(out, zeroFill(r.m, a, x.ElemType, x.NElems)...)
 			}
 		case *ir.InstCall:
 			if isRealloc(x) {
@@ -99,9 +99,9 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			switch {
 			case isCAllocation(x):
 				// Zeroed over its usable size: realloc may copy all of it.
-				out = append(out, r.memsetZero(sv, r.usableSize(&out, sv))...)
+				out = append(out, memsetZero(r.m, sv, usableSize(r.m, &out, sv))...)
 			case calleeName(x) != "calloc":
-				out = append(out, r.memsetZero(sv, r.allocSize(x))...)
+				out = append(out, memsetZero(r.m, sv, allocSizeArg(x))...)
 			}
 		case *ir.InstGetElementPtr:
 			src, err := r.shadowOf(inst, x.Src)
@@ -241,7 +241,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, r.memsetZero(dst, unwrapArg(x.Args[2]))...)
+			out = append(out, memsetZero(r.m, dst, unwrapArg(x.Args[2]))...)
 		}
 		if copies {
 			// Copies of pointers copy their shadows too; mixed with
@@ -269,7 +269,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			if err != nil {
 				return nil, errorAt(r.f, inst, "cannot copy the shadow of %s: %v", describe(inst), err)
 			}
-			out = append(out, r.callLayoutHelper(h, dst, src, n)...)
+			out = append(out, callLayoutHelper(h, dst, src, n)...)
 		}
 	}
 	return out, nil
@@ -530,10 +530,10 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			return true, err
 		}
 		if r.split || dynamicAlloca(x) {
-			blk.NewCall(r.libc("free"), blk.NewBitCast(sp, types.I8Ptr))
+			blk.NewCall(libc(r.m, "free"), blk.NewBitCast(sp, types.I8Ptr))
 		} else {
 			// The next reversed execution of this alloca starts from zero.
-			blk.Insts = append(blk.Insts, r.zeroFill(sp, x.ElemType, x.NElems)...)
+			blk.Insts = append(blk.Insts, zeroFill(r.m, sp, x.ElemType, x.NElems)...)
 		}
 		return true, nil
 	case *ir.InstAtomicRMW, *ir.InstCmpXchg:
@@ -570,7 +570,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 					r.deallocLike(blk, at, x, al, sp)
 					break
 				}
-				blk.NewCall(r.libc("free"), raw)
+				blk.NewCall(libc(r.m, "free"), raw)
 			}
 			return true, nil
 		case isFree(x):
@@ -581,7 +581,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 				if err != nil {
 					return true, err
 				}
-				blk.NewCall(r.libc("free"), sp)
+				blk.NewCall(libc(r.m, "free"), sp)
 			}
 			return true, nil
 		case isMemTransfer(x):
@@ -689,7 +689,7 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 			}
 		}
 		src, n = r.guardedCopy(blk, at, x, dst, src, n)
-		blk.Insts = append(blk.Insts, r.callLayoutHelper(h, dst, src, n)...)
+		blk.Insts = append(blk.Insts, callLayoutHelper(h, dst, src, n)...)
 		return nil
 	}
 	if elem == nil {
@@ -740,7 +740,7 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 }
 
 // callLayoutHelper calls a layoutCopyHelper on two pointers and a byte count.
-func (r *reverseGen) callLayoutHelper(h *ir.Func, dst, src, n value.Value) []ir.Instruction {
+func callLayoutHelper(h *ir.Func, dst, src, n value.Value) []ir.Instruction {
 	var out []ir.Instruction
 	d, s := bitCastTo(&out, dst, types.I8Ptr), bitCastTo(&out, src, types.I8Ptr)
 	n = zextI64(&out, unwrapArg(n))
@@ -811,21 +811,21 @@ func (r *reverseGen) memcpyAdjointHelper(t *types.FloatType, atomic bool) *ir.Fu
 
 // callMallocZeroed emits malloc(sizeof(t) * count) + memset 0, returning the
 // typed pointer; instructions go to out.
-func (r *reverseGen) callMallocZeroed(out *[]ir.Instruction, t types.Type, count value.Value) ir.Instruction {
+func callMallocZeroed(m *ir.Module, out *[]ir.Instruction, t types.Type, count value.Value) ir.Instruction {
 	size := byteSize(out, t, count)
-	raw := ir.NewCall(declare(r.m, "malloc", types.I8Ptr, types.I64), size)
+	raw := ir.NewCall(declare(m, "malloc", types.I8Ptr, types.I64), size)
 	*out = append(*out, raw)
-	*out = append(*out, r.memsetZero(raw, size)...)
+	*out = append(*out, memsetZero(m, raw, size)...)
 	return ir.NewBitCast(raw, types.NewPointer(t))
 }
 
 // zeroFill returns instructions that zero count elements of type t at p.
-func (r *reverseGen) zeroFill(p value.Value, t types.Type, count value.Value) []ir.Instruction {
+func zeroFill(m *ir.Module, p value.Value, t types.Type, count value.Value) []ir.Instruction {
 	var out []ir.Instruction
 	size := byteSize(&out, t, count)
 	cast := ir.NewBitCast(p, types.I8Ptr)
 	out = append(out, cast)
-	return append(out, r.memsetZero(cast, size)...)
+	return append(out, memsetZero(m, cast, size)...)
 }
 
 // bitCastTo returns pointer v as type t, appending a bitcast to out when
@@ -863,15 +863,12 @@ func byteSize(out *[]ir.Instruction, t types.Type, count value.Value) value.Valu
 }
 
 // memsetZero returns a call zeroing size bytes at p.
-func (r *reverseGen) memsetZero(p value.Value, size value.Value) []ir.Instruction {
+func memsetZero(m *ir.Module, p value.Value, size value.Value) []ir.Instruction {
 	var out []ir.Instruction
 	p, size = bitCastTo(&out, p, types.I8Ptr), zextI64(&out, size)
-	ms := declare(r.m, "llvm.memset.p0i8.i64", types.Void, types.I8Ptr, types.I8, types.I64, types.I1)
+	ms := declare(m, "llvm.memset.p0i8.i64", types.Void, types.I8Ptr, types.I8, types.I64, types.I1)
 	return append(out, ir.NewCall(ms, p, constant.NewInt(types.I8, 0), size, constant.False))
 }
-
-// allocSize is the byte size an allocation call asked for.
-func (r *reverseGen) allocSize(c *ir.InstCall) value.Value { return allocSizeArg(c) }
 
 // allocSizeArg is the argument of an allocation call that gives its byte
 // size (calloc's is its count of elements: calloc zeroes its memory

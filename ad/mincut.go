@@ -210,7 +210,7 @@ func (r *reverseGen) earlierLoad(l *ir.InstLoad) *ir.InstLoad {
 		case *ir.InstStore, *ir.InstAtomicRMW, *ir.InstCmpXchg, *ir.InstFence:
 			return nil
 		case *ir.InstCall:
-			if !r.callWritesNoMemory(x) {
+			if !writesNoMemory(x) {
 				return nil
 			}
 		}

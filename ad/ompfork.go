@@ -245,7 +245,7 @@ func (r *reverseGen) ompReverseFork(blk *ir.Block, at *ir.Block, call *ir.InstCa
 	team := blk.NewCall(r.d.ompTapeHelper("team"), tp)
 	blk.NewCall(declare(r.m, "__kmpc_push_num_threads", types.Void, loc.Type(), types.I32, types.I32), loc, gtid, team)
 	blk.Insts = append(blk.Insts, ompForkCall(site, w, append(args, tp)))
-	blk.NewCall(r.libc("free"), tp)
+	blk.NewCall(libc(r.m, "free"), tp)
 	for _, o := range outs {
 		r.accumulate(blk, o.arg, blk.NewLoad(o.slot.ElemType, o.slot))
 	}

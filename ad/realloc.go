@@ -32,8 +32,8 @@ func isCAllocation(c *ir.InstCall) bool {
 }
 
 // usableSize emits malloc_usable_size(p) (0 for a null p).
-func (r *reverseGen) usableSize(out *[]ir.Instruction, p value.Value) value.Value {
-	c := ir.NewCall(declare(r.m, "malloc_usable_size", types.I64, types.I8Ptr), bitCastTo(out, p, types.I8Ptr))
+func usableSize(m *ir.Module, out *[]ir.Instruction, p value.Value) value.Value {
+	c := ir.NewCall(declare(m, "malloc_usable_size", types.I64, types.I8Ptr), bitCastTo(out, p, types.I8Ptr))
 	*out = append(*out, c)
 	return c
 }
@@ -51,8 +51,8 @@ func (r *reverseGen) reallocShadow(b *ir.Block, x *ir.InstCall, out *[]ir.Instru
 	n := zextI64(out, unwrapArg(x.Args[1]))
 	sq := ir.NewCall(declare(r.m, "malloc", types.I8Ptr, types.I64), n)
 	*out = append(*out, sq)
-	*out = append(*out, r.memsetZero(sq, r.usableSize(out, sq))...)
-	old := r.usableSize(out, sp)
+	*out = append(*out, memsetZero(r.m, sq, usableSize(r.m, out, sq))...)
+	old := usableSize(r.m, out, sp)
 	less := ir.NewICmp(enum.IPredULT, old, n)
 	m := ir.NewSelect(less, old, n)
 	*out = append(*out, less, m)
@@ -98,10 +98,10 @@ func (r *reverseGen) reverseRealloc(blk, at *ir.Block, x *ir.InstCall) error {
 			}
 			// Whole elements only: the old block held whole elements.
 			sz := blk.NewUDiv(m, sizeOf(mixed))
-			blk.Insts = append(blk.Insts, r.callLayoutHelper(h, sq, sp, blk.NewMul(sz, sizeOf(mixed)))...)
+			blk.Insts = append(blk.Insts, callLayoutHelper(h, sq, sp, blk.NewMul(sz, sizeOf(mixed)))...)
 		}
 	}
-	blk.NewCall(r.libc("free"), blk.NewBitCast(sq, types.I8Ptr))
+	blk.NewCall(libc(r.m, "free"), blk.NewBitCast(sq, types.I8Ptr))
 	return nil
 }
 

@@ -148,7 +148,7 @@ func (r *reverseGen) inductionValue(blk, at *ir.Block, phi *ir.InstPhi, depth in
 //
 // The arithmetic wraps as the reverse sweep computes it, so the identity
 // holds modulo 2^bits whatever the flags of the forward adds.
-func (r *reverseGen) affineHeader(p *ir.InstPhi, outside, latch *ir.Block) (value.Value, int64, bool) {
+func affineHeader(p *ir.InstPhi, outside, latch *ir.Block) (value.Value, int64, bool) {
 	it, ok := p.Typ.(*types.IntType)
 	if !ok || len(p.Incs) != 2 {
 		return nil, 0, false
@@ -156,7 +156,7 @@ func (r *reverseGen) affineHeader(p *ir.InstPhi, outside, latch *ir.Block) (valu
 	if start, ok := toggleStart(p, outside, latch); ok && it.BitSize == 1 {
 		return start, 1, true
 	}
-	if step, start, ok := r.inductionStep(p, outside, latch); ok {
+	if step, start, ok := inductionStep(p, outside, latch); ok {
 		return start, step, true
 	}
 	var start value.Value
@@ -172,7 +172,7 @@ func (r *reverseGen) affineHeader(p *ir.InstPhi, outside, latch *ir.Block) (valu
 	if start == nil || q == nil || q == p || len(q.Incs) != 2 || !samePreds(p, q) {
 		return nil, 0, false
 	}
-	step, qstart, ok := r.inductionStep(q, outside, latch)
+	step, qstart, ok := inductionStep(q, outside, latch)
 	if !ok {
 		return nil, 0, false
 	}
@@ -386,7 +386,7 @@ func (r *reverseGen) writers() []memWriter {
 				case r.deferredFree(x):
 				case isFree(x):
 					add(x.Args[0]) // freed memory cannot be read again
-				case r.callWritesNoMemory(x):
+				case writesNoMemory(x):
 				default:
 					ws = append(ws, r.callWriter(b, x))
 				}
@@ -446,14 +446,9 @@ func (r *reverseGen) freeAtExit(c *ir.InstCall) bool {
 	return true
 }
 
-// callWritesNoMemory: calls that leave the program's memory alone (math
+// writesNoMemory: calls that leave the program's memory alone (math
 // functions, which at most set errno; bookkeeping intrinsics; functions
 // declared readnone or readonly; allocations, which only create memory).
-func (r *reverseGen) callWritesNoMemory(c *ir.InstCall) bool {
-	return writesNoMemory(c)
-}
-
-// writesNoMemory is callWritesNoMemory, for a call anywhere.
 func writesNoMemory(c *ir.InstCall) bool {
 	if isAllocation(c) {
 		return true

@@ -954,7 +954,7 @@ func (r *reverseGen) finishExit() {
 		}
 		p := x.NewLoad(s.ElemType, s)
 		bc := x.NewBitCast(p, types.I8Ptr)
-		frees[s] = []ir.Instruction{p, bc, x.NewCall(r.libc("free"), bc)}
+		frees[s] = []ir.Instruction{p, bc, x.NewCall(libc(r.m, "free"), bc)}
 	}
 	if !r.d.gpu {
 		r.noteRetainable(frees)
@@ -1080,7 +1080,7 @@ func (r *reverseGen) growRecords(cur *ir.Block, lc *loopCache, full func(b *ir.B
 	// which fails, rather than for a product that wrapped around.
 	huge := grow.NewICmp(enum.IPredUGT, ncap, i64(1<<48))
 	bytes := grow.NewSelect(huge, i64(-1), grow.NewMul(ncap, sizeOf(lc.rec)))
-	np := grow.NewCall(r.libc("realloc"), grow.NewBitCast(old, types.I8Ptr), bytes)
+	np := grow.NewCall(libc(r.m, "realloc"), grow.NewBitCast(old, types.I8Ptr), bytes)
 	grow.NewStore(grow.NewBitCast(np, slot.ElemType), slot)
 	grow.NewCondBr(grow.NewICmp(enum.IPredEQ, np, constant.NewNull(types.I8Ptr)), failed, next)
 	failed.NewCall(declare(r.m, "llvm.trap", types.Void))
@@ -1096,12 +1096,12 @@ func sizeOf(t types.Type) constant.Constant {
 }
 
 // libc declares (once) and returns free or realloc.
-func (r *reverseGen) libc(name string) *ir.Func {
+func libc(m *ir.Module, name string) *ir.Func {
 	switch name {
 	case "free":
-		return declare(r.m, "free", types.Void, types.I8Ptr)
+		return declare(m, "free", types.Void, types.I8Ptr)
 	case "realloc":
-		return declare(r.m, "realloc", types.I8Ptr, types.I8Ptr, types.I64)
+		return declare(m, "realloc", types.I8Ptr, types.I8Ptr, types.I64)
 	}
 	panic(fmt.Sprintf("libc: %s", name))
 }

@@ -287,7 +287,7 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 		b.Parent = rev
 	}
 	if hasTape {
-		r.exit.NewCall(r.libc("free"), tapeParam)
+		r.exit.NewCall(libc(r.m, "free"), tapeParam)
 	}
 	for a, gep := range revFields {
 		irutil.ReplaceAllUses(rev, a, gep)

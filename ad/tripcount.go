@@ -114,7 +114,7 @@ func (r *reverseGen) findTripCount(l *irutil.Loop) (*tripCount, bool) {
 		if !ok {
 			return nil, false
 		}
-		step, start, ok := r.inductionStep(phi, outside, latch)
+		step, start, ok := inductionStep(phi, outside, latch)
 		if !ok {
 			return nil, false
 		}
@@ -189,7 +189,7 @@ func (r *reverseGen) inductionOf(l *irutil.Loop, x value.Value) (*ir.InstPhi, in
 
 // inductionStep returns the constant step and the start value of header phi
 // p: its latch value is p + step, directly or through a phi of such sums.
-func (r *reverseGen) inductionStep(p *ir.InstPhi, outside, latch *ir.Block) (int64, value.Value, bool) {
+func inductionStep(p *ir.InstPhi, outside, latch *ir.Block) (int64, value.Value, bool) {
 	var start, next value.Value
 	for _, in := range p.Incs {
 		switch in.Pred {
@@ -288,14 +288,14 @@ func swapPred(p enum.IPred) enum.IPred {
 // entry of the loop: 1 + the number of k for which x_k pred bound holds,
 // with the primal start and bound mapped by val, clamped to
 // [1, reserveLimit+1] when clamp is set.
-func (r *reverseGen) headerCount(blk *ir.Block, tc *tripCount, val func(value.Value) value.Value, clamp bool) value.Value {
-	return r.countHeader(blk, tc, val, clamp, false)
+func headerCount(blk *ir.Block, tc *tripCount, val func(value.Value) value.Value, clamp bool) value.Value {
+	return countHeader(blk, tc, val, clamp, false)
 }
 
 // countHeader is headerCount; met says the induction variable is known to
 // have reached the bound (exitCount), so a negative distance is not
 // clamped.
-func (r *reverseGen) countHeader(blk *ir.Block, tc *tripCount, val func(value.Value) value.Value, clamp, met bool) value.Value {
+func countHeader(blk *ir.Block, tc *tripCount, val func(value.Value) value.Value, clamp, met bool) value.Value {
 	signed := tc.pred != enum.IPredULT && tc.pred != enum.IPredULE && tc.pred != enum.IPredUGT && tc.pred != enum.IPredUGE
 	ext := func(v value.Value) value.Value {
 		v = val(v)
@@ -373,7 +373,7 @@ func (r *reverseGen) reserve(l, skip *irutil.Loop, counter *ir.InstAlloca) value
 	var n value.Value = constant.NewInt(types.I64, 1)
 	val := r.entryValue(blk, top)
 	for _, f := range chain {
-		n = blk.NewMul(n, r.emitFactor(blk, f, val, true))
+		n = blk.NewMul(n, emitFactor(blk, f, val, true))
 		big := blk.NewICmp(enum.IPredUGT, n, limit)
 		n = blk.NewSelect(big, constant.NewInt(types.I64, reserveLimit+1), n)
 	}
@@ -386,8 +386,8 @@ func (r *reverseGen) reserve(l, skip *irutil.Loop, counter *ir.InstAlloca) value
 // emitFactor emits into blk the header count of f's loop, less one where
 // f says so, with primal start and bound mapped by val, clamped as
 // headerCount's clamp says.
-func (r *reverseGen) emitFactor(blk *ir.Block, f countFactor, val func(value.Value) value.Value, clamp bool) value.Value {
-	c := r.headerCount(blk, f.tc, val, clamp)
+func emitFactor(blk *ir.Block, f countFactor, val func(value.Value) value.Value, clamp bool) value.Value {
+	c := headerCount(blk, f.tc, val, clamp)
 	if f.minus1 {
 		c = blk.NewSub(c, constant.NewInt(types.I64, 1))
 	}

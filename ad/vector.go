@@ -210,8 +210,8 @@ func (r *reverseGen) reverseMasked(blk *ir.Block, at *ir.Block, call *ir.InstCal
 				return true, err
 			}
 			align := unwrapArg(call.Args[1])
-			old := r.maskedLoad(blk, sp, align, mask, call.Typ)
-			r.maskedStore(blk, blk.NewFAdd(old, d), sp, align, mask)
+			old := maskedLoad(r.m, blk, sp, align, mask, call.Typ)
+			maskedStore(r.m, blk, blk.NewFAdd(old, d), sp, align, mask)
 		}
 		r.accumulate(blk, call.Args[3], blk.NewSelect(mask, adjZero(call.Typ), d))
 		return true, nil
@@ -229,23 +229,23 @@ func (r *reverseGen) reverseMasked(blk *ir.Block, at *ir.Block, call *ir.InstCal
 		}
 		mask := r.lookup(blk, at, call.Args[3])
 		align := unwrapArg(call.Args[2])
-		ds := r.maskedLoad(blk, sp, align, mask, t)
-		r.maskedStore(blk, zeroOf(t), sp, align, mask)
+		ds := maskedLoad(r.m, blk, sp, align, mask, t)
+		maskedStore(r.m, blk, zeroOf(t), sp, align, mask)
 		r.accumulate(blk, call.Args[0], ds)
 		return true, nil
 	}
 	return false, nil
 }
 
-func (r *reverseGen) maskedLoad(blk *ir.Block, p, align, mask value.Value, t types.Type) value.Value {
+func maskedLoad(m *ir.Module, blk *ir.Block, p, align, mask value.Value, t types.Type) value.Value {
 	name := "llvm.masked.load." + typeSuffix(t) + ".p0" + typeSuffix(t)
-	f := declare(r.m, name, t, p.Type(), types.I32, mask.Type(), t)
+	f := declare(m, name, t, p.Type(), types.I32, mask.Type(), t)
 	return blk.NewCall(f, p, align, mask, zeroOf(t))
 }
 
-func (r *reverseGen) maskedStore(blk *ir.Block, v, p, align, mask value.Value) {
+func maskedStore(m *ir.Module, blk *ir.Block, v, p, align, mask value.Value) {
 	t := v.Type()
 	name := "llvm.masked.store." + typeSuffix(t) + ".p0" + typeSuffix(t)
-	f := declare(r.m, name, types.Void, t, p.Type(), types.I32, mask.Type())
+	f := declare(m, name, types.Void, t, p.Type(), types.I32, mask.Type())
 	blk.NewCall(f, v, p, align, mask)
 }
