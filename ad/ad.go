@@ -5,6 +5,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -485,7 +486,7 @@ func (d *differ) checkRoot(f *ir.Func, acts []Activity, retActive, forward bool)
 	if err != nil {
 		return err
 	}
-	var a *activity
+	var a *activity.Info
 	if forward {
 		a = d.forwardActivity(pf, acts)
 	} else {

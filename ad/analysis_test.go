@@ -54,12 +54,12 @@ func TestLoopInvariantNotCachedPerIteration(t *testing.T) {
 	}
 	// Activity: the integer induction variable and compare carry nothing.
 	for _, name := range []string{"i", "i.next", "c"} {
-		if v := findValue(f, name); r.act.active(v) {
+		if v := findValue(f, name); r.act.Active(v) {
 			t.Errorf("%%%s is active", name)
 		}
 	}
 	for _, name := range []string{"z", "p", "p.next", "r"} {
-		if v := findValue(f, name); !r.act.active(v) {
+		if v := findValue(f, name); !r.act.Active(v) {
 			t.Errorf("%%%s is not active", name)
 		}
 	}

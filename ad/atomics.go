@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/activity"
 	"strings"
 
 	"github.com/llir/llvm/ir"
@@ -185,59 +186,14 @@ func (r *reverseGen) sharedAccumulation(inst ir.Instruction, p value.Value) erro
 	return errorAt(r.f, inst, "%s in a parallel region adds derivatives into memory other threads may touch, and gozyme has no atomic form of it", describe(inst))
 }
 
-// isFloatAtomic reports an atomicrmw fadd or fsub.
-func isFloatAtomic(x *ir.InstAtomicRMW) bool {
-	return x.Op == enum.AtomicOpFAdd || x.Op == enum.AtomicOpFSub
-}
-
-// atomicActivity is the activity analysis of an atomic update: like a
-// store of its operand into the memory, whose old value it returns.
-func (an *activityAnalysis) atomicActivity(x *ir.InstAtomicRMW) {
-	a := an.a
-	if !isFloatAtomic(x) {
-		if an.variedBits(x.X) {
-			an.demand(x.Dst, x) // an error where it matters (reverseAtomic)
-		}
-		return
-	}
-	if a.varied[unwrapArg(x.X)] {
-		an.demand(x.Dst, x)
-	}
-	if a.shadowed[unwrapArg(x.Dst)] && carriesFloat(x.Typ) {
-		an.set(a.varied, x)
-	}
-}
-
-// variedBits reports a varied float, or its bits moved as an integer
-// (bitcast, or reloaded from memory that holds derivatives).
-func (an *activityAnalysis) variedBits(v value.Value) bool {
-	v = unwrapArg(v)
-	switch x := v.(type) {
-	case *ir.InstBitCast:
-		v = unwrapArg(x.From)
-	case *ir.InstLoad:
-		return an.a.shadowed[unwrapArg(x.Src)]
-	}
-	return an.a.varied[v]
-}
-
-// cmpXchgActivity: a compare-exchange storing a varied float's bits writes
-// derivatives gozyme cannot follow; its memory is shadowed so that the
-// reverse and forward sweeps report it (reverseAtomic, forwardAtomic).
-func (an *activityAnalysis) cmpXchgActivity(x *ir.InstCmpXchg) {
-	if an.variedBits(x.New) {
-		an.demand(x.Ptr, x)
-	}
-}
-
 // checkCmpXchg reports, before the other checks of f's activity (whose
 // messages would describe the loop around it less plainly), a
 // compare-exchange on memory holding derivatives: an atomic update gozyme
 // has no rule for (x *= v, captures).
-func checkCmpXchg(f *ir.Func, act *activity) error {
+func checkCmpXchg(f *ir.Func, act *activity.Info) error {
 	for _, b := range f.Blocks {
 		for _, inst := range b.Insts {
-			if x, ok := inst.(*ir.InstCmpXchg); ok && act.hasShadow(x.Ptr) && atomicOnFloats(x.Ptr, x.New) {
+			if x, ok := inst.(*ir.InstCmpXchg); ok && act.HasShadow(x.Ptr) && atomicOnFloats(x.Ptr, x.New) {
 				return errorAt(f, inst, "an atomic compare-exchange on memory holding derivatives (%s) cannot be differentiated: only atomic updates x += v and x -= v of floats can", describe(inst))
 			}
 		}
@@ -250,11 +206,11 @@ func checkCmpXchg(f *ir.Func, act *activity) error {
 func (r *reverseGen) reverseAtomic(blk *ir.Block, at *ir.Block, inst ir.Instruction) error {
 	switch x := inst.(type) {
 	case *ir.InstCmpXchg:
-		if r.act.hasShadow(x.Ptr) && atomicOnFloats(x.Ptr, x.New) {
+		if r.act.HasShadow(x.Ptr) && atomicOnFloats(x.Ptr, x.New) {
 			return errorAt(r.f, inst, "an atomic compare-exchange on memory holding derivatives (%s) cannot be differentiated: only atomic updates x += v and x -= v of floats can", describe(inst))
 		}
 	case *ir.InstAtomicRMW:
-		if !r.act.hasShadow(x.Dst) {
+		if !r.act.HasShadow(x.Dst) {
 			return nil
 		}
 		if !isFloatAtomic(x) {
@@ -268,13 +224,13 @@ func (r *reverseGen) reverseAtomic(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			return err
 		}
 		ds := blk.NewLoad(x.Typ, sp)
-		if r.act.active(x) {
+		if r.act.Active(x) {
 			s := r.adjSlot(x)
 			d := blk.NewLoad(x.Typ, s)
 			blk.NewStore(adjZero(x.Typ), s)
 			atomicAddScalars(blk, sp, d)
 		}
-		if r.act.active(x.X) {
+		if r.act.Active(x.X) {
 			var delta value.Value = ds
 			if x.Op == enum.AtomicOpFSub {
 				delta = blk.NewFNeg(ds)
@@ -303,12 +259,12 @@ func atomicOnFloats(ptr, v value.Value) bool {
 func (fg *forwardGen) forwardAtomic(scratch *ir.Block, inst ir.Instruction) (bool, error) {
 	switch x := inst.(type) {
 	case *ir.InstCmpXchg:
-		if fg.act.hasShadow(x.Ptr) && atomicOnFloats(x.Ptr, x.New) {
+		if fg.act.HasShadow(x.Ptr) && atomicOnFloats(x.Ptr, x.New) {
 			return true, errorAt(fg.f, inst, "an atomic compare-exchange on memory holding derivatives (%s) cannot be differentiated: only atomic updates x += v and x -= v of floats can", describe(inst))
 		}
 		return true, nil
 	case *ir.InstAtomicRMW:
-		if !fg.act.hasShadow(x.Dst) {
+		if !fg.act.HasShadow(x.Dst) {
 			return true, nil
 		}
 		if !isFloatAtomic(x) {

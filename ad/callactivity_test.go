@@ -181,9 +181,9 @@ func TestCallSummariesIR(t *testing.T) {
 	// need shadows, w and p (read only) do not.
 	a := d.analyzeActivity(fn("use"), []Activity{Out, Const, Const, Const, Const}, true, false)
 	need := map[int]bool{}
-	for _, u := range a.unmet {
+	for _, u := range a.Unmet {
 		for i, p := range fn("use").Params {
-			if u.base == p {
+			if u.Base == p {
 				need[i] = true
 			}
 		}

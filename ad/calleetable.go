@@ -6,7 +6,6 @@ import (
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
-	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -80,16 +79,6 @@ func tableCallee(v value.Value, locals map[*ir.InstAlloca]*localTable) *ir.Func 
 	}
 	fn, _ := irutil.StripCasts(elem).(*ir.Func)
 	return fn
-}
-
-// interposable reports linkages whose definition another one may replace
-// at link time with different contents.
-func interposable(l enum.Linkage) bool {
-	switch l {
-	case enum.LinkageWeak, enum.LinkageLinkOnce, enum.LinkageCommon, enum.LinkageExternWeak:
-		return true
-	}
-	return false
 }
 
 // constantPath returns the base object p points into (a global or an

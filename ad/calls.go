@@ -26,8 +26,8 @@ func (r *reverseGen) definedCallee(call *ir.InstCall) (*ir.Func, bool) {
 // into memory that holds derivatives.
 func (r *reverseGen) callsDerivative(call *ir.InstCall) bool {
 	_, ok := r.definedCallee(call)
-	return ok && (r.act.active(call) || r.act.callTouchesActiveMemory(call, r.passes) ||
-		(holdsPointers(call.Typ) && r.act.hasShadow(call)))
+	return ok && (r.act.Active(call) || r.act.CallTouchesActiveMemory(call, r.passes) ||
+		(holdsPointers(call.Typ) && r.act.HasShadow(call)))
 }
 
 // calleeActs is the activity of the callee's parameters at this call, as
@@ -36,9 +36,9 @@ func (r *reverseGen) calleeActs(call *ir.InstCall) []Activity {
 	acts := make([]Activity, len(call.Args))
 	for i, a := range call.Args {
 		switch {
-		case carriesFloat(a.Type()) && r.act.active(a):
+		case carriesFloat(a.Type()) && r.act.Active(a):
 			acts[i] = Out
-		case holdsPointers(a.Type()) && (r.act.hasShadow(a) || isNullConstant(unwrapArg(a))):
+		case holdsPointers(a.Type()) && (r.act.HasShadow(a) || isNullConstant(unwrapArg(a))):
 			// A null pointer's shadow is null: the callee may need one
 			// where it reallocates it (push(NULL, v)).
 			acts[i] = Dup
@@ -53,16 +53,16 @@ func (r *reverseGen) calleeSplit(call *ir.InstCall) (*splitGrad, []Activity, err
 	f, _ := r.definedCallee(call)
 	acts := r.calleeActs(call)
 	for i, a := range call.Args {
-		if acts[i] == Out && hasPointerField(a.Type()) && r.act.hasShadow(a) {
+		if acts[i] == Out && hasPointerField(a.Type()) && r.act.HasShadow(a) {
 			return nil, nil, errorAt(r.f, call, "cannot differentiate the call to '%s': argument %d is a struct passed by value holding both floats that carry derivatives and pointers with shadows (pass it by pointer)", f.Name(), i+1)
 		}
 	}
-	retShadow := holdsPointers(f.Sig.RetType) && r.act.hasShadow(call)
+	retShadow := holdsPointers(f.Sig.RetType) && r.act.HasShadow(call)
 	parallel := r.parallel
 	if site := r.d.omp.sites[call]; site != nil && site.fork {
 		parallel = true // the threads of a parallel region run it
 	}
-	sg, err := r.d.splitGradientIn(f, acts, r.act.active(call), retShadow, parallel, !parallel && r.quietAfter(call))
+	sg, err := r.d.splitGradientIn(f, acts, r.act.Active(call), retShadow, parallel, !parallel && r.quietAfter(call))
 	return sg, acts, err
 }
 

@@ -79,7 +79,7 @@ func (r *reverseGen) reverseComplex(b *builder, at *ir.Block, x *ir.InstCall, d 
 	j := jac(b, operand, complexPart(blk, res, 0), complexPart(blk, res, 1))
 	d0, d1 := complexPart(blk, d, 0), complexPart(blk, d, 1)
 	for i, a := range x.Args {
-		if r.act.active(a) {
+		if r.act.Active(a) {
 			r.accumulate(blk, a, b.fadd(b.fmul(d0, j[0][i]), b.fmul(d1, j[1][i])))
 		}
 	}
@@ -99,7 +99,7 @@ func (fg *forwardGen) complexTangent(b *builder, x *ir.InstCall, mv func(value.V
 	var t [2]value.Value
 	for i, a := range x.Args {
 		a = unwrapArg(a)
-		if !fg.act.varied[a] {
+		if !fg.act.Varied[a] {
 			continue
 		}
 		ta, err := tg(a)

@@ -60,7 +60,7 @@ func (r *reverseGen) customArgs(call *ir.InstCall, look func(value.Value) value.
 		a = unwrapArg(a)
 		args = append(args, look(a))
 		if types.IsPointer(a.Type()) {
-			if !r.act.hasShadow(a) {
+			if !r.act.HasShadow(a) {
 				args = append(args, constant.NewNull(a.Type().(*types.PointerType)))
 				continue
 			}
@@ -206,7 +206,7 @@ func (r *reverseGen) reverseCustom(blk, at *ir.Block, call *ir.InstCall, c *Cust
 		return loadField(blk, tmp, floatArgs, i)
 	}
 	for i, a := range floatArgs {
-		if r.act.active(a) {
+		if r.act.Active(a) {
 			r.accumulate(blk, a, adjoint(i))
 		}
 	}
@@ -229,10 +229,10 @@ func loadField(blk *ir.Block, p value.Value, floats []value.Value, i int) value.
 // customCallActive reports whether a call with a custom rule carries
 // derivatives: its result is active or it touches shadowed memory.
 func (r *reverseGen) customCallActive(call *ir.InstCall) bool {
-	return r.act.active(call) || r.act.callTouchesActiveMemory(call, r.passes) || r.returnsShadow(call)
+	return r.act.Active(call) || r.act.CallTouchesActiveMemory(call, r.passes) || r.returnsShadow(call)
 }
 
 // returnsShadow reports a call returning a pointer that has a shadow.
 func (r *reverseGen) returnsShadow(call *ir.InstCall) bool {
-	return types.IsPointer(call.Typ) && r.act.hasShadow(call)
+	return types.IsPointer(call.Typ) && r.act.HasShadow(call)
 }

@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"strconv"
 	"strings"
 
@@ -36,8 +37,8 @@ const annotationPrefix = "enzyme:"
 // way): "enzyme_math"="log1p" (mathRuleOf), "enzyme_allocator"="N" with N
 // the index of the byte-size argument (isAllocation, allocSizeArg).
 const (
-	attrMath      = "enzyme_math"
-	attrAllocator = "enzyme_allocator"
+	attrMath      = irfacts.AttrMath
+	attrAllocator = irfacts.AttrAllocator
 )
 
 // allocLike is how the shadow of an allocation-like function's memory is
@@ -206,16 +207,6 @@ func intElem(c constant.Constant) (int64, bool) {
 	return 0, false
 }
 
-// funcAttr returns the value of f's string attribute key ("" when unset).
-func funcAttr(f *ir.Func, key string) string {
-	for _, a := range f.FuncAttrs {
-		if p, ok := a.(ir.AttrPair); ok && p.Key == key {
-			return p.Value
-		}
-	}
-	return ""
-}
-
 func setFuncAttr(f *ir.Func, key, val string) {
 	for i, a := range f.FuncAttrs {
 		if p, ok := a.(ir.AttrPair); ok && p.Key == key {
@@ -231,11 +222,6 @@ func calleeFunc(c *ir.InstCall) (*ir.Func, bool) {
 	f, ok := irutil.StripCasts(c.Callee).(*ir.Func)
 	return f, ok
 }
-
-// isFunctionLike reports a function declared to behave like a math
-// function: its calls are differentiated by that function's rule, never
-// through its body.
-func isFunctionLike(f *ir.Func) bool { return funcAttr(f, attrMath) != "" }
 
 // mathRuleOf is the derivative rule of a call of f returning t: the rule
 // of the math function f is declared to behave like, else of f's name.

@@ -110,7 +110,7 @@ func (fg *forwardGen) errorRule(b *builder, inst ir.Instruction, mv func(value.V
 			continue
 		}
 		op = unwrapArg(op)
-		if !carriesFloat(op.Type()) || !fg.act.varied[op] || !op.Type().Equal(res.Type()) {
+		if !carriesFloat(op.Type()) || !fg.act.Varied[op] || !op.Type().Equal(res.Type()) {
 			continue
 		}
 		e, err := tg(op)
@@ -277,7 +277,7 @@ func (d *differ) lookupErrorLogger() (*errorLogger, error) {
 // enzymeLogError, lane by lane for vectors, where inst influences the
 // result.
 func (fg *forwardGen) logError(b *builder, inst ir.Instruction, callee string, r, errv value.Value) error {
-	if !fg.act.active(inst.(value.Value)) {
+	if !fg.act.Active(inst.(value.Value)) {
 		return nil
 	}
 	lg, err := fg.d.findErrorLogger()

@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"github.com/gozyme/gozyme/ad/activity"
 	"strings"
 
 	"github.com/gozyme/gozyme/irutil"
@@ -32,7 +33,7 @@ type forwardGen struct {
 	f     *ir.Func
 	acts  []Activity
 	width int
-	act   *activity
+	act   *activity.Info
 	g     *ir.Func
 	vmap  map[value.Value]value.Value   // primal -> clone
 	lanes []map[value.Value]value.Value // per lane: primal -> tangent (floats) or shadow (pointers)
@@ -154,7 +155,7 @@ func (d *differ) forward(f *ir.Func, acts []Activity, width int, errMode bool) (
 
 // forwardActivity is the activity analysis of forward mode for f (the
 // prepared function) and its parameters' activities.
-func (d *differ) forwardActivity(pf *ir.Func, acts []Activity) *activity {
+func (d *differ) forwardActivity(pf *ir.Func, acts []Activity) *activity.Info {
 	rt := pf.Sig.RetType
 	return d.analyzeActivity(pf, forwardSeeds(pf, acts), carriesFloat(rt) || types.IsPointer(rt), types.IsPointer(rt) || hasPointerField(rt))
 }
@@ -278,10 +279,10 @@ func (fg *forwardGen) mapValue(v value.Value) value.Value {
 
 // needsTangent: active floats, and pointers with shadows.
 func (fg *forwardGen) needsTangent(v value.Value) bool {
-	if holdsPointers(v.Type()) && fg.act.hasShadow(v) {
+	if holdsPointers(v.Type()) && fg.act.HasShadow(v) {
 		return true // pointers, and aggregates holding them
 	}
-	return carriesFloat(v.Type()) && fg.act.varied[unwrapArg(v)]
+	return carriesFloat(v.Type()) && fg.act.Varied[unwrapArg(v)]
 }
 
 // tangentOf returns the tangent (or shadow) of a primal operand: zero for
@@ -306,7 +307,7 @@ func (fg *forwardGen) tangentOf(at interface{}, v value.Value) (value.Value, err
 		case *constant.Null, *constant.Undef:
 			return v, nil
 		}
-		if fg.act.hasShadow(v) {
+		if fg.act.HasShadow(v) {
 			return nil, errorAt(fg.f, at, "%s has no shadow in forward mode (is it marked enzyme_const? pass it with enzyme_dup and a tangent)", describeValue(v))
 		}
 		if fg.d.runtimeActivity {
@@ -321,22 +322,6 @@ func (fg *forwardGen) tangentOf(at interface{}, v value.Value) (value.Value, err
 		return v, nil
 	}
 	return zeroOf(v.Type()), nil // aggregates of pointers without shadows: null shadows
-}
-
-// hasPointerField reports an aggregate with a pointer among its fields (a
-// tape returned beside an integer result): its tangent holds their shadows.
-func hasPointerField(t types.Type) bool {
-	switch t := t.(type) {
-	case *types.ArrayType:
-		return types.IsPointer(t.ElemType) || hasPointerField(t.ElemType)
-	case *types.StructType:
-		for _, f := range t.Fields {
-			if types.IsPointer(f) || hasPointerField(f) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // carriesShadows reports a value of pointer-holding aggregate type (no
@@ -432,7 +417,7 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 	}
 	switch x := inst.(type) {
 	case *ir.InstStore:
-		if !fg.act.hasShadow(x.Dst) {
+		if !fg.act.HasShadow(x.Dst) {
 			break
 		}
 		dst, err := tg(x.Dst)
@@ -440,7 +425,7 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 			return err
 		}
 		var src value.Value
-		if _, ok := fg.tan[unwrapArg(x.Src)]; !ok && types.IsPointer(x.Src.Type()) && !fg.act.hasShadow(x.Src) && !fg.d.runtimeActivity {
+		if _, ok := fg.tan[unwrapArg(x.Src)]; !ok && types.IsPointer(x.Src.Type()) && !fg.act.HasShadow(x.Src) && !fg.d.runtimeActivity {
 			if err := shadowlessPointerStore(fg.f, x); err != nil {
 				return err
 			}
@@ -691,7 +676,7 @@ func (fg *forwardGen) partialsTangent(b *builder, inst ir.Instruction, rule *mat
 	var sum value.Value
 	for i, a := range args {
 		a = unwrapArg(a)
-		if !rule.differentiable(i) || !carriesFloat(a.Type()) || !fg.act.varied[a] {
+		if !rule.differentiable(i) || !carriesFloat(a.Type()) || !fg.act.Varied[a] {
 			continue
 		}
 		t, err := tg(a)
@@ -715,7 +700,7 @@ func (fg *forwardGen) partialsTangent(b *builder, inst ir.Instruction, rule *mat
 // memoryCall mirrors bulk memory operations and frees on shadows.
 func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 	switch {
-	case isMemTransfer(x) && fg.act.hasShadow(x.Args[0]):
+	case isMemTransfer(x) && fg.act.HasShadow(x.Args[0]):
 		dst, err := fg.tangentOf(x, x.Args[0])
 		if err != nil {
 			return err
@@ -724,7 +709,7 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 		if fg.d.mayAliasPrimal(x.Args[0]) {
 			n = countUnless(blk, aliasTest(blk, dst, x.Args[0]), n)
 		}
-		if fg.act.hasShadow(x.Args[1]) {
+		if fg.act.HasShadow(x.Args[1]) {
 			src, err := fg.tangentOf(x, x.Args[1])
 			if err != nil {
 				return err
@@ -734,7 +719,7 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 		}
 		blk.NewCall(declare(fg.m, "llvm.memset.p0i8."+typeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
 			blk.NewBitCast(dst, types.I8Ptr), constant.NewInt(types.I8, 0), n, constant.False)
-	case isMemSet(x) && fg.act.hasShadow(x.Args[0]):
+	case isMemSet(x) && fg.act.HasShadow(x.Args[0]):
 		dst, err := fg.tangentOf(x, x.Args[0])
 		if err != nil {
 			return err
@@ -745,12 +730,12 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 		}
 		blk.NewCall(declare(fg.m, "llvm.memset.p0i8."+typeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
 			blk.NewBitCast(dst, types.I8Ptr), constant.NewInt(types.I8, 0), n, constant.False)
-	case isMaskedStore(x) && fg.act.hasShadow(x.Args[1]):
+	case isMaskedStore(x) && fg.act.HasShadow(x.Args[1]):
 		mv := func(v value.Value) value.Value { return fg.mapValue(unwrapArg(v)) }
 		tg := func(v value.Value) (value.Value, error) { return fg.tangentOf(x, v) }
 		_, _, err := tangentVectorOp(blk, x, mv, tg)
 		return err
-	case isMemAlign(x) && fg.act.hasShadow(x.Args[0]):
+	case isMemAlign(x) && fg.act.HasShadow(x.Args[0]):
 		slot, err := fg.tangentOf(x, x.Args[0])
 		if err != nil {
 			return err
@@ -758,7 +743,7 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 		var out []ir.Instruction
 		memAlignShadow(fg.m, x, slot, &out)
 		blk.Insts = append(blk.Insts, out...)
-	case isFree(x) && fg.act.hasShadow(x.Args[0]):
+	case isFree(x) && fg.act.HasShadow(x.Args[0]):
 		var sp value.Value
 		sp, err := fg.tangentOf(x, x.Args[0])
 		if err != nil {
@@ -790,7 +775,7 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 		// derivative itself.
 		return nil, true, errorAt(fg.f, call, "the call of %s is differentiated before it is lowered (Enzyme calls that depend on each other in a cycle)", f.Name())
 	}
-	active := fg.needsTangent(call) || fg.act.callTouchesActiveMemory(call, fg.d.passes)
+	active := fg.needsTangent(call) || fg.act.CallTouchesActiveMemory(call, fg.d.passes)
 	site := fg.d.omp.sites[call]
 	if !active {
 		if site != nil {
@@ -803,7 +788,7 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 	for i, a := range call.Args {
 		a = unwrapArg(a)
 		args = append(args, a)
-		if fg.needsTangent(a) || (carriesFloat(a.Type()) && fg.act.varied[a]) || (holdsPointers(a.Type()) && isNullConstant(a)) {
+		if fg.needsTangent(a) || (carriesFloat(a.Type()) && fg.act.Varied[a]) || (holdsPointers(a.Type()) && isNullConstant(a)) {
 			acts[i] = Dup
 			ts, err := fg.laneTangents(call, a)
 			if err != nil {

@@ -3,6 +3,7 @@ package ad
 import (
 	"errors"
 	"fmt"
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"strings"
 
 	"github.com/llir/llvm/ir"
@@ -33,16 +34,12 @@ import (
 // Address spaces of the NVPTX target.
 const (
 	addrSpaceGlobal = 1
-	addrSpaceShared = 3
+	addrSpaceShared = irfacts.AddrSpaceShared
 	addrSpaceLocal  = 5
 )
 
 // isGPUModule reports device code for an NVIDIA GPU.
 func isGPUModule(m *ir.Module) bool { return strings.HasPrefix(m.TargetTriple, "nvptx") }
-
-// isSharedGlobal reports a __shared__ variable: per-block memory, without
-// an initializer, that every thread of a block sees.
-func isSharedGlobal(g *ir.Global) bool { return g.AddrSpace == addrSpaceShared }
 
 // sharedShadow returns (creating once per module) the __shared__ shadow of
 // __shared__ variable g: derivatives, like the values, are shared by the
@@ -169,28 +166,6 @@ func nativeGPUIntrinsic(name string) bool {
 		return true
 	}
 	return false
-}
-
-// sharedGlobalOf returns the __shared__ variable constant pointer c points
-// into (through constant casts and getelementptrs), or nil.
-func sharedGlobalOf(c constant.Constant) *ir.Global {
-	for {
-		switch x := c.(type) {
-		case *constant.ExprBitCast:
-			c = x.From
-		case *constant.ExprAddrSpaceCast:
-			c = x.From
-		case *constant.ExprGetElementPtr:
-			c = x.Src
-		case *ir.Global:
-			if isSharedGlobal(x) {
-				return x
-			}
-			return nil
-		default:
-			return nil
-		}
-	}
 }
 
 // inKernel names, in an error of a GPU module, the kernel (or device

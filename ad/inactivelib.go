@@ -56,8 +56,3 @@ func isInactiveLibFunc(name string) bool {
 	}
 	return false
 }
-
-// isLLVMIntrinsic reports an llvm.* intrinsic.
-func isLLVMIntrinsic(f interface{ Name() string }) bool {
-	return strings.HasPrefix(f.Name(), "llvm.")
-}

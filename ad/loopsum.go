@@ -46,7 +46,7 @@ func (r *reverseGen) findLoopSums() map[*ir.InstLoad]*scalarPartial {
 	for _, b := range r.f.Blocks {
 		for _, inst := range b.Insts {
 			x, ok := inst.(*ir.InstLoad)
-			if !ok || x.Volatile || !isFloat(x.ElemType) || !r.act.active(x) || !r.act.hasShadow(x.Src) || r.d.mayAliasPrimal(x.Src) {
+			if !ok || x.Volatile || !isFloat(x.ElemType) || !r.act.Active(x) || !r.act.HasShadow(x.Src) || r.d.mayAliasPrimal(x.Src) {
 				continue
 			}
 			var best *irutil.Loop
@@ -80,11 +80,11 @@ func (r *reverseGen) touchesShadows(inst ir.Instruction) bool {
 		if hasPrefix(name, "llvm.lifetime.") || hasPrefix(name, "llvm.dbg.") {
 			return false
 		}
-		if holdsPointers(x.Typ) && r.act.hasShadow(x) {
+		if holdsPointers(x.Typ) && r.act.HasShadow(x) {
 			return true
 		}
 		for _, a := range x.Args {
-			if holdsPointers(unwrapArg(a).Type()) && r.act.hasShadow(a) {
+			if holdsPointers(unwrapArg(a).Type()) && r.act.HasShadow(a) {
 				return true
 			}
 		}

@@ -63,7 +63,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 		out = append(out, s)
 		return s.(value.Value)
 	}
-	if v, ok := inst.(value.Value); ok && r.act.hasShadow(v) {
+	if v, ok := inst.(value.Value); ok && r.act.HasShadow(v) {
 		var sv value.Value
 		switch x := inst.(type) {
 		case *ir.InstPhi:
@@ -160,7 +160,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 		r.shadow[v] = sv
 		r.blockOf[sv] = b
 	}
-	if x, ok := inst.(*ir.InstCall); ok && isMemAlign(x) && r.act.hasShadow(x.Args[0]) {
+	if x, ok := inst.(*ir.InstCall); ok && isMemAlign(x) && r.act.HasShadow(x.Args[0]) {
 		slot, err := r.shadowOf(inst, x.Args[0])
 		if err != nil {
 			return nil, err
@@ -171,14 +171,14 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 	}
 	switch x := inst.(type) {
 	case *ir.InstStore:
-		if r.d.gpu && carriesFloat(x.Src.Type()) && !hasPointerField(x.Src.Type()) && r.act.hasShadow(x.Dst) && sharedBase(x.Dst) {
+		if r.d.gpu && carriesFloat(x.Src.Type()) && !hasPointerField(x.Src.Type()) && r.act.HasShadow(x.Dst) && sharedBase(x.Dst) {
 			dst, err := r.shadowOf(inst, x.Dst)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, clearSharedShadow(x, dst)...) // gpu.go
 		}
-		if r.act.active(x.Src) && r.act.hasShadow(x.Dst) && r.d.mayAliasPrimal(x.Dst) {
+		if r.act.Active(x.Src) && r.act.HasShadow(x.Dst) && r.d.mayAliasPrimal(x.Dst) {
 			// A derivative written where the shadow is the primal.
 			dst, err := r.shadowOf(inst, x.Dst)
 			if err != nil {
@@ -188,21 +188,21 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			r.d.inactiveWrite(sb, r.f, x, aliasTest(sb, dst, x.Dst))
 			out = append(out, sb.Insts...)
 		}
-		if hasPointerField(x.Src.Type()) && r.act.hasShadow(x.Dst) {
+		if hasPointerField(x.Src.Type()) && r.act.HasShadow(x.Dst) {
 			insts, err := r.storeAggregateShadow(x)
 			return append(out, insts...), err
 		}
 		// A pointer stored into shadowed memory: its shadow goes into the
 		// shadow memory, so loads of it find the shadow again; a pointer
 		// without one stores null (see shadowlessPointerStore).
-		if r.act.hasShadow(x.Dst) && types.IsPointer(x.Src.Type()) {
+		if r.act.HasShadow(x.Dst) && types.IsPointer(x.Src.Type()) {
 			dst, err := r.shadowOf(inst, x.Dst)
 			if err != nil {
 				return nil, err
 			}
 			src := unwrapArg(x.Src)
 			c, isConst := src.(constant.Constant)
-			own := r.act.hasShadow(src) || (isConst && constShadowed(c))
+			own := r.act.HasShadow(src) || (isConst && constShadowed(c))
 			switch {
 			case own:
 				if src, err = r.shadowOf(inst, src); err != nil {
@@ -234,8 +234,8 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 	case *ir.InstCall:
 		t := r.d.copyLayout(x)
 		mixed := t != nil && mixedLayout(t) && containsPointer(t)
-		copies := isMemTransfer(x) && r.act.hasShadow(x.Args[0]) && r.d.copiesPointers(r.f, x)
-		if r.d.gpu && (isMemTransfer(x) || isMemSet(x)) && !copies && r.act.hasShadow(x.Args[0]) && sharedBase(x.Args[0]) {
+		copies := isMemTransfer(x) && r.act.HasShadow(x.Args[0]) && r.d.copiesPointers(r.f, x)
+		if r.d.gpu && (isMemTransfer(x) || isMemSet(x)) && !copies && r.act.HasShadow(x.Args[0]) && sharedBase(x.Args[0]) {
 			// Shared memory written in bulk: its shadow cleared (gpu.go).
 			dst, err := r.shadowOf(inst, x.Args[0])
 			if err != nil {
@@ -361,7 +361,7 @@ func (r *reverseGen) storeAggregateShadow(x *ir.InstStore) ([]ir.Instruction, er
 		if err != nil {
 			return nil, err
 		}
-		if r.act.hasShadow(x.Src) {
+		if r.act.HasShadow(x.Src) {
 			// The shadow aggregate differs from the primal where it holds
 			// shadow pointers of its own.
 			var differs value.Value = constant.False
@@ -400,7 +400,7 @@ func leafIndices(lf leaf) []uint64 {
 func (r *reverseGen) declareShadowPhis() {
 	for _, b := range r.cfg.RPO {
 		for _, inst := range b.Insts {
-			if p, ok := inst.(*ir.InstPhi); ok && r.act.hasShadow(p) {
+			if p, ok := inst.(*ir.InstPhi); ok && r.act.HasShadow(p) {
 				sp := &ir.InstPhi{Typ: p.Typ}
 				r.shadow[p] = sp
 				r.blockOf[sp] = b
@@ -415,7 +415,7 @@ func (r *reverseGen) fillShadowPhis() error {
 	for _, b := range r.cfg.RPO {
 		for _, inst := range b.Insts {
 			p, ok := inst.(*ir.InstPhi)
-			if !ok || !r.act.hasShadow(p) {
+			if !ok || !r.act.HasShadow(p) {
 				continue
 			}
 			sp := r.shadow[p].(*ir.InstPhi)
@@ -457,7 +457,7 @@ func (r *reverseGen) lookupShadow(blk *ir.Block, at *ir.Block, inst interface{},
 func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruction) (bool, error) {
 	switch x := inst.(type) {
 	case *ir.InstLoad:
-		if !r.act.active(x) {
+		if !r.act.Active(x) {
 			return true, nil
 		}
 		s := r.adjSlot(x)
@@ -486,7 +486,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		}
 		return true, nil
 	case *ir.InstStore:
-		if !r.act.hasShadow(x.Dst) || !carriesFloat(x.Src.Type()) {
+		if !r.act.HasShadow(x.Dst) || !carriesFloat(x.Src.Type()) {
 			return true, nil
 		}
 		t := x.Src.Type()
@@ -517,12 +517,12 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		} else {
 			blk.NewStore(r.clearedShadow(x.Dst, t), sp).Align = x.Align
 		}
-		if r.act.active(x.Src) {
+		if r.act.Active(x.Src) {
 			r.accumulate(blk, x.Src, ds)
 		}
 		return true, nil
 	case *ir.InstAlloca:
-		if !r.act.hasShadow(x) {
+		if !r.act.HasShadow(x) {
 			return true, nil
 		}
 		sp, err := r.lookupShadow(blk, at, x, x)
@@ -546,7 +546,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		case isRealloc(x):
 			return true, r.reverseRealloc(blk, at, x)
 		case isAllocation(x):
-			if !r.act.hasShadow(x) {
+			if !r.act.HasShadow(x) {
 				return true, nil
 			}
 			sp, err := r.lookupShadow(blk, at, x, x)
@@ -587,7 +587,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		case isMemTransfer(x):
 			return true, r.reverseMemTransfer(blk, at, x)
 		case isMemSet(x):
-			if !r.act.hasShadow(x.Args[0]) {
+			if !r.act.HasShadow(x.Args[0]) {
 				return true, nil
 			}
 			sp, err := r.lookupShadow(blk, at, x, x.Args[0])
@@ -654,7 +654,7 @@ func (r *reverseGen) clearedShadow(p value.Value, t types.Type) constant.Constan
 // destination's shadow back into the source's shadow, and the destination's
 // shadow is cleared (its old values were overwritten).
 func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstCall) error {
-	if !r.act.hasShadow(x.Args[0]) {
+	if !r.act.HasShadow(x.Args[0]) {
 		return nil
 	}
 	limit := int64(0) // bytes the copy may span, when only they are known
@@ -675,7 +675,7 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 		if !carriesFloat(t) {
 			return nil
 		}
-		if err := r.sharedAccumulation(x, x.Args[1]); err != nil && r.act.hasShadow(x.Args[1]) {
+		if err := r.sharedAccumulation(x, x.Args[1]); err != nil && r.act.HasShadow(x.Args[1]) {
 			return err
 		}
 		h, err := r.layoutCopyHelper(t, true)
@@ -683,7 +683,7 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 			return errorAt(r.f, x, "cannot differentiate %s: %v", describe(x), err)
 		}
 		var src value.Value = constant.NewNull(types.I8Ptr)
-		if r.act.hasShadow(x.Args[1]) {
+		if r.act.HasShadow(x.Args[1]) {
 			if src, err = r.lookupShadow(blk, at, x, x.Args[1]); err != nil {
 				return err
 			}
@@ -716,7 +716,7 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 		}
 	}
 	var src value.Value = constant.NewNull(types.I8Ptr)
-	if r.act.hasShadow(x.Args[1]) {
+	if r.act.HasShadow(x.Args[1]) {
 		if src, err = r.lookupShadow(blk, at, x, x.Args[1]); err != nil {
 			return err
 		}
@@ -955,29 +955,4 @@ func floatElement(t types.Type) *types.FloatType {
 		return e
 	}
 	return nil
-}
-
-func containsPointer(t types.Type) bool {
-	switch t := t.(type) {
-	case *types.PointerType:
-		return true
-	case *types.ArrayType:
-		return containsPointer(t.ElemType)
-	case *types.StructType:
-		for _, f := range t.Fields {
-			if containsPointer(f) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// containsFloatBytes reports whether a region of type t (nil: unknown)
-// may hold floating point.
-func containsFloatBytes(t types.Type) bool {
-	if t == nil || types.Equal(t, types.I8) {
-		return true
-	}
-	return carriesFloat(t)
 }

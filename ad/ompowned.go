@@ -38,7 +38,7 @@ func (r *reverseGen) ownedLoads() map[*ir.InstLoad]bool {
 		for _, inst := range b.Insts {
 			switch x := inst.(type) {
 			case *ir.InstLoad:
-				if !r.act.hasShadow(x.Src) || !carriesFloat(x.ElemType) || r.threadPrivate(x.Src) {
+				if !r.act.HasShadow(x.Src) || !carriesFloat(x.ElemType) || r.threadPrivate(x.Src) {
 					continue
 				}
 				if p, ok := stripPointerCasts(x.Src).(*ir.Param); ok && r.d.omp.distinctParams[p] {
@@ -74,7 +74,7 @@ func (r *reverseGen) callLeavesShadowsAlone(c *ir.InstCall) bool {
 		return true
 	}
 	for _, a := range c.Args {
-		if holdsPointers(a.Type()) && r.act.hasShadow(a) && !r.threadPrivate(a) {
+		if holdsPointers(a.Type()) && r.act.HasShadow(a) && !r.threadPrivate(a) {
 			return false
 		}
 	}

@@ -86,11 +86,11 @@ func (r *reverseGen) findPartials() map[*ir.InstLoad]*scalarPartial {
 		}
 		for _, inst := range b.Insts {
 			x, ok := inst.(*ir.InstLoad)
-			if !ok || !isFloat(x.ElemType) || !r.act.active(x) || r.ownedLoads()[x] {
+			if !ok || !isFloat(x.ElemType) || !r.act.Active(x) || r.ownedLoads()[x] {
 				continue
 			}
 			p, ok := stripPointerCasts(x.Src).(*ir.Param)
-			if !ok || !r.act.hasShadow(p) {
+			if !ok || !r.act.HasShadow(p) {
 				continue
 			}
 			k := key{p, l}

@@ -50,7 +50,7 @@ func (d *differ) pickOf(c *ir.InstCall) pick {
 // (rather than its operands): c is active, its rule has a pick, and the
 // function's caches are planned.
 func (r *reverseGen) usesPick(c *ir.InstCall) bool {
-	return (r.requested != nil || r.plan != nil) && r.act.active(c) && r.d.pickOf(c) != nil
+	return (r.requested != nil || r.plan != nil) && r.act.Active(c) && r.d.pickOf(c) != nil
 }
 
 // forwardPick clones the pick of primal call c, in primal block b, for the

@@ -20,8 +20,6 @@ import (
 // shadows of C allocations are zeroed over their whole usable size, so the
 // bytes past the old block's requested size are zeros.
 
-func isRealloc(c *ir.InstCall) bool { return calleeName(c) == "realloc" }
-
 // isCAllocation reports allocations whose memory realloc may resize.
 func isCAllocation(c *ir.InstCall) bool {
 	switch calleeName(c) {
@@ -41,7 +39,7 @@ func usableSize(m *ir.Module, out *[]ir.Instruction, p value.Value) value.Value 
 // reallocShadow emits the forward shadow of q = realloc(p, n).
 func (r *reverseGen) reallocShadow(b *ir.Block, x *ir.InstCall, out *[]ir.Instruction) (value.Value, error) {
 	var sp value.Value = constant.NewNull(types.I8Ptr)
-	if r.act.hasShadow(x.Args[0]) {
+	if r.act.HasShadow(x.Args[0]) {
 		s, err := r.shadowOf(x, x.Args[0])
 		if err != nil {
 			return nil, err
@@ -70,7 +68,7 @@ func (r *reverseGen) reallocShadow(b *ir.Block, x *ir.InstCall, out *[]ir.Instru
 // reverseRealloc emits the reverse of q = realloc(p, n): the adjoints of
 // the copied floats go back to p's shadow, and q's shadow is freed.
 func (r *reverseGen) reverseRealloc(blk, at *ir.Block, x *ir.InstCall) error {
-	if !r.act.hasShadow(x) {
+	if !r.act.HasShadow(x) {
 		return nil
 	}
 	sq, err := r.lookupShadow(blk, at, x, x)
@@ -83,7 +81,7 @@ func (r *reverseGen) reverseRealloc(blk, at *ir.Block, x *ir.InstCall) error {
 	}
 	if elem != nil || mixed != nil {
 		var sp value.Value = constant.NewNull(types.I8Ptr)
-		if r.act.hasShadow(x.Args[0]) {
+		if r.act.HasShadow(x.Args[0]) {
 			if sp, err = r.lookupShadow(blk, at, x, x.Args[0]); err != nil {
 				return err
 			}

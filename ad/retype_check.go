@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"github.com/gozyme/gozyme/ad/activity"
 
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -27,7 +28,7 @@ import (
 
 // checkOpaqueBits reports the first place in f where the bits of a float
 // that carries a derivative leave as an integer.
-func (d *differ) checkOpaqueBits(f *ir.Func, act *activity) error {
+func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 	if d.bits == nil {
 		return nil
 	}
@@ -57,13 +58,13 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity) error {
 			}
 			switch x := inst.(type) {
 			case *ir.InstBitCast:
-				if isIntegers(x.To) && carriesFloat(x.From.Type()) && act.varied[unwrapArg(x.From)] {
+				if isIntegers(x.To) && carriesFloat(x.From.Type()) && act.Varied[unwrapArg(x.From)] {
 					seed(x, taint{reason: fmt.Sprintf("the bits of %s", x.From.Ident())})
 				}
 			case *ir.InstLoad:
-				if why, ok := d.opaqueBits(x); ok && act.hasShadow(x.Src) {
+				if why, ok := d.opaqueBits(x); ok && act.HasShadow(x.Src) {
 					seed(x, taint{reason: fmt.Sprintf("%s, read from memory holding derivatives, %s", x.Ident(), why)})
-				} else if act.hasShadow(x.Src) && d.bits.ta != nil && d.bits.ta.UnknownBits(x) {
+				} else if act.HasShadow(x.Src) && d.bits.ta != nil && d.bits.ta.UnknownBits(x) {
 					seed(x, taint{unknown: true, reason: fmt.Sprintf("%s, read from memory holding derivatives, bits the type analysis cannot tell", x.Ident())})
 				}
 			}

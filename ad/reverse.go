@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"github.com/gozyme/gozyme/ad/activity"
 
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
@@ -11,20 +12,6 @@ import (
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
-
-// Activity of one parameter of a differentiated function.
-type Activity int
-
-const (
-	Const     Activity = iota // not differentiated
-	Out                       // float scalar whose derivative is returned
-	Dup                       // pointer with a shadow (reverse: adjoints accumulate into it)
-	DupNoNeed                 // as Dup; the primal result through it is not needed
-)
-
-func (a Activity) String() string {
-	return [...]string{"const", "out", "dup", "dupnoneed"}[a]
-}
 
 // reverseGen synthesizes the combined reverse-mode gradient of one function:
 // a forward sweep (the primal, cloned, recording what the reverse needs),
@@ -47,7 +34,7 @@ type reverseGen struct {
 	m      *ir.Module
 	f      *ir.Func // the primal
 	cfg    *irutil.CFG
-	act    *activity
+	act    *activity.Info
 	acts   []Activity // per primal parameter
 	passes func(*ir.InstCall) bool
 	// GPU (gpuaccum.go): per primal parameter, whether the kernel passes
@@ -167,7 +154,7 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 	}
 	r.retShadow = retShadow
 	for i, p := range f.Params {
-		if acts[i] != Dup && acts[i] != DupNoNeed && hasPointerField(p.Typ) && r.act.hasShadow(p) {
+		if acts[i] != Dup && acts[i] != DupNoNeed && hasPointerField(p.Typ) && r.act.HasShadow(p) {
 			return nil, errorAt(f, nil, "parameter %d, a struct passed by value, holds pointers to memory that carries derivatives but has no shadow (pass the struct by pointer)", paramIndex(f, p))
 		}
 	}
@@ -531,7 +518,7 @@ func (r *reverseGen) forwardTerm(b *ir.Block) error {
 			r.rets = append(r.rets, b)
 			return nil
 		}
-		if r.dret != nil && t.X != nil && r.act.active(t.X) {
+		if r.dret != nil && t.X != nil && r.act.Active(t.X) {
 			r.accumulate(tail, t.X, r.dret)
 		}
 		tail.NewBr(r.rev[b])
@@ -591,7 +578,7 @@ func (r *reverseGen) adjSlot(v value.Value) *ir.InstAlloca {
 // Constants and inactive values have no adjoint.
 func (r *reverseGen) accumulate(blk *ir.Block, v, delta value.Value) {
 	v = unwrapArg(v)
-	if !r.act.active(v) {
+	if !r.act.Active(v) {
 		return
 	}
 	s := r.adjSlot(v)
@@ -738,7 +725,7 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 	var pas []phiAdj
 	for _, inst := range b.Insts {
 		p, ok := inst.(*ir.InstPhi)
-		if !ok || !r.act.active(p) {
+		if !ok || !r.act.Active(p) {
 			continue
 		}
 		s := r.adjSlot(p)
@@ -973,7 +960,7 @@ func (r *reverseGen) finishExit() {
 	var outs []value.Value
 	for i, p := range r.f.Params {
 		if r.acts[i] == Out {
-			if r.act.active(p) {
+			if r.act.Active(p) {
 				var o value.Value = x.NewLoad(p.Typ, r.adjSlot(p))
 				if isFloat(p.Typ) || isVectorOfFloat(p.Typ) {
 					o = x.NewFAdd(o, zeroOf(p.Typ)) // an untouched adjoint is -0.0 (adjZero): return +0.0

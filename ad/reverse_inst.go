@@ -22,7 +22,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 			return next, nil
 		}
 	}
-	if st, ok := inst.(*ir.InstStore); ok && r.parallel && len(r.partialList) > 0 && r.act.hasShadow(st.Dst) && carriesFloat(st.Src.Type()) {
+	if st, ok := inst.(*ir.InstStore); ok && r.parallel && len(r.partialList) > 0 && r.act.HasShadow(st.Dst) && carriesFloat(st.Src.Type()) {
 		sp, err := r.lookupShadow(blk, at, st, st.Dst)
 		if err != nil {
 			return blk, err
@@ -35,7 +35,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 	if call, ok := inst.(*ir.InstCall); ok {
 		if rule, ok := r.customRule(call); ok && r.customCallActive(call) {
 			var d value.Value
-			if r.act.active(call) {
+			if r.act.Active(call) {
 				s := r.adjSlot(call)
 				d = blk.NewLoad(call.Typ, s)
 				blk.NewStore(adjZero(call.Typ), s)
@@ -43,12 +43,12 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 			return blk, r.reverseCustom(blk, at, call, rule, d)
 		}
 	}
-	if call, ok := inst.(*ir.InstCall); ok && r.callsDerivative(call) && !r.act.active(call) {
+	if call, ok := inst.(*ir.InstCall); ok && r.callsDerivative(call) && !r.act.Active(call) {
 		// Only memory carries this call's derivatives.
 		return blk, r.reverseCall(blk, at, call, nil)
 	}
 	v, isValue := inst.(value.Value)
-	if !isValue || !r.act.active(v) {
+	if !isValue || !r.act.Active(v) {
 		return blk, r.checkInactive(inst)
 	}
 	// d: the adjoint of the result, consumed here.
@@ -65,18 +65,18 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 		acc(x.Y, d)
 	case *ir.InstFSub:
 		acc(x.X, d)
-		if r.act.active(x.Y) {
+		if r.act.Active(x.Y) {
 			acc(x.Y, b.fneg(d))
 		}
 	case *ir.InstFMul:
-		if r.act.active(x.X) {
+		if r.act.Active(x.X) {
 			acc(x.X, b.fmul(d, look(x.Y)))
 		}
-		if r.act.active(x.Y) {
+		if r.act.Active(x.Y) {
 			acc(x.Y, b.fmul(d, look(x.X)))
 		}
 	case *ir.InstFDiv:
-		if r.act.active(x.X) || r.act.active(x.Y) {
+		if r.act.Active(x.X) || r.act.Active(x.Y) {
 			r.reverseFDiv(b, x, d, look, acc)
 		}
 	case *ir.InstFRem:
@@ -92,28 +92,28 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 	case *ir.InstSelect:
 		c := look(x.Cond)
 		z := adjZero(v.Type())
-		if r.act.active(x.ValueTrue) {
+		if r.act.Active(x.ValueTrue) {
 			acc(x.ValueTrue, blk.NewSelect(c, d, z))
 		}
-		if r.act.active(x.ValueFalse) {
+		if r.act.Active(x.ValueFalse) {
 			acc(x.ValueFalse, blk.NewSelect(c, z, d))
 		}
 	case *ir.InstExtractValue:
-		if r.act.active(x.X) {
+		if r.act.Active(x.X) {
 			agg := r.adjSlot(unwrapArg(x.X))
 			old := blk.NewLoad(x.X.Type(), agg)
 			cur := blk.NewExtractValue(old, x.Indices...)
 			blk.NewStore(blk.NewInsertValue(old, blk.NewFAdd(cur, d), x.Indices...), agg)
 		}
 	case *ir.InstInsertValue:
-		if r.act.active(x.Elem) {
+		if r.act.Active(x.Elem) {
 			acc(x.Elem, blk.NewExtractValue(d, x.Indices...))
 		}
-		if r.act.active(x.X) {
+		if r.act.Active(x.X) {
 			r.accumulate(blk, x.X, blk.NewInsertValue(d, adjZero(x.Elem.Type()), x.Indices...))
 		}
 	case *ir.InstExtractElement:
-		if r.act.active(x.X) {
+		if r.act.Active(x.X) {
 			idx := r.lookup(blk, at, x.Index)
 			s := r.adjSlot(unwrapArg(x.X))
 			old := blk.NewLoad(x.X.Type(), s)
@@ -122,10 +122,10 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 		}
 	case *ir.InstInsertElement:
 		idx := r.lookup(blk, at, x.Index)
-		if r.act.active(x.Elem) {
+		if r.act.Active(x.Elem) {
 			acc(x.Elem, blk.NewExtractElement(d, idx))
 		}
-		if r.act.active(x.X) {
+		if r.act.Active(x.X) {
 			acc(x.X, blk.NewInsertElement(d, adjZero(x.Elem.Type()), idx))
 		}
 	case *ir.InstShuffleVector:
@@ -177,7 +177,7 @@ func (r *reverseGen) applyPartials(b *builder, at *ir.Block, rule *mathRule, arg
 		return res
 	}
 	for i, a := range args {
-		if !rule.differentiable(i) || !r.act.active(a) {
+		if !rule.differentiable(i) || !r.act.Active(a) {
 			continue
 		}
 		b.arg = unwrapArg(a).Type()
@@ -225,7 +225,7 @@ func addField(blk *ir.Block, agg, y value.Value, ft types.Type, idx []uint64) va
 func (r *reverseGen) checkInactive(inst ir.Instruction) error {
 	switch x := inst.(type) {
 	case *ir.InstStore:
-		if r.act.active(x.Src) {
+		if r.act.Active(x.Src) {
 			return errorAt(r.f, inst, "storing an active value to memory (%s) is not supported yet", describe(inst))
 		}
 	case *ir.InstCall:
@@ -259,7 +259,7 @@ func (r *reverseGen) reverseShuffle(blk *ir.Block, x *ir.InstShuffleVector, d va
 		v      value.Value
 		offset int64
 	}{{x.X, 0}, {x.Y, n}} {
-		if !r.act.active(src.v) {
+		if !r.act.Active(src.v) {
 			continue
 		}
 		var delta value.Value = adjZero(src.v.Type())
@@ -286,7 +286,7 @@ func (r *reverseGen) reverseShuffle(blk *ir.Block, x *ir.InstShuffleVector, d va
 // the forward quotient, read (cached or at hand) as the sweep reads any
 // value, and the partials are those of dividing twice, bit for bit.
 func (r *reverseGen) reverseFDiv(b *builder, x *ir.InstFDiv, d value.Value, look func(value.Value) value.Value, acc func(x, delta value.Value)) {
-	if _, recompute := r.planned(r.mapValue(x)); recompute && r.act.active(x.Y) {
+	if _, recompute := r.planned(r.mapValue(x)); recompute && r.act.Active(x.Y) {
 		inv := b.fdiv(b.konst(d, 1), look(x.Y))
 		dx := b.fmul(d, inv)
 		acc(x.X, dx)
@@ -295,7 +295,7 @@ func (r *reverseGen) reverseFDiv(b *builder, x *ir.InstFDiv, d value.Value, look
 	}
 	dx := b.fdiv(d, look(x.Y))
 	acc(x.X, dx)
-	if r.act.active(x.Y) {
+	if r.act.Active(x.Y) {
 		acc(x.Y, b.fneg(b.fmul(dx, look(x))))
 	}
 }

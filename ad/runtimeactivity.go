@@ -166,7 +166,7 @@ func (r *reverseGen) guardedCopy(blk, at *ir.Block, x *ir.InstCall, dst, src, n 
 	if r.d.mayAliasPrimal(x.Args[0]) {
 		n = countUnless(blk, aliasTest(blk, dst, r.lookup(blk, at, x.Args[0])), n)
 	}
-	if r.act.hasShadow(x.Args[1]) && r.d.mayAliasPrimal(x.Args[1]) {
+	if r.act.HasShadow(x.Args[1]) && r.d.mayAliasPrimal(x.Args[1]) {
 		alias := aliasTest(blk, src, r.lookup(blk, at, x.Args[1]))
 		src = blk.NewSelect(alias, constant.NewNull(src.Type().(*types.PointerType)), src)
 	}

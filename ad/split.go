@@ -138,7 +138,7 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	for i, b := range r.rets {
 		sb := ir.NewBlock("")
 		sb.Parent = rev
-		if ret := b.Term.(*ir.TermRet); r.dret != nil && ret.X != nil && r.act.active(ret.X) {
+		if ret := b.Term.(*ir.TermRet); r.dret != nil && ret.X != nil && r.act.Active(ret.X) {
 			r.accumulate(sb, ret.X, r.dret)
 		}
 		sb.NewBr(entries[i])

@@ -15,7 +15,7 @@ import (
 //
 // The summary of a callee for the activities of a call is found by
 // analyzing the callee with those activities: a parameter without a shadow
-// whose shadow the callee's analysis asks for (unmetShadow) is one it
+// whose shadow the callee's analysis asks for (activity.Unmet) is one it
 // writes through. Summaries of recursive functions are fixed points: a
 // call of a function still being summarized reads the previous round's
 // summary (none written at first), and rounds repeat until no summary
@@ -28,7 +28,7 @@ type summary struct {
 	// through (or returns pointers into) without a shadow from the call.
 	needs []bool
 	// hard marks the needs without which the callee's derivative cannot
-	// be built (unmetShadow).
+	// be built (activity.Unmet).
 	hard []bool
 	// retShadow reports a returned pointer into memory holding
 	// derivatives: the call's result needs a shadow.
@@ -110,25 +110,25 @@ func (d *differ) summarize(f *ir.Func, acts []Activity, retShadow bool) *summary
 		return out
 	}
 	a := d.analyzeActivity(pf, acts, false, retShadow)
-	for _, u := range a.unmet {
-		if g, ok := u.base.(*ir.Global); ok && !g.Immutable && !u.hard {
+	for _, u := range a.Unmet {
+		if g, ok := u.Base.(*ir.Global); ok && !g.Immutable && !u.Hard {
 			// A write the caller never sees as its own (the callee may not
 			// be differentiated at all when its result is inactive).
 			d.noteLostGlobal(pf, u, g)
 		}
-		p, ok := u.base.(*ir.Param)
+		p, ok := u.Base.(*ir.Param)
 		if !ok {
 			continue
 		}
 		for i, q := range pf.Params {
 			if q == p && i < len(out.needs) {
 				out.needs[i] = true
-				out.hard[i] = out.hard[i] || u.hard
+				out.hard[i] = out.hard[i] || u.Hard
 			}
 		}
 	}
 	for _, b := range pf.Blocks {
-		if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil && holdsPointers(r.X.Type()) && a.hasShadow(r.X) {
+		if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil && holdsPointers(r.X.Type()) && a.HasShadow(r.X) {
 			out.retShadow = true
 		}
 	}

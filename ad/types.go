@@ -8,33 +8,6 @@ import (
 	"github.com/llir/llvm/ir/types"
 )
 
-// isFloat reports whether t is a floating-point scalar.
-func isFloat(t types.Type) bool {
-	_, ok := t.(*types.FloatType)
-	return ok
-}
-
-// carriesFloat reports whether values of type t can carry a derivative held
-// in registers: floating-point scalars, vectors of them, and aggregates that
-// contain any.
-func carriesFloat(t types.Type) bool {
-	switch t := t.(type) {
-	case *types.FloatType:
-		return true
-	case *types.VectorType:
-		return isFloat(t.ElemType)
-	case *types.ArrayType:
-		return carriesFloat(t.ElemType)
-	case *types.StructType:
-		for _, f := range t.Fields {
-			if carriesFloat(f) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // adjZero is the zero an adjoint starts from and is reset to in the reverse
 // sweep: -0.0 for floats and float vectors, the additive identity (x + -0.0
 // is x for every x, +0.0 included), so the optimizer folds the first

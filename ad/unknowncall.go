@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/activity"
 	"strings"
 
 	"github.com/gozyme/gozyme/irutil"
@@ -14,12 +15,12 @@ import (
 // pointers into memory holding derivatives, such as a Fortran runtime
 // routine (_FortranAMatmul) reading an active array. Nil when the call is
 // none of these.
-func (d *differ) unknownMemoryCall(f *ir.Func, act *activity, c *ir.InstCall) error {
+func (d *differ) unknownMemoryCall(f *ir.Func, act *activity.Info, c *ir.InstCall) error {
 	callee, ok := irutil.StripCasts(c.Callee).(*ir.Func)
 	if !ok {
 		// An indirect call dispatch could not resolve (no function of its
 		// type has its address taken here), or inline assembly.
-		if !act.callTouchesActiveMemory(c, d.passes) {
+		if !act.CallTouchesActiveMemory(c, d.passes) {
 			return nil
 		}
 		what := "indirect call"
@@ -36,7 +37,7 @@ func (d *differ) unknownMemoryCall(f *ir.Func, act *activity, c *ir.InstCall) er
 	if rule := mathRuleOf(callee, c.Typ); rule != nil {
 		return nil
 	}
-	if !act.callTouchesActiveMemory(c, d.passes) {
+	if !act.CallTouchesActiveMemory(c, d.passes) {
 		return nil
 	}
 	err := errorAt(f, c, "no derivative for the call to '%s', which takes pointers to memory that carries derivatives and has no body in this link; give it a custom derivative, or list it in __enzyme_inactivefn if it carries none", callee.Name())

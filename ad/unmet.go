@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/activity"
 	"sort"
 
 	"github.com/gozyme/gozyme/irutil"
@@ -17,47 +18,47 @@ import (
 // it without a shadow (enzyme_const): derivatives written there are
 // dropped, as Enzyme drops them, when the function never reads that memory
 // back; when it may, the gradient would miss that path, so it is an error.
-func (d *differ) unmetError(f *ir.Func, a *activity, root bool) error {
-	for _, u := range a.unmet {
-		if u.lost {
+func (d *differ) unmetError(f *ir.Func, a *activity.Info, root bool) error {
+	for _, u := range a.Unmet {
+		if u.Lost {
 			continue // after the globals they were chosen with are noted
 		}
-		switch b := u.base.(type) {
+		switch b := u.Base.(type) {
 		case *ir.Param:
 			if !root {
 				continue
 			}
-			if u.hard {
-				return errorAt(f, u.at, "%s needs a shadow of parameter %d of '%s', which is passed without one (enzyme_const): pass it with enzyme_dup", describeAt(u.at), paramIndex(f, b), f.Name())
+			if u.Hard {
+				return errorAt(f, u.At, "%s needs a shadow of parameter %d of '%s', which is passed without one (enzyme_const): pass it with enzyme_dup", describeAt(u.At), paramIndex(f, b), f.Name())
 			}
-			if st, ok := u.at.(*ir.InstStore); ok && holdsPointers(st.Src.Type()) {
+			if st, ok := u.At.(*ir.InstStore); ok && holdsPointers(st.Src.Type()) {
 				continue // a pointer stored into shadowed memory: shadowlessPointerStore
 			}
 			if !readsBack(f, a, func(v value.Value) bool { return v == b }) {
 				continue
 			}
-			return errorAt(f, u.at, "%s writes derivatives into memory reached through parameter %d of '%s', which has no shadow (enzyme_const), and the function reads that memory back: the derivative through it would be lost; pass it with enzyme_dup and a zeroed shadow", describeAt(u.at), paramIndex(f, b), f.Name())
+			return errorAt(f, u.At, "%s writes derivatives into memory reached through parameter %d of '%s', which has no shadow (enzyme_const), and the function reads that memory back: the derivative through it would be lost; pass it with enzyme_dup and a zeroed shadow", describeAt(u.At), paramIndex(f, b), f.Name())
 		case *ir.Global:
 			if b.Immutable {
 				continue // a constant global is never written
 			}
-			if u.hard && !d.inactiveGlobals[b] {
-				return errorAt(f, u.at, "%s needs a shadow of global '%s', which has none (a pointer into it is chosen or returned together with pointers to memory holding derivatives); declare it __attribute__((enzyme_inactive)) if it carries no derivative", describeAt(u.at), b.Name())
+			if u.Hard && !d.inactiveGlobals[b] {
+				return errorAt(f, u.At, "%s needs a shadow of global '%s', which has none (a pointer into it is chosen or returned together with pointers to memory holding derivatives); declare it __attribute__((enzyme_inactive)) if it carries no derivative", describeAt(u.At), b.Name())
 			}
 			d.noteLostGlobal(f, u, b)
 		case *ir.InstCall:
-			return errorAt(f, u.at, "%s writes derivatives into memory returned by %s, which has no shadow (a function without a body that is no allocation)", describeAt(u.at), describe(b))
+			return errorAt(f, u.At, "%s writes derivatives into memory returned by %s, which has no shadow (a function without a body that is no allocation)", describeAt(u.At), describe(b))
 		default:
-			return errorAt(f, u.at, "%s writes derivatives into memory at %s, which has no shadow", describeAt(u.at), describeValue(b))
+			return errorAt(f, u.At, "%s writes derivatives into memory at %s, which has no shadow", describeAt(u.At), describeValue(b))
 		}
 	}
 	checked := map[value.Value]bool{} // allocations found never read back
-	for _, u := range a.unmet {
-		if u.lost && !checked[u.base] {
+	for _, u := range a.Unmet {
+		if u.Lost && !checked[u.Base] {
 			if err := d.lostLocalError(f, a, u); err != nil {
 				return err
 			}
-			checked[u.base] = true
+			checked[u.Base] = true
 		}
 	}
 	return nil
@@ -66,12 +67,12 @@ func (d *differ) unmetError(f *ir.Func, a *activity, root bool) error {
 // noteLostGlobal records that u writes derivatives into global g, which
 // has no shadow: an error once some differentiated function reads g back
 // where it matters (lostGlobalError), unless g is declared inactive.
-func (d *differ) noteLostGlobal(f *ir.Func, u unmetShadow, g *ir.Global) {
+func (d *differ) noteLostGlobal(f *ir.Func, u activity.Unmet, g *ir.Global) {
 	if d.inactiveGlobals[g] {
 		return // declared inactive: derivatives written there are dropped
 	}
 	if _, ok := d.lostGlobals[g]; !ok {
-		d.lostGlobals[g] = errorAt(f, u.at, "%s writes derivatives into global '%s', which has no shadow, and the differentiated code reads it back: give the function that memory as an argument with enzyme_dup, keep the derivative out of globals, or declare the global __attribute__((enzyme_inactive)) if it carries none", describeAt(u.at), g.Name())
+		d.lostGlobals[g] = errorAt(f, u.At, "%s writes derivatives into global '%s', which has no shadow, and the differentiated code reads it back: give the function that memory as an argument with enzyme_dup, keep the derivative out of globals, or declare the global __attribute__((enzyme_inactive)) if it carries none", describeAt(u.At), g.Name())
 	}
 }
 
@@ -88,19 +89,19 @@ func describeAt(at ir.Instruction) string {
 // call that carries derivatives given such a pointer, or the pointer
 // escaping (stored, converted to an integer, returned). Pointers loaded
 // from that memory count as reaching it too.
-func readsBack(f *ir.Func, a *activity, root func(value.Value) bool) bool {
+func readsBack(f *ir.Func, a *activity.Info, root func(value.Value) bool) bool {
 	return readsBackExcept(f, a, root, func(value.Value) bool { return false })
 }
 
 // readsBackExcept is readsBack where a store of such a pointer into memory
 // that into accepts (a global whose own readers are checked) is no escape.
-func readsBackExcept(f *ir.Func, a *activity, root func(value.Value) bool, into func(value.Value) bool) bool {
+func readsBackExcept(f *ir.Func, a *activity.Info, root func(value.Value) bool, into func(value.Value) bool) bool {
 	reaches := func(ptr value.Value) bool { return mayPointInto(ptr, root, map[value.Value]bool{}, 0) }
 	for _, b := range f.Blocks {
 		for _, inst := range b.Insts {
 			switch x := inst.(type) {
 			case *ir.InstLoad:
-				if carriesFloat(x.ElemType) && a.useful[x] && reaches(x.Src) {
+				if carriesFloat(x.ElemType) && a.Useful[x] && reaches(x.Src) {
 					return true
 				}
 			case *ir.InstStore:
@@ -115,10 +116,10 @@ func readsBackExcept(f *ir.Func, a *activity, root func(value.Value) bool, into 
 				switch {
 				case isMemSet(x) || isDebugIntrinsic(x) || hasPrefix(calleeName(x), "llvm.lifetime."):
 				case isMemTransfer(x):
-					if a.hasShadow(x.Args[0]) && reaches(x.Args[1]) {
+					if a.HasShadow(x.Args[0]) && reaches(x.Args[1]) {
 						return true
 					}
-				case a.useful[x] || a.callTouchesActiveMemory(x, func(*ir.InstCall) bool { return true }):
+				case a.Useful[x] || a.CallTouchesActiveMemory(x, func(*ir.InstCall) bool { return true }):
 					for _, arg := range x.Args {
 						if holdsPointers(arg.Type()) && reaches(arg) {
 							return true
@@ -180,7 +181,7 @@ func mayPointInto(v value.Value, root func(value.Value) bool, seen map[value.Val
 
 // noteAnalysis keeps the activity of a function whose derivative is
 // generated, for lostGlobalError.
-func (d *differ) noteAnalysis(f *ir.Func, a *activity) {
+func (d *differ) noteAnalysis(f *ir.Func, a *activity.Info) {
 	d.analyzed = append(d.analyzed, analyzedFunc{f, a})
 }
 
@@ -188,7 +189,7 @@ func (d *differ) noteAnalysis(f *ir.Func, a *activity) {
 // activity.
 type analyzedFunc struct {
 	f *ir.Func
-	a *activity
+	a *activity.Info
 }
 
 // lostGlobalError is the error for a global that some differentiated

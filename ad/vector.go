@@ -13,11 +13,6 @@ import (
 // Vector intrinsics of vectorized (-O3) code: horizontal reductions and
 // masked memory operations.
 
-func isMaskedLoad(c *ir.InstCall) bool { return strings.HasPrefix(calleeName(c), "llvm.masked.load.") }
-func isMaskedStore(c *ir.InstCall) bool {
-	return strings.HasPrefix(calleeName(c), "llvm.masked.store.")
-}
-
 // reverseReduction emits the adjoint of a vector reduction and reports
 // whether call was one.
 func (r *reverseGen) reverseReduction(blk *ir.Block, at *ir.Block, call *ir.InstCall, d value.Value) bool {
@@ -194,14 +189,14 @@ func splat(blk *ir.Block, s value.Value, t types.Type) value.Value {
 func (r *reverseGen) reverseMasked(blk *ir.Block, at *ir.Block, call *ir.InstCall) (bool, error) {
 	switch {
 	case isMaskedLoad(call): // (ptr, align, mask, passthru)
-		if !r.act.active(call) {
+		if !r.act.Active(call) {
 			return true, nil
 		}
 		s := r.adjSlot(call)
 		d := blk.NewLoad(call.Typ, s)
 		blk.NewStore(adjZero(call.Typ), s)
 		mask := r.lookup(blk, at, call.Args[2])
-		if r.act.hasShadow(call.Args[0]) {
+		if r.act.HasShadow(call.Args[0]) {
 			if err := r.sharedAccumulation(call, call.Args[0]); err != nil {
 				return true, err
 			}
@@ -216,7 +211,7 @@ func (r *reverseGen) reverseMasked(blk *ir.Block, at *ir.Block, call *ir.InstCal
 		r.accumulate(blk, call.Args[3], blk.NewSelect(mask, adjZero(call.Typ), d))
 		return true, nil
 	case isMaskedStore(call): // (value, ptr, align, mask)
-		if !r.act.hasShadow(call.Args[1]) {
+		if !r.act.HasShadow(call.Args[1]) {
 			return true, nil
 		}
 		t := call.Args[0].Type()
