@@ -3,6 +3,7 @@ package ad
 import (
 	"fmt"
 	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"strconv"
 	"strings"
 
@@ -145,7 +146,7 @@ func funcElem(elems []constant.Constant, i int) (*ir.Func, bool) {
 // setFunctionLike marks f as differentiated like the math function like,
 // which must have a derivative rule.
 func setFunctionLike(f *ir.Func, like, from string) error {
-	if r, _ := lookupMathRule(like, nil); r == nil {
+	if r, _ := rules.Lookup(like, nil); r == nil {
 		return fmt.Errorf("%s: '%s' is declared to behave like '%s', which gozyme has no derivative for (known: the C math functions such as log1p, exp, sin, pow)", from, f.Name(), like)
 	}
 	if old := funcAttr(f, attrMath); old != "" && old != like {
@@ -225,12 +226,12 @@ func calleeFunc(c *ir.InstCall) (*ir.Func, bool) {
 
 // mathRuleOf is the derivative rule of a call of f returning t: the rule
 // of the math function f is declared to behave like, else of f's name.
-func mathRuleOf(f *ir.Func, t types.Type) *mathRule {
+func mathRuleOf(f *ir.Func, t types.Type) *rules.Rule {
 	name := f.Name()
 	if like := funcAttr(f, attrMath); like != "" {
 		name = like
 	}
-	r, _ := lookupMathRule(name, t)
+	r, _ := rules.Lookup(name, t)
 	return r
 }
 

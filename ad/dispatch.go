@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -124,7 +125,7 @@ func (d *differ) knownDeclaration(f *ir.Func) bool {
 	if direct := (&ir.InstCall{Callee: f}); isAllocation(direct) || isFree(direct) || f.Name() == "realloc" {
 		return true // an allocator through a pointer: its shadow allocation
 	}
-	rule, _ := lookupMathRule(f.Name(), f.Sig.RetType)
+	rule, _ := rules.Lookup(f.Name(), f.Sig.RetType)
 	return rule != nil
 }
 

@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"github.com/gozyme/gozyme/ad/rules"
 	"strings"
 
 	"github.com/llir/llvm/ir"
@@ -42,7 +43,7 @@ func (fg *forwardGen) errorRule(b *builder, inst ir.Instruction, mv func(value.V
 	if !ok {
 		return nil, false, nil
 	}
-	blk := b.b
+	blk := b.B
 	var ops []value.Value
 	var term func(i int, dif value.Value) value.Value // ∂f/∂x_i · dif
 	callee := ""
@@ -64,8 +65,8 @@ func (fg *forwardGen) errorRule(b *builder, inst ir.Instruction, mv func(value.V
 	case *ir.InstFRem:
 		ops = []value.Value{x.X, x.Y}
 		term = func(i int, dif value.Value) value.Value {
-			b.arg = ops[i].Type()
-			return fmodRule.term(b, func(j int) value.Value { return mv(ops[j]) }, func() value.Value { return mv(x) }, i, dif)
+			b.Arg = ops[i].Type()
+			return rules.Fmod.Term(b, func(j int) value.Value { return mv(ops[j]) }, func() value.Value { return mv(x) }, i, dif)
 		}
 	case *ir.InstFPTrunc:
 		return fg.truncError(b, x, mv, tg)
@@ -78,7 +79,7 @@ func (fg *forwardGen) errorRule(b *builder, inst ir.Instruction, mv func(value.V
 			return nil, false, nil
 		}
 		name := f.Name()
-		if strings.HasPrefix(name, "llvm.vector.reduce.") || complexJacobian(name) != nil {
+		if strings.HasPrefix(name, "llvm.vector.reduce.") || rules.ComplexJacobian(name) != nil {
 			return nil, true, errorAt(fg.f, inst, "floating-point error estimation of '%s' is not supported", name)
 		}
 		rule := mathRuleOf(f, x.Typ)
@@ -87,15 +88,15 @@ func (fg *forwardGen) errorRule(b *builder, inst ir.Instruction, mv func(value.V
 		}
 		callee = name
 		for i, a := range x.Args {
-			if rule.differentiable(i) {
+			if rule.Differentiable(i) {
 				ops = append(ops, a)
 			} else {
 				ops = append(ops, nil)
 			}
 		}
 		term = func(i int, dif value.Value) value.Value {
-			b.arg = ops[i].Type()
-			return rule.term(b, func(j int) value.Value { return mv(x.Args[j]) }, func() value.Value { return mv(x) }, i, dif)
+			b.Arg = ops[i].Type()
+			return rule.Term(b, func(j int) value.Value { return mv(x.Args[j]) }, func() value.Value { return mv(x) }, i, dif)
 		}
 	default:
 		return nil, false, nil
@@ -121,7 +122,7 @@ func (fg *forwardGen) errorRule(b *builder, inst ir.Instruction, mv func(value.V
 			continue
 		}
 		dif := blk.NewFDiv(blk.NewFMul(e, mv(op)), r)
-		t := b.intrinsic("fabs", term(i, dif))
+		t := b.Intrinsic("fabs", term(i, dif))
 		if sum == nil {
 			sum = t
 		} else {
@@ -147,7 +148,7 @@ func (fg *forwardGen) truncError(b *builder, x *ir.InstFPTrunc, mv func(value.Va
 	}
 	var sum value.Value
 	if !zeroTangent(e) {
-		sum = b.b.NewFPTrunc(b.intrinsic("fabs", e), x.To)
+		sum = b.B.NewFPTrunc(b.Intrinsic("fabs", e), x.To)
 	}
 	errv := fg.roundingFloor(b, mv(x), sum)
 	if err := fg.logError(b, x, "", mv(x), errv); err != nil {
@@ -171,7 +172,7 @@ func (fg *forwardGen) roundingFloor(b *builder, r, sum value.Value) value.Value 
 	if sum == nil {
 		return u
 	}
-	return b.intrinsic("maxnum", u, sum)
+	return b.Intrinsic("maxnum", u, sum)
 }
 
 // ulpIntType is the integer type of t's bits, for float, double and
@@ -197,8 +198,8 @@ func ulpIntType(t types.Type) (types.Type, bool) {
 // (its bits plus one): the size of one rounding step at r.
 func ulp(b *builder, r value.Value) value.Value {
 	it, _ := ulpIntType(r.Type())
-	a := b.intrinsic("fabs", r)
-	bits := b.b.NewBitCast(a, it)
+	a := b.Intrinsic("fabs", r)
+	bits := b.B.NewBitCast(a, it)
 	var one constant.Constant = constant.NewInt(types.I64, 1)
 	if vt, ok := it.(*types.VectorType); ok {
 		elem := vt.ElemType.(*types.IntType)
@@ -210,8 +211,8 @@ func ulp(b *builder, r value.Value) value.Value {
 	} else {
 		one = constant.NewInt(it.(*types.IntType), 1)
 	}
-	next := b.b.NewBitCast(b.b.NewAdd(bits, one), r.Type())
-	return b.b.NewFSub(next, a)
+	next := b.B.NewBitCast(b.B.NewAdd(bits, one), r.Type())
+	return b.B.NewFSub(next, a)
 }
 
 // errorLogger is the program's enzymeLogError and the form its
@@ -287,7 +288,7 @@ func (fg *forwardGen) logError(b *builder, inst ir.Instruction, callee string, r
 	if lg == nil {
 		return nil
 	}
-	blk := b.b
+	blk := b.B
 	lanes := func(v value.Value) []value.Value {
 		vt, ok := v.Type().(*types.VectorType)
 		if !ok {

@@ -3,6 +3,7 @@ package ad
 import (
 	"fmt"
 	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/rules"
 	"strings"
 
 	"github.com/gozyme/gozyme/irutil"
@@ -409,7 +410,7 @@ func (fg *forwardGen) instruction(inst ir.Instruction) ([]ir.Instruction, error)
 // laneTangent emits, into scratch, the tangent of inst in the current lane
 // (fg.tan): its value's tangent and its effect on shadow memory.
 func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error {
-	b := &builder{m: fg.m, b: scratch}
+	b := &builder{M: fg.m, B: scratch}
 	mv := func(x value.Value) value.Value { return fg.mapValue(unwrapArg(x)) }
 	tg := func(x value.Value) (value.Value, error) { return fg.tangentOf(inst, x) }
 	if atomic, err := fg.forwardAtomic(scratch, inst); atomic {
@@ -471,7 +472,7 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 
 // tangentRule emits the tangent of one value-producing instruction.
 func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, error) {
-	blk := b.b
+	blk := b.B
 	if fg.errMode {
 		if e, handled, err := fg.errorRule(b, inst, mv, tg); handled {
 			return e, err
@@ -513,7 +514,7 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		}
 		return blk.NewFDiv(blk.NewFSub(t[0], blk.NewFMul(mv(x), t[1])), mv(x.Y)), nil
 	case *ir.InstFRem:
-		return fg.partialsTangent(b, inst, fmodRule, []value.Value{x.X, x.Y}, x, mv, tg)
+		return fg.partialsTangent(b, inst, rules.Fmod, []value.Value{x.X, x.Y}, x, mv, tg)
 	case *ir.InstFNeg:
 		t, err := tg(x.X)
 		if err != nil {
@@ -670,25 +671,25 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 }
 
 // partialsTangent is Σ ∂f/∂x_i · dx_i over the arguments with tangents.
-func (fg *forwardGen) partialsTangent(b *builder, inst ir.Instruction, rule *mathRule, args []value.Value, result value.Value, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, error) {
+func (fg *forwardGen) partialsTangent(b *builder, inst ir.Instruction, rule *rules.Rule, args []value.Value, result value.Value, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, error) {
 	operand := func(i int) value.Value { return mv(args[i]) }
 	res := func() value.Value { return mv(result) }
 	var sum value.Value
 	for i, a := range args {
 		a = unwrapArg(a)
-		if !rule.differentiable(i) || !carriesFloat(a.Type()) || !fg.act.Varied[a] {
+		if !rule.Differentiable(i) || !carriesFloat(a.Type()) || !fg.act.Varied[a] {
 			continue
 		}
 		t, err := tg(a)
 		if err != nil {
 			return nil, err
 		}
-		b.arg = a.Type()
-		term := rule.term(b, operand, res, i, t)
+		b.Arg = a.Type()
+		term := rule.Term(b, operand, res, i, t)
 		if sum == nil {
 			sum = term
 		} else {
-			sum = b.fadd(sum, term)
+			sum = b.FAdd(sum, term)
 		}
 	}
 	if sum == nil {

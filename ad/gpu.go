@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gozyme/gozyme/ad/irfacts"
-	"strings"
 
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -37,9 +36,6 @@ const (
 	addrSpaceShared = irfacts.AddrSpaceShared
 	addrSpaceLocal  = 5
 )
-
-// isGPUModule reports device code for an NVIDIA GPU.
-func isGPUModule(m *ir.Module) bool { return strings.HasPrefix(m.TargetTriple, "nvptx") }
 
 // sharedShadow returns (creating once per module) the __shared__ shadow of
 // __shared__ variable g: derivatives, like the values, are shared by the
@@ -145,27 +141,6 @@ func unwrapConst(v value.Value) value.Value {
 			return v
 		}
 	}
-}
-
-// deviceMathName is the libdevice function the derivative code calls for
-// a math function name ("cos") on values of type t: __nv_cos, __nv_cosf.
-func deviceMathName(name string, t types.Type) string {
-	if ft, ok := t.(*types.FloatType); ok && ft.Kind == types.FloatKindFloat {
-		return "__nv_" + name + "f"
-	}
-	return "__nv_" + name
-}
-
-// nativeGPUIntrinsic reports the LLVM math intrinsics the NVPTX backend
-// selects instructions for; the others (llvm.cos, llvm.exp, llvm.pow, ...)
-// it cannot lower, so derivative code on a GPU calls libdevice instead.
-func nativeGPUIntrinsic(name string) bool {
-	switch name {
-	case "sqrt", "fabs", "fma", "fmuladd", "copysign", "minnum", "maxnum", "minimum", "maximum",
-		"floor", "ceil", "trunc", "rint", "nearbyint", "round", "roundeven":
-		return true
-	}
-	return false
 }
 
 // inKernel names, in an error of a GPU module, the kernel (or device

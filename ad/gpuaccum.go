@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"github.com/gozyme/gozyme/ad/rules"
 	"strings"
 
 	"github.com/llir/llvm/ir"
@@ -342,7 +343,7 @@ func callLeavesMemory(c *ir.InstCall) bool {
 		}
 	}
 	name := calleeName(c)
-	if rule, _ := lookupMathRule(name, c.Typ); rule != nil {
+	if rule, _ := rules.Lookup(name, c.Typ); rule != nil {
 		return true
 	}
 	return isBarrier(c) || hasPrefix(name, "llvm.nvvm.read.ptx.sreg.") || isDebugIntrinsic(c) ||

@@ -36,9 +36,9 @@ func (d *differ) pickOf(c *ir.InstCall) pick {
 	}
 	var p pick
 	if f, ok := irutil.StripCasts(c.Callee).(*ir.Func); ok && len(c.Args) == 2 {
-		if rule := mathRuleOf(f, c.Typ); rule != nil && rule.pick != nil {
+		if rule := mathRuleOf(f, c.Typ); rule != nil && rule.Pick != nil {
 			scratch := &ir.Block{}
-			rule.pick(&builder{m: d.m, b: scratch}, unwrapArg(c.Args[0]), unwrapArg(c.Args[1]))
+			rule.Pick(&builder{M: d.m, B: scratch}, unwrapArg(c.Args[0]), unwrapArg(c.Args[1]))
 			p = scratch.Insts
 		}
 	}

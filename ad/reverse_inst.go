@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
@@ -55,7 +56,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 	s := r.adjSlot(v)
 	d := blk.NewLoad(v.Type(), s)
 	blk.NewStore(adjZero(v.Type()), s)
-	b := &builder{m: r.m, b: blk}
+	b := &builder{M: r.m, B: blk}
 	look := func(x value.Value) value.Value { return r.lookup(blk, at, x) }
 	acc := func(x, delta value.Value) { r.accumulate(blk, x, delta) }
 
@@ -66,23 +67,23 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 	case *ir.InstFSub:
 		acc(x.X, d)
 		if r.act.Active(x.Y) {
-			acc(x.Y, b.fneg(d))
+			acc(x.Y, b.FNeg(d))
 		}
 	case *ir.InstFMul:
 		if r.act.Active(x.X) {
-			acc(x.X, b.fmul(d, look(x.Y)))
+			acc(x.X, b.FMul(d, look(x.Y)))
 		}
 		if r.act.Active(x.Y) {
-			acc(x.Y, b.fmul(d, look(x.X)))
+			acc(x.Y, b.FMul(d, look(x.X)))
 		}
 	case *ir.InstFDiv:
 		if r.act.Active(x.X) || r.act.Active(x.Y) {
 			r.reverseFDiv(b, x, d, look, acc)
 		}
 	case *ir.InstFRem:
-		r.applyPartials(b, at, fmodRule, []value.Value{x.X, x.Y}, x, d)
+		r.applyPartials(b, at, rules.Fmod, []value.Value{x.X, x.Y}, x, d)
 	case *ir.InstFNeg:
-		acc(x.X, b.fneg(d))
+		acc(x.X, b.FNeg(d))
 	case *ir.InstFPExt:
 		acc(x.From, blk.NewFPTrunc(d, x.From.Type()))
 	case *ir.InstFPTrunc:
@@ -152,7 +153,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 			err.Callee = callee.Name()
 			return blk, err
 		}
-		b.picked = r.pickedValue(blk, at, x)
+		b.Picked = r.pickedValue(blk, at, x)
 		r.applyPartials(b, at, rule, x.Args, x, d)
 	default:
 		return blk, errorAt(r.f, inst, "no derivative rule for %s", describe(inst))
@@ -161,27 +162,27 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 }
 
 // applyPartials accumulates d·∂f/∂arg_i into every active argument.
-func (r *reverseGen) applyPartials(b *builder, at *ir.Block, rule *mathRule, args []value.Value, result value.Value, d value.Value) {
+func (r *reverseGen) applyPartials(b *builder, at *ir.Block, rule *rules.Rule, args []value.Value, result value.Value, d value.Value) {
 	looked := make([]value.Value, len(args))
 	operand := func(i int) value.Value {
 		if looked[i] == nil {
-			looked[i] = r.lookup(b.b, at, args[i])
+			looked[i] = r.lookup(b.B, at, args[i])
 		}
 		return looked[i]
 	}
 	var res value.Value
 	resultOf := func() value.Value {
 		if res == nil {
-			res = r.lookup(b.b, at, result)
+			res = r.lookup(b.B, at, result)
 		}
 		return res
 	}
 	for i, a := range args {
-		if !rule.differentiable(i) || !r.act.Active(a) {
+		if !rule.Differentiable(i) || !r.act.Active(a) {
 			continue
 		}
-		b.arg = unwrapArg(a).Type()
-		r.accumulate(b.b, a, rule.term(b, operand, resultOf, i, d))
+		b.Arg = unwrapArg(a).Type()
+		r.accumulate(b.B, a, rule.Term(b, operand, resultOf, i, d))
 	}
 }
 
@@ -287,15 +288,15 @@ func (r *reverseGen) reverseShuffle(blk *ir.Block, x *ir.InstShuffleVector, d va
 // value, and the partials are those of dividing twice, bit for bit.
 func (r *reverseGen) reverseFDiv(b *builder, x *ir.InstFDiv, d value.Value, look func(value.Value) value.Value, acc func(x, delta value.Value)) {
 	if _, recompute := r.planned(r.mapValue(x)); recompute && r.act.Active(x.Y) {
-		inv := b.fdiv(b.konst(d, 1), look(x.Y))
-		dx := b.fmul(d, inv)
+		inv := b.FDiv(b.Konst(d, 1), look(x.Y))
+		dx := b.FMul(d, inv)
 		acc(x.X, dx)
-		acc(x.Y, b.fneg(b.fmul(dx, b.fmul(look(x.X), inv))))
+		acc(x.Y, b.FNeg(b.FMul(dx, b.FMul(look(x.X), inv))))
 		return
 	}
-	dx := b.fdiv(d, look(x.Y))
+	dx := b.FDiv(d, look(x.Y))
 	acc(x.X, dx)
 	if r.act.Active(x.Y) {
-		acc(x.Y, b.fneg(b.fmul(dx, look(x))))
+		acc(x.Y, b.FNeg(b.FMul(dx, look(x))))
 	}
 }

@@ -1,4 +1,4 @@
-package ad
+package rules
 
 import (
 	"math"
@@ -8,33 +8,33 @@ import (
 	"github.com/llir/llvm/ir/types"
 )
 
-// adjZero is the zero an adjoint starts from and is reset to in the reverse
+// AdjZero is the zero an adjoint starts from and is reset to in the reverse
 // sweep: -0.0 for floats and float vectors, the additive identity (x + -0.0
 // is x for every x, +0.0 included), so the optimizer folds the first
 // accumulation into a cleared adjoint (x + +0.0 is not x for x = -0.0 and
-// stays an fadd). zeroOf for other types.
-func adjZero(t types.Type) constant.Constant {
+// stays an fadd). ZeroOf for other types.
+func AdjZero(t types.Type) constant.Constant {
 	switch t := t.(type) {
 	case *types.FloatType:
 		return constant.NewFloat(t, math.Copysign(0, -1))
 	case *types.VectorType:
 		if _, ok := t.ElemType.(*types.FloatType); ok {
-			return floatConst(t, math.Copysign(0, -1))
+			return FloatConst(t, math.Copysign(0, -1))
 		}
 	}
-	return zeroOf(t)
+	return ZeroOf(t)
 }
 
-// zeroOf returns the zero constant of a derivative type.
-func zeroOf(t types.Type) constant.Constant {
+// ZeroOf returns the zero constant of a derivative type.
+func ZeroOf(t types.Type) constant.Constant {
 	if ft, ok := t.(*types.FloatType); ok {
 		return constant.NewFloat(ft, 0)
 	}
 	return constant.NewZeroInitializer(t)
 }
 
-// floatConst returns the constant v of float type t, splatted for vectors.
-func floatConst(t types.Type, v float64) constant.Constant {
+// FloatConst returns the constant v of float type t, splatted for vectors.
+func FloatConst(t types.Type, v float64) constant.Constant {
 	switch t := t.(type) {
 	case *types.FloatType:
 		return constant.NewFloat(t, v)
@@ -45,19 +45,19 @@ func floatConst(t types.Type, v float64) constant.Constant {
 		}
 		return constant.NewVector(t, elems...)
 	}
-	panic("floatConst of non-float type " + t.String())
+	panic("FloatConst of non-float type " + t.String())
 }
 
-// scalarOf returns the element type of a vector type, or t itself.
-func scalarOf(t types.Type) types.Type {
+// ScalarOf returns the element type of a vector type, or t itself.
+func ScalarOf(t types.Type) types.Type {
 	if v, ok := t.(*types.VectorType); ok {
 		return v.ElemType
 	}
 	return t
 }
 
-// typeSuffix is the overload suffix LLVM intrinsics use for t: f64, v4f32, ...
-func typeSuffix(t types.Type) string {
+// TypeSuffix is the overload suffix LLVM intrinsics use for t: f64, v4f32, ...
+func TypeSuffix(t types.Type) string {
 	switch t := t.(type) {
 	case *types.FloatType:
 		switch t.Kind {
@@ -73,7 +73,7 @@ func typeSuffix(t types.Type) string {
 			return "f128"
 		}
 	case *types.VectorType:
-		return "v" + strconv.FormatUint(t.Len, 10) + typeSuffix(t.ElemType)
+		return "v" + strconv.FormatUint(t.Len, 10) + TypeSuffix(t.ElemType)
 	case *types.IntType:
 		return "i" + strconv.FormatUint(t.BitSize, 10)
 	}
