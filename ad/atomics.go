@@ -289,3 +289,25 @@ func (fg *forwardGen) forwardAtomic(scratch *ir.Block, inst ir.Instruction) (boo
 	}
 	return false, nil
 }
+
+// parallelState is what a gradient run by many threads needs: on a GPU,
+// which parameters are uniform or thread-private and the local memory of
+// its caches; in OpenMP, thread-private allocas, owned elements, per-thread
+// partial sums of shared scalars and critical-section tickets.
+type parallelState struct {
+	// GPU (gpuaccum.go): per primal parameter, whether the kernel passes
+	// it (and its shadow) alike to every thread; gid-private parameters.
+	uniform []bool
+	gidOnly map[gidKey]bool
+	// gidPlain makes gid-private accumulations plain (the variant for
+	// one-dimensional launches); usedGID records that there were some.
+	gidPlain, usedGID bool
+	// cacheBytes: the local memory the gradient's loop caches take per
+	// thread (gpucache.go).
+	cacheBytes  int64
+	private     map[*ir.InstAlloca]bool         // allocas no other thread can reach (atomics.go)
+	owned       map[*ir.InstLoad]bool           // loads of elements their iteration owns (ompowned.go)
+	partials    map[*ir.InstLoad]*scalarPartial // loads of shared scalars summed per thread (ompscalar.go)
+	partialList []*scalarPartial                // the same, each sum once
+	tickets     map[*ir.InstCall]value.Value    // unlock -> the forward's ticket of its section (omp.go)
+}

@@ -580,3 +580,16 @@ func mayAlias(a, b value.Value) bool {
 }
 
 func hasNoAlias(p *ir.Param) bool { return hasParamAttr(p.Attrs, enum.ParamAttrNoAlias) }
+
+// memoryState is what the gradient knows of the primal's memory: what may
+// write it, frees deferred to the exit, and where addresses escape, which
+// decide whether the reverse may reload a value instead of caching it.
+type memoryState struct {
+	memWriters     []memWriter                       // what in the primal may write memory (remat.go)
+	deferredFrees  []*ir.InstCall                    // primal frees moved to the exit (remat.go)
+	freeSlots      map[*ir.InstCall][]*ir.InstAlloca // deferred frees not at the exit -> the slots recording their arguments
+	reach          map[*ir.Block]map[*ir.Block]bool  // primal block -> blocks reachable from it (remat.go)
+	reallocCopied  map[*ir.InstCall]value.Value      // realloc -> forward count of shadow bytes copied (realloc.go)
+	users          map[value.Value][]interface{}     // primal value -> its users (capture.go)
+	uncapturedMemo map[value.Value]bool              // primal object -> whether its address stays in it (capture.go)
+}

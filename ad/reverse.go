@@ -30,80 +30,54 @@ type reverseGen struct {
 	parallel bool // run by the threads of a parallel region (atomics.go)
 	// quiet (split mode): nothing writes primal memory between the
 	// augmented forward's return and the reverse's start (quiet.go).
-	quiet  bool
-	m      *ir.Module
-	f      *ir.Func // the primal
-	cfg    *irutil.CFG
-	act    *activity.Info
-	acts   []Activity // per primal parameter
-	passes func(*ir.InstCall) bool
-	// GPU (gpuaccum.go): per primal parameter, whether the kernel passes
-	// it (and its shadow) alike to every thread; gid-private parameters.
-	uniform []bool
-	gidOnly map[gidKey]bool
-	// gidPlain makes gid-private accumulations plain (the variant for
-	// one-dimensional launches); usedGID records that there were some.
-	gidPlain, usedGID bool
-	// cacheBytes: the local memory the gradient's loop caches take per
-	// thread (gpucache.go).
-	cacheBytes int64
+	quiet     bool
+	m         *ir.Module
+	f         *ir.Func // the primal
+	cfg       *irutil.CFG
+	act       *activity.Info
+	acts      []Activity // per primal parameter
+	passes    func(*ir.InstCall) bool
+	g         *ir.Func
+	allocas   *ir.Block
+	exit      *ir.Block
+	dret      value.Value    // seed of the return adjoint, nil if the return is inactive
+	outTypes  []types.Type   // types of the Out adjoints returned
+	retIdx    *ir.InstAlloca // split mode: which return the forward took
+	rets      []*ir.Block    // primal blocks that return
+	retShadow bool           // split mode: the forward also returns the shadow of its result
 
-	g       *ir.Func
-	allocas *ir.Block
-	exit    *ir.Block
-	dret    value.Value // seed of the return adjoint, nil if the return is inactive
+	// Its state by concern.
+	sweepState    // primal blocks and values in the gradient (reverse.go)
+	adjointState  // adjoints, shadows, the tape (reverse.go)
+	memoryState   // what the primal writes and frees (remat.go)
+	loopState     // loops, caches and the cache plan (mincut.go)
+	parallelState // OpenMP and GPU (atomics.go)
+}
 
+// sweepState maps the primal onto the gradient: the forward and reverse
+// blocks of every primal block, forward values and their primal values,
+// and what the reverse sweep's control flow reads back.
+type sweepState struct {
 	fwdHead, fwdTail, rev map[*ir.Block]*ir.Block
-	sinks                 map[*ir.Global]*ir.InstAlloca // shadows of inactive globals (inactiveSink)
-	blockOf               map[value.Value]*ir.Block     // primal instruction -> primal block
+	blockOf               map[value.Value]*ir.Block // primal instruction -> primal block
 	vmap                  map[value.Value]value.Value
-	adj                   map[value.Value]*ir.InstAlloca
-	slots                 map[value.Value]*ir.InstAlloca // non-loop caches, by forward value
-	loops                 map[*irutil.Loop]*loopCache
-	predIdx               map[*ir.Block]*ir.InstPhi         // forward phi recording the predecessor taken
-	entryCount            map[*ir.Block]*ir.InstLoad        // loop header -> iteration counter on entry
-	shadow                map[value.Value]value.Value       // primal pointer -> forward shadow
-	postDomRet            map[*ir.Block]bool                // blocks dominating every return
-	frees                 []*ir.InstAlloca                  // buffer slots to free on exit
-	outTypes              []types.Type                      // types of the Out adjoints returned
-	tapes                 map[value.Value]value.Value       // primal call -> forward tape of its callee
-	isCache               map[*ir.InstAlloca]bool           // slots the reverse reads from the forward (the tape)
-	retIdx                *ir.InstAlloca                    // split mode: which return the forward took
-	rets                  []*ir.Block                       // primal blocks that return
-	retShadow             bool                              // split mode: the forward also returns the shadow of its result
-	primalOf              map[value.Value]value.Value       // forward clone -> primal value
-	memWriters            []memWriter                       // what in the primal may write memory (remat.go)
-	deferredFrees         []*ir.InstCall                    // primal frees moved to the exit (remat.go)
-	freeSlots             map[*ir.InstCall][]*ir.InstAlloca // deferred frees not at the exit -> the slots recording their arguments
-	reach                 map[*ir.Block]map[*ir.Block]bool  // primal block -> blocks reachable from it (remat.go)
-	requested             map[value.Value]bool              // dry run: primal values the reverse reads (mincut.go)
-	exitRequested         map[exitUse]bool                  // dry run: the same, read after their loop
-	plan                  *cachePlan                        // what to cache and what to recompute (mincut.go)
-	order                 map[value.Value]int               // primal instructions in block order
-	exitCopies            map[exitUse]value.Value           // copies of loop values made after the loop
-	reallocCopied         map[*ir.InstCall]value.Value      // realloc -> forward count of shadow bytes copied (realloc.go)
-	hoistMemo             map[value.Value]*irutil.Loop      // primal value -> loop it is cached without (hoist.go)
-	hoists                []*hoistCache                     // cache groups without a loop's dimension (hoist.go)
-	invMemo               map[[2]*irutil.Loop]*invariance   // (d, x) -> invariance analysis (hoist.go)
-	cacheAccess           map[ir.Instruction]bool           // loads and stores of loop buffer elements (scope.go)
-	snapPlans             map[snapshot]*snapshotPlan        // counter snapshot -> how the reverse recomputes it (counters.go)
-	snapOf                map[*ir.InstLoad]snapshot         // forward load -> the counter snapshot it is (counters.go)
-	snapLoads             map[snapshot]*ir.InstLoad         // counter snapshot -> its forward load (counters.go)
-	entryEdge             map[*irutil.Loop]*ir.Block        // loop -> forward block entering its header, after growth checks (entrygrow.go)
-	exitSlots             map[*irutil.Loop]*ir.InstAlloca   // loop -> reverse slot of its entry counter (exitentry.go)
-	exitEdges             []exitEdge                        // reverse edges entering loops from below (exitentry.go)
-	revLoopIDs            map[*irutil.Loop]*metadata.Tuple  // loop -> the loop ID of its reverse (loophints.go)
-	tripCounts            map[*irutil.Loop]tripResult       // loop -> its trip count, once blockOf has the primal (tripcount.go)
-	fwdLoopIDs            map[*irutil.Loop]*metadata.Tuple  // loop -> the loop ID of its forward copy (loophints.go)
-	exitPres              map[*irutil.Loop][]exitPre        // loop -> the blocks storing its entry counter on entering its reverse (exitentry.go)
-	relReads              map[*ir.InstLoad]bool             // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
-	private               map[*ir.InstAlloca]bool           // allocas no other thread can reach (atomics.go)
-	owned                 map[*ir.InstLoad]bool             // loads of elements their iteration owns (ompowned.go)
-	partials              map[*ir.InstLoad]*scalarPartial   // loads of shared scalars summed per thread (ompscalar.go)
-	partialList           []*scalarPartial                  // the same, each sum once
-	tickets               map[*ir.InstCall]value.Value      // unlock -> the forward's ticket of its section (omp.go)
-	users                 map[value.Value][]interface{}     // primal value -> its users (capture.go)
-	uncapturedMemo        map[value.Value]bool              // primal object -> whether its address stays in it (capture.go)
+	primalOf              map[value.Value]value.Value // forward clone -> primal value
+	order                 map[value.Value]int         // primal instructions in block order
+	predIdx               map[*ir.Block]*ir.InstPhi   // forward phi recording the predecessor taken
+	postDomRet            map[*ir.Block]bool          // blocks dominating every return
+}
+
+// adjointState is the per-function derivative state of a gradient: adjoint
+// slots, shadows of pointers, and the slots the forward sweep records for
+// the reverse (the tape).
+type adjointState struct {
+	adj     map[value.Value]*ir.InstAlloca
+	shadow  map[value.Value]value.Value    // primal pointer -> forward shadow
+	sinks   map[*ir.Global]*ir.InstAlloca  // shadows of inactive globals (inactiveSink)
+	slots   map[value.Value]*ir.InstAlloca // non-loop caches, by forward value
+	isCache map[*ir.InstAlloca]bool        // slots the reverse reads from the forward (the tape)
+	tapes   map[value.Value]value.Value    // primal call -> forward tape of its callee
+	frees   []*ir.InstAlloca               // buffer slots to free on exit
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -133,11 +107,13 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 		return nil, errorAt(f, nil, "%v", err)
 	}
 	r := &reverseGen{d: d, m: d.m, f: f, cfg: cfg, acts: acts, passes: d.passes, split: split,
-		fwdHead: map[*ir.Block]*ir.Block{}, fwdTail: map[*ir.Block]*ir.Block{}, rev: map[*ir.Block]*ir.Block{},
-		blockOf: map[value.Value]*ir.Block{}, vmap: map[value.Value]value.Value{}, primalOf: map[value.Value]value.Value{}, adj: map[value.Value]*ir.InstAlloca{},
-		slots: map[value.Value]*ir.InstAlloca{}, loops: map[*irutil.Loop]*loopCache{}, predIdx: map[*ir.Block]*ir.InstPhi{}, entryCount: map[*ir.Block]*ir.InstLoad{},
-		shadow:     map[value.Value]value.Value{},
-		postDomRet: map[*ir.Block]bool{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}, fwdLoopIDs: map[*irutil.Loop]*metadata.Tuple{}, revLoopIDs: map[*irutil.Loop]*metadata.Tuple{}}
+		sweepState: sweepState{fwdHead: map[*ir.Block]*ir.Block{}, fwdTail: map[*ir.Block]*ir.Block{}, rev: map[*ir.Block]*ir.Block{},
+			blockOf: map[value.Value]*ir.Block{}, vmap: map[value.Value]value.Value{}, primalOf: map[value.Value]value.Value{},
+			predIdx: map[*ir.Block]*ir.InstPhi{}, postDomRet: map[*ir.Block]bool{}},
+		adjointState: adjointState{adj: map[value.Value]*ir.InstAlloca{}, slots: map[value.Value]*ir.InstAlloca{},
+			shadow: map[value.Value]value.Value{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}},
+		loopState: loopState{loops: map[*irutil.Loop]*loopCache{}, entryCount: map[*ir.Block]*ir.InstLoad{},
+			fwdLoopIDs: map[*irutil.Loop]*metadata.Tuple{}, revLoopIDs: map[*irutil.Loop]*metadata.Tuple{}}}
 	if err := d.omp.bad[f]; err != nil {
 		return nil, err
 	}
