@@ -25,7 +25,7 @@ import (
 //     allocated per thread (gpucache.go);
 //   - device math (libdevice's __nv_sin, ...) takes the host libm's
 //     derivative rules, and derivative code calls libdevice, not libm
-//     (rules.go, builder.go);
+//     (package rules);
 //   - what has no rule (warp shuffles of derivatives, dynamic parallelism,
 //     cooperative groups) is an error naming the kernel and line
 //     (gpucheck.go).

@@ -167,7 +167,7 @@ func (an *activityAnalysis) shadowBase(b value.Value, at ir.Instruction) {
 		// Code, not memory holding derivatives.
 	case *ir.Global:
 		if irfacts.IsSharedGlobal(x) {
-			an.set(a.Shadowed, x) // a __shared__ shadow (gpu.go)
+			an.set(a.Shadowed, x) // a __shared__ shadow (ad/gpu.go)
 			return
 		}
 		if an.o.ConstShadowed(x) {
@@ -176,7 +176,7 @@ func (an *activityAnalysis) shadowBase(b value.Value, at ir.Instruction) {
 		an.unmetAt(b, at)
 	default:
 		if c, ok := b.(constant.Constant); ok && an.o.ConstShadowed(c) {
-			return // constant memory and the null page have shadows (constshadow.go)
+			return // constant memory and the null page have shadows (ad/constshadow.go)
 		}
 		an.unmetAt(b, at)
 	}

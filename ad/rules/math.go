@@ -29,7 +29,7 @@ type Rule struct {
 	Partials []Partial
 	// pick, for functions that return one of their two arguments (fmin,
 	// fmax), builds from the operands x and y the i1 "x was returned"
-	// (package ad, pick.go). Such a rule has no Partials: its term for argument i is
+	// (ad/pick.go). Such a rule has no Partials: its term for argument i is
 	// d where argument i was returned and -0 where it was not (AdjZero:
 	// adding it changes nothing, not even a zero's sign), a select on the
 	// pick (as Enzyme's fmax rule, which adds +0), not d times a 0/1 partial,
@@ -210,7 +210,7 @@ var Fmod = &Rule{Partials: []Partial{
 // minMax's terms go to the argument that was returned; NaN arguments are
 // ignored as fmin/fmax ignore them. Which one was returned is the rule's
 // pick, one bit: where the reverse sweep has it (cached or recomputed,
-// package ad, pick.go), the terms read it instead of the operands.
+// ad/pick.go), the terms read it instead of the operands.
 func minMax(isMin bool) *Rule {
 	return &Rule{Pick: func(b *Builder, x, y value.Value) value.Value {
 		pred := enum.FPredOLE
