@@ -257,19 +257,7 @@ func (fg *forwardGen) generate() error {
 	return nil
 }
 
-// zeroTangent reports whether tangent t is the constant zero of an operand
-// that carries none (tangentOf): its term of a product or quotient is left
-// out, not multiplied by the other operand (0·inf and 0·NaN are NaN, and
-// the tangent of 3x at x = inf is 3 dx).
-func zeroTangent(t value.Value) bool {
-	switch c := t.(type) {
-	case *constant.Float:
-		return !c.NaN && c.X != nil && c.X.Sign() == 0 && !c.X.Signbit()
-	case *constant.ZeroInitializer:
-		return true
-	}
-	return false
-}
+func zeroTangent(t value.Value) bool { return rules.ZeroTangent(t) }
 
 func (fg *forwardGen) mapValue(v value.Value) value.Value {
 	if x, ok := fg.vmap[v]; ok {
@@ -479,74 +467,16 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		}
 	}
 	tans := func(vs ...value.Value) ([]value.Value, error) { return tangents(tg, vs...) }
+	if rule := rules.InstRuleOf(inst); rule != nil && rule.Tangent != nil {
+		t, err := tans(rule.Operands(inst)...)
+		if err != nil {
+			return nil, err
+		}
+		return rule.Tangent(b, inst, t, mv), nil
+	}
 	switch x := inst.(type) {
-	case *ir.InstFAdd:
-		t, err := tans(x.X, x.Y)
-		if err != nil {
-			return nil, err
-		}
-		return blk.NewFAdd(t[0], t[1]), nil
-	case *ir.InstFSub:
-		t, err := tans(x.X, x.Y)
-		if err != nil {
-			return nil, err
-		}
-		return blk.NewFSub(t[0], t[1]), nil
-	case *ir.InstFMul:
-		t, err := tans(x.X, x.Y)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case zeroTangent(t[1]):
-			return blk.NewFMul(t[0], mv(x.Y)), nil
-		case zeroTangent(t[0]):
-			return blk.NewFMul(mv(x.X), t[1]), nil
-		}
-		return blk.NewFAdd(blk.NewFMul(t[0], mv(x.Y)), blk.NewFMul(mv(x.X), t[1])), nil
-	case *ir.InstFDiv: // (dx - (x/y)·dy) / y
-		t, err := tans(x.X, x.Y)
-		if err != nil {
-			return nil, err
-		}
-		if zeroTangent(t[1]) {
-			return blk.NewFDiv(t[0], mv(x.Y)), nil
-		}
-		return blk.NewFDiv(blk.NewFSub(t[0], blk.NewFMul(mv(x), t[1])), mv(x.Y)), nil
 	case *ir.InstFRem:
 		return fg.partialsTangent(b, inst, rules.Fmod, []value.Value{x.X, x.Y}, x, mv, tg)
-	case *ir.InstFNeg:
-		t, err := tg(x.X)
-		if err != nil {
-			return nil, err
-		}
-		return blk.NewFNeg(t), nil
-	case *ir.InstFPExt:
-		t, err := tg(x.From)
-		if err != nil {
-			return nil, err
-		}
-		return blk.NewFPExt(t, x.To), nil
-	case *ir.InstFPTrunc:
-		t, err := tg(x.From)
-		if err != nil {
-			return nil, err
-		}
-		return blk.NewFPTrunc(t, x.To), nil
-	case *ir.InstFreeze:
-		return tg(x.X)
-	case *ir.InstSelect:
-		t, err := tans(x.ValueTrue, x.ValueFalse)
-		if err != nil {
-			return nil, err
-		}
-		return blk.NewSelect(mv(x.Cond), t[0], t[1]), nil
-	case *ir.InstExtractValue:
-		t, err := tg(x.X)
-		if err != nil {
-			return nil, err
-		}
-		return blk.NewExtractValue(t, x.Indices...), nil
 	case *ir.InstInsertValue:
 		if !carriesFloat(x.Elem.Type()) && !holdsPointers(x.Elem.Type()) {
 			// Integer fields: the tangent aggregate keeps the primal's.
@@ -561,24 +491,6 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 			return nil, err
 		}
 		return blk.NewInsertValue(t[0], t[1], x.Indices...), nil
-	case *ir.InstExtractElement:
-		t, err := tg(x.X)
-		if err != nil {
-			return nil, err
-		}
-		return blk.NewExtractElement(t, mv(x.Index)), nil
-	case *ir.InstInsertElement:
-		t, err := tans(x.X, x.Elem)
-		if err != nil {
-			return nil, err
-		}
-		return blk.NewInsertElement(t[0], t[1], mv(x.Index)), nil
-	case *ir.InstShuffleVector:
-		t, err := tans(x.X, x.Y)
-		if err != nil {
-			return nil, err
-		}
-		return blk.NewShuffleVector(t[0], t[1], x.Mask), nil
 	case *ir.InstLoad:
 		sp, err := tg(x.Src)
 		if err != nil {

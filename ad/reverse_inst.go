@@ -60,58 +60,23 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 	look := func(x value.Value) value.Value { return r.lookup(blk, at, x) }
 	acc := func(x, delta value.Value) { r.accumulate(blk, x, delta) }
 
+	if rule := rules.InstRuleOf(inst); rule != nil && rule.Adjoint != nil {
+		rule.Adjoint(b, inst, d, rules.AdjointEnv{Look: look, Acc: acc, Active: r.act.Active})
+		return blk, nil
+	}
 	switch x := inst.(type) {
-	case *ir.InstFAdd:
-		acc(x.X, d)
-		acc(x.Y, d)
-	case *ir.InstFSub:
-		acc(x.X, d)
-		if r.act.Active(x.Y) {
-			acc(x.Y, b.FNeg(d))
-		}
-	case *ir.InstFMul:
-		if r.act.Active(x.X) {
-			acc(x.X, b.FMul(d, look(x.Y)))
-		}
-		if r.act.Active(x.Y) {
-			acc(x.Y, b.FMul(d, look(x.X)))
-		}
 	case *ir.InstFDiv:
 		if r.act.Active(x.X) || r.act.Active(x.Y) {
 			r.reverseFDiv(b, x, d, look, acc)
 		}
 	case *ir.InstFRem:
 		r.applyPartials(b, at, rules.Fmod, []value.Value{x.X, x.Y}, x, d)
-	case *ir.InstFNeg:
-		acc(x.X, b.FNeg(d))
-	case *ir.InstFPExt:
-		acc(x.From, blk.NewFPTrunc(d, x.From.Type()))
-	case *ir.InstFPTrunc:
-		acc(x.From, blk.NewFPExt(d, x.From.Type()))
-	case *ir.InstFreeze:
-		acc(x.X, d)
-	case *ir.InstSelect:
-		c := look(x.Cond)
-		z := adjZero(v.Type())
-		if r.act.Active(x.ValueTrue) {
-			acc(x.ValueTrue, blk.NewSelect(c, d, z))
-		}
-		if r.act.Active(x.ValueFalse) {
-			acc(x.ValueFalse, blk.NewSelect(c, z, d))
-		}
 	case *ir.InstExtractValue:
 		if r.act.Active(x.X) {
 			agg := r.adjSlot(unwrapArg(x.X))
 			old := blk.NewLoad(x.X.Type(), agg)
 			cur := blk.NewExtractValue(old, x.Indices...)
 			blk.NewStore(blk.NewInsertValue(old, blk.NewFAdd(cur, d), x.Indices...), agg)
-		}
-	case *ir.InstInsertValue:
-		if r.act.Active(x.Elem) {
-			acc(x.Elem, blk.NewExtractValue(d, x.Indices...))
-		}
-		if r.act.Active(x.X) {
-			r.accumulate(blk, x.X, blk.NewInsertValue(d, adjZero(x.Elem.Type()), x.Indices...))
 		}
 	case *ir.InstExtractElement:
 		if r.act.Active(x.X) {
@@ -120,14 +85,6 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 			old := blk.NewLoad(x.X.Type(), s)
 			lane := blk.NewExtractElement(old, idx)
 			blk.NewStore(blk.NewInsertElement(old, blk.NewFAdd(lane, d), idx), s)
-		}
-	case *ir.InstInsertElement:
-		idx := r.lookup(blk, at, x.Index)
-		if r.act.Active(x.Elem) {
-			acc(x.Elem, blk.NewExtractElement(d, idx))
-		}
-		if r.act.Active(x.X) {
-			acc(x.X, blk.NewInsertElement(d, adjZero(x.Elem.Type()), idx))
 		}
 	case *ir.InstShuffleVector:
 		if err := r.reverseShuffle(blk, x, d); err != nil {

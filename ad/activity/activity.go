@@ -7,6 +7,7 @@ package activity
 
 import (
 	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -155,40 +156,7 @@ func IsNullConstant(v value.Value) bool {
 // DerivOperands returns the operands of inst through which derivatives flow
 // into its (float) result: the data operands, not conditions or indices.
 func DerivOperands(inst ir.Instruction, passes func(*ir.InstCall) bool) []value.Value {
-	switch x := inst.(type) {
-	case *ir.InstFAdd:
-		return []value.Value{x.X, x.Y}
-	case *ir.InstFSub:
-		return []value.Value{x.X, x.Y}
-	case *ir.InstFMul:
-		return []value.Value{x.X, x.Y}
-	case *ir.InstFDiv:
-		return []value.Value{x.X, x.Y}
-	case *ir.InstFRem:
-		return []value.Value{x.X, x.Y}
-	case *ir.InstFNeg:
-		return []value.Value{x.X}
-	case *ir.InstFPExt:
-		return []value.Value{x.From}
-	case *ir.InstFPTrunc:
-		return []value.Value{x.From}
-	case *ir.InstFreeze:
-		return []value.Value{x.X}
-	case *ir.InstSelect:
-		return []value.Value{x.ValueTrue, x.ValueFalse}
-	case *ir.InstPhi:
-		return irfacts.IncomingValues(x)
-	case *ir.InstExtractValue:
-		return []value.Value{x.X}
-	case *ir.InstInsertValue:
-		return []value.Value{x.X, x.Elem}
-	case *ir.InstExtractElement:
-		return []value.Value{x.X}
-	case *ir.InstInsertElement:
-		return []value.Value{x.X, x.Elem}
-	case *ir.InstShuffleVector:
-		return []value.Value{x.X, x.Y}
-	case *ir.InstCall:
+	if x, ok := inst.(*ir.InstCall); ok {
 		if !passes(x) {
 			return nil
 		}
@@ -197,6 +165,9 @@ func DerivOperands(inst ir.Instruction, passes func(*ir.InstCall) bool) []value.
 			ops[i] = irfacts.Unwrap(a)
 		}
 		return ops
+	}
+	if rule := rules.InstRuleOf(inst); rule != nil {
+		return rule.Operands(inst)
 	}
 	return nil
 }

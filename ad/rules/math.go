@@ -27,7 +27,7 @@ type Result func() value.Value
 // and the tangent rule Σ ∂_i·dx_i: both modes come from this one entry.
 type Rule struct {
 	Partials []Partial
-	// pick, for functions that return one of their two arguments (fmin,
+	// Pick, for functions that return one of their two arguments (fmin,
 	// fmax), builds from the operands x and y the i1 "x was returned"
 	// (ad/pick.go). Such a rule has no Partials: its term for argument i is
 	// d where argument i was returned and -0 where it was not (AdjZero:
