@@ -151,20 +151,20 @@ func reverseHint(name string) bool {
 // reverseLoopID returns the loop ID for the reverse of l, made once per
 // loop: the hints of l's latches that the reverse keeps (reverseHint).
 func (r *reverseGen) reverseLoopID(l *irutil.Loop) *metadata.Tuple {
-	return r.gradientLoopID(r.revLoopIDs, l, reverseHint)
+	return r.d.gradientLoopID(r.revLoopIDs, l, reverseHint)
 }
 
 // forwardLoopID returns the loop ID for l's copy in the forward sweep, made
 // once per loop (so the copy's latches agree, as LLVM needs): the hints of
 // l's latches but its locations (copyHint).
 func (r *reverseGen) forwardLoopID(l *irutil.Loop) *metadata.Tuple {
-	return r.gradientLoopID(r.fwdLoopIDs, l, copyHint)
+	return r.d.gradientLoopID(r.fwdLoopIDs, l, copyHint)
 }
 
 // gradientLoopID returns ids[l], made on first use: a loop ID with the
 // hints of l's latches that keep admits and noVectorHints where
 // gradientHints adds them; nil where there are none.
-func (r *reverseGen) gradientLoopID(ids map[*irutil.Loop]*metadata.Tuple, l *irutil.Loop, keep func(string) bool) *metadata.Tuple {
+func (d *differ) gradientLoopID(ids map[*irutil.Loop]*metadata.Tuple, l *irutil.Loop, keep func(string) bool) *metadata.Tuple {
 	if id, ok := ids[l]; ok {
 		return id
 	}
@@ -178,7 +178,7 @@ func (r *reverseGen) gradientLoopID(ids map[*irutil.Loop]*metadata.Tuple, l *iru
 	}
 	var id *metadata.Tuple
 	if hints = gradientHints(l, hints); len(hints) > 0 {
-		id = r.d.newLoopID(hints)
+		id = d.newLoopID(hints)
 	}
 	ids[l] = id
 	return id

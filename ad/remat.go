@@ -388,7 +388,7 @@ func (r *reverseGen) writers() []memWriter {
 					add(x.Args[0]) // freed memory cannot be read again
 				case writesNoMemory(x):
 				default:
-					ws = append(ws, r.callWriter(b, x))
+					ws = append(ws, r.d.callWriter(b, x))
 				}
 			}
 		}
@@ -399,10 +399,10 @@ func (r *reverseGen) writers() []memWriter {
 
 // callWriter is the writer a call is: what its callee's summary says it
 // may write (writesum.go), mapped to its arguments, or all memory.
-func (r *reverseGen) callWriter(b *ir.Block, c *ir.InstCall) memWriter {
+func (d *differ) callWriter(b *ir.Block, c *ir.InstCall) memWriter {
 	w := memWriter{inst: c, block: b}
 	s := &writeSummary{params: map[int]bool{}}
-	r.d.callWrites(c, func(ptr value.Value) {
+	d.callWrites(c, func(ptr value.Value) {
 		objs, opaque, known := pointerObjects(ptr)
 		w.objs = append(w.objs, objs...)
 		w.opaque = w.opaque || opaque
