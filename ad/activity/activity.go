@@ -2,7 +2,9 @@
 // and which pointers need shadows: the activity analysis, a fixed point
 // over data flow and memory. What it needs to know of calls (which pass
 // derivatives, what a differentiated callee writes through) it asks the
-// differentiator through an Oracle.
+// differentiator through an Oracle. Package ad acts on the result:
+// unmetError, reverseAtomic, shadowlessPointerStore and the other
+// functions the comments here name are ad's.
 package activity
 
 import (
@@ -94,8 +96,8 @@ type Info struct {
 // A hard need is one the derivative code cannot be built without: the
 // shadow of a phi or select some of whose operands have shadows, or of a
 // pointer a callee returns into its argument's memory. A soft one only
-// loses derivatives written there (which package ad's unmetError allows
-// where nothing reads them back).
+// loses derivatives written there (which unmetError allows where nothing
+// reads them back).
 type Unmet struct {
 	Base value.Value
 	At   ir.Instruction
