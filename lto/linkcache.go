@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gozyme/gozyme/toolchains"
@@ -29,7 +30,8 @@ import (
 // GOZYME_CACHE=off (or 0) turns it off, and so does GOZYME_KEEP_TEMPS.
 // Entries are written to a temporary file and renamed into place, so
 // readers see whole entries or none; past cacheLimit bytes the least
-// recently used go, checked once per link (rewriteAll).
+// recently used go, checked once per link that stored an object
+// (rewriteAll).
 
 // cacheFormat changes whenever what a key covers changes.
 const cacheFormat = "gozyme link cache 2"
@@ -164,8 +166,8 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // cachedRewrite is rewriteObject behind the link cache (cfg.CacheDir): a
 // hit copies the cached object to job.OutPath, a miss runs the job and
-// stores its object.
-func cachedRewrite(ctx context.Context, cfg Config, job RewriteJob) error {
+// stores its object (and counts it in stored).
+func cachedRewrite(ctx context.Context, cfg Config, job RewriteJob, stored *atomic.Int32) error {
 	dir := cfg.CacheDir
 	key := ""
 	if dir != "" {
@@ -194,6 +196,7 @@ func cachedRewrite(ctx context.Context, cfg Config, job RewriteJob) error {
 	}
 	if data, err := os.ReadFile(job.OutPath); err == nil {
 		cachePut(dir, key, ".o", data)
+		stored.Add(1)
 	}
 	return nil
 }

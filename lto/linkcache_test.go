@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -41,7 +42,7 @@ func TestLinkCache(t *testing.T) {
 	link := func(j RewriteJob) []byte {
 		t.Helper()
 		os.Remove(j.OutPath)
-		if err := cachedRewrite(context.Background(), ConfigFromEnv(), j); err != nil {
+		if err := cachedRewrite(context.Background(), ConfigFromEnv(), j, new(atomic.Int32)); err != nil {
 			t.Fatal(err)
 		}
 		data, err := os.ReadFile(j.OutPath)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	"github.com/gozyme/gozyme/ad"
 	"golang.org/x/sync/errgroup"
@@ -92,6 +93,7 @@ func rewriteAll(ctx context.Context, cfg Config, groups []*rewriteGroup, tmp, lt
 	errs := make([]error, len(groups))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cfg.jobLimit())
+	var stored atomic.Int32 // objects the jobs added to the link cache
 	for i, grp := range groups {
 		in := grp.anchor
 		outs[i] = filepath.Join(tmp, tempName(in)+".o")
@@ -125,7 +127,7 @@ func rewriteAll(ctx context.Context, cfg Config, groups []*rewriteGroup, tmp, lt
 					errs[i] = err
 				}
 			}()
-			err = cachedRewrite(gctx, cfg, job)
+			err = cachedRewrite(gctx, cfg, job, &stored)
 			if err != nil && gctx.Err() == nil {
 				errs[i] = err // a failure of its own, not a cancellation
 			}
@@ -133,7 +135,7 @@ func rewriteAll(ctx context.Context, cfg Config, groups []*rewriteGroup, tmp, lt
 		})
 	}
 	werr := g.Wait()
-	if cfg.CacheDir != "" {
+	if stored.Load() > 0 {
 		trimCache(cfg.CacheDir, cacheLimit) // once per link, not per entry written
 	}
 	if werr == nil {
