@@ -647,6 +647,9 @@ func (an *activityAnalysis) call(c *ir.InstCall) {
 	if _, root := EntryPointMode(calleeName(c)); root {
 		return // an Enzyme call lowered later (or an error there)
 	}
+	if an.blasCall(c) {
+		return
+	}
 	if ok && len(callee.Blocks) > 0 && an.d.custom[callee] == nil && !isFunctionLike(callee) && !isAllocation(c) {
 		acts := an.callActs(c)
 		sum := an.d.callSummary(callee, acts, retShadow)

@@ -1,0 +1,385 @@
+package ad
+
+import (
+	"strings"
+
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// BLAS calls are differentiated by rule, by name, as Enzyme does
+// (BlasDerivatives.td), not through their bodies: a call of cblas_<p><x>
+// (p: d or s) whose routine has a rule in blasRules gets a derivative made
+// of BLAS calls, whether or not the routine has a body in the module (a
+// real OpenBLAS has none). The rules emit calls of the CBLAS routines
+// themselves, declared where the module lacks them, and of a few loop
+// helpers over matrix rows or columns (blashelpers.go).
+//
+// Reverse mode: in the forward sweep, the inputs the reverse reads that
+// the call itself or anything after it may overwrite are copied into
+// buffers (Enzyme's -enzyme-lapack-copy=1), freed where the reverse used
+// them; the others are read where they lie. Forward mode: the tangent is
+// built before the call for routines that write memory (they read their
+// outputs' old values), after it for those returning a value.
+
+// blasRule is the derivative of one BLAS routine.
+type blasRule struct {
+	// sig holds one letter per CBLAS argument: i an integer (size,
+	// increment, leading dimension), e an enum (layout, transpose), f a
+	// float scalar, p a pointer to the elements.
+	sig     string
+	ret     bool  // returns a float
+	outputs []int // pointer arguments it writes
+	// shape describes input i (a pointer) as its memory is read: a
+	// vector or a matrix.
+	shape func(c *blasCtx, i int) blasShape
+	// needs lists the pointer inputs the reverse reads, given the
+	// activity.
+	needs func(c *blasCtx) []int
+	rev   func(c *blasCtx)
+	fwd   func(c *blasCtx)
+}
+
+// blasShape is the memory a pointer argument covers: n elements apart by
+// inc (vectors), or rows x cols with leading dimension ld in the call's
+// layout (matrices; ld nil for vectors).
+type blasShape struct {
+	n, inc         value.Value
+	rm             value.Value // i1: row major
+	rows, cols, ld value.Value
+	incIdx, ldIdx  int
+	matrix         bool
+}
+
+// blasRoutine returns the rule of a call's callee, its precision letter
+// and routine name; nil for other calls.
+func blasRoutine(call *ir.InstCall) (*blasRule, byte, string) {
+	f, ok := call.Callee.(*ir.Func)
+	if !ok {
+		return nil, 0, ""
+	}
+	name := f.Name()
+	if !strings.HasPrefix(name, "cblas_") || len(name) < 8 {
+		return nil, 0, ""
+	}
+	p := name[6]
+	if p != 'd' && p != 's' {
+		return nil, 0, ""
+	}
+	rule := blasRules[name[7:]]
+	if rule == nil {
+		return nil, 0, ""
+	}
+	return rule, p, name[7:]
+}
+
+// isBlasCall reports a call differentiated by a BLAS rule.
+func isBlasCall(call *ir.InstCall) bool {
+	r, _, _ := blasRoutine(call)
+	return r != nil
+}
+
+// isBlasFunc reports a function whose calls BLAS rules differentiate.
+func isBlasFunc(f *ir.Func) bool { return isBlasCall(&ir.InstCall{Callee: f}) }
+
+// blasCtx is what a rule builds with: the call's arguments and their
+// derivatives as the code being emitted sees them, and where it emits.
+type blasCtx struct {
+	m     *ir.Module
+	b     *ir.Block
+	call  *ir.InstCall
+	p     byte       // precision: 'd' or 's'
+	elem  types.Type // double or float
+	intT  types.Type // the BLAS integer (the type of the first size)
+	enumT types.Type // the type of layout and transpose arguments
+	rule  *blasRule
+
+	arg    func(i int) value.Value // the primal argument
+	shadow func(i int) value.Value // a pointer's shadow, nil without one
+	act    func(i int) bool        // a float argument carries a derivative
+	dfloat func(i int) value.Value // forward: a float argument's tangent
+	acc    func(i int, d value.Value)
+	dret   value.Value // reverse: the result's adjoint
+	res    value.Value // the primal result
+	out    value.Value // forward: the result's tangent
+	cached map[int]value.Value
+}
+
+// newBlasCtx checks the call's signature against the rule's and fills in
+// the types.
+func newBlasCtx(m *ir.Module, f *ir.Func, call *ir.InstCall) (*blasCtx, error) {
+	rule, p, name := blasRoutine(call)
+	elem := types.Type(types.Double)
+	if p == 's' {
+		elem = types.Float
+	}
+	c := &blasCtx{m: m, call: call, p: p, elem: elem, rule: rule}
+	bad := func() (*blasCtx, error) {
+		err := errorAt(f, call, "cannot differentiate the call to '%s': its arguments are not those of CBLAS's %s (%d arguments: %s), which gozyme's rule for it expects", calleeName(call), name, len(rule.sig), blasSigWords(rule.sig))
+		err.Callee = calleeName(call)
+		return nil, err
+	}
+	if len(call.Args) != len(rule.sig) || (rule.ret != types.Equal(call.Typ, elem)) || (!rule.ret && !types.Equal(call.Typ, types.Void)) {
+		return bad()
+	}
+	for i, k := range rule.sig {
+		t := call.Args[i].Type()
+		switch k {
+		case 'i', 'e':
+			if _, ok := t.(*types.IntType); !ok {
+				return bad()
+			}
+			if k == 'i' && c.intT == nil {
+				c.intT = t
+			}
+			if k == 'e' && c.enumT == nil {
+				c.enumT = t
+			}
+		case 'f':
+			if !types.Equal(t, elem) {
+				return bad()
+			}
+		case 'p':
+			pt, ok := t.(*types.PointerType)
+			if !ok || !types.Equal(pt.ElemType, elem) {
+				return bad()
+			}
+		}
+	}
+	if c.enumT == nil {
+		c.enumT = types.I32
+	}
+	return c, nil
+}
+
+func blasSigWords(sig string) string {
+	var w []string
+	for _, k := range sig {
+		switch k {
+		case 'i':
+			w = append(w, "int")
+		case 'e':
+			w = append(w, "enum")
+		case 'f':
+			w = append(w, "scalar")
+		case 'p':
+			w = append(w, "pointer")
+		}
+	}
+	return strings.Join(w, ", ")
+}
+
+// fn returns CBLAS routine cblas_<p><name>, declared where absent; its
+// arguments follow sig as in blasRule.
+func (c *blasCtx) fn(name, sig string, ret bool) *ir.Func {
+	params := make([]types.Type, len(sig))
+	for i, k := range sig {
+		switch k {
+		case 'i':
+			params[i] = c.intT
+		case 'e':
+			params[i] = c.enumT
+		case 'f':
+			params[i] = c.elem
+		case 'p':
+			params[i] = types.NewPointer(c.elem)
+		}
+	}
+	rt := types.Type(types.Void)
+	if ret {
+		rt = c.elem
+	}
+	return declare(c.m, "cblas_"+string(c.p)+name, rt, params...)
+}
+
+// blasSigs are the CBLAS signatures of the routines the rules call.
+var blasSigs = map[string]string{
+	"dot": "ipipi", "nrm2": "ipi", "axpy": "ifpipi", "scal": "ifpi", "copy": "ipipi",
+	"gemv": "eeiifpipifpi", "ger": "eiifpipipi", "gemm": "eeeiiifpipifpi",
+}
+
+// blas emits a call of routine name with args, each converted to the
+// routine's parameter type.
+func (c *blasCtx) blas(name string, args ...value.Value) value.Value {
+	f := c.fn(name, blasSigs[name], name == "dot" || name == "nrm2")
+	return callConverted(c.b, f, args...)
+}
+
+// callConverted calls f with args converted to its parameter types
+// (integers sign-extended or truncated, pointers cast).
+func callConverted(b *ir.Block, f *ir.Func, args ...value.Value) *ir.InstCall {
+	conv := make([]value.Value, len(args))
+	for i, a := range args {
+		conv[i] = convertTo(b, a, f.Sig.Params[i])
+	}
+	return b.NewCall(f, conv...)
+}
+
+// convertTo converts v to type t where the two differ.
+func convertTo(b *ir.Block, v value.Value, t types.Type) value.Value {
+	if types.Equal(v.Type(), t) {
+		return v
+	}
+	switch to := t.(type) {
+	case *types.IntType:
+		from, ok := v.Type().(*types.IntType)
+		if !ok {
+			return v
+		}
+		if ci, ok := v.(*constant.Int); ok {
+			return constant.NewInt(to, ci.X.Int64())
+		}
+		if from.BitSize < to.BitSize {
+			return b.NewSExt(v, to)
+		}
+		return b.NewTrunc(v, to)
+	case *types.PointerType:
+		return b.NewBitCast(v, to)
+	case *types.FloatType:
+		from, ok := v.Type().(*types.FloatType)
+		if !ok {
+			return v
+		}
+		if floatBits(from) < floatBits(to) {
+			return b.NewFPExt(v, to)
+		}
+		return b.NewFPTrunc(v, to)
+	}
+	return v
+}
+
+// f is the float constant v; i the BLAS integer v; i64 widens an integer.
+func (c *blasCtx) f(v float64) value.Value { return floatConst(c.elem, v) }
+func (c *blasCtx) i(v int64) value.Value   { return constant.NewInt(c.intT.(*types.IntType), v) }
+func (c *blasCtx) i64(v value.Value) value.Value {
+	return convertTo(c.b, v, types.I64)
+}
+
+// sel chooses a or b by i1 cond.
+func (c *blasCtx) sel(cond, a, b value.Value) value.Value {
+	if types.Equal(a.Type(), b.Type()) {
+		return c.b.NewSelect(cond, a, b)
+	}
+	return c.b.NewSelect(cond, a, convertTo(c.b, b, a.Type()))
+}
+
+// eqAny reports v equal to one of the constants (in v's type).
+func (c *blasCtx) eqAny(v value.Value, ks ...int64) value.Value {
+	it := v.Type().(*types.IntType)
+	var r value.Value
+	for _, k := range ks {
+		if it.BitSize < 64 {
+			k &= 1<<it.BitSize - 1
+			if it.BitSize == 8 && k > 127 {
+				k -= 256
+			}
+		}
+		e := c.b.NewICmp(enum.IPredEQ, v, constant.NewInt(it, k))
+		if r == nil {
+			r = e
+		} else {
+			r = c.b.NewOr(r, e)
+		}
+	}
+	return r
+}
+
+// CBLAS's and Fortran's codes.
+const (
+	cblasRowMajor = 101
+	cblasNoTrans  = 111
+	cblasTrans    = 112
+	cblasConjT    = 113
+)
+
+// rowMajor is an i1: the layout argument says row major.
+func (c *blasCtx) rowMajor(layout value.Value) value.Value {
+	return c.eqAny(layout, cblasRowMajor, 'R', 'r')
+}
+
+// isN is an i1: transpose argument t says no transpose.
+func (c *blasCtx) isN(t value.Value) value.Value {
+	return c.eqAny(t, cblasNoTrans, 'N', 'n')
+}
+
+// transpose is the code of the other transpose, in t's own encoding
+// (CBLAS's enum or Fortran's letters).
+func (c *blasCtx) transpose(t value.Value) value.Value {
+	it := t.Type().(*types.IntType)
+	k := func(v int64) value.Value { return constant.NewInt(it, v) }
+	// N -> T, n -> t, T/C -> N, t/c -> n, 111 -> 112, 112/113 -> 111.
+	r := c.b.NewSelect(c.eqAny(t, 't', 'c'), k('n'), k('N'))
+	r = c.b.NewSelect(c.eqAny(t, 'n'), k('t'), r)
+	r = c.b.NewSelect(c.eqAny(t, 'N'), k('T'), r)
+	r = c.b.NewSelect(c.eqAny(t, cblasTrans, cblasConjT), k(cblasNoTrans), r)
+	return c.b.NewSelect(c.eqAny(t, cblasNoTrans), k(cblasTrans), r)
+}
+
+// enumConst is a CBLAS code in the type of the call's enums.
+func (c *blasCtx) enumConst(v int64) value.Value {
+	return constant.NewInt(c.enumT.(*types.IntType), v)
+}
+
+// in returns pointer input i as the reverse reads it, with its increment
+// (vectors) or leading dimension (matrices): its copy where the forward
+// sweep cached it.
+func (c *blasCtx) in(i int) (value.Value, value.Value) {
+	sh := c.rule.shape(c, i)
+	if p, ok := c.cached[i]; ok {
+		if sh.matrix {
+			return p, c.sel(sh.rm, sh.cols, sh.rows)
+		}
+		return p, c.i(1)
+	}
+	if sh.matrix {
+		return c.arg(i), c.arg(sh.ldIdx)
+	}
+	return c.arg(i), c.arg(sh.incIdx)
+}
+
+// vec is the shape of a vector argument of n elements with increment at
+// argument inc.
+func (c *blasCtx) vec(n value.Value, inc int) blasShape {
+	return blasShape{n: n, inc: c.arg(inc), incIdx: inc}
+}
+
+// mat is the shape of a rows x cols matrix with leading dimension at
+// argument ld in layout at argument layout.
+func (c *blasCtx) mat(layout int, rows, cols value.Value, ld int) blasShape {
+	return blasShape{matrix: true, rm: c.rowMajor(c.arg(layout)), rows: rows, cols: cols, ld: c.arg(ld), ldIdx: ld}
+}
+
+// cacheInput copies input i into a fresh buffer (emitted into c.b, from
+// primal values): a vector densely, a matrix with leading dimension its
+// inner size.
+func (c *blasCtx) cacheInput(i int) value.Value {
+	sh := c.rule.shape(c, i)
+	if sh.matrix {
+		h := blasHelper(c, "cachem")
+		return c.b.NewCall(h, sh.rm, c.i64(sh.rows), c.i64(sh.cols), c.arg(i), c.i64(sh.ld))
+	}
+	buf := c.alloc(sh.n)
+	c.blas("copy", sh.n, c.arg(i), sh.inc, buf, c.i(1))
+	return buf
+}
+
+// alloc mallocs n elements (at least one).
+func (c *blasCtx) alloc(n value.Value) value.Value {
+	n64 := c.i64(n)
+	pos := c.b.NewICmp(enum.IPredSGT, n64, constant.NewInt(types.I64, 1))
+	cnt := c.b.NewSelect(pos, n64, constant.NewInt(types.I64, 1))
+	bytes := c.b.NewMul(cnt, constant.NewInt(types.I64, int64(floatBits(c.elem)/8)))
+	raw := c.b.NewCall(declare(c.m, "malloc", types.I8Ptr, types.I64), bytes)
+	return c.b.NewBitCast(raw, types.NewPointer(c.elem))
+}
+
+// free releases a buffer from alloc.
+func (c *blasCtx) free(p value.Value) {
+	c.b.NewCall(declare(c.m, "free", types.Void, types.I8Ptr), c.b.NewBitCast(p, types.I8Ptr))
+}
+
+// mul is the product of two BLAS integers, as an i64.
+func (c *blasCtx) mul(a, b value.Value) value.Value { return c.b.NewMul(c.i64(a), c.i64(b)) }

@@ -1,0 +1,238 @@
+package ad
+
+import (
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/value"
+)
+
+// The BLAS rules (blasrules.go) in the reverse and forward modes.
+
+// augmentBlas emits, before the forward clone of BLAS call call (in
+// primal block b), copies of the inputs its reverse reads that the call
+// itself or anything after it may overwrite; the reverse finds them in
+// r.blasCaches. Operands are primal values, remapped with the block.
+func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instruction, error) {
+	c, err := newBlasCtx(r.m, r.f, call)
+	if err != nil {
+		return nil, err
+	}
+	scratch := &ir.Block{}
+	c.b = scratch
+	c.arg = func(i int) value.Value { return unwrapArg(call.Args[i]) }
+	c.shadow = func(i int) value.Value {
+		if r.act.hasShadow(call.Args[i]) {
+			return call.Args[i] // only tested for nil here
+		}
+		return nil
+	}
+	c.act = func(i int) bool { return carriesFloat(call.Args[i].Type()) && r.act.active(call.Args[i]) }
+	copies := map[int]value.Value{}
+	for _, i := range c.rule.needs(c) {
+		if !r.blasInputChanges(call, i, c.rule) {
+			continue
+		}
+		v := c.cacheInput(i)
+		copies[i] = v
+		r.blockOf[v] = b
+	}
+	if r.blasCaches == nil {
+		r.blasCaches = map[*ir.InstCall]map[int]value.Value{}
+	}
+	r.blasCaches[call] = copies
+	return scratch.Insts, nil
+}
+
+// blasInputChanges reports whether the memory pointer argument i of BLAS
+// call call reads may hold other values when the reverse sweep runs: the
+// call writes it, the gradient is split (the caller may write anything
+// between the sweeps), or a primal writer that may run after the call may
+// write into its objects.
+func (r *reverseGen) blasInputChanges(call *ir.InstCall, i int, rule *blasRule) bool {
+	for _, o := range rule.outputs {
+		if o == i {
+			return true
+		}
+	}
+	if r.split {
+		return true
+	}
+	objs, opaque, known := pointerObjects(call.Args[i])
+	return r.objectsMayBeWritten(objs, opaque, known, nil, func(w memWriter) bool {
+		if w.inst == call {
+			lb := r.blockOf[call]
+			return lb == nil || r.reachable(lb)[lb]
+		}
+		return r.mayRunAfter(w, call)
+	})
+}
+
+// reverseBlas emits the reverse of BLAS call call: the rule's BLAS calls
+// on the looked-up arguments, shadows and cached inputs, the result's
+// adjoint d (nil: zero), then frees the caches.
+func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.Value) error {
+	c, err := newBlasCtx(r.m, r.f, call)
+	if err != nil {
+		return err
+	}
+	c.b = blk
+	args := map[int]value.Value{}
+	c.arg = func(i int) value.Value {
+		if v, ok := args[i]; ok {
+			return v
+		}
+		v := r.lookup(blk, at, call.Args[i])
+		args[i] = v
+		return v
+	}
+	shadows := map[int]value.Value{}
+	var serr error
+	c.shadow = func(i int) value.Value {
+		if !r.act.hasShadow(call.Args[i]) {
+			return nil
+		}
+		if s, ok := shadows[i]; ok {
+			return s
+		}
+		s, err := r.lookupShadow(blk, at, call, call.Args[i])
+		if err != nil {
+			serr = err
+			return nil
+		}
+		shadows[i] = s
+		return s
+	}
+	c.act = func(i int) bool { return carriesFloat(call.Args[i].Type()) && r.act.active(call.Args[i]) }
+	c.acc = func(i int, delta value.Value) { r.accumulate(blk, call.Args[i], delta) }
+	if c.rule.ret {
+		c.dret = d
+		if d == nil {
+			c.dret = zeroOf(call.Typ)
+		}
+		c.res = r.lookup(blk, at, call)
+	}
+	c.cached = map[int]value.Value{}
+	for i, v := range r.blasCaches[call] {
+		c.cached[i] = r.lookupForward(blk, at, v, r.blockOf[v])
+	}
+	c.rule.rev(c)
+	if serr != nil {
+		return serr
+	}
+	for _, i := range sortedKeys(c.cached) {
+		c.free(c.cached[i])
+	}
+	return nil
+}
+
+// sortedKeys returns m's keys in increasing order.
+func sortedKeys(m map[int]value.Value) []int {
+	var ks []int
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := 1; i < len(ks); i++ {
+		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
+			ks[j], ks[j-1] = ks[j-1], ks[j]
+		}
+	}
+	return ks
+}
+
+// blasCall emits, in forward mode, BLAS call call and its tangent: before
+// the call for routines that write memory (their tangents read the
+// outputs' old values), after it for those returning a value; once per
+// lane in batch mode.
+func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error) {
+	if fg.errMode {
+		return nil, true, errorAt(fg.f, call, "'%s' is differentiated by a BLAS rule, which gives tangents, not error bounds: floating-point error estimation cannot use it", calleeName(call))
+	}
+	clone, _ := irutil.CloneInst(call, func(v value.Value) value.Value { return v })
+	fg.vmap[call] = clone.(value.Value)
+	var before, after []ir.Instruction
+	for _, lane := range fg.lanes {
+		fg.tan = lane
+		c, err := newBlasCtx(fg.m, fg.f, call)
+		if err != nil {
+			return nil, true, err
+		}
+		scratch := &ir.Block{}
+		c.b = scratch
+		c.arg = func(i int) value.Value { return unwrapArg(call.Args[i]) }
+		var terr error
+		c.shadow = func(i int) value.Value {
+			a := unwrapArg(call.Args[i])
+			if !fg.act.hasShadow(a) {
+				return nil
+			}
+			t, err := fg.tangentOf(call, a)
+			if err != nil {
+				terr = err
+				return nil
+			}
+			return t
+		}
+		c.act = func(i int) bool {
+			a := unwrapArg(call.Args[i])
+			return carriesFloat(a.Type()) && fg.act.varied[a]
+		}
+		c.dfloat = func(i int) value.Value {
+			t, err := fg.tangentOf(call, call.Args[i])
+			if err != nil {
+				terr = err
+				return zeroOf(call.Args[i].Type())
+			}
+			return t
+		}
+		c.res = clone.(value.Value)
+		c.rule.fwd(c)
+		if terr != nil {
+			return nil, true, terr
+		}
+		if c.rule.ret {
+			if fg.needsTangent(call) {
+				if c.out == nil {
+					c.out = zeroOf(call.Typ)
+				}
+				lane[call] = c.out
+			}
+			after = append(after, scratch.Insts...)
+		} else {
+			before = append(before, scratch.Insts...)
+		}
+	}
+	out := append(before, clone)
+	return append(out, after...), true, nil
+}
+
+// blasWrites reports, for a BLAS call, the pointers it writes through
+// (false: no BLAS call).
+func blasWrites(c *ir.InstCall, through func(value.Value)) bool {
+	rule, _, _ := blasRoutine(c)
+	if rule == nil || len(c.Args) != len(rule.sig) {
+		return false
+	}
+	for _, o := range rule.outputs {
+		through(c.Args[o])
+	}
+	return true
+}
+
+// blasOutputsDemand gives the outputs of a BLAS call shadows where any of
+// its arguments carries derivatives (false: no BLAS call).
+func (an *activityAnalysis) blasCall(c *ir.InstCall) bool {
+	rule, _, _ := blasRoutine(c)
+	if rule == nil {
+		return false
+	}
+	if len(c.Args) != len(rule.sig) {
+		for _, arg := range c.Args {
+			an.demand(arg, c) // the signature error comes later
+		}
+		return true
+	}
+	for _, o := range rule.outputs {
+		an.demand(c.Args[o], c)
+	}
+	return true
+}

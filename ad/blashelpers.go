@@ -1,0 +1,101 @@
+package ad
+
+import (
+	"fmt"
+
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Loop helpers of the BLAS rules: whole-matrix operations made of one
+// level-1 BLAS call per row (row major) or column (column major) of a
+// rows x cols matrix with a leading dimension, so that a matrix need not
+// be contiguous:
+//   - cachem(rm, rows, cols, A, lda) -> T*: a fresh copy of A with leading
+//     dimension its inner size (copy per row or column);
+//   - frob(rm, rows, cols, A, lda, B, ldb) -> T: sum of A∘B (dot);
+//   - scalm(rm, rows, cols, alpha, A, lda): A *= alpha (scal);
+//   - axpym(rm, rows, cols, alpha, X, ldx, Y, ldy): Y += alpha X (axpy).
+// Sizes are i64; one internal function per precision, BLAS integer and
+// kind.
+
+// blasHelper returns helper kind for c's precision and integer type,
+// building it on first use.
+func blasHelper(c *blasCtx, kind string) *ir.Func {
+	name := fmt.Sprintf("__gozyme_blas_%c%s_%s", c.p, kind, c.intT)
+	for _, f := range c.m.Funcs {
+		if f.Name() == name {
+			return f
+		}
+	}
+	pt := types.NewPointer(c.elem)
+	i64 := types.I64
+	params := []*ir.Param{ir.NewParam("rm", types.I1), ir.NewParam("rows", i64), ir.NewParam("cols", i64)}
+	ret := types.Type(types.Void)
+	switch kind {
+	case "cachem":
+		params = append(params, ir.NewParam("a", pt), ir.NewParam("lda", i64))
+		ret = pt
+	case "frob":
+		params = append(params, ir.NewParam("a", pt), ir.NewParam("lda", i64), ir.NewParam("b", pt), ir.NewParam("ldb", i64))
+		ret = c.elem
+	case "scalm":
+		params = append(params, ir.NewParam("alpha", c.elem), ir.NewParam("a", pt), ir.NewParam("lda", i64))
+	case "axpym":
+		params = append(params, ir.NewParam("alpha", c.elem), ir.NewParam("x", pt), ir.NewParam("ldx", i64), ir.NewParam("y", pt), ir.NewParam("ldy", i64))
+	}
+	f := c.m.NewFunc(name, ret, params...)
+	f.Linkage = enum.LinkageInternal
+	entry, loop, exit := f.NewBlock("entry"), f.NewBlock("loop"), f.NewBlock("exit")
+	h := *c
+	h.b = entry
+	rm, rows, cols := params[0], params[1], params[2]
+	outer := entry.NewSelect(rm, rows, cols)
+	inner := entry.NewSelect(rm, cols, rows)
+	var buf value.Value
+	if kind == "cachem" {
+		buf = h.alloc(entry.NewMul(rows, cols))
+	}
+	zero := constant.NewInt(i64, 0)
+	entry.NewCondBr(entry.NewICmp(enum.IPredSGT, outer, zero), loop, exit)
+
+	h.b = loop
+	j := loop.NewPhi(ir.NewIncoming(zero, entry))
+	var acc *ir.InstPhi
+	if kind == "frob" {
+		acc = loop.NewPhi(ir.NewIncoming(floatConst(c.elem, 0), entry))
+	}
+	row := func(p, ld value.Value) value.Value {
+		return loop.NewGetElementPtr(c.elem, p, loop.NewMul(j, ld))
+	}
+	one := h.i(1)
+	var next value.Value
+	switch kind {
+	case "cachem":
+		h.blas("copy", inner, row(params[3], params[4]), one, row(buf, inner), one)
+	case "frob":
+		d := h.blas("dot", inner, row(params[3], params[4]), one, row(params[5], params[6]), one)
+		next = loop.NewFAdd(acc, d)
+		acc.Incs = append(acc.Incs, ir.NewIncoming(next, loop))
+	case "scalm":
+		h.blas("scal", inner, params[3], row(params[4], params[5]), one)
+	case "axpym":
+		h.blas("axpy", inner, params[3], row(params[4], params[5]), one, row(params[6], params[7]), one)
+	}
+	j1 := loop.NewAdd(j, constant.NewInt(i64, 1))
+	j.Incs = append(j.Incs, ir.NewIncoming(j1, loop))
+	loop.NewCondBr(loop.NewICmp(enum.IPredSLT, j1, outer), loop, exit)
+
+	switch kind {
+	case "cachem":
+		exit.NewRet(buf)
+	case "frob":
+		exit.NewRet(exit.NewPhi(ir.NewIncoming(floatConst(c.elem, 0), entry), ir.NewIncoming(next, loop)))
+	default:
+		exit.NewRet(nil)
+	}
+	return f
+}

@@ -1,0 +1,362 @@
+package ad
+
+import "github.com/llir/llvm/ir/value"
+
+// The BLAS rules, one entry per routine (arguments as CBLAS numbers them).
+// Notation: op(A) is A or its transpose as the call's transpose argument
+// says; dX the shadow of X; α, β the scalars. Reverse rules read dY before
+// scaling it (the adjoint of the output's old value comes last).
+var blasRules = map[string]*blasRule{
+	// r = x·y. Reverse: dx += dr·y, dy += dr·x. Forward: dr = dx·y + x·dy.
+	"dot": {
+		sig: "ipipi", ret: true,
+		shape: func(c *blasCtx, i int) blasShape { return c.vec(c.arg(0), i+1) },
+		needs: func(c *blasCtx) []int { return blasPick(c.shadow(3) != nil, 1, c.shadow(1) != nil, 3) },
+		rev: func(c *blasCtx) {
+			if dx := c.shadow(1); dx != nil {
+				y, incy := c.in(3)
+				c.blas("axpy", c.arg(0), c.dret, y, incy, dx, c.arg(2))
+			}
+			if dy := c.shadow(3); dy != nil {
+				x, incx := c.in(1)
+				c.blas("axpy", c.arg(0), c.dret, x, incx, dy, c.arg(4))
+			}
+		},
+		fwd: func(c *blasCtx) {
+			var t value.Value
+			if dx := c.shadow(1); dx != nil {
+				t = c.blas("dot", c.arg(0), dx, c.arg(2), c.arg(3), c.arg(4))
+			}
+			if dy := c.shadow(3); dy != nil {
+				t = c.fsum(t, c.blas("dot", c.arg(0), c.arg(1), c.arg(2), dy, c.arg(4)))
+			}
+			c.out = t
+		},
+	},
+	// r = ‖x‖. Reverse: dx += (dr/r)·x. Forward: dr = x·dx / r.
+	"nrm2": {
+		sig: "ipi", ret: true,
+		shape: func(c *blasCtx, i int) blasShape { return c.vec(c.arg(0), 2) },
+		needs: func(c *blasCtx) []int { return blasPick(c.shadow(1) != nil, 1) },
+		rev: func(c *blasCtx) {
+			if dx := c.shadow(1); dx != nil {
+				x, incx := c.in(1)
+				c.blas("axpy", c.arg(0), c.b.NewFDiv(c.dret, c.res), x, incx, dx, c.arg(2))
+			}
+		},
+		fwd: func(c *blasCtx) {
+			if dx := c.shadow(1); dx != nil {
+				c.out = c.b.NewFDiv(c.blas("dot", c.arg(0), c.arg(1), c.arg(2), dx, c.arg(2)), c.res)
+			}
+		},
+	},
+	// y += α·x. Reverse: dα += dy·x, dx += α·dy. Forward: dy += α·dx + dα·x.
+	"axpy": {
+		sig: "ifpipi", outputs: []int{4},
+		shape: func(c *blasCtx, i int) blasShape { return c.vec(c.arg(0), i+1) },
+		needs: func(c *blasCtx) []int { return blasPick(c.act(1), 2) },
+		rev: func(c *blasCtx) {
+			dy := c.shadow(4)
+			if dy == nil {
+				return
+			}
+			if c.act(1) {
+				x, incx := c.in(2)
+				c.acc(1, c.blas("dot", c.arg(0), dy, c.arg(5), x, incx))
+			}
+			if dx := c.shadow(2); dx != nil {
+				c.blas("axpy", c.arg(0), c.arg(1), dy, c.arg(5), dx, c.arg(3))
+			}
+		},
+		fwd: func(c *blasCtx) {
+			dy := c.shadow(4)
+			if dy == nil {
+				return
+			}
+			if dx := c.shadow(2); dx != nil {
+				c.blas("axpy", c.arg(0), c.arg(1), dx, c.arg(3), dy, c.arg(5))
+			}
+			if c.act(1) {
+				c.blas("axpy", c.arg(0), c.dfloat(1), c.arg(2), c.arg(3), dy, c.arg(5))
+			}
+		},
+	},
+	// x *= α. Reverse: dα += x_old·dx, dx *= α. Forward: dx = α·dx + dα·x_old.
+	"scal": {
+		sig: "ifpi", outputs: []int{2},
+		shape: func(c *blasCtx, i int) blasShape { return c.vec(c.arg(0), 3) },
+		needs: func(c *blasCtx) []int { return blasPick(c.act(1), 2) },
+		rev: func(c *blasCtx) {
+			dx := c.shadow(2)
+			if dx == nil {
+				return
+			}
+			if c.act(1) {
+				x, incx := c.in(2)
+				c.acc(1, c.blas("dot", c.arg(0), x, incx, dx, c.arg(3)))
+			}
+			c.blas("scal", c.arg(0), c.arg(1), dx, c.arg(3))
+		},
+		fwd: func(c *blasCtx) {
+			dx := c.shadow(2)
+			if dx == nil {
+				return
+			}
+			c.blas("scal", c.arg(0), c.arg(1), dx, c.arg(3))
+			if c.act(1) {
+				c.blas("axpy", c.arg(0), c.dfloat(1), c.arg(2), c.arg(3), dx, c.arg(3))
+			}
+		},
+	},
+	// y = x. Reverse: dx += dy, dy = 0. Forward: dy = dx (0 for a constant x).
+	"copy": {
+		sig: "ipipi", outputs: []int{3},
+		shape: func(c *blasCtx, i int) blasShape { return c.vec(c.arg(0), i+1) },
+		needs: func(c *blasCtx) []int { return nil },
+		rev: func(c *blasCtx) {
+			dy := c.shadow(3)
+			if dy == nil {
+				return
+			}
+			if dx := c.shadow(1); dx != nil {
+				c.blas("axpy", c.arg(0), c.f(1), dy, c.arg(4), dx, c.arg(2))
+			}
+			c.blas("scal", c.arg(0), c.f(0), dy, c.arg(4))
+		},
+		fwd: func(c *blasCtx) {
+			dy := c.shadow(3)
+			if dy == nil {
+				return
+			}
+			if dx := c.shadow(1); dx != nil {
+				c.blas("copy", c.arg(0), dx, c.arg(2), dy, c.arg(4))
+			} else {
+				c.blas("scal", c.arg(0), c.f(0), dy, c.arg(4))
+			}
+		},
+	},
+	// y = α·op(A)·x + β·y (layout, trans, m, n, α, A, lda, x, incx, β, y, incy).
+	// Reverse: dα += dy·(op(A)x), dA += α·dy·xᵀ (op(A) = A) or α·x·dyᵀ
+	// (op(A) = Aᵀ), dx += α·op(A)ᵀ·dy, dβ += dy·y_old, dy *= β.
+	"gemv": {
+		sig: "eeiifpipifpi", outputs: []int{10},
+		shape: func(c *blasCtx, i int) blasShape {
+			n := c.isN(c.arg(1))
+			switch i {
+			case 5:
+				return c.mat(0, c.arg(2), c.arg(3), 6)
+			case 7:
+				return c.vec(c.sel(n, c.arg(3), c.arg(2)), 8)
+			}
+			return c.vec(c.sel(n, c.arg(2), c.arg(3)), 11)
+		},
+		needs: func(c *blasCtx) []int {
+			return blasPick(c.shadow(7) != nil || c.act(4), 5, c.shadow(5) != nil || c.act(4), 7, c.act(9), 10)
+		},
+		rev: func(c *blasCtx) {
+			dy := c.shadow(10)
+			if dy == nil {
+				return
+			}
+			layout, trans, m, n, incy := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(11)
+			isN := c.isN(trans)
+			leny := c.sel(isN, m, n)
+			if c.act(4) {
+				a, lda := c.in(5)
+				x, incx := c.in(7)
+				tmp := c.alloc(leny)
+				c.blas("gemv", layout, trans, m, n, c.f(1), a, lda, x, incx, c.f(0), tmp, c.i(1))
+				c.acc(4, c.blas("dot", leny, dy, incy, tmp, c.i(1)))
+				c.free(tmp)
+			}
+			if dA := c.shadow(5); dA != nil {
+				x, incx := c.in(7)
+				c.blas("ger", layout, m, n, c.arg(4), c.sel(isN, dy, x), c.sel(isN, incy, incx),
+					c.sel(isN, x, dy), c.sel(isN, incx, incy), dA, c.arg(6))
+			}
+			if dx := c.shadow(7); dx != nil {
+				a, lda := c.in(5)
+				c.blas("gemv", layout, c.transpose(trans), m, n, c.arg(4), a, lda, dy, incy, c.f(1), dx, c.arg(8))
+			}
+			if c.act(9) {
+				y, incyOld := c.in(10)
+				c.acc(9, c.blas("dot", leny, dy, incy, y, incyOld))
+			}
+			c.blas("scal", leny, c.arg(9), dy, incy)
+		},
+		fwd: func(c *blasCtx) {
+			dy := c.shadow(10)
+			if dy == nil {
+				return
+			}
+			layout, trans, m, n, incy := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(11)
+			leny := c.sel(c.isN(trans), m, n)
+			c.blas("scal", leny, c.arg(9), dy, incy)
+			if c.act(9) {
+				c.blas("axpy", leny, c.dfloat(9), c.arg(10), incy, dy, incy)
+			}
+			if dA := c.shadow(5); dA != nil {
+				c.blas("gemv", layout, trans, m, n, c.arg(4), dA, c.arg(6), c.arg(7), c.arg(8), c.f(1), dy, incy)
+			}
+			if dx := c.shadow(7); dx != nil {
+				c.blas("gemv", layout, trans, m, n, c.arg(4), c.arg(5), c.arg(6), dx, c.arg(8), c.f(1), dy, incy)
+			}
+			if c.act(4) {
+				c.blas("gemv", layout, trans, m, n, c.dfloat(4), c.arg(5), c.arg(6), c.arg(7), c.arg(8), c.f(1), dy, incy)
+			}
+		},
+	},
+	// A += α·x·yᵀ (layout, m, n, α, x, incx, y, incy, A, lda).
+	// Reverse: dα += xᵀ·dA·y, dx += α·dA·y, dy += α·dAᵀ·x.
+	"ger": {
+		sig: "eiifpipipi", outputs: []int{8},
+		shape: func(c *blasCtx, i int) blasShape {
+			if i == 4 {
+				return c.vec(c.arg(1), 5)
+			}
+			return c.vec(c.arg(2), 7)
+		},
+		needs: func(c *blasCtx) []int {
+			return blasPick(c.shadow(4) != nil || c.act(3), 6, c.shadow(6) != nil || c.act(3), 4)
+		},
+		rev: func(c *blasCtx) {
+			dA := c.shadow(8)
+			if dA == nil {
+				return
+			}
+			layout, m, n, lda := c.arg(0), c.arg(1), c.arg(2), c.arg(9)
+			noT, t := c.enumConst(cblasNoTrans), c.enumConst(cblasTrans)
+			if c.act(3) {
+				x, incx := c.in(4)
+				y, incy := c.in(6)
+				tmp := c.alloc(m)
+				c.blas("gemv", layout, noT, m, n, c.f(1), dA, lda, y, incy, c.f(0), tmp, c.i(1))
+				c.acc(3, c.blas("dot", m, x, incx, tmp, c.i(1)))
+				c.free(tmp)
+			}
+			if dx := c.shadow(4); dx != nil {
+				y, incy := c.in(6)
+				c.blas("gemv", layout, noT, m, n, c.arg(3), dA, lda, y, incy, c.f(1), dx, c.arg(5))
+			}
+			if dy := c.shadow(6); dy != nil {
+				x, incx := c.in(4)
+				c.blas("gemv", layout, t, m, n, c.arg(3), dA, lda, x, incx, c.f(1), dy, c.arg(7))
+			}
+		},
+		fwd: func(c *blasCtx) {
+			dA := c.shadow(8)
+			if dA == nil {
+				return
+			}
+			layout, m, n, lda := c.arg(0), c.arg(1), c.arg(2), c.arg(9)
+			if dx := c.shadow(4); dx != nil {
+				c.blas("ger", layout, m, n, c.arg(3), dx, c.arg(5), c.arg(6), c.arg(7), dA, lda)
+			}
+			if dy := c.shadow(6); dy != nil {
+				c.blas("ger", layout, m, n, c.arg(3), c.arg(4), c.arg(5), dy, c.arg(7), dA, lda)
+			}
+			if c.act(3) {
+				c.blas("ger", layout, m, n, c.dfloat(3), c.arg(4), c.arg(5), c.arg(6), c.arg(7), dA, lda)
+			}
+		},
+	},
+	// C = α·op(A)·op(B) + β·C (layout, transa, transb, m, n, k, α, A, lda,
+	// B, ldb, β, C, ldc). Reverse: dα += ⟨dC, op(A)op(B)⟩, d op(A) +=
+	// α·dC·op(B)ᵀ, d op(B) += α·op(A)ᵀ·dC, dβ += ⟨dC, C_old⟩, dC *= β.
+	"gemm": {
+		sig: "eeeiiifpipifpi", outputs: []int{12},
+		shape: func(c *blasCtx, i int) blasShape {
+			m, n, k := c.arg(3), c.arg(4), c.arg(5)
+			switch i {
+			case 7:
+				isN := c.isN(c.arg(1))
+				return c.mat(0, c.sel(isN, m, k), c.sel(isN, k, m), 8)
+			case 9:
+				isN := c.isN(c.arg(2))
+				return c.mat(0, c.sel(isN, k, n), c.sel(isN, n, k), 10)
+			}
+			return c.mat(0, m, n, 13)
+		},
+		needs: func(c *blasCtx) []int {
+			return blasPick(c.shadow(9) != nil || c.act(6), 7, c.shadow(7) != nil || c.act(6), 9, c.act(11), 12)
+		},
+		rev: func(c *blasCtx) {
+			dC := c.shadow(12)
+			if dC == nil {
+				return
+			}
+			layout, ta, tb, m, n, k, ldc := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5), c.arg(13)
+			rm := c.rowMajor(layout)
+			if c.act(6) {
+				a, lda := c.in(7)
+				b, ldb := c.in(9)
+				ldt := c.sel(rm, n, m)
+				tmp := c.alloc(c.mul(m, n))
+				c.blas("gemm", layout, ta, tb, m, n, k, c.f(1), a, lda, b, ldb, c.f(0), tmp, ldt)
+				c.acc(6, c.b.NewCall(blasHelper(c, "frob"), rm, c.i64(m), c.i64(n), dC, c.i64(ldc), tmp, c.i64(ldt)))
+				c.free(tmp)
+			}
+			if dA := c.shadow(7); dA != nil {
+				b, ldb := c.in(9)
+				isN := c.isN(ta)
+				c.blas("gemm", layout, c.sel(isN, ta, tb), c.sel(isN, c.transpose(tb), ta),
+					c.sel(isN, m, k), c.sel(isN, k, m), n, c.arg(6),
+					c.sel(isN, dC, b), c.sel(isN, ldc, ldb), c.sel(isN, b, dC), c.sel(isN, ldb, ldc),
+					c.f(1), dA, c.arg(8))
+			}
+			if dB := c.shadow(9); dB != nil {
+				a, lda := c.in(7)
+				isN := c.isN(tb)
+				c.blas("gemm", layout, c.sel(isN, c.transpose(ta), tb), c.sel(isN, tb, ta),
+					c.sel(isN, k, n), c.sel(isN, n, k), m, c.arg(6),
+					c.sel(isN, a, dC), c.sel(isN, lda, ldc), c.sel(isN, dC, a), c.sel(isN, ldc, lda),
+					c.f(1), dB, c.arg(10))
+			}
+			if c.act(11) {
+				cOld, ldOld := c.in(12)
+				c.acc(11, c.b.NewCall(blasHelper(c, "frob"), rm, c.i64(m), c.i64(n), dC, c.i64(ldc), cOld, c.i64(ldOld)))
+			}
+			c.b.NewCall(blasHelper(c, "scalm"), rm, c.i64(m), c.i64(n), c.arg(11), dC, c.i64(ldc))
+		},
+		fwd: func(c *blasCtx) {
+			dC := c.shadow(12)
+			if dC == nil {
+				return
+			}
+			layout, ta, tb, m, n, k, ldc := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5), c.arg(13)
+			rm := c.rowMajor(layout)
+			c.b.NewCall(blasHelper(c, "scalm"), rm, c.i64(m), c.i64(n), c.arg(11), dC, c.i64(ldc))
+			if c.act(11) {
+				c.b.NewCall(blasHelper(c, "axpym"), rm, c.i64(m), c.i64(n), c.dfloat(11), c.arg(12), c.i64(ldc), dC, c.i64(ldc))
+			}
+			if dA := c.shadow(7); dA != nil {
+				c.blas("gemm", layout, ta, tb, m, n, k, c.arg(6), dA, c.arg(8), c.arg(9), c.arg(10), c.f(1), dC, ldc)
+			}
+			if dB := c.shadow(9); dB != nil {
+				c.blas("gemm", layout, ta, tb, m, n, k, c.arg(6), c.arg(7), c.arg(8), dB, c.arg(10), c.f(1), dC, ldc)
+			}
+			if c.act(6) {
+				c.blas("gemm", layout, ta, tb, m, n, k, c.dfloat(6), c.arg(7), c.arg(8), c.arg(9), c.arg(10), c.f(1), dC, ldc)
+			}
+		},
+	},
+}
+
+// blasPick returns the indices whose conditions hold, from (cond, index) pairs.
+func blasPick(pairs ...interface{}) []int {
+	var out []int
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i].(bool) {
+			out = append(out, pairs[i+1].(int))
+		}
+	}
+	return out
+}
+
+// fsum adds y to x (x nil: y).
+func (c *blasCtx) fsum(x, y value.Value) value.Value {
+	if x == nil {
+		return y
+	}
+	return c.b.NewFAdd(x, y)
+}

@@ -1,0 +1,239 @@
+/* BLAS calls differentiated by rule (ad/blasrules.go): each routine inside a
+   function of four arrays (s: the scalars alpha, beta; a, b, c: the
+   routine's arrays), in reverse mode under three activity patterns and in
+   forward mode, against central differences; for every layout, transpose
+   and a few increments and leading dimensions. With G.ow the function
+   overwrites its inputs after the call, so the reverse needs copies. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern int enzyme_dup, enzyme_const;
+void __enzyme_autodiff(void *, ...);
+double __enzyme_fwddiff(void *, ...);
+
+#define N 64
+static struct {
+  int layout, ta, tb, m, n, k, lda, ldb, ldc, incx, incy, ow;
+} G;
+static double W[N];
+
+static double wsum(const double *y) {
+  double s = 0;
+  for (int i = 0; i < N; i++)
+    s += W[i] * y[i];
+  return s;
+}
+
+static void overwrite(double *a, double *b) {
+  if (G.ow) {
+    a[0] = 0.5;
+    b[1] = -0.25;
+  }
+}
+
+double f_dot(double *s, double *a, double *b, double *c) {
+  double r = cblas_ddot(G.n, a, G.incx, b, G.incy);
+  overwrite(a, b);
+  return r * s[0];
+}
+
+double f_nrm2(double *s, double *a, double *b, double *c) {
+  double r = cblas_dnrm2(G.n, a, G.incx);
+  overwrite(a, b);
+  return r + s[0] * b[0];
+}
+
+double f_axpy(double *s, double *a, double *b, double *c) {
+  double y[N];
+  memcpy(y, b, sizeof y);
+  cblas_daxpy(G.n, s[0], a, G.incx, y, G.incy);
+  overwrite(a, b);
+  return wsum(y);
+}
+
+double f_scal(double *s, double *a, double *b, double *c) {
+  if (G.ow) { /* in place, on the argument */
+    cblas_dscal(G.n, s[0], b, G.incx);
+    return wsum(b) + a[0];
+  }
+  double x[N];
+  memcpy(x, a, sizeof x);
+  cblas_dscal(G.n, s[0], x, G.incx);
+  return wsum(x);
+}
+
+double f_copy(double *s, double *a, double *b, double *c) {
+  double y[N];
+  memcpy(y, b, sizeof y);
+  cblas_dcopy(G.n, a, G.incx, y, G.incy);
+  overwrite(a, b);
+  return wsum(y);
+}
+
+double f_gemv(double *s, double *a, double *b, double *c) {
+  double y[N];
+  memcpy(y, c, sizeof y);
+  cblas_dgemv(G.layout, G.ta, G.m, G.n, s[0], a, G.lda, b, G.incx, s[1], y, G.incy);
+  overwrite(a, b);
+  return wsum(y);
+}
+
+double f_ger(double *s, double *a, double *b, double *c) {
+  double A[N];
+  memcpy(A, c, sizeof A);
+  cblas_dger(G.layout, G.m, G.n, s[0], a, G.incx, b, G.incy, A, G.lda);
+  overwrite(a, b);
+  return wsum(A);
+}
+
+double f_gemm(double *s, double *a, double *b, double *c) {
+  double C[N];
+  memcpy(C, c, sizeof C);
+  cblas_dgemm(G.layout, G.ta, G.tb, G.m, G.n, G.k, s[0], a, G.lda, b, G.ldb, s[1], C, G.ldc);
+  overwrite(a, b);
+  return wsum(C);
+}
+
+/* Activity patterns: which of s, a, b, c are enzyme_dup (bits 1, 2, 4, 8). */
+static const int masks[3] = {15, 10, 5};
+
+#define D(i) enzyme_dup, w[i], g[i]
+#define K(i) enzyme_const, w[i]
+#define DEFINE(F)                                                                 \
+  static void rev_##F(int mode, double w[4][N], double g[4][N]) {                 \
+    switch (mode) {                                                               \
+    case 0: __enzyme_autodiff((void *)F, D(0), D(1), D(2), D(3)); break;          \
+    case 1: __enzyme_autodiff((void *)F, K(0), D(1), K(2), D(3)); break;          \
+    case 2: __enzyme_autodiff((void *)F, D(0), K(1), D(2), K(3)); break;          \
+    }                                                                             \
+  }                                                                               \
+  static double fwd_##F(int mode, double w[4][N], double g[4][N]) {               \
+    switch (mode) {                                                               \
+    case 0: return __enzyme_fwddiff((void *)F, D(0), D(1), D(2), D(3));           \
+    case 1: return __enzyme_fwddiff((void *)F, K(0), D(1), K(2), D(3));           \
+    default: return __enzyme_fwddiff((void *)F, D(0), K(1), D(2), K(3));          \
+    }                                                                             \
+  }
+DEFINE(f_dot)
+DEFINE(f_nrm2)
+DEFINE(f_axpy)
+DEFINE(f_scal)
+DEFINE(f_copy)
+DEFINE(f_gemv)
+DEFINE(f_ger)
+DEFINE(f_gemm)
+
+typedef double (*fn)(double *, double *, double *, double *);
+typedef void (*revfn)(int, double[4][N], double[4][N]);
+typedef double (*fwdfn)(int, double[4][N], double[4][N]);
+
+static double X[4][N], T[4][N];
+static int failures, checks;
+
+static double eval(fn f, double h, int which, int j) {
+  double w[4][N];
+  memcpy(w, X, sizeof w);
+  if (which >= 0)
+    w[which][j] += h;
+  else
+    for (int i = 0; i < 4; i++)
+      for (int k = 0; k < N; k++)
+        w[i][k] += h * T[i][k];
+  return f(w[0], w[1], w[2], w[3]);
+}
+
+static void compare(const char *name, const char *what, int mode, double got, double want) {
+  checks++;
+  if (fabs(got - want) > 1e-6 * (1 + fabs(want))) {
+    if (failures++ < 20)
+      printf("FAIL %s %s mode %d: layout %d ta %d tb %d m %d n %d k %d ld %d %d %d inc %d %d ow %d: got %.10g want %.10g\n",
+             name, what, mode, G.layout, G.ta, G.tb, G.m, G.n, G.k, G.lda, G.ldb, G.ldc, G.incx, G.incy, G.ow,
+             got, want);
+  }
+}
+
+static void check(const char *name, fn f, revfn rev, fwdfn fwd) {
+  const double h = 1e-6;
+  for (int mode = 0; mode < 3; mode++) {
+    int mask = masks[mode];
+    double w[4][N], g[4][N];
+    memcpy(w, X, sizeof w);
+    memset(g, 0, sizeof g);
+    rev(mode, w, g);
+    for (int i = 0; i < 4; i++) {
+      if (!(mask & (1 << i)))
+        continue;
+      for (int j = 0; j < N; j++) {
+        double fd = (eval(f, h, i, j) - eval(f, -h, i, j)) / (2 * h);
+        compare(name, "reverse", mode, g[i][j], fd);
+      }
+    }
+    double t[4][N];
+    memcpy(w, X, sizeof w);
+    memset(t, 0, sizeof t);
+    double saved[4][N];
+    memcpy(saved, T, sizeof saved);
+    for (int i = 0; i < 4; i++)
+      if (mask & (1 << i))
+        memcpy(t[i], T[i], sizeof t[i]);
+      else
+        memset(T[i], 0, sizeof T[i]);
+    double got = fwd(mode, w, t);
+    double fd = (eval(f, h, -1, 0) - eval(f, -h, -1, 0)) / (2 * h);
+    memcpy(T, saved, sizeof T);
+    compare(name, "forward", mode, got, fd);
+  }
+}
+
+#define CHECK(F) check(#F, F, rev_##F, fwd_##F)
+
+int main(void) {
+  srand(7);
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < N; j++) {
+      X[i][j] = (double)rand() / RAND_MAX - 0.3;
+      T[i][j] = (double)rand() / RAND_MAX - 0.5;
+    }
+  for (int j = 0; j < N; j++)
+    W[j] = 0.1 + (double)(j % 7) / 5;
+  X[0][0] = 1.3, X[0][1] = 0.7; /* alpha, beta */
+  static const int incs[][2] = {{1, 1}, {2, 3}, {-1, 2}};
+  for (G.ow = 0; G.ow < 2; G.ow++)
+    for (int v = 0; v < 3; v++) {
+      G.incx = incs[v][0], G.incy = incs[v][1], G.n = 5;
+      CHECK(f_dot);
+      CHECK(f_nrm2);
+      CHECK(f_axpy);
+      CHECK(f_scal);
+      CHECK(f_copy);
+    }
+  static const int layouts[] = {CblasRowMajor, CblasColMajor};
+  static const int trans[] = {CblasNoTrans, CblasTrans};
+  for (G.ow = 0; G.ow < 2; G.ow++)
+    for (int l = 0; l < 2; l++)
+      for (int pad = 0; pad < 3; pad += 2)
+        for (int v = 0; v < 2; v++) {
+          G.layout = layouts[l], G.m = 3, G.n = 4, G.k = 2;
+          G.incx = incs[v][0], G.incy = incs[v][1];
+          int rm = G.layout == CblasRowMajor;
+          for (int ta = 0; ta < 2; ta++) {
+            G.ta = trans[ta];
+            G.lda = (rm ? G.n : G.m) + pad;
+            CHECK(f_gemv);
+            CHECK(f_ger);
+            for (int tb = 0; tb < 2; tb++) {
+              G.tb = trans[tb];
+              int arows = ta ? G.k : G.m, acols = ta ? G.m : G.k;
+              int brows = tb ? G.n : G.k, bcols = tb ? G.k : G.n;
+              G.lda = (rm ? acols : arows) + pad;
+              G.ldb = (rm ? bcols : brows) + pad / 2;
+              G.ldc = (rm ? G.n : G.m) + pad;
+              CHECK(f_gemm);
+            }
+          }
+        }
+  printf("%d checks, %d failures\n", checks, failures);
+  return failures != 0;
+}
