@@ -106,6 +106,18 @@ type blasCtx struct {
 	res    value.Value // the primal result
 	out    value.Value // forward: the result's tangent
 	cached map[int]value.Value
+	// guard, where set, runs body where the shadows of pointer arguments
+	// ptrs differ from their primals (reverse mode).
+	guard func(ptrs []int, body func())
+}
+
+// when runs body under c.guard of ptrs (directly without a guard).
+func (c *blasCtx) when(ptrs []int, body func()) {
+	if c.guard == nil {
+		body()
+		return
+	}
+	c.guard(ptrs, body)
 }
 
 // newBlasCtx checks the call's signature against the rule's and fills in

@@ -3,6 +3,7 @@ package ad
 import (
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/value"
 )
 
@@ -69,11 +70,17 @@ func (r *reverseGen) blasInputChanges(call *ir.InstCall, i int, rule *blasRule) 
 
 // reverseBlas emits the reverse of BLAS call call: the rule's BLAS calls
 // on the looked-up arguments, shadows and cached inputs, the result's
-// adjoint d (nil: zero), then frees the caches.
-func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.Value) error {
+// adjoint d (nil: zero), then frees the caches. It returns the block where
+// the reverse continues.
+//
+// Each term runs where the shadows it reads and writes differ from their
+// primals: a shadow that is its primal marks memory that carries no
+// derivative at run time (runtimeactivity.go; Enzyme's
+// -enzyme-runtime-activity), whose derivative is skipped.
+func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.Value) (*ir.Block, error) {
 	c, err := newBlasCtx(r.m, r.f, call)
 	if err != nil {
-		return err
+		return blk, err
 	}
 	c.b = blk
 	args := map[int]value.Value{}
@@ -103,7 +110,40 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 		return s
 	}
 	c.act = func(i int) bool { return carriesFloat(call.Args[i].Type()) && r.act.active(call.Args[i]) }
-	c.acc = func(i int, delta value.Value) { r.accumulate(blk, call.Args[i], delta) }
+	c.acc = func(i int, delta value.Value) { r.accumulate(c.b, call.Args[i], delta) }
+	// Everything the terms use is looked up here, before the guards
+	// below branch.
+	for i, k := range c.rule.sig {
+		c.arg(i)
+		if k == 'p' {
+			c.shadow(i)
+		}
+	}
+	c.guard = func(ptrs []int, body func()) {
+		var cond value.Value
+		for _, i := range ptrs {
+			s := c.shadow(i)
+			if s == nil {
+				continue
+			}
+			ne := c.b.NewICmp(enum.IPredNE, s, c.arg(i))
+			if cond == nil {
+				cond = ne
+			} else {
+				cond = c.b.NewAnd(cond, ne)
+			}
+		}
+		if cond == nil {
+			body()
+			return
+		}
+		then, next := r.g.NewBlock(""), r.g.NewBlock("")
+		c.b.NewCondBr(cond, then, next)
+		c.b = then
+		body()
+		c.b.NewBr(next)
+		c.b = next
+	}
 	if c.rule.ret {
 		c.dret = d
 		if d == nil {
@@ -117,12 +157,12 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 	}
 	c.rule.rev(c)
 	if serr != nil {
-		return serr
+		return c.b, serr
 	}
 	for _, i := range sortedKeys(c.cached) {
 		c.free(c.cached[i])
 	}
-	return nil
+	return c.b, nil
 }
 
 // sortedKeys returns m's keys in increasing order.

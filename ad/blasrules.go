@@ -1,6 +1,10 @@
 package ad
 
-import "github.com/llir/llvm/ir/value"
+import (
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
 
 // The BLAS rules, one entry per routine (arguments as CBLAS numbers them).
 // Notation: op(A) is A or its transpose as the call's transpose argument
@@ -14,12 +18,16 @@ var blasRules = map[string]*blasRule{
 		needs: func(c *blasCtx) []int { return blasPick(c.shadow(3) != nil, 1, c.shadow(1) != nil, 3) },
 		rev: func(c *blasCtx) {
 			if dx := c.shadow(1); dx != nil {
-				y, incy := c.in(3)
-				c.blas("axpy", c.arg(0), c.dret, y, incy, dx, c.arg(2))
+				c.when([]int{1}, func() {
+					y, incy := c.in(3)
+					c.blas("axpy", c.arg(0), c.dret, y, incy, dx, c.arg(2))
+				})
 			}
 			if dy := c.shadow(3); dy != nil {
-				x, incx := c.in(1)
-				c.blas("axpy", c.arg(0), c.dret, x, incx, dy, c.arg(4))
+				c.when([]int{3}, func() {
+					x, incx := c.in(1)
+					c.blas("axpy", c.arg(0), c.dret, x, incx, dy, c.arg(4))
+				})
 			}
 		},
 		fwd: func(c *blasCtx) {
@@ -40,8 +48,10 @@ var blasRules = map[string]*blasRule{
 		needs: func(c *blasCtx) []int { return blasPick(c.shadow(1) != nil, 1) },
 		rev: func(c *blasCtx) {
 			if dx := c.shadow(1); dx != nil {
-				x, incx := c.in(1)
-				c.blas("axpy", c.arg(0), c.b.NewFDiv(c.dret, c.res), x, incx, dx, c.arg(2))
+				c.when([]int{1}, func() {
+					x, incx := c.in(1)
+					c.blas("axpy", c.arg(0), c.b.NewFDiv(c.dret, c.res), x, incx, dx, c.arg(2))
+				})
 			}
 		},
 		fwd: func(c *blasCtx) {
@@ -61,11 +71,15 @@ var blasRules = map[string]*blasRule{
 				return
 			}
 			if c.act(1) {
-				x, incx := c.in(2)
-				c.acc(1, c.blas("dot", c.arg(0), dy, c.arg(5), x, incx))
+				c.when([]int{4}, func() {
+					x, incx := c.in(2)
+					c.acc(1, c.blas("dot", c.arg(0), dy, c.arg(5), x, incx))
+				})
 			}
 			if dx := c.shadow(2); dx != nil {
-				c.blas("axpy", c.arg(0), c.arg(1), dy, c.arg(5), dx, c.arg(3))
+				c.when([]int{4, 2}, func() {
+					c.blas("axpy", c.arg(0), c.arg(1), dy, c.arg(5), dx, c.arg(3))
+				})
 			}
 		},
 		fwd: func(c *blasCtx) {
@@ -91,11 +105,13 @@ var blasRules = map[string]*blasRule{
 			if dx == nil {
 				return
 			}
-			if c.act(1) {
-				x, incx := c.in(2)
-				c.acc(1, c.blas("dot", c.arg(0), x, incx, dx, c.arg(3)))
-			}
-			c.blas("scal", c.arg(0), c.arg(1), dx, c.arg(3))
+			c.when([]int{2}, func() {
+				if c.act(1) {
+					x, incx := c.in(2)
+					c.acc(1, c.blas("dot", c.arg(0), x, incx, dx, c.arg(3)))
+				}
+				c.blas("scal", c.arg(0), c.arg(1), dx, c.arg(3))
+			})
 		},
 		fwd: func(c *blasCtx) {
 			dx := c.shadow(2)
@@ -119,9 +135,13 @@ var blasRules = map[string]*blasRule{
 				return
 			}
 			if dx := c.shadow(1); dx != nil {
-				c.blas("axpy", c.arg(0), c.f(1), dy, c.arg(4), dx, c.arg(2))
+				c.when([]int{3, 1}, func() {
+					c.blas("axpy", c.arg(0), c.f(1), dy, c.arg(4), dx, c.arg(2))
+				})
 			}
-			c.blas("scal", c.arg(0), c.f(0), dy, c.arg(4))
+			c.when([]int{3}, func() {
+				c.blas("scal", c.arg(0), c.f(0), dy, c.arg(4))
+			})
 		},
 		fwd: func(c *blasCtx) {
 			dy := c.shadow(3)
@@ -162,27 +182,35 @@ var blasRules = map[string]*blasRule{
 			isN := c.isN(trans)
 			leny := c.sel(isN, m, n)
 			if c.act(4) {
-				a, lda := c.in(5)
-				x, incx := c.in(7)
-				tmp := c.alloc(leny)
-				c.blas("gemv", layout, trans, m, n, c.f(1), a, lda, x, incx, c.f(0), tmp, c.i(1))
-				c.acc(4, c.blas("dot", leny, dy, incy, tmp, c.i(1)))
-				c.free(tmp)
+				c.when([]int{10}, func() {
+					a, lda := c.in(5)
+					x, incx := c.in(7)
+					tmp := c.alloc(leny)
+					c.blas("gemv", layout, trans, m, n, c.f(1), a, lda, x, incx, c.f(0), tmp, c.i(1))
+					c.acc(4, c.blas("dot", leny, dy, incy, tmp, c.i(1)))
+					c.free(tmp)
+				})
 			}
 			if dA := c.shadow(5); dA != nil {
-				x, incx := c.in(7)
-				c.blas("ger", layout, m, n, c.arg(4), c.sel(isN, dy, x), c.sel(isN, incy, incx),
-					c.sel(isN, x, dy), c.sel(isN, incx, incy), dA, c.arg(6))
+				c.when([]int{10, 5}, func() {
+					x, incx := c.in(7)
+					c.blas("ger", layout, m, n, c.arg(4), c.sel(isN, dy, x), c.sel(isN, incy, incx),
+						c.sel(isN, x, dy), c.sel(isN, incx, incy), dA, c.arg(6))
+				})
 			}
 			if dx := c.shadow(7); dx != nil {
-				a, lda := c.in(5)
-				c.blas("gemv", layout, c.transpose(trans), m, n, c.arg(4), a, lda, dy, incy, c.f(1), dx, c.arg(8))
+				c.when([]int{10, 7}, func() {
+					a, lda := c.in(5)
+					c.blas("gemv", layout, c.transpose(trans), m, n, c.arg(4), a, lda, dy, incy, c.f(1), dx, c.arg(8))
+				})
 			}
-			if c.act(9) {
-				y, incyOld := c.in(10)
-				c.acc(9, c.blas("dot", leny, dy, incy, y, incyOld))
-			}
-			c.blas("scal", leny, c.arg(9), dy, incy)
+			c.when([]int{10}, func() {
+				if c.act(9) {
+					y, incyOld := c.in(10)
+					c.acc(9, c.blas("dot", leny, dy, incy, y, incyOld))
+				}
+				c.blas("scal", leny, c.arg(9), dy, incy)
+			})
 		},
 		fwd: func(c *blasCtx) {
 			dy := c.shadow(10)
@@ -227,20 +255,26 @@ var blasRules = map[string]*blasRule{
 			layout, m, n, lda := c.arg(0), c.arg(1), c.arg(2), c.arg(9)
 			noT, t := c.enumConst(cblasNoTrans), c.enumConst(cblasTrans)
 			if c.act(3) {
-				x, incx := c.in(4)
-				y, incy := c.in(6)
-				tmp := c.alloc(m)
-				c.blas("gemv", layout, noT, m, n, c.f(1), dA, lda, y, incy, c.f(0), tmp, c.i(1))
-				c.acc(3, c.blas("dot", m, x, incx, tmp, c.i(1)))
-				c.free(tmp)
+				c.when([]int{8}, func() {
+					x, incx := c.in(4)
+					y, incy := c.in(6)
+					tmp := c.alloc(m)
+					c.blas("gemv", layout, noT, m, n, c.f(1), dA, lda, y, incy, c.f(0), tmp, c.i(1))
+					c.acc(3, c.blas("dot", m, x, incx, tmp, c.i(1)))
+					c.free(tmp)
+				})
 			}
 			if dx := c.shadow(4); dx != nil {
-				y, incy := c.in(6)
-				c.blas("gemv", layout, noT, m, n, c.arg(3), dA, lda, y, incy, c.f(1), dx, c.arg(5))
+				c.when([]int{8, 4}, func() {
+					y, incy := c.in(6)
+					c.blas("gemv", layout, noT, m, n, c.arg(3), dA, lda, y, incy, c.f(1), dx, c.arg(5))
+				})
 			}
 			if dy := c.shadow(6); dy != nil {
-				x, incx := c.in(4)
-				c.blas("gemv", layout, t, m, n, c.arg(3), dA, lda, x, incx, c.f(1), dy, c.arg(7))
+				c.when([]int{8, 6}, func() {
+					x, incx := c.in(4)
+					c.blas("gemv", layout, t, m, n, c.arg(3), dA, lda, x, incx, c.f(1), dy, c.arg(7))
+				})
 			}
 		},
 		fwd: func(c *blasCtx) {
@@ -288,35 +322,43 @@ var blasRules = map[string]*blasRule{
 			layout, ta, tb, m, n, k, ldc := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5), c.arg(13)
 			rm := c.rowMajor(layout)
 			if c.act(6) {
-				a, lda := c.in(7)
-				b, ldb := c.in(9)
-				ldt := c.sel(rm, n, m)
-				tmp := c.alloc(c.mul(m, n))
-				c.blas("gemm", layout, ta, tb, m, n, k, c.f(1), a, lda, b, ldb, c.f(0), tmp, ldt)
-				c.acc(6, c.b.NewCall(blasHelper(c, "frob"), rm, c.i64(m), c.i64(n), dC, c.i64(ldc), tmp, c.i64(ldt)))
-				c.free(tmp)
+				c.when([]int{12}, func() {
+					a, lda := c.in(7)
+					b, ldb := c.in(9)
+					ldt := c.sel(rm, n, m)
+					tmp := c.alloc(c.mul(m, n))
+					c.blas("gemm", layout, ta, tb, m, n, k, c.f(1), a, lda, b, ldb, c.f(0), tmp, ldt)
+					c.acc(6, c.b.NewCall(blasHelper(c, "frob"), rm, c.i64(m), c.i64(n), dC, c.i64(ldc), tmp, c.i64(ldt)))
+					c.free(tmp)
+				})
 			}
 			if dA := c.shadow(7); dA != nil {
-				b, ldb := c.in(9)
-				isN := c.isN(ta)
-				c.blas("gemm", layout, c.sel(isN, ta, tb), c.sel(isN, c.transpose(tb), ta),
-					c.sel(isN, m, k), c.sel(isN, k, m), n, c.arg(6),
-					c.sel(isN, dC, b), c.sel(isN, ldc, ldb), c.sel(isN, b, dC), c.sel(isN, ldb, ldc),
-					c.f(1), dA, c.arg(8))
+				c.when([]int{12, 7}, func() {
+					b, ldb := c.in(9)
+					isN := c.isN(ta)
+					c.blas("gemm", layout, c.sel(isN, ta, tb), c.sel(isN, c.transpose(tb), ta),
+						c.sel(isN, m, k), c.sel(isN, k, m), n, c.arg(6),
+						c.sel(isN, dC, b), c.sel(isN, ldc, ldb), c.sel(isN, b, dC), c.sel(isN, ldb, ldc),
+						c.f(1), dA, c.arg(8))
+				})
 			}
 			if dB := c.shadow(9); dB != nil {
-				a, lda := c.in(7)
-				isN := c.isN(tb)
-				c.blas("gemm", layout, c.sel(isN, c.transpose(ta), tb), c.sel(isN, tb, ta),
-					c.sel(isN, k, n), c.sel(isN, n, k), m, c.arg(6),
-					c.sel(isN, a, dC), c.sel(isN, lda, ldc), c.sel(isN, dC, a), c.sel(isN, ldc, lda),
-					c.f(1), dB, c.arg(10))
+				c.when([]int{12, 9}, func() {
+					a, lda := c.in(7)
+					isN := c.isN(tb)
+					c.blas("gemm", layout, c.sel(isN, c.transpose(ta), tb), c.sel(isN, tb, ta),
+						c.sel(isN, k, n), c.sel(isN, n, k), m, c.arg(6),
+						c.sel(isN, a, dC), c.sel(isN, lda, ldc), c.sel(isN, dC, a), c.sel(isN, ldc, lda),
+						c.f(1), dB, c.arg(10))
+				})
 			}
-			if c.act(11) {
-				cOld, ldOld := c.in(12)
-				c.acc(11, c.b.NewCall(blasHelper(c, "frob"), rm, c.i64(m), c.i64(n), dC, c.i64(ldc), cOld, c.i64(ldOld)))
-			}
-			c.b.NewCall(blasHelper(c, "scalm"), rm, c.i64(m), c.i64(n), c.arg(11), dC, c.i64(ldc))
+			c.when([]int{12}, func() {
+				if c.act(11) {
+					cOld, ldOld := c.in(12)
+					c.acc(11, c.b.NewCall(blasHelper(c, "frob"), rm, c.i64(m), c.i64(n), dC, c.i64(ldc), cOld, c.i64(ldOld)))
+				}
+				c.scaleMatrix(rm, m, n, c.arg(11), dC, ldc)
+			})
 		},
 		fwd: func(c *blasCtx) {
 			dC := c.shadow(12)
@@ -325,7 +367,7 @@ var blasRules = map[string]*blasRule{
 			}
 			layout, ta, tb, m, n, k, ldc := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5), c.arg(13)
 			rm := c.rowMajor(layout)
-			c.b.NewCall(blasHelper(c, "scalm"), rm, c.i64(m), c.i64(n), c.arg(11), dC, c.i64(ldc))
+			c.scaleMatrix(rm, m, n, c.arg(11), dC, ldc)
 			if c.act(11) {
 				c.b.NewCall(blasHelper(c, "axpym"), rm, c.i64(m), c.i64(n), c.dfloat(11), c.arg(12), c.i64(ldc), dC, c.i64(ldc))
 			}
@@ -359,4 +401,20 @@ func (c *blasCtx) fsum(x, y value.Value) value.Value {
 		return y
 	}
 	return c.b.NewFAdd(x, y)
+}
+
+// scaleMatrix scales the rows x cols matrix a (leading dimension lda) by
+// beta: with the module's cblas_<p>lascl where it has one (as Enzyme's
+// rule calls it: layout, 'G', 0, 0, 1.0, beta, rows, cols, a, lda, info),
+// else with scal per row or column.
+func (c *blasCtx) scaleMatrix(rm, rows, cols, beta, a, lda value.Value) {
+	for _, fn := range c.m.Funcs {
+		if fn.Name() != "cblas_"+string(c.p)+"lascl" || len(fn.Params) != 11 || types.IsPointer(fn.Params[10].Typ) {
+			continue
+		}
+		callConverted(c.b, fn, c.arg(0), constant.NewInt(types.I8, 'G'), constant.NewInt(types.I32, 0), constant.NewInt(types.I32, 0),
+			c.f(1), beta, rows, cols, a, lda, constant.NewInt(types.I32, 0))
+		return
+	}
+	c.b.NewCall(blasHelper(c, "scalm"), rm, c.i64(rows), c.i64(cols), beta, a, c.i64(lda))
 }

@@ -39,7 +39,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 			d = blk.NewLoad(call.Typ, s)
 			blk.NewStore(adjZero(call.Typ), s)
 		}
-		return blk, r.reverseBlas(blk, at, call, d)
+		return r.reverseBlas(blk, at, call, d)
 	}
 	if call, ok := inst.(*ir.InstCall); ok {
 		if rule, ok := r.customRule(call); ok && r.customCallActive(call) {
