@@ -23,7 +23,7 @@ import (
 // buffers (Enzyme's -enzyme-lapack-copy=1), freed where the reverse used
 // them; the others are read where they lie. Forward mode: the tangent is
 // built before the call for routines that write memory (they read their
-// outputs' old values), after it for those returning a value.
+// outputs' old values), after it where it reads the call's result.
 
 // blasRule is the derivative of one BLAS routine.
 type blasRule struct {
@@ -32,6 +32,7 @@ type blasRule struct {
 	// float scalar, p a pointer to the elements.
 	sig     string
 	ret     bool  // returns a float
+	after   bool  // its tangent reads its result (forward mode: after the call)
 	outputs []int // pointer arguments it writes
 	// shape describes input i (a pointer) as its memory is read: a
 	// vector or a matrix.

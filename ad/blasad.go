@@ -180,9 +180,9 @@ func sortedKeys(m map[int]value.Value) []int {
 }
 
 // blasCall emits, in forward mode, BLAS call call and its tangent: before
-// the call for routines that write memory (their tangents read the
-// outputs' old values), after it for those returning a value; once per
-// lane in batch mode.
+// the call (the tangents of routines that write memory read the outputs'
+// old values), or after it where the tangent reads the result (nrm2);
+// once per lane in batch mode.
 func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 	if fg.errMode {
 		return nil, true, errorAt(fg.f, call, "'%s' is differentiated by a BLAS rule, which gives tangents, not error bounds: floating-point error estimation cannot use it", calleeName(call))
@@ -236,6 +236,8 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 				}
 				lane[call] = c.out
 			}
+		}
+		if c.rule.after {
 			after = append(after, scratch.Insts...)
 		} else {
 			before = append(before, scratch.Insts...)

@@ -43,7 +43,7 @@ var blasRules = map[string]*blasRule{
 	},
 	// r = ‖x‖. Reverse: dx += (dr/r)·x. Forward: dr = x·dx / r.
 	"nrm2": {
-		sig: "ipi", ret: true,
+		sig: "ipi", ret: true, after: true,
 		shape: func(c *blasCtx, i int) blasShape { return c.vec(c.arg(0), 2) },
 		needs: func(c *blasCtx) []int { return blasPick(c.shadow(1) != nil, 1) },
 		rev: func(c *blasCtx) {
@@ -219,18 +219,21 @@ var blasRules = map[string]*blasRule{
 			}
 			layout, trans, m, n, incy := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(11)
 			leny := c.sel(c.isN(trans), m, n)
-			c.blas("scal", leny, c.arg(9), dy, incy)
-			if c.act(9) {
-				c.blas("axpy", leny, c.dfloat(9), c.arg(10), incy, dy, incy)
+			beta := c.firstUse(c.arg(9))
+			if dx := c.shadow(7); dx != nil {
+				c.blas("gemv", layout, trans, m, n, c.arg(4), c.arg(5), c.arg(6), dx, c.arg(8), beta(), dy, incy)
 			}
 			if dA := c.shadow(5); dA != nil {
-				c.blas("gemv", layout, trans, m, n, c.arg(4), dA, c.arg(6), c.arg(7), c.arg(8), c.f(1), dy, incy)
-			}
-			if dx := c.shadow(7); dx != nil {
-				c.blas("gemv", layout, trans, m, n, c.arg(4), c.arg(5), c.arg(6), dx, c.arg(8), c.f(1), dy, incy)
+				c.blas("gemv", layout, trans, m, n, c.arg(4), dA, c.arg(6), c.arg(7), c.arg(8), beta(), dy, incy)
 			}
 			if c.act(4) {
-				c.blas("gemv", layout, trans, m, n, c.dfloat(4), c.arg(5), c.arg(6), c.arg(7), c.arg(8), c.f(1), dy, incy)
+				c.blas("gemv", layout, trans, m, n, c.dfloat(4), c.arg(5), c.arg(6), c.arg(7), c.arg(8), beta(), dy, incy)
+			}
+			if b := beta(); b == c.arg(9) {
+				c.blas("scal", leny, b, dy, incy)
+			}
+			if c.act(9) {
+				c.blas("axpy", leny, c.dfloat(9), c.arg(10), incy, dy, incy)
 			}
 		},
 	},
@@ -367,18 +370,21 @@ var blasRules = map[string]*blasRule{
 			}
 			layout, ta, tb, m, n, k, ldc := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5), c.arg(13)
 			rm := c.rowMajor(layout)
-			c.scaleMatrix(rm, m, n, c.arg(11), dC, ldc)
-			if c.act(11) {
-				c.b.NewCall(blasHelper(c, "axpym"), rm, c.i64(m), c.i64(n), c.dfloat(11), c.arg(12), c.i64(ldc), dC, c.i64(ldc))
+			beta := c.firstUse(c.arg(11))
+			if dB := c.shadow(9); dB != nil {
+				c.blas("gemm", layout, ta, tb, m, n, k, c.arg(6), c.arg(7), c.arg(8), dB, c.arg(10), beta(), dC, ldc)
 			}
 			if dA := c.shadow(7); dA != nil {
-				c.blas("gemm", layout, ta, tb, m, n, k, c.arg(6), dA, c.arg(8), c.arg(9), c.arg(10), c.f(1), dC, ldc)
-			}
-			if dB := c.shadow(9); dB != nil {
-				c.blas("gemm", layout, ta, tb, m, n, k, c.arg(6), c.arg(7), c.arg(8), dB, c.arg(10), c.f(1), dC, ldc)
+				c.blas("gemm", layout, ta, tb, m, n, k, c.arg(6), dA, c.arg(8), c.arg(9), c.arg(10), beta(), dC, ldc)
 			}
 			if c.act(6) {
-				c.blas("gemm", layout, ta, tb, m, n, k, c.dfloat(6), c.arg(7), c.arg(8), c.arg(9), c.arg(10), c.f(1), dC, ldc)
+				c.blas("gemm", layout, ta, tb, m, n, k, c.dfloat(6), c.arg(7), c.arg(8), c.arg(9), c.arg(10), beta(), dC, ldc)
+			}
+			if b := beta(); b == c.arg(11) {
+				c.scaleMatrix(rm, m, n, b, dC, ldc)
+			}
+			if c.act(11) {
+				c.b.NewCall(blasHelper(c, "axpym"), rm, c.i64(m), c.i64(n), c.dfloat(11), c.arg(12), c.i64(ldc), dC, c.i64(ldc))
 			}
 		},
 	},
@@ -417,4 +423,18 @@ func (c *blasCtx) scaleMatrix(rm, rows, cols, beta, a, lda value.Value) {
 		return
 	}
 	c.b.NewCall(blasHelper(c, "scalm"), rm, c.i64(rows), c.i64(cols), beta, a, c.i64(lda))
+}
+
+// firstUse returns a function giving beta on its first call and 1 after:
+// the first term accumulated into an output scales its old tangent by
+// beta (Enzyme's FirstUse), the others add to it.
+func (c *blasCtx) firstUse(beta value.Value) func() value.Value {
+	used := false
+	return func() value.Value {
+		if used {
+			return c.f(1)
+		}
+		used = true
+		return beta
+	}
 }
