@@ -131,7 +131,7 @@ func newBlasCtx(m *ir.Module, f *ir.Func, call *ir.InstCall) (*blasCtx, error) {
 	}
 	c := &blasCtx{m: m, call: call, p: p, elem: elem, rule: rule}
 	bad := func() (*blasCtx, error) {
-		err := errorAt(f, call, "cannot differentiate the call to '%s': its arguments are not those of CBLAS's %s (%d arguments: %s), which gozyme's rule for it expects", calleeName(call), name, len(rule.sig), blasSigWords(rule.sig))
+		err := errorAt(f, call, "the call to '%s' has arguments that are not those of CBLAS's %s (%d arguments: %s), which gozyme's derivative rule for it expects", calleeName(call), name, len(rule.sig), blasSigWords(rule.sig))
 		err.Callee = calleeName(call)
 		return nil, err
 	}

@@ -71,3 +71,51 @@ func checkBlasRun(t *testing.T, out string) {
 	}
 	t.Log(strings.TrimSpace(out))
 }
+
+// What the rules cannot handle stops the link naming the call: a routine
+// called with arguments that are not CBLAS's, a BLAS routine without a
+// rule or a body, derivatives written into memory passed enzyme_const.
+func TestBlasErrors(t *testing.T) {
+	t.Parallel()
+	const prelude = `
+extern int enzyme_dup, enzyme_const;
+void __enzyme_autodiff(void *, ...);
+`
+	cases := []struct{ name, src, want string }{
+		{"signature", `
+double cblas_ddot(int n, double *x);
+double f(double *x) { return cblas_ddot(3, x); }
+void g(double *x, double *dx) { __enzyme_autodiff((void *)f, x, dx); }
+int main(void) { return 0; }
+`, "has arguments that are not those of CBLAS's dot"},
+		{"no rule", `
+void cblas_dtrmv(int layout, int uplo, int trans, int diag, int n, const double *A, int lda, double *x, int incx);
+void f(double *A, double *x) { cblas_dtrmv(102, 121, 111, 131, 3, A, 3, x, 1); }
+void g(double *A, double *dA, double *x, double *dx) { __enzyme_autodiff((void *)f, A, dA, x, dx); }
+int main(void) { return 0; }
+`, "cblas_dtrmv"},
+		{"const output", `
+void cblas_dgemv(int layout, int trans, int m, int n, double alpha, const double *A, int lda,
+                 const double *x, int incx, double beta, double *y, int incy);
+double f(double *A, double *x, double *y) {
+  cblas_dgemv(102, 111, 2, 2, 1.0, A, 2, x, 1, 0.0, y, 1);
+  return y[0] + y[1];
+}
+void g(double *A, double *dA, double *x, double *y) {
+  __enzyme_autodiff((void *)f, enzyme_dup, A, dA, enzyme_const, x, enzyme_const, y);
+}
+int main(void) { return 0; }
+`, "cblas_dgemv"},
+	}
+	for _, tc := range cases {
+		tc := tc
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := tryBuildC(t, prelude+tc.src, "2")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("want an error mentioning %q, got %v", tc.want, err)
+			}
+			t.Log(err)
+		})
+	}
+}

@@ -5,81 +5,77 @@
 
 static int ref_start(int n, int inc) { return inc < 0 ? (1 - n) * inc : 0; }
 
-double cblas_ddot(int n, const double *x, int incx, const double *y, int incy) {
-  double s = 0;
-  int ix = ref_start(n, incx), iy = ref_start(n, incy);
-  for (int i = 0; i < n; i++, ix += incx, iy += incy)
-    s += x[ix] * y[iy];
-  return s;
-}
-
-double cblas_dnrm2(int n, const double *x, int incx) {
-  double s = 0;
-  int ix = ref_start(n, incx);
-  for (int i = 0; i < n; i++, ix += incx)
-    s += x[ix] * x[ix];
-  return sqrt(s);
-}
-
-void cblas_daxpy(int n, double alpha, const double *x, int incx, double *y, int incy) {
-  int ix = ref_start(n, incx), iy = ref_start(n, incy);
-  for (int i = 0; i < n; i++, ix += incx, iy += incy)
-    y[iy] += alpha * x[ix];
-}
-
-void cblas_dscal(int n, double alpha, double *x, int incx) {
-  int ix = ref_start(n, incx);
-  for (int i = 0; i < n; i++, ix += incx)
-    x[ix] *= alpha;
-}
-
-void cblas_dcopy(int n, const double *x, int incx, double *y, int incy) {
-  int ix = ref_start(n, incx), iy = ref_start(n, incy);
-  for (int i = 0; i < n; i++, ix += incx, iy += incy)
-    y[iy] = x[ix];
-}
-
 /* Element (i, j) of a matrix in layout with leading dimension ld. */
 static int ref_at(int layout, int i, int j, int ld) {
   return layout == CblasRowMajor ? i * ld + j : j * ld + i;
 }
 
-void cblas_dgemv(enum CBLAS_ORDER layout, enum CBLAS_TRANSPOSE trans, int m, int n, double alpha,
-                 const double *A, int lda, const double *x, int incx, double beta, double *y, int incy) {
-  int t = trans != CblasNoTrans;
-  int leny = t ? n : m, lenx = t ? m : n;
-  int iy = ref_start(leny, incy);
-  for (int i = 0; i < leny; i++, iy += incy) {
-    double s = 0;
-    int ix = ref_start(lenx, incx);
-    for (int j = 0; j < lenx; j++, ix += incx)
-      s += (t ? A[ref_at(layout, j, i, lda)] : A[ref_at(layout, i, j, lda)]) * x[ix];
-    y[iy] = alpha * s + (beta == 0 ? 0 : beta * y[iy]);
+#define BLAS_REF(T, p)                                                                                 \
+  T cblas_##p##dot(int n, const T *x, int incx, const T *y, int incy) {                                \
+    T s = 0;                                                                                           \
+    int ix = ref_start(n, incx), iy = ref_start(n, incy);                                              \
+    for (int i = 0; i < n; i++, ix += incx, iy += incy)                                                \
+      s += x[ix] * y[iy];                                                                              \
+    return s;                                                                                          \
+  }                                                                                                    \
+  T cblas_##p##nrm2(int n, const T *x, int incx) {                                                     \
+    T s = 0;                                                                                           \
+    int ix = ref_start(n, incx);                                                                       \
+    for (int i = 0; i < n; i++, ix += incx)                                                            \
+      s += x[ix] * x[ix];                                                                              \
+    return sqrt(s);                                                                                    \
+  }                                                                                                    \
+  void cblas_##p##axpy(int n, T alpha, const T *x, int incx, T *y, int incy) {                         \
+    int ix = ref_start(n, incx), iy = ref_start(n, incy);                                              \
+    for (int i = 0; i < n; i++, ix += incx, iy += incy)                                                \
+      y[iy] += alpha * x[ix];                                                                          \
+  }                                                                                                    \
+  void cblas_##p##scal(int n, T alpha, T *x, int incx) {                                               \
+    int ix = ref_start(n, incx);                                                                       \
+    for (int i = 0; i < n; i++, ix += incx)                                                            \
+      x[ix] *= alpha;                                                                                  \
+  }                                                                                                    \
+  void cblas_##p##copy(int n, const T *x, int incx, T *y, int incy) {                                  \
+    int ix = ref_start(n, incx), iy = ref_start(n, incy);                                              \
+    for (int i = 0; i < n; i++, ix += incx, iy += incy)                                                \
+      y[iy] = x[ix];                                                                                   \
+  }                                                                                                    \
+  void cblas_##p##gemv(enum CBLAS_ORDER layout, enum CBLAS_TRANSPOSE trans, int m, int n, T alpha,     \
+                       const T *A, int lda, const T *x, int incx, T beta, T *y, int incy) {            \
+    int t = trans != CblasNoTrans;                                                                     \
+    int leny = t ? n : m, lenx = t ? m : n;                                                            \
+    int iy = ref_start(leny, incy);                                                                    \
+    for (int i = 0; i < leny; i++, iy += incy) {                                                       \
+      T s = 0;                                                                                         \
+      int ix = ref_start(lenx, incx);                                                                  \
+      for (int j = 0; j < lenx; j++, ix += incx)                                                       \
+        s += (t ? A[ref_at(layout, j, i, lda)] : A[ref_at(layout, i, j, lda)]) * x[ix];                \
+      y[iy] = alpha * s + (beta == 0 ? 0 : beta * y[iy]);                                              \
+    }                                                                                                  \
+  }                                                                                                    \
+  void cblas_##p##ger(enum CBLAS_ORDER layout, int m, int n, T alpha, const T *x, int incx,            \
+                      const T *y, int incy, T *A, int lda) {                                           \
+    int ix = ref_start(m, incx);                                                                       \
+    for (int i = 0; i < m; i++, ix += incx) {                                                          \
+      int iy = ref_start(n, incy);                                                                     \
+      for (int j = 0; j < n; j++, iy += incy)                                                          \
+        A[ref_at(layout, i, j, lda)] += alpha * x[ix] * y[iy];                                         \
+    }                                                                                                  \
+  }                                                                                                    \
+  void cblas_##p##gemm(enum CBLAS_ORDER layout, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb,      \
+                       int m, int n, int k, T alpha, const T *A, int lda, const T *B, int ldb, T beta, \
+                       T *C, int ldc) {                                                                \
+    for (int i = 0; i < m; i++)                                                                        \
+      for (int j = 0; j < n; j++) {                                                                    \
+        T s = 0;                                                                                       \
+        for (int l = 0; l < k; l++) {                                                                  \
+          T a = ta == CblasNoTrans ? A[ref_at(layout, i, l, lda)] : A[ref_at(layout, l, i, lda)];      \
+          T b = tb == CblasNoTrans ? B[ref_at(layout, l, j, ldb)] : B[ref_at(layout, j, l, ldb)];      \
+          s += a * b;                                                                                  \
+        }                                                                                              \
+        T *c = &C[ref_at(layout, i, j, ldc)];                                                          \
+        *c = alpha * s + (beta == 0 ? 0 : beta * *c);                                                  \
+      }                                                                                                \
   }
-}
-
-void cblas_dger(enum CBLAS_ORDER layout, int m, int n, double alpha, const double *x, int incx,
-                const double *y, int incy, double *A, int lda) {
-  int ix = ref_start(m, incx);
-  for (int i = 0; i < m; i++, ix += incx) {
-    int iy = ref_start(n, incy);
-    for (int j = 0; j < n; j++, iy += incy)
-      A[ref_at(layout, i, j, lda)] += alpha * x[ix] * y[iy];
-  }
-}
-
-void cblas_dgemm(enum CBLAS_ORDER layout, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int n,
-                 int k, double alpha, const double *A, int lda, const double *B, int ldb, double beta,
-                 double *C, int ldc) {
-  for (int i = 0; i < m; i++)
-    for (int j = 0; j < n; j++) {
-      double s = 0;
-      for (int l = 0; l < k; l++) {
-        double a = ta == CblasNoTrans ? A[ref_at(layout, i, l, lda)] : A[ref_at(layout, l, i, lda)];
-        double b = tb == CblasNoTrans ? B[ref_at(layout, l, j, ldb)] : B[ref_at(layout, j, l, ldb)];
-        s += a * b;
-      }
-      double *c = &C[ref_at(layout, i, j, ldc)];
-      *c = alpha * s + (beta == 0 ? 0 : beta * *c);
-    }
-}
+BLAS_REF(double, d)
+BLAS_REF(float, s)

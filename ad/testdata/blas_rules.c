@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern int enzyme_dup, enzyme_const;
+extern int enzyme_dup, enzyme_const, enzyme_width;
 void __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
 
@@ -24,6 +24,13 @@ static double wsum(const double *y) {
   for (int i = 0; i < N; i++)
     s += W[i] * y[i];
   return s;
+}
+
+static void overwrite_f(float *a, float *b) {
+  if (G.ow) {
+    a[0] = 0.5f;
+    b[1] = -0.25f;
+  }
 }
 
 static void overwrite(double *a, double *b) {
@@ -95,6 +102,34 @@ double f_gemm(double *s, double *a, double *b, double *c) {
   overwrite(a, b);
   return wsum(C);
 }
+
+/* Single precision: the same gemv (and a dot) in float, checked against
+   the double gradient at the same (rounded) inputs. */
+double f_sgemv(float *s, float *a, float *b, float *c) {
+  float y[N];
+  memcpy(y, c, sizeof y);
+  cblas_sgemv(G.layout, G.ta, G.m, G.n, s[0], a, G.lda, b, G.incx, s[1], y, G.incy);
+  double r = cblas_sdot(G.n, a, 1, b, 1);
+  overwrite_f(a, b);
+  for (int i = 0; i < N; i++)
+    r += W[i] * y[i];
+  return r;
+}
+
+double f_sgemv_as_double(double *s, double *a, double *b, double *c) {
+  double y[N];
+  memcpy(y, c, sizeof y);
+  cblas_dgemv(G.layout, G.ta, G.m, G.n, s[0], a, G.lda, b, G.incx, s[1], y, G.incy);
+  double r = cblas_ddot(G.n, a, 1, b, 1);
+  overwrite(a, b);
+  return r + wsum(y);
+}
+
+/* Batch forward mode: two tangents in one sweep. */
+typedef struct {
+  double a, b;
+} pair;
+pair __enzyme_fwddiff_batch(void *, ...);
 
 /* Activity patterns: which of s, a, b, c are enzyme_dup (bits 1, 2, 4, 8). */
 static const int masks[3] = {15, 10, 5};
@@ -189,6 +224,44 @@ static void check(const char *name, fn f, revfn rev, fwdfn fwd) {
 
 #define CHECK(F) check(#F, F, rev_##F, fwd_##F)
 
+static void check_float(void) {
+  float w[4][N], g[4][N];
+  double wd[4][N], gd[4][N];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < N; j++) {
+      w[i][j] = (float)X[i][j];
+      wd[i][j] = w[i][j];
+    }
+  memset(g, 0, sizeof g);
+  memset(gd, 0, sizeof gd);
+  __enzyme_autodiff((void *)f_sgemv, enzyme_dup, w[0], g[0], enzyme_dup, w[1], g[1], enzyme_dup, w[2], g[2],
+                    enzyme_dup, w[3], g[3]);
+  __enzyme_autodiff((void *)f_sgemv_as_double, enzyme_dup, wd[0], gd[0], enzyme_dup, wd[1], gd[1], enzyme_dup,
+                    wd[2], gd[2], enzyme_dup, wd[3], gd[3]);
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < N; j++) {
+      checks++;
+      if (fabs(g[i][j] - gd[i][j]) > 1e-4 * (1 + fabs(gd[i][j])) && failures++ < 20)
+        printf("FAIL f_sgemv reverse [%d][%d]: got %g want %g\n", i, j, g[i][j], gd[i][j]);
+    }
+}
+
+static void check_batch(void) {
+  double w[4][N], t[4][N], u[4][N];
+  memcpy(w, X, sizeof w);
+  memcpy(t, T, sizeof t);
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < N; j++)
+      u[i][j] = 2 * T[i][j];
+  double one = fwd_f_gemm(0, w, t); /* with G.ow, it zeroes tangents it overwrites */
+  memcpy(w, X, sizeof w);
+  memcpy(t, T, sizeof t);
+  pair p = __enzyme_fwddiff_batch((void *)f_gemm, enzyme_width, 2, enzyme_dup, w[0], t[0], u[0], enzyme_dup,
+                                  w[1], t[1], u[1], enzyme_dup, w[2], t[2], u[2], enzyme_dup, w[3], t[3], u[3]);
+  compare("f_gemm", "batch lane 0", 0, p.a, one);
+  compare("f_gemm", "batch lane 1", 0, p.b, 2 * one);
+}
+
 int main(void) {
   srand(7);
   for (int i = 0; i < 4; i++)
@@ -231,7 +304,9 @@ int main(void) {
               G.ldb = (rm ? bcols : brows) + pad / 2;
               G.ldc = (rm ? G.n : G.m) + pad;
               CHECK(f_gemm);
+              check_batch();
             }
+            check_float();
           }
         }
   printf("%d checks, %d failures\n", checks, failures);
