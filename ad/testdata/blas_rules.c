@@ -103,6 +103,24 @@ double f_gemm(double *s, double *a, double *b, double *c) {
   return wsum(C);
 }
 
+/* A loop of gemv and copy: x is overwritten every iteration, so each
+   iteration's reverse needs its own copy of x. */
+double f_loop(double *s, double *a, double *b, double *c) {
+  double x[N], y[N];
+  memcpy(x, b, sizeof x);
+  memcpy(y, c, sizeof y);
+  for (int it = 0; it < 3; it++) {
+    cblas_dgemv(G.layout, CblasNoTrans, G.n, G.n, s[0], a, G.n, x, 1, s[1], y, 1);
+    cblas_dcopy(G.n, y, 1, x, 1);
+    cblas_dscal(G.n, 0.5, x, 1);
+  }
+  return wsum(x) + cblas_ddot(G.n, x, 1, y, 1);
+}
+
+/* Split mode: the tape holds the copies. */
+void *__enzyme_augmentfwd(void *, ...);
+void __enzyme_reverse(void *, ...);
+
 /* Single precision: the same gemv (and a dot) in float, checked against
    the double gradient at the same (rounded) inputs. */
 double f_sgemv(float *s, float *a, float *b, float *c) {
@@ -159,6 +177,12 @@ DEFINE(f_copy)
 DEFINE(f_gemv)
 DEFINE(f_ger)
 DEFINE(f_gemm)
+DEFINE(f_loop)
+
+static void rev_split_f_gemv(int mode, double w[4][N], double g[4][N]) {
+  void *tape = __enzyme_augmentfwd((void *)f_gemv, D(0), D(1), D(2), D(3));
+  __enzyme_reverse((void *)f_gemv, D(0), D(1), D(2), D(3), 1.0, tape);
+}
 
 typedef double (*fn)(double *, double *, double *, double *);
 typedef void (*revfn)(int, double[4][N], double[4][N]);
@@ -295,6 +319,7 @@ int main(void) {
             G.ta = trans[ta];
             G.lda = (rm ? G.n : G.m) + pad;
             CHECK(f_gemv);
+            check("f_gemv split", f_gemv, rev_split_f_gemv, fwd_f_gemv);
             CHECK(f_ger);
             for (int tb = 0; tb < 2; tb++) {
               G.tb = trans[tb];
@@ -309,6 +334,10 @@ int main(void) {
             check_float();
           }
         }
+  for (G.layout = CblasRowMajor; G.layout <= CblasColMajor; G.layout++) {
+    G.n = 4;
+    CHECK(f_loop);
+  }
   printf("%d checks, %d failures\n", checks, failures);
   return failures != 0;
 }
