@@ -55,32 +55,47 @@ type blasShape struct {
 	matrix         bool
 }
 
-// blasRoutine returns the rule of a call's callee, its precision letter
-// and routine name; nil for other calls.
-func blasRoutine(call *ir.InstCall) (*blasRule, byte, string) {
+// blasRoutine returns the rule of a call's callee, its precision letter,
+// routine name and whether it is the Fortran-ABI name (<p><x>_, every
+// argument by address, no layout: column major); nil for other calls.
+func blasRoutine(call *ir.InstCall) (*blasRule, byte, string, bool) {
 	f, ok := call.Callee.(*ir.Func)
 	if !ok {
-		return nil, 0, ""
+		return nil, 0, "", false
 	}
-	name := f.Name()
-	if !strings.HasPrefix(name, "cblas_") || len(name) < 8 {
-		return nil, 0, ""
+	name, fortran := f.Name(), false
+	switch {
+	case strings.HasPrefix(name, "cblas_"):
+		name = name[6:]
+	case strings.HasSuffix(name, "_") && !strings.HasPrefix(name, "_"):
+		name, fortran = name[:len(name)-1], true
+	default:
+		return nil, 0, "", false
 	}
-	p := name[6]
-	if p != 'd' && p != 's' {
-		return nil, 0, ""
+	if len(name) < 2 || (name[0] != 'd' && name[0] != 's') {
+		return nil, 0, "", false
 	}
-	rule := blasRules[name[7:]]
+	rule := blasRules[name[1:]]
 	if rule == nil {
-		return nil, 0, ""
+		return nil, 0, "", false
 	}
-	return rule, p, name[7:]
+	return rule, name[0], name[1:], fortran
 }
 
 // isBlasCall reports a call differentiated by a BLAS rule.
 func isBlasCall(call *ir.InstCall) bool {
-	r, _, _ := blasRoutine(call)
+	r, _, _, _ := blasRoutine(call)
 	return r != nil
+}
+
+// blasArgIndex maps argument i of a rule's CBLAS signature to the call's
+// argument: one less in the Fortran ABI for routines with a layout (-1:
+// the layout itself, column major there).
+func blasArgIndex(rule *blasRule, fortran bool, i int) int {
+	if fortran && rule.sig[0] == 'e' {
+		return i - 1
+	}
+	return i
 }
 
 // isBlasFunc reports a function whose calls BLAS rules differentiate.
@@ -97,6 +112,10 @@ type blasCtx struct {
 	intT  types.Type // the BLAS integer (the type of the first size)
 	enumT types.Type // the type of layout and transpose arguments
 	rule  *blasRule
+	// fortran: the Fortran ABI (blasRoutine); scalars are passed in
+	// slots, which slot allocates.
+	fortran bool
+	slot    func(t types.Type) value.Value
 
 	arg    func(i int) value.Value // the primal argument
 	shadow func(i int) value.Value // a pointer's shadow, nil without one
@@ -124,18 +143,31 @@ func (c *blasCtx) when(ptrs []int, body func()) {
 // newBlasCtx checks the call's signature against the rule's and fills in
 // the types.
 func newBlasCtx(m *ir.Module, f *ir.Func, call *ir.InstCall) (*blasCtx, error) {
-	rule, p, name := blasRoutine(call)
+	rule, p, name, fortran := blasRoutine(call)
 	elem := types.Type(types.Double)
 	if p == 's' {
 		elem = types.Float
 	}
-	c := &blasCtx{m: m, call: call, p: p, elem: elem, rule: rule}
+	c := &blasCtx{m: m, call: call, p: p, elem: elem, rule: rule, fortran: fortran}
 	bad := func() (*blasCtx, error) {
-		err := errorAt(f, call, "the call to '%s' has arguments that are not those of CBLAS's %s (%d arguments: %s), which gozyme's derivative rule for it expects", calleeName(call), name, len(rule.sig), blasSigWords(rule.sig))
+		abi, sig := "CBLAS's", rule.sig
+		if fortran {
+			abi, sig = "the Fortran BLAS's", sig[-blasArgIndex(rule, true, 0):]
+		}
+		err := errorAt(f, call, "the call to '%s' has arguments that are not those of %s %s (%d arguments: %s), which gozyme's derivative rule for it expects", calleeName(call), abi, name, len(sig), blasSigWords(sig, fortran))
 		err.Callee = calleeName(call)
 		return nil, err
 	}
-	if len(call.Args) != len(rule.sig) || (rule.ret != types.Equal(call.Typ, elem)) || (!rule.ret && !types.Equal(call.Typ, types.Void)) {
+	if (rule.ret != types.Equal(call.Typ, elem)) || (!rule.ret && !types.Equal(call.Typ, types.Void)) {
+		return bad()
+	}
+	if fortran {
+		if c.checkFortran() {
+			return c, nil
+		}
+		return bad()
+	}
+	if len(call.Args) != len(rule.sig) {
 		return bad()
 	}
 	for i, k := range rule.sig {
@@ -168,7 +200,7 @@ func newBlasCtx(m *ir.Module, f *ir.Func, call *ir.InstCall) (*blasCtx, error) {
 	return c, nil
 }
 
-func blasSigWords(sig string) string {
+func blasSigWords(sig string, fortran bool) string {
 	var w []string
 	for _, k := range sig {
 		switch k {
@@ -176,18 +208,91 @@ func blasSigWords(sig string) string {
 			w = append(w, "int")
 		case 'e':
 			w = append(w, "enum")
+			if fortran {
+				w[len(w)-1] = "char"
+			}
 		case 'f':
 			w = append(w, "scalar")
 		case 'p':
-			w = append(w, "pointer")
+			w = append(w, "array")
+		}
+		if fortran {
+			w[len(w)-1] += "*"
 		}
 	}
 	return strings.Join(w, ", ")
 }
 
-// fn returns CBLAS routine cblas_<p><name>, declared where absent; its
-// arguments follow sig as in blasRule.
+// checkFortran checks a Fortran-ABI call's arguments (each by address;
+// integer hidden lengths of character arguments may follow) and fills in
+// the types.
+func (c *blasCtx) checkFortran() bool {
+	sig := c.rule.sig[-blasArgIndex(c.rule, true, 0):] // no layout
+	if len(c.call.Args) < len(sig) {
+		return false
+	}
+	for i, a := range c.call.Args {
+		if i >= len(sig) {
+			if _, ok := a.Type().(*types.IntType); !ok {
+				return false
+			}
+			continue
+		}
+		pt, ok := a.Type().(*types.PointerType)
+		if !ok {
+			return false
+		}
+		switch sig[i] {
+		case 'i', 'e':
+			it, ok := pt.ElemType.(*types.IntType)
+			if !ok && sig[i] == 'e' {
+				// A character: flang passes a [1 x i8]*.
+				it, ok = types.I8, types.IsArray(pt.ElemType)
+			}
+			if !ok {
+				return false
+			}
+			if sig[i] == 'i' && c.intT == nil {
+				c.intT = it
+			}
+			if sig[i] == 'e' && c.enumT == nil {
+				c.enumT = it
+			}
+		case 'f', 'p':
+			if !types.Equal(pt.ElemType, c.elem) {
+				return false
+			}
+		}
+	}
+	if c.enumT == nil {
+		c.enumT = types.I8
+	}
+	return true
+}
+
+// fortranLayout is the layout of a Fortran-ABI call: column major.
+func (c *blasCtx) fortranLayout() value.Value {
+	return constant.NewInt(c.enumT.(*types.IntType), 102)
+}
+
+// scalarType is the type a Fortran-ABI call's scalar argument i (CBLAS
+// numbering) points to.
+func (c *blasCtx) scalarType(i int) types.Type {
+	switch c.rule.sig[i] {
+	case 'i':
+		return c.intT
+	case 'e':
+		return c.enumT
+	}
+	return c.elem
+}
+
+// fn returns CBLAS routine cblas_<p><name> (Fortran: <p><name>_),
+// declared where absent; its arguments follow sig as in blasRule.
 func (c *blasCtx) fn(name, sig string, ret bool) *ir.Func {
+	if c.fortran && sig[0] == 'e' {
+		sig = sig[1:] // no layout
+	}
 	params := make([]types.Type, len(sig))
 	for i, k := range sig {
 		switch k {
@@ -205,6 +310,14 @@ func (c *blasCtx) fn(name, sig string, ret bool) *ir.Func {
 	if ret {
 		rt = c.elem
 	}
+	if c.fortran {
+		for i, p := range params {
+			if !types.IsPointer(p) {
+				params[i] = types.NewPointer(p)
+			}
+		}
+		return declare(c.m, string(c.p)+name+"_", rt, params...)
+	}
 	return declare(c.m, "cblas_"+string(c.p)+name, rt, params...)
 }
 
@@ -217,8 +330,40 @@ var blasSigs = map[string]string{
 // blas emits a call of routine name with args, each converted to the
 // routine's parameter type.
 func (c *blasCtx) blas(name string, args ...value.Value) value.Value {
-	f := c.fn(name, blasSigs[name], name == "dot" || name == "nrm2")
-	return callConverted(c.b, f, args...)
+	sig := blasSigs[name]
+	f := c.fn(name, sig, name == "dot" || name == "nrm2")
+	if !c.fortran {
+		return callConverted(c.b, f, args...)
+	}
+	// The Fortran ABI: no layout, scalars in slots, and the hidden lengths
+	// of character arguments where the declaration has them.
+	var byRef []value.Value
+	for i, a := range args {
+		switch {
+		case i == 0 && sig[0] == 'e':
+		case sig[i] == 'p':
+			byRef = append(byRef, a)
+		default:
+			t := c.elem
+			if sig[i] == 'i' {
+				t = c.intT
+			} else if sig[i] == 'e' {
+				t = c.enumT
+			}
+			slot := c.slot(t)
+			c.b.NewStore(convertTo(c.b, a, t), slot)
+			byRef = append(byRef, slot)
+		}
+	}
+	for len(byRef) < len(f.Params) {
+		switch t := f.Params[len(byRef)].Typ.(type) {
+		case *types.IntType:
+			byRef = append(byRef, constant.NewInt(t, 1))
+		default:
+			byRef = append(byRef, zeroOf(t))
+		}
+	}
+	return callConverted(c.b, f, byRef...)
 }
 
 // callConverted calls f with args converted to its parameter types
@@ -226,7 +371,10 @@ func (c *blasCtx) blas(name string, args ...value.Value) value.Value {
 func callConverted(b *ir.Block, f *ir.Func, args ...value.Value) *ir.InstCall {
 	conv := make([]value.Value, len(args))
 	for i, a := range args {
-		conv[i] = convertTo(b, a, f.Sig.Params[i])
+		conv[i] = a
+		if i < len(f.Sig.Params) { // beyond: variadic (a K&R declaration)
+			conv[i] = convertTo(b, a, f.Sig.Params[i])
+		}
 	}
 	return b.NewCall(f, conv...)
 }
@@ -331,8 +479,17 @@ func (c *blasCtx) transpose(t value.Value) value.Value {
 	return c.b.NewSelect(c.eqAny(t, cblasNoTrans), k(cblasTrans), r)
 }
 
-// enumConst is a CBLAS code in the type of the call's enums.
+// enumConst is a CBLAS code in the type of the call's enums (Fortran: the
+// letter).
 func (c *blasCtx) enumConst(v int64) value.Value {
+	if c.fortran {
+		switch v {
+		case cblasNoTrans:
+			v = 'N'
+		case cblasTrans:
+			v = 'T'
+		}
+	}
 	return constant.NewInt(c.enumT.(*types.IntType), v)
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
 
@@ -12,7 +13,9 @@ import (
 // augmentBlas emits, before the forward clone of BLAS call call (in
 // primal block b), copies of the inputs its reverse reads that the call
 // itself or anything after it may overwrite; the reverse finds them in
-// r.blasCaches. Operands are primal values, remapped with the block.
+// r.blasCaches. Operands are primal values, remapped with the block. A
+// Fortran-ABI call's scalars are read here too, as the call reads them
+// (r.blasScalars).
 func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instruction, error) {
 	c, err := newBlasCtx(r.m, r.f, call)
 	if err != nil {
@@ -20,17 +23,40 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 	}
 	scratch := &ir.Block{}
 	c.b = scratch
-	c.arg = func(i int) value.Value { return unwrapArg(call.Args[i]) }
+	c.slot = r.entrySlot
+	scalars := map[int]value.Value{}
+	c.arg = func(i int) value.Value {
+		a := c.callArg(i)
+		if a == nil {
+			return c.fortranLayout()
+		}
+		if c.fortran && c.rule.sig[i] != 'p' {
+			if v, ok := scalars[i]; ok {
+				return v
+			}
+			t := c.scalarType(i)
+			v := c.b.NewLoad(t, convertTo(c.b, a, types.NewPointer(t)))
+			scalars[i] = v
+			r.blockOf[v] = b
+			return v
+		}
+		return a
+	}
 	c.shadow = func(i int) value.Value {
-		if r.act.hasShadow(call.Args[i]) {
-			return call.Args[i] // only tested for nil here
+		if a := c.callArg(i); r.act.hasShadow(a) {
+			return a // only tested for nil here
 		}
 		return nil
 	}
-	c.act = func(i int) bool { return carriesFloat(call.Args[i].Type()) && r.act.active(call.Args[i]) }
+	c.act = func(i int) bool { return r.blasActive(c, i) }
+	for i, k := range c.rule.sig {
+		if c.fortran && k != 'p' {
+			c.arg(i)
+		}
+	}
 	copies := map[int]value.Value{}
 	for _, i := range c.rule.needs(c) {
-		if !r.blasInputChanges(call, i, c.rule) {
+		if !r.blasInputChanges(c, i) {
 			continue
 		}
 		v := c.cacheInput(i)
@@ -39,9 +65,40 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 	}
 	if r.blasCaches == nil {
 		r.blasCaches = map[*ir.InstCall]map[int]value.Value{}
+		r.blasScalars = map[*ir.InstCall]map[int]value.Value{}
 	}
 	r.blasCaches[call] = copies
+	r.blasScalars[call] = scalars
 	return scratch.Insts, nil
+}
+
+// entrySlot is a stack slot of type t in the gradient's entry block.
+func (r *reverseGen) entrySlot(t types.Type) value.Value {
+	a := ir.NewAlloca(t)
+	r.allocas.Insts = append(r.allocas.Insts, a)
+	return a
+}
+
+// callArg is the call's argument for argument i of the rule's CBLAS
+// signature (nil: the layout of a Fortran-ABI call, which has none).
+func (c *blasCtx) callArg(i int) value.Value {
+	j := blasArgIndex(c.rule, c.fortran, i)
+	if j < 0 {
+		return nil
+	}
+	return unwrapArg(c.call.Args[j])
+}
+
+// blasActive reports whether float argument i carries a derivative: an
+// active value, or (Fortran ABI) an address with a shadow.
+func (r *reverseGen) blasActive(c *blasCtx, i int) bool {
+	if c.rule.sig[i] != 'f' {
+		return false
+	}
+	if c.fortran {
+		return r.act.hasShadow(c.callArg(i))
+	}
+	return r.act.active(c.callArg(i))
 }
 
 // blasInputChanges reports whether the memory pointer argument i of BLAS
@@ -49,8 +106,9 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 // call writes it, the gradient is split (the caller may write anything
 // between the sweeps), or a primal writer that may run after the call may
 // write into its objects.
-func (r *reverseGen) blasInputChanges(call *ir.InstCall, i int, rule *blasRule) bool {
-	for _, o := range rule.outputs {
+func (r *reverseGen) blasInputChanges(c *blasCtx, i int) bool {
+	call := c.call
+	for _, o := range c.rule.outputs {
 		if o == i {
 			return true
 		}
@@ -58,7 +116,7 @@ func (r *reverseGen) blasInputChanges(call *ir.InstCall, i int, rule *blasRule) 
 	if r.split {
 		return true
 	}
-	objs, opaque, known := pointerObjects(call.Args[i])
+	objs, opaque, known := pointerObjects(c.callArg(i))
 	return r.objectsMayBeWritten(objs, opaque, known, nil, func(w memWriter) bool {
 		if w.inst == call {
 			lb := r.blockOf[call]
@@ -83,25 +141,37 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 		return blk, err
 	}
 	c.b = blk
+	c.slot = r.entrySlot
 	args := map[int]value.Value{}
 	c.arg = func(i int) value.Value {
 		if v, ok := args[i]; ok {
 			return v
 		}
-		v := r.lookup(blk, at, call.Args[i])
+		a := c.callArg(i)
+		var v value.Value
+		switch {
+		case a == nil:
+			v = c.fortranLayout()
+		case c.fortran && c.rule.sig[i] != 'p':
+			fv := r.blasScalars[call][i]
+			v = r.lookupForward(blk, at, fv, r.blockOf[fv])
+		default:
+			v = r.lookup(blk, at, a)
+		}
 		args[i] = v
 		return v
 	}
 	shadows := map[int]value.Value{}
 	var serr error
 	c.shadow = func(i int) value.Value {
-		if !r.act.hasShadow(call.Args[i]) {
+		a := c.callArg(i)
+		if a == nil || !r.act.hasShadow(a) {
 			return nil
 		}
 		if s, ok := shadows[i]; ok {
 			return s
 		}
-		s, err := r.lookupShadow(blk, at, call, call.Args[i])
+		s, err := r.lookupShadow(blk, at, call, a)
 		if err != nil {
 			serr = err
 			return nil
@@ -109,13 +179,20 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 		shadows[i] = s
 		return s
 	}
-	c.act = func(i int) bool { return carriesFloat(call.Args[i].Type()) && r.act.active(call.Args[i]) }
-	c.acc = func(i int, delta value.Value) { r.accumulate(c.b, call.Args[i], delta) }
+	c.act = func(i int) bool { return r.blasActive(c, i) }
+	c.acc = func(i int, delta value.Value) {
+		if !c.fortran {
+			r.accumulate(c.b, c.callArg(i), delta)
+			return
+		}
+		s := c.shadow(i) // the scalar's shadow in memory
+		c.b.NewStore(c.b.NewFAdd(c.b.NewLoad(c.elem, s), delta), s)
+	}
 	// Everything the terms use is looked up here, before the guards
 	// below branch.
 	for i, k := range c.rule.sig {
 		c.arg(i)
-		if k == 'p' {
+		if k == 'p' || (k == 'f' && c.fortran) {
 			c.shadow(i)
 		}
 	}
@@ -198,11 +275,32 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 		}
 		scratch := &ir.Block{}
 		c.b = scratch
-		c.arg = func(i int) value.Value { return unwrapArg(call.Args[i]) }
+		var sp value.Value
+		if c.fortran {
+			sp = scratch.NewCall(declare(fg.m, "llvm.stacksave", types.I8Ptr))
+			c.slot = func(t types.Type) value.Value { return scratch.NewAlloca(t) }
+		}
+		scalars := map[int]value.Value{}
+		c.arg = func(i int) value.Value {
+			a := c.callArg(i)
+			switch {
+			case a == nil:
+				return c.fortranLayout()
+			case c.fortran && c.rule.sig[i] != 'p':
+				if v, ok := scalars[i]; ok {
+					return v
+				}
+				t := c.scalarType(i)
+				v := scratch.NewLoad(t, convertTo(scratch, a, types.NewPointer(t)))
+				scalars[i] = v
+				return v
+			}
+			return a
+		}
 		var terr error
 		c.shadow = func(i int) value.Value {
-			a := unwrapArg(call.Args[i])
-			if !fg.act.hasShadow(a) {
+			a := c.callArg(i)
+			if a == nil || !fg.act.hasShadow(a) {
 				return nil
 			}
 			t, err := fg.tangentOf(call, a)
@@ -213,19 +311,32 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 			return t
 		}
 		c.act = func(i int) bool {
-			a := unwrapArg(call.Args[i])
-			return carriesFloat(a.Type()) && fg.act.varied[a]
+			a := c.callArg(i)
+			if c.rule.sig[i] != 'f' {
+				return false
+			}
+			if c.fortran {
+				return fg.act.hasShadow(a)
+			}
+			return fg.act.varied[a]
 		}
 		c.dfloat = func(i int) value.Value {
-			t, err := fg.tangentOf(call, call.Args[i])
+			a := c.callArg(i)
+			t, err := fg.tangentOf(call, a)
 			if err != nil {
 				terr = err
-				return zeroOf(call.Args[i].Type())
+				return zeroOf(c.elem)
+			}
+			if c.fortran {
+				return scratch.NewLoad(c.elem, t)
 			}
 			return t
 		}
 		c.res = clone.(value.Value)
 		c.rule.fwd(c)
+		if sp != nil {
+			c.b.NewCall(declare(fg.m, "llvm.stackrestore", types.Void, types.I8Ptr), sp)
+		}
 		if terr != nil {
 			return nil, true, terr
 		}
@@ -250,12 +361,12 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 // blasWrites reports, for a BLAS call, the pointers it writes through
 // (false: no BLAS call).
 func blasWrites(c *ir.InstCall, through func(value.Value)) bool {
-	rule, _, _ := blasRoutine(c)
-	if rule == nil || len(c.Args) != len(rule.sig) {
+	rule, _, _, fortran := blasRoutine(c)
+	if rule == nil || len(c.Args) < blasArgIndex(rule, fortran, len(rule.sig)) {
 		return false
 	}
 	for _, o := range rule.outputs {
-		through(c.Args[o])
+		through(c.Args[blasArgIndex(rule, fortran, o)])
 	}
 	return true
 }
@@ -263,18 +374,18 @@ func blasWrites(c *ir.InstCall, through func(value.Value)) bool {
 // blasOutputsDemand gives the outputs of a BLAS call shadows where any of
 // its arguments carries derivatives (false: no BLAS call).
 func (an *activityAnalysis) blasCall(c *ir.InstCall) bool {
-	rule, _, _ := blasRoutine(c)
+	rule, _, _, fortran := blasRoutine(c)
 	if rule == nil {
 		return false
 	}
-	if len(c.Args) != len(rule.sig) {
+	if len(c.Args) < blasArgIndex(rule, fortran, len(rule.sig)) || (!fortran && len(c.Args) != len(rule.sig)) {
 		for _, arg := range c.Args {
 			an.demand(arg, c) // the signature error comes later
 		}
 		return true
 	}
 	for _, o := range rule.outputs {
-		an.demand(c.Args[o], c)
+		an.demand(c.Args[blasArgIndex(rule, fortran, o)], c)
 	}
 	return true
 }

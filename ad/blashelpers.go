@@ -25,7 +25,11 @@ import (
 // blasHelper returns helper kind for c's precision and integer type,
 // building it on first use.
 func blasHelper(c *blasCtx, kind string) *ir.Func {
-	name := fmt.Sprintf("__gozyme_blas_%c%s_%s", c.p, kind, c.intT)
+	abi := "c"
+	if c.fortran {
+		abi = "f"
+	}
+	name := fmt.Sprintf("__gozyme_blas_%c%s_%s_%s", c.p, kind, c.intT, abi)
 	for _, f := range c.m.Funcs {
 		if f.Name() == name {
 			return f
@@ -52,6 +56,7 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 	entry, loop, exit := f.NewBlock("entry"), f.NewBlock("loop"), f.NewBlock("exit")
 	h := *c
 	h.b = entry
+	h.slot = func(t types.Type) value.Value { return entry.NewAlloca(t) }
 	rm, rows, cols := params[0], params[1], params[2]
 	outer := entry.NewSelect(rm, rows, cols)
 	inner := entry.NewSelect(rm, cols, rows)

@@ -415,7 +415,7 @@ func (c *blasCtx) fsum(x, y value.Value) value.Value {
 // else with scal per row or column.
 func (c *blasCtx) scaleMatrix(rm, rows, cols, beta, a, lda value.Value) {
 	for _, fn := range c.m.Funcs {
-		if fn.Name() != "cblas_"+string(c.p)+"lascl" || len(fn.Params) != 11 || types.IsPointer(fn.Params[10].Typ) {
+		if c.fortran || fn.Name() != "cblas_"+string(c.p)+"lascl" || len(fn.Params) != 11 || types.IsPointer(fn.Params[10].Typ) {
 			continue
 		}
 		callConverted(c.b, fn, c.arg(0), constant.NewInt(types.I8, 'G'), constant.NewInt(types.I32, 0), constant.NewInt(types.I32, 0),

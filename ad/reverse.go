@@ -78,6 +78,7 @@ type reverseGen struct {
 	outTypes              []types.Type                         // types of the Out adjoints returned
 	tapes                 map[value.Value]value.Value          // primal call -> forward tape of its callee
 	blasCaches            map[*ir.InstCall]map[int]value.Value // BLAS call -> copies of its inputs, by argument (blasad.go)
+	blasScalars           map[*ir.InstCall]map[int]value.Value // Fortran-ABI BLAS call -> its scalars as read in the forward sweep
 	isCache               map[*ir.InstAlloca]bool              // slots the reverse reads from the forward (the tape)
 	retIdx                *ir.InstAlloca                       // split mode: which return the forward took
 	rets                  []*ir.Block                          // primal blocks that return

@@ -18,3 +18,19 @@ enum CBLAS_TRANSPOSE { CblasNoTrans = 111, CblasTrans = 112, CblasConjTrans = 11
                        T *C, int ldc);
 BLAS_DECLS(double, d)
 BLAS_DECLS(float, s)
+
+/* The Fortran ABI (column major, every argument by address). */
+#define FBLAS_DECLS(T, p)                                                                              \
+  T p##dot_(const int *n, const T *x, const int *incx, const T *y, const int *incy);                   \
+  T p##nrm2_(const int *n, const T *x, const int *incx);                                               \
+  void p##axpy_(const int *n, const T *alpha, const T *x, const int *incx, T *y, const int *incy);     \
+  void p##scal_(const int *n, const T *alpha, T *x, const int *incx);                                  \
+  void p##copy_(const int *n, const T *x, const int *incx, T *y, const int *incy);                     \
+  void p##gemv_(const char *trans, const int *m, const int *n, const T *alpha, const T *A,             \
+                const int *lda, const T *x, const int *incx, const T *beta, T *y, const int *incy);    \
+  void p##ger_(const int *m, const int *n, const T *alpha, const T *x, const int *incx, const T *y,    \
+               const int *incy, T *A, const int *lda);                                                 \
+  void p##gemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,              \
+                const T *alpha, const T *A, const int *lda, const T *B, const int *ldb, const T *beta, \
+                T *C, const int *ldc);
+FBLAS_DECLS(double, d)

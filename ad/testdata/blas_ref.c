@@ -79,3 +79,38 @@ static int ref_at(int layout, int i, int j, int ld) {
   }
 BLAS_REF(double, d)
 BLAS_REF(float, s)
+
+static enum CBLAS_TRANSPOSE ref_trans(const char *t) {
+  return *t == 'N' || *t == 'n' ? CblasNoTrans : CblasTrans;
+}
+
+#define FBLAS_REF(T, p)                                                                                \
+  T p##dot_(const int *n, const T *x, const int *incx, const T *y, const int *incy) {                  \
+    return cblas_##p##dot(*n, x, *incx, y, *incy);                                                     \
+  }                                                                                                    \
+  T p##nrm2_(const int *n, const T *x, const int *incx) { return cblas_##p##nrm2(*n, x, *incx); }      \
+  void p##axpy_(const int *n, const T *alpha, const T *x, const int *incx, T *y, const int *incy) {    \
+    cblas_##p##axpy(*n, *alpha, x, *incx, y, *incy);                                                   \
+  }                                                                                                    \
+  void p##scal_(const int *n, const T *alpha, T *x, const int *incx) {                                 \
+    cblas_##p##scal(*n, *alpha, x, *incx);                                                             \
+  }                                                                                                    \
+  void p##copy_(const int *n, const T *x, const int *incx, T *y, const int *incy) {                    \
+    cblas_##p##copy(*n, x, *incx, y, *incy);                                                           \
+  }                                                                                                    \
+  void p##gemv_(const char *trans, const int *m, const int *n, const T *alpha, const T *A,             \
+                const int *lda, const T *x, const int *incx, const T *beta, T *y, const int *incy) {   \
+    cblas_##p##gemv(CblasColMajor, ref_trans(trans), *m, *n, *alpha, A, *lda, x, *incx, *beta, y,      \
+                    *incy);                                                                            \
+  }                                                                                                    \
+  void p##ger_(const int *m, const int *n, const T *alpha, const T *x, const int *incx, const T *y,    \
+               const int *incy, T *A, const int *lda) {                                                \
+    cblas_##p##ger(CblasColMajor, *m, *n, *alpha, x, *incx, y, *incy, A, *lda);                        \
+  }                                                                                                    \
+  void p##gemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,              \
+                const T *alpha, const T *A, const int *lda, const T *B, const int *ldb, const T *beta, \
+                T *C, const int *ldc) {                                                                \
+    cblas_##p##gemm(CblasColMajor, ref_trans(ta), ref_trans(tb), *m, *n, *k, *alpha, A, *lda, B, *ldb, \
+                    *beta, C, *ldc);                                                                   \
+  }
+FBLAS_REF(double, d)

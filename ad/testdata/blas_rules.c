@@ -103,6 +103,53 @@ double f_gemm(double *s, double *a, double *b, double *c) {
   return wsum(C);
 }
 
+/* The Fortran ABI: the same routines through dgemv_ and friends (column
+   major), alpha and beta passed by address (their derivatives through
+   memory). */
+static char tr(int t) { return t == CblasNoTrans ? 'N' : 'T'; }
+
+double f_fdot(double *s, double *a, double *b, double *c) {
+  double r = ddot_(&G.n, a, &G.incx, b, &G.incy);
+  overwrite(a, b);
+  return r * s[0] + dnrm2_(&G.n, b, &G.incy);
+}
+
+double f_faxpy(double *s, double *a, double *b, double *c) {
+  double y[N], x[N];
+  memcpy(y, b, sizeof y);
+  daxpy_(&G.n, &s[0], a, &G.incx, y, &G.incy);
+  dcopy_(&G.n, y, &G.incy, x, &G.incx);
+  dscal_(&G.n, &s[1], x, &G.incx);
+  overwrite(a, b);
+  return wsum(x);
+}
+
+double f_fgemv(double *s, double *a, double *b, double *c) {
+  double y[N];
+  char t = tr(G.ta);
+  memcpy(y, c, sizeof y);
+  dgemv_(&t, &G.m, &G.n, &s[0], a, &G.lda, b, &G.incx, &s[1], y, &G.incy);
+  overwrite(a, b);
+  return wsum(y);
+}
+
+double f_fger(double *s, double *a, double *b, double *c) {
+  double A[N];
+  memcpy(A, c, sizeof A);
+  dger_(&G.m, &G.n, &s[0], a, &G.incx, b, &G.incy, A, &G.lda);
+  overwrite(a, b);
+  return wsum(A);
+}
+
+double f_fgemm(double *s, double *a, double *b, double *c) {
+  double C[N];
+  char ta = tr(G.ta), tb = tr(G.tb);
+  memcpy(C, c, sizeof C);
+  dgemm_(&ta, &tb, &G.m, &G.n, &G.k, &s[0], a, &G.lda, b, &G.ldb, &s[1], C, &G.ldc);
+  overwrite(a, b);
+  return wsum(C);
+}
+
 /* A loop of gemv and copy: x is overwritten every iteration, so each
    iteration's reverse needs its own copy of x. */
 double f_loop(double *s, double *a, double *b, double *c) {
@@ -178,6 +225,11 @@ DEFINE(f_gemv)
 DEFINE(f_ger)
 DEFINE(f_gemm)
 DEFINE(f_loop)
+DEFINE(f_fdot)
+DEFINE(f_faxpy)
+DEFINE(f_fgemv)
+DEFINE(f_fger)
+DEFINE(f_fgemm)
 
 static void rev_split_f_gemv(int mode, double w[4][N], double g[4][N]) {
   void *tape = __enzyme_augmentfwd((void *)f_gemv, D(0), D(1), D(2), D(3));
@@ -305,6 +357,8 @@ int main(void) {
       CHECK(f_axpy);
       CHECK(f_scal);
       CHECK(f_copy);
+      CHECK(f_fdot);
+      CHECK(f_faxpy);
     }
   static const int layouts[] = {CblasRowMajor, CblasColMajor};
   static const int trans[] = {CblasNoTrans, CblasTrans};
@@ -319,6 +373,8 @@ int main(void) {
             G.ta = trans[ta];
             G.lda = (rm ? G.n : G.m) + pad;
             CHECK(f_gemv);
+            if (!rm)
+              CHECK(f_fgemv), CHECK(f_fger);
             check("f_gemv split", f_gemv, rev_split_f_gemv, fwd_f_gemv);
             CHECK(f_ger);
             for (int tb = 0; tb < 2; tb++) {
@@ -329,6 +385,8 @@ int main(void) {
               G.ldb = (rm ? bcols : brows) + pad / 2;
               G.ldc = (rm ? G.n : G.m) + pad;
               CHECK(f_gemm);
+              if (!rm)
+                CHECK(f_fgemm);
               check_batch();
             }
             check_float();
