@@ -40,8 +40,11 @@ type blasRule struct {
 	// needs lists the pointer inputs the reverse reads, given the
 	// activity.
 	needs func(c *blasCtx) []int
-	rev   func(c *blasCtx)
-	fwd   func(c *blasCtx)
+	// needsAfter lists the outputs whose values after the call the
+	// reverse reads (a solve's solution).
+	needsAfter func(c *blasCtx) []int
+	rev        func(c *blasCtx)
+	fwd        func(c *blasCtx)
 }
 
 // blasShape is the memory a pointer argument covers: n elements apart by
@@ -325,6 +328,7 @@ func (c *blasCtx) fn(name, sig string, ret bool) *ir.Func {
 var blasSigs = map[string]string{
 	"dot": "ipipi", "nrm2": "ipi", "axpy": "ifpipi", "scal": "ifpi", "copy": "ipipi",
 	"gemv": "eeiifpipifpi", "ger": "eiifpipipi", "gemm": "eeeiiifpipifpi",
+	"trmv": "eeeeipipi", "trsv": "eeeeipipi",
 }
 
 // blas emits a call of routine name with args, each converted to the
@@ -477,6 +481,23 @@ func (c *blasCtx) transpose(t value.Value) value.Value {
 	r = c.b.NewSelect(c.eqAny(t, 'N'), k('T'), r)
 	r = c.b.NewSelect(c.eqAny(t, cblasTrans, cblasConjT), k(cblasNoTrans), r)
 	return c.b.NewSelect(c.eqAny(t, cblasNoTrans), k(cblasTrans), r)
+}
+
+// CBLAS's codes for uplo and diag.
+const (
+	cblasUpper   = 121
+	cblasNonUnit = 131
+	cblasUnit    = 132
+)
+
+// upper, unit: i1s from uplo and diag arguments.
+func (c *blasCtx) upper(uplo value.Value) value.Value { return c.eqAny(uplo, cblasUpper, 'U', 'u') }
+func (c *blasCtx) unit(diag value.Value) value.Value  { return c.eqAny(diag, cblasUnit, 'U', 'u') }
+
+// nonUnit is the code for a non-unit diagonal in diag's encoding.
+func (c *blasCtx) nonUnit(diag value.Value) value.Value {
+	it := diag.Type().(*types.IntType)
+	return c.b.NewSelect(c.eqAny(diag, cblasNonUnit, cblasUnit), constant.NewInt(it, cblasNonUnit), constant.NewInt(it, 'N'))
 }
 
 // enumConst is a CBLAS code in the type of the call's enums (Fortran: the

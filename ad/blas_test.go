@@ -89,11 +89,11 @@ void g(double *x, double *dx) { __enzyme_autodiff((void *)f, x, dx); }
 int main(void) { return 0; }
 `, "has arguments that are not those of CBLAS's dot"},
 		{"no rule", `
-void cblas_dtrmv(int layout, int uplo, int trans, int diag, int n, const double *A, int lda, double *x, int incx);
-void f(double *A, double *x) { cblas_dtrmv(102, 121, 111, 131, 3, A, 3, x, 1); }
+void cblas_dsyr(int layout, int uplo, int n, double alpha, const double *x, int incx, double *A, int lda);
+void f(double *A, double *x) { cblas_dsyr(102, 121, 3, 1.0, x, 1, A, 3); }
 void g(double *A, double *dA, double *x, double *dx) { __enzyme_autodiff((void *)f, A, dA, x, dx); }
 int main(void) { return 0; }
-`, "cblas_dtrmv"},
+`, "cblas_dsyr"},
 		{"const output", `
 void cblas_dgemv(int layout, int trans, int m, int n, double alpha, const double *A, int lda,
                  const double *x, int incx, double beta, double *y, int incy);

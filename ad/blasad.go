@@ -16,10 +16,10 @@ import (
 // r.blasCaches. Operands are primal values, remapped with the block. A
 // Fortran-ABI call's scalars are read here too, as the call reads them
 // (r.blasScalars).
-func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instruction, error) {
+func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instruction, []ir.Instruction, error) {
 	c, err := newBlasCtx(r.m, r.f, call)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	scratch := &ir.Block{}
 	c.b = scratch
@@ -56,12 +56,27 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 	}
 	copies := map[int]value.Value{}
 	for _, i := range c.rule.needs(c) {
-		if !r.blasInputChanges(c, i) {
+		if !r.blasInputChanges(c, i, false) {
 			continue
 		}
 		v := c.cacheInput(i)
 		copies[i] = v
 		r.blockOf[v] = b
+	}
+	var after []ir.Instruction
+	if c.rule.needsAfter != nil {
+		// Outputs whose new values the reverse reads: copied after the
+		// call where later code may overwrite them.
+		c.b = &ir.Block{}
+		for _, i := range c.rule.needsAfter(c) {
+			if !r.blasInputChanges(c, i, true) {
+				continue
+			}
+			v := c.cacheInput(i)
+			copies[i] = v
+			r.blockOf[v] = b
+		}
+		after = c.b.Insts
 	}
 	if r.blasCaches == nil {
 		r.blasCaches = map[*ir.InstCall]map[int]value.Value{}
@@ -69,7 +84,7 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 	}
 	r.blasCaches[call] = copies
 	r.blasScalars[call] = scalars
-	return scratch.Insts, nil
+	return scratch.Insts, after, nil
 }
 
 // entrySlot is a stack slot of type t in the gradient's entry block.
@@ -102,14 +117,14 @@ func (r *reverseGen) blasActive(c *blasCtx, i int) bool {
 }
 
 // blasInputChanges reports whether the memory pointer argument i of BLAS
-// call call reads may hold other values when the reverse sweep runs: the
-// call writes it, the gradient is split (the caller may write anything
+// call call reads (after it: as the call leaves it) may hold other values
+// when the reverse sweep runs: the call writes it (before only), the gradient is split (the caller may write anything
 // between the sweeps), or a primal writer that may run after the call may
 // write into its objects.
-func (r *reverseGen) blasInputChanges(c *blasCtx, i int) bool {
+func (r *reverseGen) blasInputChanges(c *blasCtx, i int, after bool) bool {
 	call := c.call
 	for _, o := range c.rule.outputs {
-		if o == i {
+		if o == i && !after {
 			return true
 		}
 	}

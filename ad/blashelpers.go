@@ -18,7 +18,12 @@ import (
 //     dimension its inner size (copy per row or column);
 //   - frob(rm, rows, cols, A, lda, B, ldb) -> T: sum of A∘B (dot);
 //   - scalm(rm, rows, cols, alpha, A, lda): A *= alpha (scal);
-//   - axpym(rm, rows, cols, alpha, X, ldx, Y, ldy): Y += alpha X (axpy).
+//   - axpym(rm, rows, cols, alpha, X, ldx, Y, ldy): Y += alpha X (axpy);
+//   - trger(rm, n, n, upper, unit, alpha, u, incu, v, incv, A, lda):
+//     A += alpha u vᵀ on A's upper or lower triangle, its diagonal left out
+//     where unit (axpy per row or column);
+//   - diagaxpy(rm, n, n, alpha, A, lda, x, incx, y, incy): y += alpha
+//     diag(A) x, elementwise.
 // Sizes are i64; one internal function per precision, BLAS integer and
 // kind.
 
@@ -50,6 +55,12 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 		params = append(params, ir.NewParam("alpha", c.elem), ir.NewParam("a", pt), ir.NewParam("lda", i64))
 	case "axpym":
 		params = append(params, ir.NewParam("alpha", c.elem), ir.NewParam("x", pt), ir.NewParam("ldx", i64), ir.NewParam("y", pt), ir.NewParam("ldy", i64))
+	case "trger":
+		params = append(params, ir.NewParam("upper", types.I1), ir.NewParam("unit", types.I1), ir.NewParam("alpha", c.elem),
+			ir.NewParam("u", pt), ir.NewParam("incu", i64), ir.NewParam("v", pt), ir.NewParam("incv", i64), ir.NewParam("a", pt), ir.NewParam("lda", i64))
+	case "diagaxpy":
+		params = append(params, ir.NewParam("alpha", c.elem), ir.NewParam("a", pt), ir.NewParam("lda", i64),
+			ir.NewParam("x", pt), ir.NewParam("incx", i64), ir.NewParam("y", pt), ir.NewParam("incy", i64))
 	}
 	f := c.m.NewFunc(name, ret, params...)
 	f.Linkage = enum.LinkageInternal
@@ -89,6 +100,29 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 		h.blas("scal", inner, params[3], row(params[4], params[5]), one)
 	case "axpym":
 		h.blas("axpy", inner, params[3], row(params[4], params[5]), one, row(params[6], params[7]), one)
+	case "trger":
+		upper, unit, alpha := params[3], params[4], params[5]
+		u, incu, v, incv, a, lda := params[6], params[7], params[8], params[9], params[10], params[11]
+		n := rows
+		u64 := loop.NewZExt(unit, i64)
+		tail := loop.NewICmp(enum.IPredEQ, rm, upper)
+		j0 := loop.NewSelect(tail, loop.NewAdd(j, u64), zero)
+		ln := loop.NewSelect(tail, loop.NewSub(loop.NewSub(n, j), u64), loop.NewSub(loop.NewAdd(j, constant.NewInt(i64, 1)), u64))
+		sv, incs := loop.NewSelect(rm, u, v), loop.NewSelect(rm, incu, incv)
+		wv, incw := loop.NewSelect(rm, v, u), loop.NewSelect(rm, incv, incu)
+		sc := loop.NewLoad(c.elem, loop.NewGetElementPtr(c.elem, sv, blasElem(loop, j, n, incs)))
+		neg := loop.NewICmp(enum.IPredSLT, incw, zero)
+		first := loop.NewAdd(j0, loop.NewSelect(neg, loop.NewSub(ln, n), zero))
+		wp := loop.NewGetElementPtr(c.elem, wv, loop.NewMul(first, incw))
+		ap := loop.NewGetElementPtr(c.elem, a, loop.NewAdd(loop.NewMul(j, lda), j0))
+		h.blas("axpy", ln, loop.NewFMul(alpha, sc), wp, incw, ap, one)
+	case "diagaxpy":
+		alpha, a, lda, x, incx, y, incy := params[3], params[4], params[5], params[6], params[7], params[8], params[9]
+		n := rows
+		ad := loop.NewLoad(c.elem, loop.NewGetElementPtr(c.elem, a, loop.NewMul(j, loop.NewAdd(lda, constant.NewInt(i64, 1)))))
+		xv := loop.NewLoad(c.elem, loop.NewGetElementPtr(c.elem, x, blasElem(loop, j, n, incx)))
+		yp := loop.NewGetElementPtr(c.elem, y, blasElem(loop, j, n, incy))
+		loop.NewStore(loop.NewFAdd(loop.NewLoad(c.elem, yp), loop.NewFMul(alpha, loop.NewFMul(ad, xv))), yp)
 	}
 	j1 := loop.NewAdd(j, constant.NewInt(i64, 1))
 	j.Incs = append(j.Incs, ir.NewIncoming(j1, loop))
@@ -103,4 +137,13 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 		exit.NewRet(nil)
 	}
 	return f
+}
+
+// blasElem is the offset of logical element k of an n-element vector with
+// increment inc (negative: the last element first in memory).
+func blasElem(b *ir.Block, k, n, inc value.Value) value.Value {
+	neg := b.NewICmp(enum.IPredSLT, inc, constant.NewInt(types.I64, 0))
+	i64 := types.I64
+	kk := b.NewSelect(neg, b.NewSub(b.NewAdd(k, constant.NewInt(i64, 1)), n), k)
+	return b.NewMul(kk, inc)
 }

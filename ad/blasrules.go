@@ -388,6 +388,98 @@ var blasRules = map[string]*blasRule{
 			}
 		},
 	},
+	// x = op(T)·x, T the upper or lower triangle of A, unit diagonal or
+	// not (layout, uplo, trans, diag, n, A, lda, x, incx). Reverse: dT +=
+	// dx·x_oldᵀ (op = N) or x_old·dxᵀ (op = T) on the triangle, dx =
+	// op(T)ᵀ·dx. Forward: dx = op(T)·dx + op(dT)·x_old.
+	"trmv": {
+		sig: "eeeeipipi", outputs: []int{7},
+		shape: func(c *blasCtx, i int) blasShape {
+			if i == 5 {
+				return c.mat(0, c.arg(4), c.arg(4), 6)
+			}
+			return c.vec(c.arg(4), 8)
+		},
+		needs: func(c *blasCtx) []int { return blasPick(c.shadow(5) != nil, 7, c.shadow(7) != nil, 5) },
+		rev: func(c *blasCtx) {
+			dx := c.shadow(7)
+			if dx == nil {
+				return
+			}
+			layout, uplo, trans, diag, n, incx := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(8)
+			if dA := c.shadow(5); dA != nil {
+				c.when([]int{7, 5}, func() {
+					x, incxo := c.in(7)
+					c.triangleOuter(layout, uplo, diag, n, c.f(1), trans, dx, incx, x, incxo, dA, c.arg(6))
+				})
+			}
+			c.when([]int{7}, func() {
+				a, lda := c.in(5)
+				c.blas("trmv", layout, uplo, c.transpose(trans), diag, n, a, lda, dx, incx)
+			})
+		},
+		fwd: func(c *blasCtx) {
+			dx := c.shadow(7)
+			if dx == nil {
+				return
+			}
+			layout, uplo, trans, diag, n, incx := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(8)
+			var tmp value.Value
+			if dA := c.shadow(5); dA != nil {
+				tmp = c.triangleTimes(layout, uplo, trans, diag, n, dA, c.arg(6), c.arg(7), incx)
+			}
+			c.blas("trmv", layout, uplo, trans, diag, n, c.arg(5), c.arg(6), dx, incx)
+			if tmp != nil {
+				c.blas("axpy", n, c.f(1), tmp, c.i(1), dx, incx)
+				c.free(tmp)
+			}
+		},
+	},
+	// x = op(T)⁻¹·x (layout, uplo, trans, diag, n, A, lda, x, incx).
+	// Reverse: db = op(T)⁻ᵀ·dx, dT -= db·xᵀ (op = N) or x·dbᵀ (op = T) on
+	// the triangle, x the solution. Forward (after the call): dx =
+	// op(T)⁻¹·(db - op(dT)·x).
+	"trsv": {
+		sig: "eeeeipipi", outputs: []int{7}, after: true,
+		shape: func(c *blasCtx, i int) blasShape {
+			if i == 5 {
+				return c.mat(0, c.arg(4), c.arg(4), 6)
+			}
+			return c.vec(c.arg(4), 8)
+		},
+		needs:      func(c *blasCtx) []int { return blasPick(c.shadow(7) != nil, 5) },
+		needsAfter: func(c *blasCtx) []int { return blasPick(c.shadow(5) != nil, 7) },
+		rev: func(c *blasCtx) {
+			dx := c.shadow(7)
+			if dx == nil {
+				return
+			}
+			layout, uplo, trans, diag, n, incx := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(8)
+			c.when([]int{7}, func() {
+				a, lda := c.in(5)
+				c.blas("trsv", layout, uplo, c.transpose(trans), diag, n, a, lda, dx, incx)
+			})
+			if dA := c.shadow(5); dA != nil {
+				c.when([]int{7, 5}, func() {
+					x, incxn := c.in(7)
+					c.triangleOuter(layout, uplo, diag, n, c.f(-1), trans, dx, incx, x, incxn, dA, c.arg(6))
+				})
+			}
+		},
+		fwd: func(c *blasCtx) {
+			dx := c.shadow(7)
+			if dx == nil {
+				return
+			}
+			layout, uplo, trans, diag, n, incx := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(8)
+			if dA := c.shadow(5); dA != nil {
+				tmp := c.triangleTimes(layout, uplo, trans, diag, n, dA, c.arg(6), c.arg(7), incx)
+				c.blas("axpy", n, c.f(-1), tmp, c.i(1), dx, incx)
+				c.free(tmp)
+			}
+			c.blas("trsv", layout, uplo, trans, diag, n, c.arg(5), c.arg(6), dx, incx)
+		},
+	},
 }
 
 // blasPick returns the indices whose conditions hold, from (cond, index) pairs.
@@ -437,4 +529,25 @@ func (c *blasCtx) firstUse(beta value.Value) func() value.Value {
 		used = true
 		return beta
 	}
+}
+
+// triangleOuter adds alpha·d·xᵀ (trans N) or alpha·x·dᵀ (trans T) to the
+// triangle of dA that the call's uplo and diag name (the derivative of
+// op(T)·x for T's entries).
+func (c *blasCtx) triangleOuter(layout, uplo, diag, n, alpha, trans, d, incd, x, incx, dA, lda value.Value) {
+	isN := c.isN(trans)
+	c.b.NewCall(blasHelper(c, "trger"), c.rowMajor(layout), c.i64(n), c.i64(n), c.upper(uplo), c.unit(diag), alpha,
+		c.sel(isN, d, x), c.i64(c.sel(isN, incd, incx)), c.sel(isN, x, d), c.i64(c.sel(isN, incx, incd)), dA, c.i64(lda))
+}
+
+// triangleTimes returns a fresh vector op(dT)·x, dT the triangle of dA the
+// call names (without its diagonal for a unit diagonal, which is no
+// variable).
+func (c *blasCtx) triangleTimes(layout, uplo, trans, diag, n, dA, lda, x, incx value.Value) value.Value {
+	tmp := c.alloc(n)
+	c.blas("copy", n, x, incx, tmp, c.i(1))
+	c.blas("trmv", layout, uplo, trans, c.nonUnit(diag), n, dA, lda, tmp, c.i(1))
+	minus := c.b.NewSelect(c.unit(diag), c.f(-1), c.f(0))
+	c.b.NewCall(blasHelper(c, "diagaxpy"), c.rowMajor(layout), c.i64(n), c.i64(n), minus, dA, c.i64(lda), x, c.i64(incx), tmp, constant.NewInt(types.I64, 1))
+	return tmp
 }

@@ -400,12 +400,14 @@ func (r *reverseGen) forward() error {
 			if call, ok := inst.(*ir.InstCall); ok {
 				rest = append(rest, r.ompTicket(b, call)...)
 			}
+			var blasAfter []ir.Instruction
 			if call, ok := inst.(*ir.InstCall); ok && isBlasCall(call) && r.customCallActive(call) {
-				copies, err := r.augmentBlas(b, call)
+				copies, after, err := r.augmentBlas(b, call)
 				if err != nil {
 					return err
 				}
 				rest = append(rest, copies...)
+				blasAfter = after
 			}
 			c, err := irutil.CloneInst(inst, func(v value.Value) value.Value { return v })
 			if err != nil {
@@ -444,6 +446,7 @@ func (r *reverseGen) forward() error {
 				return err
 			}
 			rest = append(rest, extra...)
+			rest = append(rest, blasAfter...)
 			if call, ok := inst.(*ir.InstCall); ok {
 				if r.usesPick(call) {
 					picks, err := r.forwardPick(b, call)

@@ -2,6 +2,8 @@
    double (d) and single (s) precision. */
 enum CBLAS_ORDER { CblasRowMajor = 101, CblasColMajor = 102 };
 enum CBLAS_TRANSPOSE { CblasNoTrans = 111, CblasTrans = 112, CblasConjTrans = 113 };
+enum CBLAS_UPLO { CblasUpper = 121, CblasLower = 122 };
+enum CBLAS_DIAG { CblasNonUnit = 131, CblasUnit = 132 };
 
 #define BLAS_DECLS(T, p)                                                                               \
   T cblas_##p##dot(int n, const T *x, int incx, const T *y, int incy);                                 \
@@ -15,7 +17,11 @@ enum CBLAS_TRANSPOSE { CblasNoTrans = 111, CblasTrans = 112, CblasConjTrans = 11
                       const T *y, int incy, T *A, int lda);                                            \
   void cblas_##p##gemm(enum CBLAS_ORDER layout, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb,      \
                        int m, int n, int k, T alpha, const T *A, int lda, const T *B, int ldb, T beta, \
-                       T *C, int ldc);
+                       T *C, int ldc);                                                                 \
+  void cblas_##p##trmv(enum CBLAS_ORDER layout, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans,      \
+                       enum CBLAS_DIAG diag, int n, const T *A, int lda, T *x, int incx);              \
+  void cblas_##p##trsv(enum CBLAS_ORDER layout, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans,      \
+                       enum CBLAS_DIAG diag, int n, const T *A, int lda, T *x, int incx);
 BLAS_DECLS(double, d)
 BLAS_DECLS(float, s)
 

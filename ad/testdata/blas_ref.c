@@ -76,6 +76,45 @@ static int ref_at(int layout, int i, int j, int ld) {
         T *c = &C[ref_at(layout, i, j, ldc)];                                                          \
         *c = alpha * s + (beta == 0 ? 0 : beta * *c);                                                  \
       }                                                                                                \
+  }                                                                                                    \
+  /* op(T)(i, j) of a triangular matrix. */                                                            \
+  static T p##ref_tri(int layout, int uplo, int trans, int diag, const T *A, int lda, int i, int j) {  \
+    if (trans != CblasNoTrans) {                                                                       \
+      int t = i;                                                                                       \
+      i = j, j = t;                                                                                    \
+    }                                                                                                  \
+    if (i == j)                                                                                        \
+      return diag == CblasUnit ? 1 : A[ref_at(layout, i, i, lda)];                                     \
+    if (uplo == CblasUpper ? j < i : j > i)                                                            \
+      return 0;                                                                                        \
+    return A[ref_at(layout, i, j, lda)];                                                               \
+  }                                                                                                    \
+  void cblas_##p##trmv(enum CBLAS_ORDER layout, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans,      \
+                       enum CBLAS_DIAG diag, int n, const T *A, int lda, T *x, int incx) {             \
+    T y[64];                                                                                           \
+    for (int i = 0; i < n; i++) {                                                                      \
+      y[i] = 0;                                                                                        \
+      for (int j = 0, ix = ref_start(n, incx); j < n; j++, ix += incx)                                 \
+        y[i] += p##ref_tri(layout, uplo, trans, diag, A, lda, i, j) * x[ix];                           \
+    }                                                                                                  \
+    for (int i = 0, ix = ref_start(n, incx); i < n; i++, ix += incx)                                   \
+      x[ix] = y[i];                                                                                    \
+  }                                                                                                    \
+  void cblas_##p##trsv(enum CBLAS_ORDER layout, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans,      \
+                       enum CBLAS_DIAG diag, int n, const T *A, int lda, T *x, int incx) {             \
+    T y[64];                                                                                           \
+    for (int i = 0, ix = ref_start(n, incx); i < n; i++, ix += incx)                                   \
+      y[i] = x[ix];                                                                                    \
+    int up = (uplo == CblasUpper) != (trans != CblasNoTrans);                                          \
+    for (int k = 0; k < n; k++) {                                                                      \
+      int i = up ? n - 1 - k : k;                                                                      \
+      for (int j = 0; j < n; j++)                                                                      \
+        if (up ? j > i : j < i)                                                                        \
+          y[i] -= p##ref_tri(layout, uplo, trans, diag, A, lda, i, j) * y[j];                          \
+      y[i] /= p##ref_tri(layout, uplo, trans, diag, A, lda, i, i);                                     \
+    }                                                                                                  \
+    for (int i = 0, ix = ref_start(n, incx); i < n; i++, ix += incx)                                   \
+      x[ix] = y[i];                                                                                    \
   }
 BLAS_REF(double, d)
 BLAS_REF(float, s)

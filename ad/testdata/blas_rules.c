@@ -103,6 +103,35 @@ double f_gemm(double *s, double *a, double *b, double *c) {
   return wsum(C);
 }
 
+/* Triangular products and solves: the triangle's diagonal is moved away
+   from zero (a[ii] + 2) so that the solves are well conditioned. */
+static int UPLO, DIAG;
+
+double f_trmv(double *s, double *a, double *b, double *c) {
+  double A[N], x[N];
+  memcpy(A, a, sizeof A);
+  memcpy(x, b, sizeof x);
+  for (int i = 0; i < G.n; i++)
+    A[i * (G.lda + 1)] += 2;
+  cblas_dtrmv(G.layout, UPLO, G.ta, DIAG, G.n, A, G.lda, x, G.incx);
+  overwrite(a, b);
+  return wsum(x) * s[0];
+}
+
+double f_trsv(double *s, double *a, double *b, double *c) {
+  double A[N], x[N];
+  memcpy(A, a, sizeof A);
+  memcpy(x, b, sizeof x);
+  for (int i = 0; i < G.n; i++)
+    A[i * (G.lda + 1)] += 2;
+  cblas_dtrsv(G.layout, UPLO, G.ta, DIAG, G.n, A, G.lda, x, G.incx);
+  overwrite(a, b);
+  double r = wsum(x);
+  if (G.ow)
+    x[1] = 0; /* the solution overwritten: the reverse needs a copy */
+  return r + x[0] * s[0];
+}
+
 /* The Fortran ABI: the same routines through dgemv_ and friends (column
    major), alpha and beta passed by address (their derivatives through
    memory). */
@@ -225,6 +254,8 @@ DEFINE(f_gemv)
 DEFINE(f_ger)
 DEFINE(f_gemm)
 DEFINE(f_loop)
+DEFINE(f_trmv)
+DEFINE(f_trsv)
 DEFINE(f_fdot)
 DEFINE(f_faxpy)
 DEFINE(f_fgemv)
@@ -392,6 +423,16 @@ int main(void) {
             check_float();
           }
         }
+  for (G.ow = 0; G.ow < 2; G.ow++)
+    for (G.layout = CblasRowMajor; G.layout <= CblasColMajor; G.layout++)
+      for (UPLO = CblasUpper; UPLO <= CblasLower; UPLO++)
+        for (DIAG = CblasNonUnit; DIAG <= CblasUnit; DIAG++)
+          for (int ta = 0; ta < 2; ta++)
+            for (int v = 0; v < 3; v++) {
+              G.ta = trans[ta], G.n = 4, G.lda = 4 + v, G.incx = incs[v][0];
+              CHECK(f_trmv);
+              CHECK(f_trsv);
+            }
   for (G.layout = CblasRowMajor; G.layout <= CblasColMajor; G.layout++) {
     G.n = 4;
     CHECK(f_loop);
