@@ -161,7 +161,8 @@ func newBlasCtx(m *ir.Module, f *ir.Func, call *ir.InstCall) (*blasCtx, error) {
 		err.Callee = calleeName(call)
 		return nil, err
 	}
-	if (rule.ret != types.Equal(call.Typ, elem)) || (!rule.ret && !types.Equal(call.Typ, types.Void)) {
+	_, intResult := call.Typ.(*types.IntType) // f2c's subroutines return int
+	if (rule.ret != types.Equal(call.Typ, elem)) || (!rule.ret && !types.Equal(call.Typ, types.Void) && !(fortran && intResult)) {
 		return bad()
 	}
 	if fortran {
@@ -548,6 +549,12 @@ func (c *blasCtx) mat(layout int, rows, cols value.Value, ld int) blasShape {
 // inner size.
 func (c *blasCtx) cacheInput(i int) value.Value {
 	sh := c.rule.shape(c, i)
+	if f := c.lapack("lacpy", 7); f != nil && sh.matrix {
+		// The program's LAPACK copies the matrix (Fortran: column major).
+		buf := c.alloc(c.mul(sh.rows, sh.cols))
+		c.lapackCall(f, constant.NewInt(types.I8, 'G'), sh.rows, sh.cols, c.arg(i), sh.ld, buf, sh.rows)
+		return buf
+	}
 	if sh.matrix {
 		h := blasHelper(c, "cachem")
 		return c.b.NewCall(h, sh.rm, c.i64(sh.rows), c.i64(sh.cols), c.arg(i), c.i64(sh.ld))
@@ -574,3 +581,45 @@ func (c *blasCtx) free(p value.Value) {
 
 // mul is the product of two BLAS integers, as an i64.
 func (c *blasCtx) mul(a, b value.Value) value.Value { return c.b.NewMul(c.i64(a), c.i64(b)) }
+
+// lapack returns the Fortran-ABI LAPACK routine <p><name>_ where the
+// module has it (a program calling LAPACK links it) with at least params
+// parameters; nil otherwise, and for CBLAS calls.
+func (c *blasCtx) lapack(name string, params int) *ir.Func {
+	if !c.fortran {
+		return nil
+	}
+	for _, f := range c.m.Funcs {
+		if f.Name() == string(c.p)+name+"_" && len(f.Params) >= params {
+			return f
+		}
+	}
+	return nil
+}
+
+// lapackCall calls Fortran-ABI routine f with args by address (pointers
+// as they are, scalars in slots of the types f's parameters point to;
+// hidden lengths 1).
+func (c *blasCtx) lapackCall(f *ir.Func, args ...value.Value) {
+	var byRef []value.Value
+	for i, p := range f.Params {
+		pt, isPtr := p.Typ.(*types.PointerType)
+		switch {
+		case i >= len(args):
+			if it, ok := p.Typ.(*types.IntType); ok {
+				byRef = append(byRef, constant.NewInt(it, 1))
+			} else {
+				byRef = append(byRef, zeroOf(p.Typ))
+			}
+		case types.IsPointer(args[i].Type()):
+			byRef = append(byRef, args[i])
+		case isPtr:
+			slot := c.slot(pt.ElemType)
+			c.b.NewStore(convertTo(c.b, args[i], pt.ElemType), slot)
+			byRef = append(byRef, slot)
+		default:
+			byRef = append(byRef, args[i])
+		}
+	}
+	callConverted(c.b, f, byRef...)
+}

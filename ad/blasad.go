@@ -23,7 +23,10 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 	}
 	scratch := &ir.Block{}
 	c.b = scratch
-	c.slot = r.entrySlot
+	// Slots live between a stack save and restore around the copies:
+	// the forward sweep may be a function of its own (split mode), whose
+	// entry is not the reverse's.
+	c.slot = func(t types.Type) value.Value { return c.b.NewAlloca(t) }
 	scalars := map[int]value.Value{}
 	c.arg = func(i int) value.Value {
 		a := c.callArg(i)
@@ -59,7 +62,7 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 		if !r.blasInputChanges(c, i, false) {
 			continue
 		}
-		v := c.cacheInput(i)
+		v := c.cacheCopy(i)
 		copies[i] = v
 		r.blockOf[v] = b
 	}
@@ -72,7 +75,7 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 			if !r.blasInputChanges(c, i, true) {
 				continue
 			}
-			v := c.cacheInput(i)
+			v := c.cacheCopy(i)
 			copies[i] = v
 			r.blockOf[v] = b
 		}
@@ -403,4 +406,15 @@ func (an *activityAnalysis) blasCall(c *ir.InstCall) bool {
 		an.demand(c.Args[blasArgIndex(rule, fortran, o)], c)
 	}
 	return true
+}
+
+// cacheCopy is cacheInput with the Fortran ABI's slots freed after it.
+func (c *blasCtx) cacheCopy(i int) value.Value {
+	if !c.fortran {
+		return c.cacheInput(i)
+	}
+	sp := c.b.NewCall(declare(c.m, "llvm.stacksave", types.I8Ptr))
+	v := c.cacheInput(i)
+	c.b.NewCall(declare(c.m, "llvm.stackrestore", types.Void, types.I8Ptr), sp)
+	return v
 }

@@ -502,10 +502,17 @@ func (c *blasCtx) fsum(x, y value.Value) value.Value {
 }
 
 // scaleMatrix scales the rows x cols matrix a (leading dimension lda) by
-// beta: with the module's cblas_<p>lascl where it has one (as Enzyme's
-// rule calls it: layout, 'G', 0, 0, 1.0, beta, rows, cols, a, lda, info),
-// else with scal per row or column.
+// beta: with the module's cblas_<p>lascl (Fortran: <p>lascl_) where it
+// has one (as Enzyme's rule calls it: layout, 'G', 0, 0, 1.0, beta, rows,
+// cols, a, lda, info), else with scal per row or column.
 func (c *blasCtx) scaleMatrix(rm, rows, cols, beta, a, lda value.Value) {
+	if f := c.lapack("lascl", 10); f != nil {
+		// Fortran: the program's LAPACK dlascl (type 'G', kl = ku = 0, from
+		// 1 to beta; info in a slot).
+		info := c.slot(c.intT)
+		c.lapackCall(f, constant.NewInt(types.I8, 'G'), c.i(0), c.i(0), c.f(1), beta, rows, cols, a, lda, info)
+		return
+	}
 	for _, fn := range c.m.Funcs {
 		if c.fortran || fn.Name() != "cblas_"+string(c.p)+"lascl" || len(fn.Params) != 11 || types.IsPointer(fn.Params[10].Typ) {
 			continue

@@ -179,6 +179,22 @@ double f_fgemm(double *s, double *a, double *b, double *c) {
   return wsum(C);
 }
 
+/* A Fortran-ABI call in a callee differentiated apart (an augmented
+   forward and a reverse sharing a tape), called twice. */
+__attribute__((noinline)) void fgemm_twice(double *s, double *a, double *b, double *C) {
+  char ta = tr(G.ta), tb = tr(G.tb);
+  dgemm_(&ta, &tb, &G.m, &G.n, &G.k, &s[0], a, &G.lda, b, &G.ldb, &s[1], C, &G.ldc);
+}
+
+double f_fgemm2(double *s, double *a, double *b, double *c) {
+  double C[N];
+  memcpy(C, c, sizeof C);
+  fgemm_twice(s, a, b, C);
+  fgemm_twice(s, a, b, C);
+  overwrite(a, b);
+  return wsum(C);
+}
+
 /* A loop of gemv and copy: x is overwritten every iteration, so each
    iteration's reverse needs its own copy of x. */
 double f_loop(double *s, double *a, double *b, double *c) {
@@ -261,6 +277,7 @@ DEFINE(f_faxpy)
 DEFINE(f_fgemv)
 DEFINE(f_fger)
 DEFINE(f_fgemm)
+DEFINE(f_fgemm2)
 
 static void rev_split_f_gemv(int mode, double w[4][N], double g[4][N]) {
   void *tape = __enzyme_augmentfwd((void *)f_gemv, D(0), D(1), D(2), D(3));
@@ -417,7 +434,7 @@ int main(void) {
               G.ldc = (rm ? G.n : G.m) + pad;
               CHECK(f_gemm);
               if (!rm)
-                CHECK(f_fgemm);
+                CHECK(f_fgemm), CHECK(f_fgemm2);
               check_batch();
             }
             check_float();
