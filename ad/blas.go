@@ -45,6 +45,9 @@ type blasRule struct {
 	needsAfter func(c *blasCtx) []int
 	rev        func(c *blasCtx)
 	fwd        func(c *blasCtx)
+	// fwdBefore, where set, emits before the call what fwd (after it)
+	// needs of the inputs the call overwrites (in c.saved).
+	fwdBefore func(c *blasCtx)
 }
 
 // blasShape is the memory a pointer argument covers: n elements apart by
@@ -128,6 +131,7 @@ type blasCtx struct {
 	dret   value.Value // reverse: the result's adjoint
 	res    value.Value // the primal result
 	out    value.Value // forward: the result's tangent
+	saved  value.Value // forward: what fwdBefore kept for fwd
 	cached map[int]value.Value
 	// guard, where set, runs body where the shadows of pointer arguments
 	// ptrs differ from their primals (reverse mode).
@@ -329,7 +333,7 @@ func (c *blasCtx) fn(name, sig string, ret bool) *ir.Func {
 var blasSigs = map[string]string{
 	"dot": "ipipi", "nrm2": "ipi", "axpy": "ifpipi", "scal": "ifpi", "copy": "ipipi",
 	"gemv": "eeiifpipifpi", "ger": "eiifpipipi", "gemm": "eeeiiifpipifpi",
-	"trmv": "eeeeipipi", "trsv": "eeeeipipi",
+	"trmv": "eeeeipipi", "trsv": "eeeeipipi", "trmm": "eeeeeiifpipi", "trsm": "eeeeeiifpipi",
 }
 
 // blas emits a call of routine name with args, each converted to the
@@ -491,6 +495,9 @@ const (
 	cblasUnit    = 132
 )
 
+// left: an i1 from a side argument.
+func (c *blasCtx) left(side value.Value) value.Value { return c.eqAny(side, 141, 'L', 'l') }
+
 // upper, unit: i1s from uplo and diag arguments.
 func (c *blasCtx) upper(uplo value.Value) value.Value { return c.eqAny(uplo, cblasUpper, 'U', 'u') }
 func (c *blasCtx) unit(diag value.Value) value.Value  { return c.eqAny(diag, cblasUnit, 'U', 'u') }
@@ -513,6 +520,26 @@ func (c *blasCtx) enumConst(v int64) value.Value {
 		}
 	}
 	return constant.NewInt(c.enumT.(*types.IntType), v)
+}
+
+// afterKey is the key of an output's copy after the call in cached.
+const afterKey = 1000
+
+// inAfter is in for the value output i has after the call.
+func (c *blasCtx) inAfter(i int) (value.Value, value.Value) {
+	p, ok := c.cached[i+afterKey]
+	if !ok {
+		return c.in(i)
+	}
+	old, had := c.cached[i]
+	c.cached[i] = p
+	v, ld := c.in(i)
+	if had {
+		c.cached[i] = old
+	} else {
+		delete(c.cached, i)
+	}
+	return v, ld
 }
 
 // in returns pointer input i as the reverse reads it, with its increment

@@ -76,7 +76,7 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 				continue
 			}
 			v := c.cacheCopy(i)
-			copies[i] = v
+			copies[i+afterKey] = v
 			r.blockOf[v] = b
 		}
 		after = c.b.Insts
@@ -254,7 +254,7 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 	if serr != nil {
 		return c.b, serr
 	}
-	for _, i := range sortedKeys(c.cached) {
+	for _, i := range sortedKeys(r.blasCaches[call]) {
 		c.free(c.cached[i])
 	}
 	return c.b, nil
@@ -351,6 +351,12 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 			return t
 		}
 		c.res = clone.(value.Value)
+		if c.rule.fwdBefore != nil {
+			c.rule.fwdBefore(c)
+			before = append(before, scratch.Insts...)
+			scratch = &ir.Block{}
+			c.b = scratch
+		}
 		c.rule.fwd(c)
 		if sp != nil {
 			c.b.NewCall(declare(fg.m, "llvm.stackrestore", types.Void, types.I8Ptr), sp)

@@ -23,7 +23,11 @@ import (
 //     A += alpha u vᵀ on A's upper or lower triangle, its diagonal left out
 //     where unit (axpy per row or column);
 //   - diagaxpy(rm, n, n, alpha, A, lda, x, incx, y, incy): y += alpha
-//     diag(A) x, elementwise.
+//     diag(A) x, elementwise;
+//   - traxpym(rm, n, n, upper, unit, alpha, X, ldx, A, lda): A += alpha X
+//     on A's triangle (without its diagonal where unit);
+//   - diagscalem(rm, rows, cols, left, alpha, D, ldd, X, ldx, Y, ldy):
+//     Y += alpha diag(D) X (left: row i by D_ii) or alpha X diag(D).
 // Sizes are i64; one internal function per precision, BLAS integer and
 // kind.
 
@@ -61,6 +65,12 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 	case "diagaxpy":
 		params = append(params, ir.NewParam("alpha", c.elem), ir.NewParam("a", pt), ir.NewParam("lda", i64),
 			ir.NewParam("x", pt), ir.NewParam("incx", i64), ir.NewParam("y", pt), ir.NewParam("incy", i64))
+	case "traxpym":
+		params = append(params, ir.NewParam("upper", types.I1), ir.NewParam("unit", types.I1), ir.NewParam("alpha", c.elem),
+			ir.NewParam("x", pt), ir.NewParam("ldx", i64), ir.NewParam("a", pt), ir.NewParam("lda", i64))
+	case "diagscalem":
+		params = append(params, ir.NewParam("left", types.I1), ir.NewParam("alpha", c.elem), ir.NewParam("d", pt), ir.NewParam("ldd", i64),
+			ir.NewParam("x", pt), ir.NewParam("ldx", i64), ir.NewParam("y", pt), ir.NewParam("ldy", i64))
 	}
 	f := c.m.NewFunc(name, ret, params...)
 	f.Linkage = enum.LinkageInternal
@@ -71,6 +81,11 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 	rm, rows, cols := params[0], params[1], params[2]
 	outer := entry.NewSelect(rm, rows, cols)
 	inner := entry.NewSelect(rm, cols, rows)
+	if kind == "diagscalem" {
+		// One axpy per row (left) or column of X and Y.
+		outer = entry.NewSelect(params[3], rows, cols)
+		inner = entry.NewSelect(params[3], cols, rows)
+	}
 	var buf value.Value
 	if kind == "cachem" {
 		buf = h.alloc(entry.NewMul(rows, cols))
@@ -116,6 +131,29 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 		wp := loop.NewGetElementPtr(c.elem, wv, loop.NewMul(first, incw))
 		ap := loop.NewGetElementPtr(c.elem, a, loop.NewAdd(loop.NewMul(j, lda), j0))
 		h.blas("axpy", ln, loop.NewFMul(alpha, sc), wp, incw, ap, one)
+	case "traxpym":
+		upper, unit, alpha, x, ldx, a, lda := params[3], params[4], params[5], params[6], params[7], params[8], params[9]
+		n := rows
+		u64 := loop.NewZExt(unit, i64)
+		tail := loop.NewICmp(enum.IPredEQ, rm, upper)
+		j0 := loop.NewSelect(tail, loop.NewAdd(j, u64), zero)
+		ln := loop.NewSelect(tail, loop.NewSub(loop.NewSub(n, j), u64), loop.NewSub(loop.NewAdd(j, constant.NewInt(i64, 1)), u64))
+		xp := loop.NewGetElementPtr(c.elem, x, loop.NewAdd(loop.NewMul(j, ldx), j0))
+		ap := loop.NewGetElementPtr(c.elem, a, loop.NewAdd(loop.NewMul(j, lda), j0))
+		h.blas("axpy", ln, alpha, xp, one, ap, one)
+	case "diagscalem":
+		left, alpha, d, ldd, x, ldx, y, ldy := params[3], params[4], params[5], params[6], params[7], params[8], params[9], params[10]
+		dj := loop.NewLoad(c.elem, loop.NewGetElementPtr(c.elem, d, loop.NewMul(j, loop.NewAdd(ldd, constant.NewInt(i64, 1)))))
+		// Row j (left) or column j: contiguous where it is the layout's
+		// inner direction, else strided by the leading dimension.
+		contiguous := loop.NewICmp(enum.IPredEQ, left, rm)
+		at := func(p, ld value.Value) (value.Value, value.Value) {
+			off := loop.NewSelect(contiguous, loop.NewMul(j, ld), j)
+			return loop.NewGetElementPtr(c.elem, p, off), loop.NewSelect(contiguous, constant.NewInt(i64, 1), ld)
+		}
+		xp, incx := at(x, ldx)
+		yp, incy := at(y, ldy)
+		h.blas("axpy", inner, loop.NewFMul(alpha, dj), xp, incx, yp, incy)
 	case "diagaxpy":
 		alpha, a, lda, x, incx, y, incy := params[3], params[4], params[5], params[6], params[7], params[8], params[9]
 		n := rows

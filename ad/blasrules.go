@@ -2,6 +2,7 @@ package ad
 
 import (
 	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -461,7 +462,7 @@ var blasRules = map[string]*blasRule{
 			})
 			if dA := c.shadow(5); dA != nil {
 				c.when([]int{7, 5}, func() {
-					x, incxn := c.in(7)
+					x, incxn := c.inAfter(7)
 					c.triangleOuter(layout, uplo, diag, n, c.f(-1), trans, dx, incx, x, incxn, dA, c.arg(6))
 				})
 			}
@@ -478,6 +479,153 @@ var blasRules = map[string]*blasRule{
 				c.free(tmp)
 			}
 			c.blas("trsv", layout, uplo, trans, diag, n, c.arg(5), c.arg(6), dx, incx)
+		},
+	},
+	// B = α·op(T)·B (side left) or α·B·op(T) (layout, side, uplo, transa,
+	// diag, m, n, α, A, lda, B, ldb). Reverse: dα += ⟨dB, op(T)B_old⟩, dT
+	// += α·dB·B_oldᵀ, α·B_old·dBᵀ, α·B_oldᵀ·dB or α·dBᵀ·B_old (by side and
+	// transpose) on the triangle, dB = α·op(T)ᵀ·dB (or α·dB·op(T)ᵀ).
+	"trmm": {
+		sig: "eeeeeiifpipi", outputs: []int{10},
+		shape: func(c *blasCtx, i int) blasShape {
+			if i == 8 {
+				k := c.sel(c.left(c.arg(1)), c.arg(5), c.arg(6))
+				return c.mat(0, k, k, 9)
+			}
+			return c.mat(0, c.arg(5), c.arg(6), 11)
+		},
+		needs: func(c *blasCtx) []int {
+			return blasPick(c.shadow(8) != nil || c.act(7), 10, c.shadow(10) != nil || c.act(7), 8)
+		},
+		rev: func(c *blasCtx) {
+			dB := c.shadow(10)
+			if dB == nil {
+				return
+			}
+			layout, side, uplo, transa, diag, m, n, ldb := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5), c.arg(6), c.arg(11)
+			rm := c.rowMajor(layout)
+			if c.act(7) {
+				c.when([]int{10}, func() {
+					b, ldbo := c.in(10)
+					a, lda := c.in(8)
+					tmp, ldt := c.copyMatrix(rm, m, n, b, ldbo)
+					c.blas("trmm", layout, side, uplo, transa, diag, m, n, c.f(1), a, lda, tmp, ldt)
+					c.acc(7, c.b.NewCall(blasHelper(c, "frob"), rm, c.i64(m), c.i64(n), dB, c.i64(ldb), tmp, c.i64(ldt)))
+					c.free(tmp)
+				})
+			}
+			if dA := c.shadow(8); dA != nil {
+				c.when([]int{10, 8}, func() {
+					b, ldbo := c.in(10)
+					c.triangleGemm(layout, side, uplo, transa, diag, m, n, c.arg(7), dB, ldb, b, ldbo, dA, c.arg(9))
+				})
+			}
+			c.when([]int{10}, func() {
+				a, lda := c.in(8)
+				c.blas("trmm", layout, side, uplo, c.transpose(transa), diag, m, n, c.arg(7), a, lda, dB, ldb)
+			})
+		},
+		fwd: func(c *blasCtx) {
+			dB := c.shadow(10)
+			if dB == nil {
+				return
+			}
+			layout, side, uplo, transa, diag, m, n, ldb := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5), c.arg(6), c.arg(11)
+			rm := c.rowMajor(layout)
+			var terms []value.Value
+			var ldt value.Value
+			if dA := c.shadow(8); dA != nil {
+				var t value.Value
+				t, ldt = c.copyMatrix(rm, m, n, c.arg(10), ldb)
+				c.blas("trmm", layout, side, uplo, transa, c.nonUnit(diag), m, n, c.arg(7), dA, c.arg(9), t, ldt)
+				minus := c.b.NewSelect(c.unit(diag), c.b.NewFNeg(c.arg(7)), c.f(0))
+				c.b.NewCall(blasHelper(c, "diagscalem"), rm, c.i64(m), c.i64(n), c.left(side), minus, dA, c.i64(c.arg(9)),
+					c.arg(10), c.i64(ldb), t, c.i64(ldt))
+				terms = append(terms, t)
+			}
+			if c.act(7) {
+				var t value.Value
+				t, ldt = c.copyMatrix(rm, m, n, c.arg(10), ldb)
+				c.blas("trmm", layout, side, uplo, transa, diag, m, n, c.dfloat(7), c.arg(8), c.arg(9), t, ldt)
+				terms = append(terms, t)
+			}
+			c.blas("trmm", layout, side, uplo, transa, diag, m, n, c.arg(7), c.arg(8), c.arg(9), dB, ldb)
+			for _, t := range terms {
+				c.b.NewCall(blasHelper(c, "axpym"), rm, c.i64(m), c.i64(n), c.f(1), t, c.i64(ldt), dB, c.i64(ldb))
+				c.free(t)
+			}
+		},
+	},
+	// B = α·op(T)⁻¹·B (side left) or α·B·op(T)⁻¹. Reverse: G = op(T)⁻ᵀ·dB
+	// (or dB·op(T)⁻ᵀ), dα += ⟨G, B_old⟩, dT -= G·Xᵀ, X·Gᵀ, Xᵀ·G or Gᵀ·X on
+	// the triangle (X the solution), dB = α·G. Forward: dB = op(T)⁻¹·(α·dB
+	// + dα·B_old - op(dT)·X) (or on the right).
+	"trsm": {
+		sig: "eeeeeiifpipi", outputs: []int{10}, after: true,
+		shape: func(c *blasCtx, i int) blasShape {
+			if i == 8 {
+				k := c.sel(c.left(c.arg(1)), c.arg(5), c.arg(6))
+				return c.mat(0, k, k, 9)
+			}
+			return c.mat(0, c.arg(5), c.arg(6), 11)
+		},
+		needs:      func(c *blasCtx) []int { return blasPick(c.act(7), 10, c.shadow(10) != nil, 8) },
+		needsAfter: func(c *blasCtx) []int { return blasPick(c.shadow(8) != nil, 10) },
+		rev: func(c *blasCtx) {
+			dB := c.shadow(10)
+			if dB == nil {
+				return
+			}
+			layout, side, uplo, transa, diag, m, n, ldb := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5), c.arg(6), c.arg(11)
+			rm := c.rowMajor(layout)
+			c.when([]int{10}, func() {
+				a, lda := c.in(8)
+				c.blas("trsm", layout, side, uplo, c.transpose(transa), diag, m, n, c.f(1), a, lda, dB, ldb)
+			})
+			if c.act(7) {
+				c.when([]int{10}, func() {
+					b, ldbo := c.in(10)
+					c.acc(7, c.b.NewCall(blasHelper(c, "frob"), rm, c.i64(m), c.i64(n), dB, c.i64(ldb), b, c.i64(ldbo)))
+				})
+			}
+			if dA := c.shadow(8); dA != nil {
+				c.when([]int{10, 8}, func() {
+					x, ldx := c.inAfter(10)
+					c.triangleGemm(layout, side, uplo, transa, diag, m, n, c.f(-1), dB, ldb, x, ldx, dA, c.arg(9))
+				})
+			}
+			c.when([]int{10}, func() {
+				c.scaleMatrix(rm, m, n, c.arg(7), dB, ldb)
+			})
+		},
+		fwdBefore: func(c *blasCtx) {
+			if c.shadow(10) != nil && c.act(7) {
+				c.saved, _ = c.copyMatrix(c.rowMajor(c.arg(0)), c.arg(5), c.arg(6), c.arg(10), c.arg(11))
+			}
+		},
+		fwd: func(c *blasCtx) {
+			dB := c.shadow(10)
+			if dB == nil {
+				return
+			}
+			layout, side, uplo, transa, diag, m, n, ldb := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5), c.arg(6), c.arg(11)
+			rm := c.rowMajor(layout)
+			ldt := c.sel(rm, n, m)
+			c.scaleMatrix(rm, m, n, c.arg(7), dB, ldb)
+			if c.saved != nil {
+				c.b.NewCall(blasHelper(c, "axpym"), rm, c.i64(m), c.i64(n), c.dfloat(7), c.saved, c.i64(ldt), dB, c.i64(ldb))
+				c.free(c.saved)
+			}
+			if dA := c.shadow(8); dA != nil {
+				t, _ := c.copyMatrix(rm, m, n, c.arg(10), ldb)
+				c.blas("trmm", layout, side, uplo, transa, c.nonUnit(diag), m, n, c.f(1), dA, c.arg(9), t, ldt)
+				minus := c.b.NewSelect(c.unit(diag), c.f(-1), c.f(0))
+				c.b.NewCall(blasHelper(c, "diagscalem"), rm, c.i64(m), c.i64(n), c.left(side), minus, dA, c.i64(c.arg(9)),
+					c.arg(10), c.i64(ldb), t, c.i64(ldt))
+				c.b.NewCall(blasHelper(c, "axpym"), rm, c.i64(m), c.i64(n), c.f(-1), t, c.i64(ldt), dB, c.i64(ldb))
+				c.free(t)
+			}
+			c.blas("trsm", layout, side, uplo, transa, diag, m, n, c.f(1), c.arg(8), c.arg(9), dB, ldb)
 		},
 	},
 }
@@ -557,4 +705,28 @@ func (c *blasCtx) triangleTimes(layout, uplo, trans, diag, n, dA, lda, x, incx v
 	minus := c.b.NewSelect(c.unit(diag), c.f(-1), c.f(0))
 	c.b.NewCall(blasHelper(c, "diagaxpy"), c.rowMajor(layout), c.i64(n), c.i64(n), minus, dA, c.i64(lda), x, c.i64(incx), tmp, constant.NewInt(types.I64, 1))
 	return tmp
+}
+
+// copyMatrix returns a fresh copy of the rows x cols matrix a (leading
+// dimension lda) and its leading dimension (the inner size).
+func (c *blasCtx) copyMatrix(rm, rows, cols, a, lda value.Value) (value.Value, value.Value) {
+	p := c.b.NewCall(blasHelper(c, "cachem"), rm, c.i64(rows), c.i64(cols), a, c.i64(lda))
+	return p, c.sel(rm, cols, rows)
+}
+
+// triangleGemm adds to the triangle of dA (k x k, k = m on the left, n on
+// the right) alpha·g·xᵀ (left, op N), alpha·x·gᵀ (left, op T), alpha·xᵀ·g
+// (right, op N) or alpha·gᵀ·x (right, op T), g and x being m x n: the
+// derivative of op(T)·B or B·op(T) for T's entries.
+func (c *blasCtx) triangleGemm(layout, side, uplo, transa, diag, m, n, alpha, g, ldg, x, ldx, dA, lda value.Value) {
+	left, isN := c.left(side), c.isN(transa)
+	k, inner := c.sel(left, m, n), c.sel(left, n, m)
+	noT := c.sel(isN, transa, c.transpose(transa))
+	t := c.transpose(noT)
+	gFirst := c.b.NewICmp(enum.IPredEQ, left, isN)
+	tmp := c.alloc(c.mul(k, k))
+	c.blas("gemm", layout, c.sel(left, noT, t), c.sel(left, t, noT), k, k, inner, alpha,
+		c.sel(gFirst, g, x), c.sel(gFirst, ldg, ldx), c.sel(gFirst, x, g), c.sel(gFirst, ldx, ldg), c.f(0), tmp, k)
+	c.b.NewCall(blasHelper(c, "traxpym"), c.rowMajor(layout), c.i64(k), c.i64(k), c.upper(uplo), c.unit(diag), c.f(1), tmp, c.i64(k), dA, c.i64(lda))
+	c.free(tmp)
 }

@@ -4,6 +4,7 @@ enum CBLAS_ORDER { CblasRowMajor = 101, CblasColMajor = 102 };
 enum CBLAS_TRANSPOSE { CblasNoTrans = 111, CblasTrans = 112, CblasConjTrans = 113 };
 enum CBLAS_UPLO { CblasUpper = 121, CblasLower = 122 };
 enum CBLAS_DIAG { CblasNonUnit = 131, CblasUnit = 132 };
+enum CBLAS_SIDE { CblasLeft = 141, CblasRight = 142 };
 
 #define BLAS_DECLS(T, p)                                                                               \
   T cblas_##p##dot(int n, const T *x, int incx, const T *y, int incy);                                 \
@@ -24,6 +25,10 @@ enum CBLAS_DIAG { CblasNonUnit = 131, CblasUnit = 132 };
                        enum CBLAS_DIAG diag, int n, const T *A, int lda, T *x, int incx);
 BLAS_DECLS(double, d)
 BLAS_DECLS(float, s)
+void cblas_dtrmm(enum CBLAS_ORDER layout, enum CBLAS_SIDE side, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans,
+                 enum CBLAS_DIAG diag, int m, int n, double alpha, const double *A, int lda, double *B, int ldb);
+void cblas_dtrsm(enum CBLAS_ORDER layout, enum CBLAS_SIDE side, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans,
+                 enum CBLAS_DIAG diag, int m, int n, double alpha, const double *A, int lda, double *B, int ldb);
 
 /* The Fortran ABI (column major, every argument by address). */
 #define FBLAS_DECLS(T, p)                                                                              \

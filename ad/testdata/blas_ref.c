@@ -119,6 +119,51 @@ static int ref_at(int layout, int i, int j, int ld) {
 BLAS_REF(double, d)
 BLAS_REF(float, s)
 
+/* B = alpha op(T) B (left) or alpha B op(T). */
+void cblas_dtrmm(enum CBLAS_ORDER layout, enum CBLAS_SIDE side, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans,
+                 enum CBLAS_DIAG diag, int m, int n, double alpha, const double *A, int lda, double *B, int ldb) {
+  double Y[64];
+  int left = side == CblasLeft, k = left ? m : n;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      double s = 0;
+      for (int l = 0; l < k; l++)
+        s += left ? dref_tri(layout, uplo, trans, diag, A, lda, i, l) * B[ref_at(layout, l, j, ldb)]
+                  : B[ref_at(layout, i, l, ldb)] * dref_tri(layout, uplo, trans, diag, A, lda, l, j);
+      Y[i * n + j] = alpha * s;
+    }
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++)
+      B[ref_at(layout, i, j, ldb)] = Y[i * n + j];
+}
+
+/* B = alpha op(T)^-1 B (left) or alpha B op(T)^-1, by substitution. */
+void cblas_dtrsm(enum CBLAS_ORDER layout, enum CBLAS_SIDE side, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans,
+                 enum CBLAS_DIAG diag, int m, int n, double alpha, const double *A, int lda, double *B, int ldb) {
+  int left = side == CblasLeft, k = left ? m : n, cnt = left ? n : m;
+  /* Left: op(T) y = b per column; right: y op(T) = b per row, i.e.
+     op(T)^T y = b. */
+  enum CBLAS_TRANSPOSE t = left ? trans : (trans == CblasNoTrans ? CblasTrans : CblasNoTrans);
+  int up = (uplo == CblasUpper) != (t != CblasNoTrans);
+  for (int c = 0; c < cnt; c++) {
+    double y[64];
+    for (int i = 0; i < k; i++)
+      y[i] = alpha * (left ? B[ref_at(layout, i, c, ldb)] : B[ref_at(layout, c, i, ldb)]);
+    for (int s = 0; s < k; s++) {
+      int i = up ? k - 1 - s : s;
+      for (int j = 0; j < k; j++)
+        if (up ? j > i : j < i)
+          y[i] -= dref_tri(layout, uplo, t, diag, A, lda, i, j) * y[j];
+      y[i] /= dref_tri(layout, uplo, t, diag, A, lda, i, i);
+    }
+    for (int i = 0; i < k; i++)
+      if (left)
+        B[ref_at(layout, i, c, ldb)] = y[i];
+      else
+        B[ref_at(layout, c, i, ldb)] = y[i];
+  }
+}
+
 static enum CBLAS_TRANSPOSE ref_trans(const char *t) {
   return *t == 'N' || *t == 'n' ? CblasNoTrans : CblasTrans;
 }

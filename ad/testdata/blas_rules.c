@@ -132,6 +132,35 @@ double f_trsv(double *s, double *a, double *b, double *c) {
   return r + x[0] * s[0];
 }
 
+static int SIDE;
+
+double f_trmm(double *s, double *a, double *b, double *c) {
+  double A[N], B[N];
+  memcpy(A, a, sizeof A);
+  memcpy(B, b, sizeof B);
+  int k = SIDE == CblasLeft ? G.m : G.n;
+  for (int i = 0; i < k; i++)
+    A[i * (G.lda + 1)] += 2;
+  cblas_dtrmm(G.layout, SIDE, UPLO, G.ta, DIAG, G.m, G.n, s[0], A, G.lda, B, G.ldb);
+  overwrite(a, b);
+  return wsum(B);
+}
+
+double f_trsm(double *s, double *a, double *b, double *c) {
+  double A[N], B[N];
+  memcpy(A, a, sizeof A);
+  memcpy(B, b, sizeof B);
+  int k = SIDE == CblasLeft ? G.m : G.n;
+  for (int i = 0; i < k; i++)
+    A[i * (G.lda + 1)] += 2;
+  cblas_dtrsm(G.layout, SIDE, UPLO, G.ta, DIAG, G.m, G.n, s[0], A, G.lda, B, G.ldb);
+  overwrite(a, b);
+  double r = wsum(B);
+  if (G.ow)
+    B[1] = 0; /* the solution overwritten: the reverse needs a copy */
+  return r + B[0] * s[1];
+}
+
 /* The Fortran ABI: the same routines through dgemv_ and friends (column
    major), alpha and beta passed by address (their derivatives through
    memory). */
@@ -272,6 +301,8 @@ DEFINE(f_gemm)
 DEFINE(f_loop)
 DEFINE(f_trmv)
 DEFINE(f_trsv)
+DEFINE(f_trmm)
+DEFINE(f_trsm)
 DEFINE(f_fdot)
 DEFINE(f_faxpy)
 DEFINE(f_fgemv)
@@ -450,6 +481,20 @@ int main(void) {
               CHECK(f_trmv);
               CHECK(f_trsv);
             }
+  for (G.ow = 0; G.ow < 2; G.ow++)
+    for (G.layout = CblasRowMajor; G.layout <= CblasColMajor; G.layout++)
+      for (SIDE = CblasLeft; SIDE <= CblasRight; SIDE++)
+        for (UPLO = CblasUpper; UPLO <= CblasLower; UPLO++)
+          for (DIAG = CblasNonUnit; DIAG <= CblasUnit; DIAG++)
+            for (int ta = 0; ta < 2; ta++)
+              for (int pad = 0; pad < 2; pad++) {
+                int rm = G.layout == CblasRowMajor;
+                G.ta = trans[ta], G.m = 3, G.n = 4;
+                G.lda = (SIDE == CblasLeft ? G.m : G.n) + pad;
+                G.ldb = (rm ? G.n : G.m) + 2 * pad;
+                CHECK(f_trmm);
+                CHECK(f_trsm);
+              }
   for (G.layout = CblasRowMajor; G.layout <= CblasColMajor; G.layout++) {
     G.n = 4;
     CHECK(f_loop);
