@@ -334,6 +334,7 @@ var blasSigs = map[string]string{
 	"dot": "ipipi", "nrm2": "ipi", "axpy": "ifpipi", "scal": "ifpi", "copy": "ipipi",
 	"gemv": "eeiifpipifpi", "ger": "eiifpipipi", "gemm": "eeeiiifpipifpi",
 	"trmv": "eeeeipipi", "trsv": "eeeeipipi", "trmm": "eeeeeiifpipi", "trsm": "eeeeeiifpipi",
+	"syrk": "eeeiifpifpi", "syr2k": "eeeiifpipifpi", "symm": "eeeiifpipifpi",
 }
 
 // blas emits a call of routine name with args, each converted to the
@@ -497,6 +498,17 @@ const (
 
 // left: an i1 from a side argument.
 func (c *blasCtx) left(side value.Value) value.Value { return c.eqAny(side, 141, 'L', 'l') }
+
+// sideCode is the code of a side (141 left, 142 right) in the encoding of
+// uplo (CBLAS's enum, else Fortran's letters).
+func (c *blasCtx) sideCode(uplo value.Value, left bool) value.Value {
+	it := uplo.Type().(*types.IntType)
+	cb, ch := int64(142), int64('R')
+	if left {
+		cb, ch = 141, 'L'
+	}
+	return c.b.NewSelect(c.eqAny(uplo, cblasUpper, cblasUpper+1), constant.NewInt(it, cb), constant.NewInt(it, ch))
+}
 
 // upper, unit: i1s from uplo and diag arguments.
 func (c *blasCtx) upper(uplo value.Value) value.Value { return c.eqAny(uplo, cblasUpper, 'U', 'u') }

@@ -26,6 +26,9 @@ import (
 //     diag(A) x, elementwise;
 //   - traxpym(rm, n, n, upper, unit, alpha, X, ldx, A, lda): A += alpha X
 //     on A's triangle (without its diagonal where unit);
+//   - trfrob(rm, n, n, upper, A, lda, B, ldb) -> T: sum of A∘B over the
+//     triangle (dot per row or column);
+//   - trscalm(rm, n, n, upper, alpha, A, lda): the triangle of A *= alpha;
 //   - diagscalem(rm, rows, cols, left, alpha, D, ldd, X, ldx, Y, ldy):
 //     Y += alpha diag(D) X (left: row i by D_ii) or alpha X diag(D).
 // Sizes are i64; one internal function per precision, BLAS integer and
@@ -68,6 +71,11 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 	case "traxpym":
 		params = append(params, ir.NewParam("upper", types.I1), ir.NewParam("unit", types.I1), ir.NewParam("alpha", c.elem),
 			ir.NewParam("x", pt), ir.NewParam("ldx", i64), ir.NewParam("a", pt), ir.NewParam("lda", i64))
+	case "trfrob":
+		params = append(params, ir.NewParam("upper", types.I1), ir.NewParam("a", pt), ir.NewParam("lda", i64), ir.NewParam("b", pt), ir.NewParam("ldb", i64))
+		ret = c.elem
+	case "trscalm":
+		params = append(params, ir.NewParam("upper", types.I1), ir.NewParam("alpha", c.elem), ir.NewParam("a", pt), ir.NewParam("lda", i64))
 	case "diagscalem":
 		params = append(params, ir.NewParam("left", types.I1), ir.NewParam("alpha", c.elem), ir.NewParam("d", pt), ir.NewParam("ldd", i64),
 			ir.NewParam("x", pt), ir.NewParam("ldx", i64), ir.NewParam("y", pt), ir.NewParam("ldy", i64))
@@ -96,7 +104,7 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 	h.b = loop
 	j := loop.NewPhi(ir.NewIncoming(zero, entry))
 	var acc *ir.InstPhi
-	if kind == "frob" {
+	if kind == "frob" || kind == "trfrob" {
 		acc = loop.NewPhi(ir.NewIncoming(floatConst(c.elem, 0), entry))
 	}
 	row := func(p, ld value.Value) value.Value {
@@ -131,6 +139,21 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 		wp := loop.NewGetElementPtr(c.elem, wv, loop.NewMul(first, incw))
 		ap := loop.NewGetElementPtr(c.elem, a, loop.NewAdd(loop.NewMul(j, lda), j0))
 		h.blas("axpy", ln, loop.NewFMul(alpha, sc), wp, incw, ap, one)
+	case "trfrob", "trscalm":
+		n, upper := rows, params[3]
+		tail := loop.NewICmp(enum.IPredEQ, rm, upper)
+		j0 := loop.NewSelect(tail, j, zero)
+		ln := loop.NewSelect(tail, loop.NewSub(n, j), loop.NewAdd(j, constant.NewInt(i64, 1)))
+		seg := func(p, ld value.Value) value.Value {
+			return loop.NewGetElementPtr(c.elem, p, loop.NewAdd(loop.NewMul(j, ld), j0))
+		}
+		if kind == "trscalm" {
+			h.blas("scal", ln, params[4], seg(params[5], params[6]), one)
+			break
+		}
+		d := h.blas("dot", ln, seg(params[4], params[5]), one, seg(params[6], params[7]), one)
+		next = loop.NewFAdd(acc, d)
+		acc.Incs = append(acc.Incs, ir.NewIncoming(next, loop))
 	case "traxpym":
 		upper, unit, alpha, x, ldx, a, lda := params[3], params[4], params[5], params[6], params[7], params[8], params[9]
 		n := rows
@@ -169,7 +192,7 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 	switch kind {
 	case "cachem":
 		exit.NewRet(buf)
-	case "frob":
+	case "frob", "trfrob":
 		exit.NewRet(exit.NewPhi(ir.NewIncoming(floatConst(c.elem, 0), entry), ir.NewIncoming(next, loop)))
 	default:
 		exit.NewRet(nil)

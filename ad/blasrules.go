@@ -628,6 +628,80 @@ var blasRules = map[string]*blasRule{
 			c.blas("trsm", layout, side, uplo, transa, diag, m, n, c.f(1), c.arg(8), c.arg(9), dB, ldb)
 		},
 	},
+	// C = α·op(A)·op(A)ᵀ + β·C on C's triangle (layout, uplo, trans, n, k,
+	// α, A, lda, β, C, ldc). Reverse: dα += ⟨dC, op(A)op(A)ᵀ⟩ and dβ +=
+	// ⟨dC, C_old⟩ over the triangle, d op(A) += α·(S + diag(dC))·op(A) with
+	// S the symmetric matrix of dC's triangle (symm), dC *= β on the
+	// triangle. Forward: dC = β·dC + α·(dop(A)·op(A)ᵀ + op(A)·dop(A)ᵀ)
+	// (syr2k) + dα·op(A)op(A)ᵀ (syrk) + dβ·C_old.
+	"syrk": {
+		sig: "eeeiifpifpi", outputs: []int{9},
+		shape: func(c *blasCtx, i int) blasShape {
+			if i == 6 {
+				isN := c.isN(c.arg(2))
+				return c.mat(0, c.sel(isN, c.arg(3), c.arg(4)), c.sel(isN, c.arg(4), c.arg(3)), 7)
+			}
+			return c.mat(0, c.arg(3), c.arg(3), 10)
+		},
+		needs: func(c *blasCtx) []int {
+			return blasPick(c.act(5) || c.shadow(6) != nil, 6, c.act(8), 9)
+		},
+		rev: func(c *blasCtx) {
+			dC := c.shadow(9)
+			if dC == nil {
+				return
+			}
+			layout, uplo, trans, n, k, ldc := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(10)
+			rm, upper, isN := c.rowMajor(layout), c.upper(uplo), c.isN(trans)
+			if c.act(5) {
+				c.when([]int{9}, func() {
+					a, lda := c.in(6)
+					tmp := c.alloc(c.mul(n, n))
+					c.blas("gemm", layout, trans, c.transpose(trans), n, n, k, c.f(1), a, lda, a, lda, c.f(0), tmp, n)
+					c.acc(5, c.b.NewCall(blasHelper(c, "trfrob"), rm, c.i64(n), c.i64(n), upper, dC, c.i64(ldc), tmp, c.i64(n)))
+					c.free(tmp)
+				})
+			}
+			if dA := c.shadow(6); dA != nil {
+				c.when([]int{9, 6}, func() {
+					a, lda := c.in(6)
+					rows, cols := c.sel(isN, n, k), c.sel(isN, k, n)
+					c.blas("symm", layout, c.sel(isN, c.sideCode(uplo, true), c.sideCode(uplo, false)), uplo, rows, cols,
+						c.arg(5), dC, ldc, a, lda, c.f(1), dA, c.arg(7))
+					c.b.NewCall(blasHelper(c, "diagscalem"), rm, c.i64(rows), c.i64(cols), isN, c.arg(5), dC, c.i64(ldc),
+						a, c.i64(lda), dA, c.i64(c.arg(7)))
+				})
+			}
+			c.when([]int{9}, func() {
+				if c.act(8) {
+					cOld, ldOld := c.in(9)
+					c.acc(8, c.b.NewCall(blasHelper(c, "trfrob"), rm, c.i64(n), c.i64(n), upper, dC, c.i64(ldc), cOld, c.i64(ldOld)))
+				}
+				c.b.NewCall(blasHelper(c, "trscalm"), rm, c.i64(n), c.i64(n), upper, c.arg(8), dC, c.i64(ldc))
+			})
+		},
+		fwd: func(c *blasCtx) {
+			dC := c.shadow(9)
+			if dC == nil {
+				return
+			}
+			layout, uplo, trans, n, k, ldc := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(10)
+			rm, upper := c.rowMajor(layout), c.upper(uplo)
+			beta := c.firstUse(c.arg(8))
+			if dA := c.shadow(6); dA != nil {
+				c.blas("syr2k", layout, uplo, trans, n, k, c.arg(5), c.arg(6), c.arg(7), dA, c.arg(7), beta(), dC, ldc)
+			}
+			if c.act(5) {
+				c.blas("syrk", layout, uplo, trans, n, k, c.dfloat(5), c.arg(6), c.arg(7), beta(), dC, ldc)
+			}
+			if b := beta(); b == c.arg(8) {
+				c.b.NewCall(blasHelper(c, "trscalm"), rm, c.i64(n), c.i64(n), upper, b, dC, c.i64(ldc))
+			}
+			if c.act(8) {
+				c.b.NewCall(blasHelper(c, "traxpym"), rm, c.i64(n), c.i64(n), upper, constant.False, c.dfloat(8), c.arg(9), c.i64(ldc), dC, c.i64(ldc))
+			}
+		},
+	},
 }
 
 // blasPick returns the indices whose conditions hold, from (cond, index) pairs.

@@ -27,6 +27,12 @@ BLAS_DECLS(double, d)
 BLAS_DECLS(float, s)
 void cblas_dtrmm(enum CBLAS_ORDER layout, enum CBLAS_SIDE side, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans,
                  enum CBLAS_DIAG diag, int m, int n, double alpha, const double *A, int lda, double *B, int ldb);
+void cblas_dsyrk(enum CBLAS_ORDER layout, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans, int n, int k,
+                 double alpha, const double *A, int lda, double beta, double *C, int ldc);
+void cblas_dsyr2k(enum CBLAS_ORDER layout, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans, int n, int k,
+                  double alpha, const double *A, int lda, const double *B, int ldb, double beta, double *C, int ldc);
+void cblas_dsymm(enum CBLAS_ORDER layout, enum CBLAS_SIDE side, enum CBLAS_UPLO uplo, int m, int n, double alpha,
+                 const double *A, int lda, const double *B, int ldb, double beta, double *C, int ldc);
 void cblas_dtrsm(enum CBLAS_ORDER layout, enum CBLAS_SIDE side, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans,
                  enum CBLAS_DIAG diag, int m, int n, double alpha, const double *A, int lda, double *B, int ldb);
 

@@ -198,3 +198,55 @@ static enum CBLAS_TRANSPOSE ref_trans(const char *t) {
                     *beta, C, *ldc);                                                                   \
   }
 FBLAS_REF(double, d)
+
+/* op(A)(i, l) for an n x k product. */
+static double ref_op(int layout, int trans, const double *A, int lda, int i, int l) {
+  return trans == CblasNoTrans ? A[ref_at(layout, i, l, lda)] : A[ref_at(layout, l, i, lda)];
+}
+
+static int ref_in_tri(int uplo, int i, int j) { return uplo == CblasUpper ? j >= i : j <= i; }
+
+void cblas_dsyrk(enum CBLAS_ORDER layout, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans, int n, int k,
+                 double alpha, const double *A, int lda, double beta, double *C, int ldc) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      if (!ref_in_tri(uplo, i, j))
+        continue;
+      double s = 0;
+      for (int l = 0; l < k; l++)
+        s += ref_op(layout, trans, A, lda, i, l) * ref_op(layout, trans, A, lda, j, l);
+      double *c = &C[ref_at(layout, i, j, ldc)];
+      *c = alpha * s + (beta == 0 ? 0 : beta * *c);
+    }
+}
+
+void cblas_dsyr2k(enum CBLAS_ORDER layout, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans, int n, int k,
+                  double alpha, const double *A, int lda, const double *B, int ldb, double beta, double *C, int ldc) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      if (!ref_in_tri(uplo, i, j))
+        continue;
+      double s = 0;
+      for (int l = 0; l < k; l++)
+        s += ref_op(layout, trans, A, lda, i, l) * ref_op(layout, trans, B, ldb, j, l) +
+             ref_op(layout, trans, B, ldb, i, l) * ref_op(layout, trans, A, lda, j, l);
+      double *c = &C[ref_at(layout, i, j, ldc)];
+      *c = alpha * s + (beta == 0 ? 0 : beta * *c);
+    }
+}
+
+void cblas_dsymm(enum CBLAS_ORDER layout, enum CBLAS_SIDE side, enum CBLAS_UPLO uplo, int m, int n, double alpha,
+                 const double *A, int lda, const double *B, int ldb, double beta, double *C, int ldc) {
+  int left = side == CblasLeft, k = left ? m : n;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      double s = 0;
+      for (int l = 0; l < k; l++) {
+        int r = left ? i : l, q = left ? l : j; /* S(r, q) */
+        double a = ref_in_tri(uplo, r, q) ? A[ref_at(layout, r, q, lda)] : A[ref_at(layout, q, r, lda)];
+        s += left ? a * B[ref_at(layout, l, j, ldb)] : B[ref_at(layout, i, l, ldb)] * a;
+      }
+      double *c = &C[ref_at(layout, i, j, ldc)];
+      *c = alpha * s + (beta == 0 ? 0 : beta * *c);
+    }
+}

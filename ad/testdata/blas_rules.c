@@ -161,6 +161,14 @@ double f_trsm(double *s, double *a, double *b, double *c) {
   return r + B[0] * s[1];
 }
 
+double f_syrk(double *s, double *a, double *b, double *c) {
+  double C[N];
+  memcpy(C, c, sizeof C);
+  cblas_dsyrk(G.layout, UPLO, G.ta, G.n, G.k, s[0], a, G.lda, s[1], C, G.ldc);
+  overwrite(a, b);
+  return wsum(C);
+}
+
 /* The Fortran ABI: the same routines through dgemv_ and friends (column
    major), alpha and beta passed by address (their derivatives through
    memory). */
@@ -271,7 +279,7 @@ typedef struct {
 pair __enzyme_fwddiff_batch(void *, ...);
 
 /* Activity patterns: which of s, a, b, c are enzyme_dup (bits 1, 2, 4, 8). */
-static const int masks[3] = {15, 10, 5};
+static const int masks[4] = {15, 10, 5, 8};
 
 #define D(i) enzyme_dup, w[i], g[i]
 #define K(i) enzyme_const, w[i]
@@ -281,13 +289,15 @@ static const int masks[3] = {15, 10, 5};
     case 0: __enzyme_autodiff((void *)F, D(0), D(1), D(2), D(3)); break;          \
     case 1: __enzyme_autodiff((void *)F, K(0), D(1), K(2), D(3)); break;          \
     case 2: __enzyme_autodiff((void *)F, D(0), K(1), D(2), K(3)); break;          \
+    case 3: __enzyme_autodiff((void *)F, K(0), K(1), K(2), D(3)); break;          \
     }                                                                             \
   }                                                                               \
   static double fwd_##F(int mode, double w[4][N], double g[4][N]) {               \
     switch (mode) {                                                               \
     case 0: return __enzyme_fwddiff((void *)F, D(0), D(1), D(2), D(3));           \
     case 1: return __enzyme_fwddiff((void *)F, K(0), D(1), K(2), D(3));           \
-    default: return __enzyme_fwddiff((void *)F, D(0), K(1), D(2), K(3));          \
+    case 2: return __enzyme_fwddiff((void *)F, D(0), K(1), D(2), K(3));           \
+    default: return __enzyme_fwddiff((void *)F, K(0), K(1), K(2), D(3));          \
     }                                                                             \
   }
 DEFINE(f_dot)
@@ -303,6 +313,7 @@ DEFINE(f_trmv)
 DEFINE(f_trsv)
 DEFINE(f_trmm)
 DEFINE(f_trsm)
+DEFINE(f_syrk)
 DEFINE(f_fdot)
 DEFINE(f_faxpy)
 DEFINE(f_fgemv)
@@ -346,7 +357,7 @@ static void compare(const char *name, const char *what, int mode, double got, do
 
 static void check(const char *name, fn f, revfn rev, fwdfn fwd) {
   const double h = 1e-6;
-  for (int mode = 0; mode < 3; mode++) {
+  for (int mode = 0; mode < 4; mode++) {
     int mask = masks[mode];
     double w[4][N], g[4][N];
     memcpy(w, X, sizeof w);
@@ -495,6 +506,18 @@ int main(void) {
                 CHECK(f_trmm);
                 CHECK(f_trsm);
               }
+  for (G.ow = 0; G.ow < 2; G.ow++)
+    for (G.layout = CblasRowMajor; G.layout <= CblasColMajor; G.layout++)
+      for (UPLO = CblasUpper; UPLO <= CblasLower; UPLO++)
+        for (int ta = 0; ta < 2; ta++)
+          for (int pad = 0; pad < 2; pad++) {
+            int rm = G.layout == CblasRowMajor;
+            G.ta = trans[ta], G.n = 4, G.k = 3;
+            int rows = ta ? G.k : G.n, cols = ta ? G.n : G.k;
+            G.lda = (rm ? cols : rows) + pad;
+            G.ldc = G.n + 2 * pad;
+            CHECK(f_syrk);
+          }
   for (G.layout = CblasRowMajor; G.layout <= CblasColMajor; G.layout++) {
     G.n = 4;
     CHECK(f_loop);
