@@ -334,7 +334,7 @@ var blasSigs = map[string]string{
 	"dot": "ipipi", "nrm2": "ipi", "axpy": "ifpipi", "scal": "ifpi", "copy": "ipipi",
 	"gemv": "eeiifpipifpi", "ger": "eiifpipipi", "gemm": "eeeiiifpipifpi",
 	"trmv": "eeeeipipi", "trsv": "eeeeipipi", "trmm": "eeeeeiifpipi", "trsm": "eeeeeiifpipi",
-	"syrk": "eeeiifpifpi", "syr2k": "eeeiifpipifpi", "symm": "eeeiifpipifpi",
+	"syrk": "eeeiifpifpi", "syr2k": "eeeiifpipifpi", "symm": "eeeiifpipifpi", "symv": "eeifpipifpi",
 }
 
 // blas emits a call of routine name with args, each converted to the
@@ -506,6 +506,17 @@ func (c *blasCtx) sideCode(uplo value.Value, left bool) value.Value {
 	cb, ch := int64(142), int64('R')
 	if left {
 		cb, ch = 141, 'L'
+	}
+	return c.b.NewSelect(c.eqAny(uplo, cblasUpper, cblasUpper+1), constant.NewInt(it, cb), constant.NewInt(it, ch))
+}
+
+// transCode is the code of no transpose or transpose in the encoding of
+// uplo.
+func (c *blasCtx) transCode(uplo value.Value, trans bool) value.Value {
+	it := uplo.Type().(*types.IntType)
+	cb, ch := int64(cblasNoTrans), int64('N')
+	if trans {
+		cb, ch = cblasTrans, 'T'
 	}
 	return c.b.NewSelect(c.eqAny(uplo, cblasUpper, cblasUpper+1), constant.NewInt(it, cb), constant.NewInt(it, ch))
 }

@@ -244,7 +244,9 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 		if d == nil {
 			c.dret = zeroOf(call.Typ)
 		}
-		c.res = r.lookup(blk, at, call)
+		if c.rule.after { // the rule reads the result (nrm2)
+			c.res = r.lookup(blk, at, call)
+		}
 	}
 	c.cached = map[int]value.Value{}
 	for i, v := range r.blasCaches[call] {

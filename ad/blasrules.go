@@ -702,6 +702,185 @@ var blasRules = map[string]*blasRule{
 			}
 		},
 	},
+	// y = α·S·x + β·y, S symmetric from A's triangle (layout, uplo, n, α,
+	// A, lda, x, incx, β, y, incy). Reverse: dα += dy·(Sx), dA += α·(dy·xᵀ
+	// + x·dyᵀ) on the triangle (its diagonal once), dx += α·S·dy, dβ +=
+	// dy·y_old, dy *= β.
+	"symv": {
+		sig: "eeifpipifpi", outputs: []int{9},
+		shape: func(c *blasCtx, i int) blasShape {
+			if i == 4 {
+				return c.mat(0, c.arg(2), c.arg(2), 5)
+			}
+			return c.vec(c.arg(2), i+1)
+		},
+		needs: func(c *blasCtx) []int {
+			return blasPick(c.shadow(6) != nil || c.act(3), 4, c.shadow(4) != nil || c.act(3), 6, c.act(8), 9)
+		},
+		rev: func(c *blasCtx) {
+			dy := c.shadow(9)
+			if dy == nil {
+				return
+			}
+			layout, uplo, n, incy := c.arg(0), c.arg(1), c.arg(2), c.arg(10)
+			if c.act(3) {
+				c.when([]int{9}, func() {
+					a, lda := c.in(4)
+					x, incx := c.in(6)
+					tmp := c.alloc(n)
+					c.blas("symv", layout, uplo, n, c.f(1), a, lda, x, incx, c.f(0), tmp, c.i(1))
+					c.acc(3, c.blas("dot", n, dy, incy, tmp, c.i(1)))
+					c.free(tmp)
+				})
+			}
+			if dA := c.shadow(4); dA != nil {
+				c.when([]int{9, 4}, func() {
+					x, incx := c.in(6)
+					rm, upper := c.rowMajor(layout), c.upper(uplo)
+					for k, unit := range []value.Value{constant.False, constant.True} {
+						u, incu, v, incv := dy, incy, x, incx
+						if k == 1 {
+							u, incu, v, incv = x, incx, dy, incy
+						}
+						c.b.NewCall(blasHelper(c, "trger"), rm, c.i64(n), c.i64(n), upper, unit, c.arg(3),
+							u, c.i64(incu), v, c.i64(incv), dA, c.i64(c.arg(5)))
+					}
+				})
+			}
+			if dx := c.shadow(6); dx != nil {
+				c.when([]int{9, 6}, func() {
+					a, lda := c.in(4)
+					c.blas("symv", layout, uplo, n, c.arg(3), a, lda, dy, incy, c.f(1), dx, c.arg(7))
+				})
+			}
+			c.when([]int{9}, func() {
+				if c.act(8) {
+					y, incyOld := c.in(9)
+					c.acc(8, c.blas("dot", n, dy, incy, y, incyOld))
+				}
+				c.blas("scal", n, c.arg(8), dy, incy)
+			})
+		},
+		fwd: func(c *blasCtx) {
+			dy := c.shadow(9)
+			if dy == nil {
+				return
+			}
+			layout, uplo, n, incy := c.arg(0), c.arg(1), c.arg(2), c.arg(10)
+			beta := c.firstUse(c.arg(8))
+			if dx := c.shadow(6); dx != nil {
+				c.blas("symv", layout, uplo, n, c.arg(3), c.arg(4), c.arg(5), dx, c.arg(7), beta(), dy, incy)
+			}
+			if dA := c.shadow(4); dA != nil {
+				c.blas("symv", layout, uplo, n, c.arg(3), dA, c.arg(5), c.arg(6), c.arg(7), beta(), dy, incy)
+			}
+			if c.act(3) {
+				c.blas("symv", layout, uplo, n, c.dfloat(3), c.arg(4), c.arg(5), c.arg(6), c.arg(7), beta(), dy, incy)
+			}
+			if b := beta(); b == c.arg(8) {
+				c.blas("scal", n, b, dy, incy)
+			}
+			if c.act(8) {
+				c.blas("axpy", n, c.dfloat(8), c.arg(9), incy, dy, incy)
+			}
+		},
+	},
+	// C = α·S·B + β·C (side left) or α·B·S + β·C, S symmetric from A's
+	// triangle (layout, side, uplo, m, n, α, A, lda, B, ldb, β, C, ldc).
+	// Reverse: dα += ⟨dC, SB⟩, dB += α·S·dC (or α·dC·S), dA += dS + dSᵀ on
+	// the triangle (its diagonal once) with dS = α·dC·Bᵀ (or α·Bᵀ·dC), dβ
+	// += ⟨dC, C_old⟩, dC *= β.
+	"symm": {
+		sig: "eeeiifpipifpi", outputs: []int{11},
+		shape: func(c *blasCtx, i int) blasShape {
+			if i == 6 {
+				k := c.sel(c.left(c.arg(1)), c.arg(3), c.arg(4))
+				return c.mat(0, k, k, 7)
+			}
+			return c.mat(0, c.arg(3), c.arg(4), i+1)
+		},
+		needs: func(c *blasCtx) []int {
+			return blasPick(c.shadow(8) != nil || c.act(5), 6, c.shadow(6) != nil || c.act(5), 8, c.act(10), 11)
+		},
+		rev: func(c *blasCtx) {
+			dC := c.shadow(11)
+			if dC == nil {
+				return
+			}
+			layout, side, uplo, m, n, ldc := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(12)
+			rm := c.rowMajor(layout)
+			if c.act(5) {
+				c.when([]int{11}, func() {
+					a, lda := c.in(6)
+					b, ldb := c.in(8)
+					ldt := c.sel(rm, n, m)
+					tmp := c.alloc(c.mul(m, n))
+					c.blas("symm", layout, side, uplo, m, n, c.f(1), a, lda, b, ldb, c.f(0), tmp, ldt)
+					c.acc(5, c.b.NewCall(blasHelper(c, "frob"), rm, c.i64(m), c.i64(n), dC, c.i64(ldc), tmp, c.i64(ldt)))
+					c.free(tmp)
+				})
+			}
+			if dB := c.shadow(8); dB != nil {
+				c.when([]int{11, 8}, func() {
+					a, lda := c.in(6)
+					c.blas("symm", layout, side, uplo, m, n, c.arg(5), a, lda, dC, ldc, c.f(1), dB, c.arg(9))
+				})
+			}
+			if dA := c.shadow(6); dA != nil {
+				c.when([]int{11, 6}, func() {
+					b, ldb := c.in(8)
+					left := c.left(side)
+					k, inner := c.sel(left, m, n), c.sel(left, n, m)
+					noT, t := c.transCode(uplo, false), c.transCode(uplo, true)
+					ta, tb := c.sel(left, noT, t), c.sel(left, t, noT)
+					tmp := c.alloc(c.mul(k, k))
+					for i, unit := range []value.Value{constant.False, constant.True} {
+						// dS, then dSᵀ: the operands swapped.
+						first, ld1, second, ld2 := dC, ldc, b, ldb
+						if i == 1 {
+							first, ld1, second, ld2 = b, ldb, dC, ldc
+						}
+						f1, l1 := c.sel(left, first, second), c.sel(left, ld1, ld2)
+						f2, l2 := c.sel(left, second, first), c.sel(left, ld2, ld1)
+						c.blas("gemm", layout, ta, tb, k, k, inner, c.arg(5), f1, l1, f2, l2, c.f(0), tmp, k)
+						c.b.NewCall(blasHelper(c, "traxpym"), rm, c.i64(k), c.i64(k), c.upper(uplo), unit, c.f(1), tmp, c.i64(k), dA, c.i64(c.arg(7)))
+					}
+					c.free(tmp)
+				})
+			}
+			c.when([]int{11}, func() {
+				if c.act(10) {
+					cOld, ldOld := c.in(11)
+					c.acc(10, c.b.NewCall(blasHelper(c, "frob"), rm, c.i64(m), c.i64(n), dC, c.i64(ldc), cOld, c.i64(ldOld)))
+				}
+				c.scaleMatrix(rm, m, n, c.arg(10), dC, ldc)
+			})
+		},
+		fwd: func(c *blasCtx) {
+			dC := c.shadow(11)
+			if dC == nil {
+				return
+			}
+			layout, side, uplo, m, n, ldc := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(12)
+			rm := c.rowMajor(layout)
+			beta := c.firstUse(c.arg(10))
+			if dB := c.shadow(8); dB != nil {
+				c.blas("symm", layout, side, uplo, m, n, c.arg(5), c.arg(6), c.arg(7), dB, c.arg(9), beta(), dC, ldc)
+			}
+			if dA := c.shadow(6); dA != nil {
+				c.blas("symm", layout, side, uplo, m, n, c.arg(5), dA, c.arg(7), c.arg(8), c.arg(9), beta(), dC, ldc)
+			}
+			if c.act(5) {
+				c.blas("symm", layout, side, uplo, m, n, c.dfloat(5), c.arg(6), c.arg(7), c.arg(8), c.arg(9), beta(), dC, ldc)
+			}
+			if b := beta(); b == c.arg(10) {
+				c.scaleMatrix(rm, m, n, b, dC, ldc)
+			}
+			if c.act(10) {
+				c.b.NewCall(blasHelper(c, "axpym"), rm, c.i64(m), c.i64(n), c.dfloat(10), c.arg(11), c.i64(ldc), dC, c.i64(ldc))
+			}
+		},
+	},
 }
 
 // blasPick returns the indices whose conditions hold, from (cond, index) pairs.

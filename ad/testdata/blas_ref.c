@@ -250,3 +250,15 @@ void cblas_dsymm(enum CBLAS_ORDER layout, enum CBLAS_SIDE side, enum CBLAS_UPLO 
       *c = alpha * s + (beta == 0 ? 0 : beta * *c);
     }
 }
+
+void cblas_dsymv(enum CBLAS_ORDER layout, enum CBLAS_UPLO uplo, int n, double alpha, const double *A, int lda,
+                 const double *x, int incx, double beta, double *y, int incy) {
+  int iy = ref_start(n, incy);
+  for (int i = 0; i < n; i++, iy += incy) {
+    double s = 0;
+    int ix = ref_start(n, incx);
+    for (int j = 0; j < n; j++, ix += incx)
+      s += (ref_in_tri(uplo, i, j) ? A[ref_at(layout, i, j, lda)] : A[ref_at(layout, j, i, lda)]) * x[ix];
+    y[iy] = alpha * s + (beta == 0 ? 0 : beta * y[iy]);
+  }
+}

@@ -169,6 +169,22 @@ double f_syrk(double *s, double *a, double *b, double *c) {
   return wsum(C);
 }
 
+double f_symv(double *s, double *a, double *b, double *c) {
+  double y[N];
+  memcpy(y, c, sizeof y);
+  cblas_dsymv(G.layout, UPLO, G.n, s[0], a, G.lda, b, G.incx, s[1], y, G.incy);
+  overwrite(a, b);
+  return wsum(y);
+}
+
+double f_symm(double *s, double *a, double *b, double *c) {
+  double C[N];
+  memcpy(C, c, sizeof C);
+  cblas_dsymm(G.layout, SIDE, UPLO, G.m, G.n, s[0], a, G.lda, b, G.ldb, s[1], C, G.ldc);
+  overwrite(a, b);
+  return wsum(C);
+}
+
 /* The Fortran ABI: the same routines through dgemv_ and friends (column
    major), alpha and beta passed by address (their derivatives through
    memory). */
@@ -314,6 +330,8 @@ DEFINE(f_trsv)
 DEFINE(f_trmm)
 DEFINE(f_trsm)
 DEFINE(f_syrk)
+DEFINE(f_symv)
+DEFINE(f_symm)
 DEFINE(f_fdot)
 DEFINE(f_faxpy)
 DEFINE(f_fgemv)
@@ -517,6 +535,15 @@ int main(void) {
             G.lda = (rm ? cols : rows) + pad;
             G.ldc = G.n + 2 * pad;
             CHECK(f_syrk);
+            G.lda = G.n + pad;
+            G.incx = incs[ta + pad][0], G.incy = incs[ta + pad][1];
+            CHECK(f_symv);
+            for (SIDE = CblasLeft; SIDE <= CblasRight; SIDE++) {
+              G.m = 3;
+              G.lda = (SIDE == CblasLeft ? G.m : G.n) + pad;
+              G.ldb = G.ldc = (rm ? G.n : G.m) + 2 * pad;
+              CHECK(f_symm);
+            }
           }
   for (G.layout = CblasRowMajor; G.layout <= CblasColMajor; G.layout++) {
     G.n = 4;
