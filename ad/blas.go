@@ -11,19 +11,21 @@ import (
 )
 
 // BLAS calls are differentiated by rule, by name, as Enzyme does
-// (BlasDerivatives.td), not through their bodies: a call of cblas_<p><x>
-// (p: d or s) whose routine has a rule in blasRules gets a derivative made
-// of BLAS calls, whether or not the routine has a body in the module (a
-// real OpenBLAS has none). The rules emit calls of the CBLAS routines
-// themselves, declared where the module lacks them, and of a few loop
-// helpers over matrix rows or columns (blashelpers.go).
+// (BlasDerivatives.td), not through their bodies: a call of cblas_<p><x>,
+// or of the Fortran-ABI <p><x>_ (p: d or s), whose routine has a rule in
+// blasRules (blasrules.go) gets a derivative made of BLAS calls, whether
+// or not the routine has a body in the module (a real OpenBLAS has none).
+// The rules emit calls of the BLAS routines themselves in the call's ABI,
+// declared where the module lacks them, and of a few loop helpers over
+// matrix rows or columns (blashelpers.go); blasad.go fits them into the
+// reverse and forward modes.
 //
 // Reverse mode: in the forward sweep, the inputs the reverse reads that
 // the call itself or anything after it may overwrite are copied into
 // buffers (Enzyme's -enzyme-lapack-copy=1), freed where the reverse used
 // them; the others are read where they lie. Forward mode: the tangent is
 // built before the call for routines that write memory (they read their
-// outputs' old values), after it where it reads the call's result.
+// outputs' old values), after it where it reads what the call computed.
 
 // blasRule is the derivative of one BLAS routine.
 type blasRule struct {
@@ -32,7 +34,7 @@ type blasRule struct {
 	// float scalar, p a pointer to the elements.
 	sig     string
 	ret     bool  // returns a float
-	after   bool  // its tangent reads its result (forward mode: after the call)
+	after   bool  // its tangent reads what the call computed (forward mode: after the call)
 	outputs []int // pointer arguments it writes
 	// shape describes input i (a pointer) as its memory is read: a
 	// vector or a matrix.
