@@ -119,3 +119,30 @@ int main(void) { return 0; }
 		})
 	}
 }
+
+// A real BLAS library: Debian's libblas (make deps-blas) through its own
+// cblas.h, linked as a shared library.
+func TestBlasRulesSystemBLAS(t *testing.T) {
+	t.Parallel()
+	const inc = "/usr/include/x86_64-linux-gnu"
+	if _, err := os.Stat(filepath.Join(inc, "cblas.h")); err != nil {
+		t.Skip("no cblas.h (make deps-blas)")
+	}
+	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/libblas.so"); err != nil {
+		t.Skip("no libblas.so (make deps-blas)")
+	}
+	src := testdataC(t, "blas_system.c")
+	for _, o := range []string{"0", "2"} {
+		o := o
+		t.Run("O"+o, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			bc := compileBitcode(t, dir, "clang", "prog.c", src, o, "-I"+inc)
+			exe, err := finishBuild(t, dir, "clang", bc, o, "-lblas", "-lm")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(strings.TrimSpace(run(t, exe)))
+		})
+	}
+}
