@@ -337,6 +337,7 @@ var blasSigs = map[string]string{
 	"gemv": "eeiifpipifpi", "ger": "eiifpipipi", "gemm": "eeeiiifpipifpi",
 	"trmv": "eeeeipipi", "trsv": "eeeeipipi", "trmm": "eeeeeiifpipi", "trsm": "eeeeeiifpipi",
 	"syrk": "eeeiifpifpi", "syr2k": "eeeiifpipifpi", "symm": "eeeiifpipifpi", "symv": "eeifpipifpi",
+	"syr": "eeifpipi", "syr2": "eeifpipipi",
 }
 
 // blas emits a call of routine name with args, each converted to the

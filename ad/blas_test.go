@@ -89,11 +89,11 @@ void g(double *x, double *dx) { __enzyme_autodiff((void *)f, x, dx); }
 int main(void) { return 0; }
 `, "has arguments that are not those of CBLAS's dot"},
 		{"no rule", `
-void cblas_dsyr(int layout, int uplo, int n, double alpha, const double *x, int incx, double *A, int lda);
-void f(double *A, double *x) { cblas_dsyr(102, 121, 3, 1.0, x, 1, A, 3); }
+void cblas_dspr(int layout, int uplo, int n, double alpha, const double *x, int incx, double *Ap);
+void f(double *A, double *x) { cblas_dspr(102, 121, 3, 1.0, x, 1, A); }
 void g(double *A, double *dA, double *x, double *dx) { __enzyme_autodiff((void *)f, A, dA, x, dx); }
 int main(void) { return 0; }
-`, "cblas_dsyr"},
+`, "cblas_dspr"},
 		{"const output", `
 void cblas_dgemv(int layout, int trans, int m, int n, double alpha, const double *A, int lda,
                  const double *x, int incx, double beta, double *y, int incy);

@@ -665,11 +665,7 @@ var blasRules = map[string]*blasRule{
 			if dA := c.shadow(6); dA != nil {
 				c.when([]int{9, 6}, func() {
 					a, lda := c.in(6)
-					rows, cols := c.sel(isN, n, k), c.sel(isN, k, n)
-					c.blas("symm", layout, c.sel(isN, c.sideCode(uplo, true), c.sideCode(uplo, false)), uplo, rows, cols,
-						c.arg(5), dC, ldc, a, lda, c.f(1), dA, c.arg(7))
-					c.b.NewCall(blasHelper(c, "diagscalem"), rm, c.i64(rows), c.i64(cols), isN, c.arg(5), dC, c.i64(ldc),
-						a, c.i64(lda), dA, c.i64(c.arg(7)))
+					c.symmetricTimes(layout, uplo, isN, n, k, c.arg(5), dC, ldc, a, lda, dA, c.arg(7))
 				})
 			}
 			c.when([]int{9}, func() {
@@ -881,6 +877,129 @@ var blasRules = map[string]*blasRule{
 			}
 		},
 	},
+	// C = α·(op(A)·op(B)ᵀ + op(B)·op(A)ᵀ) + β·C on C's triangle (layout,
+	// uplo, trans, n, k, α, A, lda, B, ldb, β, C, ldc). Reverse as syrk's:
+	// d op(A) += α·(S + diag(dC))·op(B), d op(B) += α·(S + diag(dC))·op(A).
+	"syr2k": {
+		sig: "eeeiifpipifpi", outputs: []int{11},
+		shape: func(c *blasCtx, i int) blasShape {
+			if i == 6 || i == 8 {
+				isN := c.isN(c.arg(2))
+				return c.mat(0, c.sel(isN, c.arg(3), c.arg(4)), c.sel(isN, c.arg(4), c.arg(3)), i+1)
+			}
+			return c.mat(0, c.arg(3), c.arg(3), 12)
+		},
+		needs: func(c *blasCtx) []int {
+			return blasPick(c.act(5) || c.shadow(8) != nil, 6, c.act(5) || c.shadow(6) != nil, 8, c.act(10), 11)
+		},
+		rev: func(c *blasCtx) {
+			dC := c.shadow(11)
+			if dC == nil {
+				return
+			}
+			layout, uplo, trans, n, k, ldc := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(12)
+			rm, upper, isN := c.rowMajor(layout), c.upper(uplo), c.isN(trans)
+			if c.act(5) {
+				c.when([]int{11}, func() {
+					a, lda := c.in(6)
+					b, ldb := c.in(8)
+					tmp := c.alloc(c.mul(n, n))
+					c.blas("syr2k", layout, uplo, trans, n, k, c.f(1), a, lda, b, ldb, c.f(0), tmp, n)
+					c.acc(5, c.b.NewCall(blasHelper(c, "trfrob"), rm, c.i64(n), c.i64(n), upper, dC, c.i64(ldc), tmp, c.i64(n)))
+					c.free(tmp)
+				})
+			}
+			for _, pair := range [][2]int{{6, 8}, {8, 6}} {
+				d := c.shadow(pair[0])
+				if d == nil {
+					continue
+				}
+				pair := pair
+				c.when([]int{11, pair[0]}, func() {
+					o, ldo := c.in(pair[1])
+					c.symmetricTimes(layout, uplo, isN, n, k, c.arg(5), dC, ldc, o, ldo, d, c.arg(pair[0]+1))
+				})
+			}
+			c.when([]int{11}, func() {
+				if c.act(10) {
+					cOld, ldOld := c.in(11)
+					c.acc(10, c.b.NewCall(blasHelper(c, "trfrob"), rm, c.i64(n), c.i64(n), upper, dC, c.i64(ldc), cOld, c.i64(ldOld)))
+				}
+				c.b.NewCall(blasHelper(c, "trscalm"), rm, c.i64(n), c.i64(n), upper, c.arg(10), dC, c.i64(ldc))
+			})
+		},
+		fwd: func(c *blasCtx) {
+			dC := c.shadow(11)
+			if dC == nil {
+				return
+			}
+			layout, uplo, trans, n, k, ldc := c.arg(0), c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(12)
+			rm, upper := c.rowMajor(layout), c.upper(uplo)
+			beta := c.firstUse(c.arg(10))
+			if dA := c.shadow(6); dA != nil {
+				c.blas("syr2k", layout, uplo, trans, n, k, c.arg(5), dA, c.arg(7), c.arg(8), c.arg(9), beta(), dC, ldc)
+			}
+			if dB := c.shadow(8); dB != nil {
+				c.blas("syr2k", layout, uplo, trans, n, k, c.arg(5), c.arg(6), c.arg(7), dB, c.arg(9), beta(), dC, ldc)
+			}
+			if c.act(5) {
+				c.blas("syr2k", layout, uplo, trans, n, k, c.dfloat(5), c.arg(6), c.arg(7), c.arg(8), c.arg(9), beta(), dC, ldc)
+			}
+			if b := beta(); b == c.arg(10) {
+				c.b.NewCall(blasHelper(c, "trscalm"), rm, c.i64(n), c.i64(n), upper, b, dC, c.i64(ldc))
+			}
+			if c.act(10) {
+				c.b.NewCall(blasHelper(c, "traxpym"), rm, c.i64(n), c.i64(n), upper, constant.False, c.dfloat(10), c.arg(11), c.i64(ldc), dC, c.i64(ldc))
+			}
+		},
+	},
+	// A = A + α·x·xᵀ on A's triangle (layout, uplo, n, α, x, incx, A, lda).
+	// Reverse: dx += α·(S + diag(dA))·x, dα += xᵀ·(S + diag(dA))·x / 2, S
+	// the symmetric matrix of dA's triangle. Forward: dA += α·(x·dxᵀ +
+	// dx·xᵀ) (syr2) + dα·x·xᵀ (syr) on the triangle.
+	"syr": {
+		sig: "eeifpipi", outputs: []int{6},
+		shape: func(c *blasCtx, i int) blasShape { return c.vec(c.arg(2), 5) },
+		needs: func(c *blasCtx) []int { return blasPick(c.shadow(4) != nil || c.act(3), 4) },
+		rev: func(c *blasCtx) {
+			dA := c.shadow(6)
+			if dA == nil {
+				return
+			}
+			layout, uplo, n, lda := c.arg(0), c.arg(1), c.arg(2), c.arg(7)
+			rm := c.rowMajor(layout)
+			if c.act(3) {
+				c.when([]int{6}, func() {
+					x, incx := c.in(4)
+					tmp := c.alloc(n)
+					c.blas("symv", layout, uplo, n, c.f(1), dA, lda, x, incx, c.f(0), tmp, c.i(1))
+					c.b.NewCall(blasHelper(c, "diagaxpy"), rm, c.i64(n), c.i64(n), c.f(1), dA, c.i64(lda), x, c.i64(incx), tmp, constant.NewInt(types.I64, 1))
+					c.acc(3, c.b.NewFMul(c.f(0.5), c.blas("dot", n, x, incx, tmp, c.i(1))))
+					c.free(tmp)
+				})
+			}
+			if dx := c.shadow(4); dx != nil {
+				c.when([]int{6, 4}, func() {
+					x, incx := c.in(4)
+					c.blas("symv", layout, uplo, n, c.arg(3), dA, lda, x, incx, c.f(1), dx, c.arg(5))
+					c.b.NewCall(blasHelper(c, "diagaxpy"), rm, c.i64(n), c.i64(n), c.arg(3), dA, c.i64(lda), x, c.i64(incx), dx, c.i64(c.arg(5)))
+				})
+			}
+		},
+		fwd: func(c *blasCtx) {
+			dA := c.shadow(6)
+			if dA == nil {
+				return
+			}
+			layout, uplo, n, incx, lda := c.arg(0), c.arg(1), c.arg(2), c.arg(5), c.arg(7)
+			if dx := c.shadow(4); dx != nil {
+				c.blas("syr2", layout, uplo, n, c.arg(3), c.arg(4), incx, dx, incx, dA, lda)
+			}
+			if c.act(3) {
+				c.blas("syr", layout, uplo, n, c.dfloat(3), c.arg(4), incx, dA, lda)
+			}
+		},
+	},
 }
 
 // blasPick returns the indices whose conditions hold, from (cond, index) pairs.
@@ -982,4 +1101,16 @@ func (c *blasCtx) triangleGemm(layout, side, uplo, transa, diag, m, n, alpha, g,
 		c.sel(gFirst, g, x), c.sel(gFirst, ldg, ldx), c.sel(gFirst, x, g), c.sel(gFirst, ldx, ldg), c.f(0), tmp, k)
 	c.b.NewCall(blasHelper(c, "traxpym"), c.rowMajor(layout), c.i64(k), c.i64(k), c.upper(uplo), c.unit(diag), c.f(1), tmp, c.i64(k), dA, c.i64(lda))
 	c.free(tmp)
+}
+
+// symmetricTimes adds alpha·(S + diag(dC))·op(X) to d op(X) (an n x k
+// operand, op by isN): S the symmetric matrix of dC's triangle (symm on
+// the left, or on the right of X for a transposed operand), the diagonal
+// once more (the derivative of a syrk-like product for op(X)).
+func (c *blasCtx) symmetricTimes(layout, uplo, isN, n, k, alpha, dC, ldc, x, ldx, dX, lddx value.Value) {
+	rows, cols := c.sel(isN, n, k), c.sel(isN, k, n)
+	c.blas("symm", layout, c.sel(isN, c.sideCode(uplo, true), c.sideCode(uplo, false)), uplo, rows, cols,
+		alpha, dC, ldc, x, ldx, c.f(1), dX, lddx)
+	c.b.NewCall(blasHelper(c, "diagscalem"), c.rowMajor(layout), c.i64(rows), c.i64(cols), isN, alpha, dC, c.i64(ldc),
+		x, c.i64(ldx), dX, c.i64(lddx))
 }

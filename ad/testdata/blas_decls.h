@@ -35,6 +35,10 @@ void cblas_dsymm(enum CBLAS_ORDER layout, enum CBLAS_SIDE side, enum CBLAS_UPLO 
                  const double *A, int lda, const double *B, int ldb, double beta, double *C, int ldc);
 void cblas_dsymv(enum CBLAS_ORDER layout, enum CBLAS_UPLO uplo, int n, double alpha, const double *A, int lda,
                  const double *x, int incx, double beta, double *y, int incy);
+void cblas_dsyr(enum CBLAS_ORDER layout, enum CBLAS_UPLO uplo, int n, double alpha, const double *x, int incx,
+                double *A, int lda);
+void cblas_dsyr2(enum CBLAS_ORDER layout, enum CBLAS_UPLO uplo, int n, double alpha, const double *x, int incx,
+                 const double *y, int incy, double *A, int lda);
 void cblas_dtrsm(enum CBLAS_ORDER layout, enum CBLAS_SIDE side, enum CBLAS_UPLO uplo, enum CBLAS_TRANSPOSE trans,
                  enum CBLAS_DIAG diag, int m, int n, double alpha, const double *A, int lda, double *B, int ldb);
 

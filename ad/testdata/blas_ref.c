@@ -262,3 +262,19 @@ void cblas_dsymv(enum CBLAS_ORDER layout, enum CBLAS_UPLO uplo, int n, double al
     y[iy] = alpha * s + (beta == 0 ? 0 : beta * y[iy]);
   }
 }
+
+void cblas_dsyr2(enum CBLAS_ORDER layout, enum CBLAS_UPLO uplo, int n, double alpha, const double *x, int incx,
+                 const double *y, int incy, double *A, int lda) {
+  for (int i = 0, ix = ref_start(n, incx), iy = ref_start(n, incy); i < n; i++, ix += incx, iy += incy)
+    for (int j = 0, jx = ref_start(n, incx), jy = ref_start(n, incy); j < n; j++, jx += incx, jy += incy)
+      if (ref_in_tri(uplo, i, j))
+        A[ref_at(layout, i, j, lda)] += alpha * (x[ix] * y[jy] + y[iy] * x[jx]);
+}
+
+void cblas_dsyr(enum CBLAS_ORDER layout, enum CBLAS_UPLO uplo, int n, double alpha, const double *x, int incx,
+                double *A, int lda) {
+  for (int i = 0, ix = ref_start(n, incx); i < n; i++, ix += incx)
+    for (int j = 0, jx = ref_start(n, incx); j < n; j++, jx += incx)
+      if (ref_in_tri(uplo, i, j))
+        A[ref_at(layout, i, j, lda)] += alpha * x[ix] * x[jx];
+}

@@ -185,6 +185,22 @@ double f_symm(double *s, double *a, double *b, double *c) {
   return wsum(C);
 }
 
+double f_syr2k(double *s, double *a, double *b, double *c) {
+  double C[N];
+  memcpy(C, c, sizeof C);
+  cblas_dsyr2k(G.layout, UPLO, G.ta, G.n, G.k, s[0], a, G.lda, b, G.ldb, s[1], C, G.ldc);
+  overwrite(a, b);
+  return wsum(C);
+}
+
+double f_syr(double *s, double *a, double *b, double *c) {
+  double A[N];
+  memcpy(A, c, sizeof A);
+  cblas_dsyr(G.layout, UPLO, G.n, s[0], a, G.incx, A, G.lda);
+  overwrite(a, b);
+  return wsum(A);
+}
+
 /* The Fortran ABI: the same routines through dgemv_ and friends (column
    major), alpha and beta passed by address (their derivatives through
    memory). */
@@ -332,6 +348,8 @@ DEFINE(f_trsm)
 DEFINE(f_syrk)
 DEFINE(f_symv)
 DEFINE(f_symm)
+DEFINE(f_syr2k)
+DEFINE(f_syr)
 DEFINE(f_fdot)
 DEFINE(f_faxpy)
 DEFINE(f_fgemv)
@@ -535,9 +553,12 @@ int main(void) {
             G.lda = (rm ? cols : rows) + pad;
             G.ldc = G.n + 2 * pad;
             CHECK(f_syrk);
+            G.ldb = G.lda + 1;
+            CHECK(f_syr2k);
             G.lda = G.n + pad;
             G.incx = incs[ta + pad][0], G.incy = incs[ta + pad][1];
             CHECK(f_symv);
+            CHECK(f_syr);
             for (SIDE = CblasLeft; SIDE <= CblasRight; SIDE++) {
               G.m = 3;
               G.lda = (SIDE == CblasLeft ? G.m : G.n) + pad;
