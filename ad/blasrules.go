@@ -51,13 +51,15 @@ var blasRules = map[string]*blasRule{
 			if dx := c.shadow(1); dx != nil {
 				c.when([]int{1}, func() {
 					x, incx := c.in(1)
-					c.blas("axpy", c.arg(0), c.b.NewFDiv(c.dret, c.res), x, incx, dx, c.arg(2))
+					c.blas("axpy", c.positiveInc(c.arg(0), c.arg(2)), c.b.NewFDiv(c.dret, c.res), x, incx, dx, c.arg(2))
 				})
 			}
 		},
 		fwd: func(c *blasCtx) {
 			if dx := c.shadow(1); dx != nil {
-				c.out = c.b.NewFDiv(c.blas("dot", c.arg(0), c.arg(1), c.arg(2), dx, c.arg(2)), c.res)
+				t := c.b.NewFDiv(c.blas("dot", c.arg(0), c.arg(1), c.arg(2), dx, c.arg(2)), c.res)
+				pos := c.b.NewICmp(enum.IPredSGT, c.arg(2), constant.NewInt(c.arg(2).Type().(*types.IntType), 0))
+				c.out = c.b.NewSelect(pos, t, c.f(0)) // BLAS: 0 for incx <= 0
 			}
 		},
 	},
@@ -109,7 +111,7 @@ var blasRules = map[string]*blasRule{
 			c.when([]int{2}, func() {
 				if c.act(1) {
 					x, incx := c.in(2)
-					c.acc(1, c.blas("dot", c.arg(0), x, incx, dx, c.arg(3)))
+					c.acc(1, c.blas("dot", c.positiveInc(c.arg(0), c.arg(3)), x, incx, dx, c.arg(3)))
 				}
 				c.blas("scal", c.arg(0), c.arg(1), dx, c.arg(3))
 			})
@@ -121,7 +123,7 @@ var blasRules = map[string]*blasRule{
 			}
 			c.blas("scal", c.arg(0), c.arg(1), dx, c.arg(3))
 			if c.act(1) {
-				c.blas("axpy", c.arg(0), c.dfloat(1), c.arg(2), c.arg(3), dx, c.arg(3))
+				c.blas("axpy", c.positiveInc(c.arg(0), c.arg(3)), c.dfloat(1), c.arg(2), c.arg(3), dx, c.arg(3))
 			}
 		},
 	},
@@ -1113,4 +1115,12 @@ func (c *blasCtx) symmetricTimes(layout, uplo, isN, n, k, alpha, dC, ldc, x, ldx
 		alpha, dC, ldc, x, ldx, c.f(1), dX, lddx)
 	c.b.NewCall(blasHelper(c, "diagscalem"), c.rowMajor(layout), c.i64(rows), c.i64(cols), isN, alpha, dC, c.i64(ldc),
 		x, c.i64(ldx), dX, c.i64(lddx))
+}
+
+// positiveInc is n where inc > 0, else 0: scal and nrm2 do nothing (nrm2
+// returns 0) for a non-positive increment, so their derivative terms,
+// made of routines that accept one, must do nothing too.
+func (c *blasCtx) positiveInc(n, inc value.Value) value.Value {
+	pos := c.b.NewICmp(enum.IPredSGT, inc, constant.NewInt(inc.Type().(*types.IntType), 0))
+	return c.sel(pos, n, constant.NewInt(n.Type().(*types.IntType), 0))
 }

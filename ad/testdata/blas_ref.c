@@ -18,8 +18,10 @@ static int ref_at(int layout, int i, int j, int ld) {
       s += x[ix] * y[iy];                                                                              \
     return s;                                                                                          \
   }                                                                                                    \
-  T cblas_##p##nrm2(int n, const T *x, int incx) {                                                     \
+  T cblas_##p##nrm2(int n, const T *x, int incx) { /* 0 for incx <= 0, as BLAS */                    \
     T s = 0;                                                                                           \
+    if (incx <= 0)                                                                                     \
+      return 0;                                                                                        \
     int ix = ref_start(n, incx);                                                                       \
     for (int i = 0; i < n; i++, ix += incx)                                                            \
       s += x[ix] * x[ix];                                                                              \
@@ -30,7 +32,9 @@ static int ref_at(int layout, int i, int j, int ld) {
     for (int i = 0; i < n; i++, ix += incx, iy += incy)                                                \
       y[iy] += alpha * x[ix];                                                                          \
   }                                                                                                    \
-  void cblas_##p##scal(int n, T alpha, T *x, int incx) {                                               \
+  void cblas_##p##scal(int n, T alpha, T *x, int incx) { /* nothing for incx <= 0, as BLAS */        \
+    if (incx <= 0)                                                                                     \
+      return;                                                                                          \
     int ix = ref_start(n, incx);                                                                       \
     for (int i = 0; i < n; i++, ix += incx)                                                            \
       x[ix] *= alpha;                                                                                  \
