@@ -198,12 +198,15 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 		return s
 	}
 	c.act = func(i int) bool { return r.blasActive(c, i) }
+	scalarPtr := map[int]value.Value{} // a Fortran scalar's address
 	c.acc = func(i int, delta value.Value) {
 		if !c.fortran {
 			r.accumulate(c.b, c.callArg(i), delta)
 			return
 		}
 		s := c.shadow(i) // the scalar's shadow in memory
+		// Nothing where it is the scalar itself (run-time activity).
+		delta = c.b.NewSelect(c.b.NewICmp(enum.IPredNE, s, scalarPtr[i]), delta, c.f(0))
 		c.b.NewStore(c.b.NewFAdd(c.b.NewLoad(c.elem, s), delta), s)
 	}
 	// Everything the terms use is looked up here, before the guards
@@ -212,6 +215,9 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 		c.arg(i)
 		if k == 'p' || (k == 'f' && c.fortran) {
 			c.shadow(i)
+		}
+		if k == 'f' && c.fortran && c.shadow(i) != nil {
+			scalarPtr[i] = r.lookup(blk, at, c.callArg(i))
 		}
 	}
 	c.guard = func(ptrs []int, body func()) {
@@ -283,6 +289,11 @@ func sortedKeys(m map[int]value.Value) []int {
 func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 	if fg.errMode {
 		return nil, true, errorAt(fg.f, call, "'%s' is differentiated by a BLAS rule, which gives tangents, not error bounds: floating-point error estimation cannot use it", calleeName(call))
+	}
+	if fg.d.runtimeActivity {
+		// A shadow may then be its primal at run time, which the reverse
+		// rules test for and these do not.
+		return nil, true, errorAt(fg.f, call, "'%s' is differentiated by a BLAS rule, which forward mode cannot apply with run-time activity checks (a pointer without a shadow stored where pointers have shadows)", calleeName(call))
 	}
 	clone, _ := irutil.CloneInst(call, func(v value.Value) value.Value { return v })
 	fg.vmap[call] = clone.(value.Value)
