@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"sort"
+
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/enum"
@@ -9,6 +11,9 @@ import (
 )
 
 // The BLAS rules (blasrules.go) in the reverse and forward modes.
+
+// blasValues are a BLAS call's values by argument (CBLAS numbering).
+type blasValues = map[int]value.Value
 
 // augmentBlas emits, before the forward clone of BLAS call call (in
 // primal block b), copies of the inputs its reverse reads that the call
@@ -82,8 +87,8 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 		after = c.b.Insts
 	}
 	if r.blasCaches == nil {
-		r.blasCaches = map[*ir.InstCall]map[int]value.Value{}
-		r.blasScalars = map[*ir.InstCall]map[int]value.Value{}
+		r.blasCaches = map[*ir.InstCall]blasValues{}
+		r.blasScalars = map[*ir.InstCall]blasValues{}
 	}
 	r.blasCaches[call] = copies
 	r.blasScalars[call] = scalars
@@ -274,11 +279,7 @@ func sortedKeys(m map[int]value.Value) []int {
 	for k := range m {
 		ks = append(ks, k)
 	}
-	for i := 1; i < len(ks); i++ {
-		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
-			ks[j], ks[j-1] = ks[j-1], ks[j]
-		}
-	}
+	sort.Ints(ks)
 	return ks
 }
 

@@ -70,52 +70,52 @@ type reverseGen struct {
 	adj                   map[value.Value]*ir.InstAlloca
 	slots                 map[value.Value]*ir.InstAlloca // non-loop caches, by forward value
 	loops                 map[*irutil.Loop]*loopCache
-	predIdx               map[*ir.Block]*ir.InstPhi            // forward phi recording the predecessor taken
-	entryCount            map[*ir.Block]*ir.InstLoad           // loop header -> iteration counter on entry
-	shadow                map[value.Value]value.Value          // primal pointer -> forward shadow
-	postDomRet            map[*ir.Block]bool                   // blocks dominating every return
-	frees                 []*ir.InstAlloca                     // buffer slots to free on exit
-	outTypes              []types.Type                         // types of the Out adjoints returned
-	tapes                 map[value.Value]value.Value          // primal call -> forward tape of its callee
-	blasCaches            map[*ir.InstCall]map[int]value.Value // BLAS call -> copies of its inputs, by argument (blasad.go)
-	blasScalars           map[*ir.InstCall]map[int]value.Value // Fortran-ABI BLAS call -> its scalars as read in the forward sweep
-	isCache               map[*ir.InstAlloca]bool              // slots the reverse reads from the forward (the tape)
-	retIdx                *ir.InstAlloca                       // split mode: which return the forward took
-	rets                  []*ir.Block                          // primal blocks that return
-	retShadow             bool                                 // split mode: the forward also returns the shadow of its result
-	primalOf              map[value.Value]value.Value          // forward clone -> primal value
-	memWriters            []memWriter                          // what in the primal may write memory (remat.go)
-	deferredFrees         []*ir.InstCall                       // primal frees moved to the exit (remat.go)
-	freeSlots             map[*ir.InstCall][]*ir.InstAlloca    // deferred frees not at the exit -> the slots recording their arguments
-	reach                 map[*ir.Block]map[*ir.Block]bool     // primal block -> blocks reachable from it (remat.go)
-	requested             map[value.Value]bool                 // dry run: primal values the reverse reads (mincut.go)
-	exitRequested         map[exitUse]bool                     // dry run: the same, read after their loop
-	plan                  *cachePlan                           // what to cache and what to recompute (mincut.go)
-	order                 map[value.Value]int                  // primal instructions in block order
-	exitCopies            map[exitUse]value.Value              // copies of loop values made after the loop
-	reallocCopied         map[*ir.InstCall]value.Value         // realloc -> forward count of shadow bytes copied (realloc.go)
-	hoistMemo             map[value.Value]*irutil.Loop         // primal value -> loop it is cached without (hoist.go)
-	hoists                []*hoistCache                        // cache groups without a loop's dimension (hoist.go)
-	invMemo               map[[2]*irutil.Loop]*invariance      // (d, x) -> invariance analysis (hoist.go)
-	cacheAccess           map[ir.Instruction]bool              // loads and stores of loop buffer elements (scope.go)
-	snapPlans             map[snapshot]*snapshotPlan           // counter snapshot -> how the reverse recomputes it (counters.go)
-	snapOf                map[*ir.InstLoad]snapshot            // forward load -> the counter snapshot it is (counters.go)
-	snapLoads             map[snapshot]*ir.InstLoad            // counter snapshot -> its forward load (counters.go)
-	entryEdge             map[*irutil.Loop]*ir.Block           // loop -> forward block entering its header, after growth checks (entrygrow.go)
-	exitSlots             map[*irutil.Loop]*ir.InstAlloca      // loop -> reverse slot of its entry counter (exitentry.go)
-	exitEdges             []exitEdge                           // reverse edges entering loops from below (exitentry.go)
-	revLoopIDs            map[*irutil.Loop]*metadata.Tuple     // loop -> the loop ID of its reverse (loophints.go)
-	tripCounts            map[*irutil.Loop]tripResult          // loop -> its trip count, once blockOf has the primal (tripcount.go)
-	fwdLoopIDs            map[*irutil.Loop]*metadata.Tuple     // loop -> the loop ID of its forward copy (loophints.go)
-	exitPres              map[*irutil.Loop][]exitPre           // loop -> the blocks storing its entry counter on entering its reverse (exitentry.go)
-	relReads              map[*ir.InstLoad]bool                // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
-	private               map[*ir.InstAlloca]bool              // allocas no other thread can reach (atomics.go)
-	owned                 map[*ir.InstLoad]bool                // loads of elements their iteration owns (ompowned.go)
-	partials              map[*ir.InstLoad]*scalarPartial      // loads of shared scalars summed per thread (ompscalar.go)
-	partialList           []*scalarPartial                     // the same, each sum once
-	tickets               map[*ir.InstCall]value.Value         // unlock -> the forward's ticket of its section (omp.go)
-	users                 map[value.Value][]interface{}        // primal value -> its users (capture.go)
-	uncapturedMemo        map[value.Value]bool                 // primal object -> whether its address stays in it (capture.go)
+	predIdx               map[*ir.Block]*ir.InstPhi         // forward phi recording the predecessor taken
+	entryCount            map[*ir.Block]*ir.InstLoad        // loop header -> iteration counter on entry
+	shadow                map[value.Value]value.Value       // primal pointer -> forward shadow
+	postDomRet            map[*ir.Block]bool                // blocks dominating every return
+	frees                 []*ir.InstAlloca                  // buffer slots to free on exit
+	outTypes              []types.Type                      // types of the Out adjoints returned
+	tapes                 map[value.Value]value.Value       // primal call -> forward tape of its callee
+	blasCaches            map[*ir.InstCall]blasValues       // BLAS call -> copies of its inputs, by argument (blasad.go)
+	blasScalars           map[*ir.InstCall]blasValues       // Fortran-ABI BLAS call -> its scalars as read in the forward sweep
+	isCache               map[*ir.InstAlloca]bool           // slots the reverse reads from the forward (the tape)
+	retIdx                *ir.InstAlloca                    // split mode: which return the forward took
+	rets                  []*ir.Block                       // primal blocks that return
+	retShadow             bool                              // split mode: the forward also returns the shadow of its result
+	primalOf              map[value.Value]value.Value       // forward clone -> primal value
+	memWriters            []memWriter                       // what in the primal may write memory (remat.go)
+	deferredFrees         []*ir.InstCall                    // primal frees moved to the exit (remat.go)
+	freeSlots             map[*ir.InstCall][]*ir.InstAlloca // deferred frees not at the exit -> the slots recording their arguments
+	reach                 map[*ir.Block]map[*ir.Block]bool  // primal block -> blocks reachable from it (remat.go)
+	requested             map[value.Value]bool              // dry run: primal values the reverse reads (mincut.go)
+	exitRequested         map[exitUse]bool                  // dry run: the same, read after their loop
+	plan                  *cachePlan                        // what to cache and what to recompute (mincut.go)
+	order                 map[value.Value]int               // primal instructions in block order
+	exitCopies            map[exitUse]value.Value           // copies of loop values made after the loop
+	reallocCopied         map[*ir.InstCall]value.Value      // realloc -> forward count of shadow bytes copied (realloc.go)
+	hoistMemo             map[value.Value]*irutil.Loop      // primal value -> loop it is cached without (hoist.go)
+	hoists                []*hoistCache                     // cache groups without a loop's dimension (hoist.go)
+	invMemo               map[[2]*irutil.Loop]*invariance   // (d, x) -> invariance analysis (hoist.go)
+	cacheAccess           map[ir.Instruction]bool           // loads and stores of loop buffer elements (scope.go)
+	snapPlans             map[snapshot]*snapshotPlan        // counter snapshot -> how the reverse recomputes it (counters.go)
+	snapOf                map[*ir.InstLoad]snapshot         // forward load -> the counter snapshot it is (counters.go)
+	snapLoads             map[snapshot]*ir.InstLoad         // counter snapshot -> its forward load (counters.go)
+	entryEdge             map[*irutil.Loop]*ir.Block        // loop -> forward block entering its header, after growth checks (entrygrow.go)
+	exitSlots             map[*irutil.Loop]*ir.InstAlloca   // loop -> reverse slot of its entry counter (exitentry.go)
+	exitEdges             []exitEdge                        // reverse edges entering loops from below (exitentry.go)
+	revLoopIDs            map[*irutil.Loop]*metadata.Tuple  // loop -> the loop ID of its reverse (loophints.go)
+	tripCounts            map[*irutil.Loop]tripResult       // loop -> its trip count, once blockOf has the primal (tripcount.go)
+	fwdLoopIDs            map[*irutil.Loop]*metadata.Tuple  // loop -> the loop ID of its forward copy (loophints.go)
+	exitPres              map[*irutil.Loop][]exitPre        // loop -> the blocks storing its entry counter on entering its reverse (exitentry.go)
+	relReads              map[*ir.InstLoad]bool             // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
+	private               map[*ir.InstAlloca]bool           // allocas no other thread can reach (atomics.go)
+	owned                 map[*ir.InstLoad]bool             // loads of elements their iteration owns (ompowned.go)
+	partials              map[*ir.InstLoad]*scalarPartial   // loads of shared scalars summed per thread (ompscalar.go)
+	partialList           []*scalarPartial                  // the same, each sum once
+	tickets               map[*ir.InstCall]value.Value      // unlock -> the forward's ticket of its section (omp.go)
+	users                 map[value.Value][]interface{}     // primal value -> its users (capture.go)
+	uncapturedMemo        map[value.Value]bool              // primal object -> whether its address stays in it (capture.go)
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
