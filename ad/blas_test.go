@@ -74,26 +74,30 @@ func checkBlasRun(t *testing.T, out string) {
 
 // What the rules cannot handle stops the link naming the call: a routine
 // called with arguments that are not CBLAS's, a BLAS routine without a
-// rule or a body, derivatives written into memory passed enzyme_const.
+// rule or a body, derivatives written into memory passed enzyme_const, a
+// reverse run by threads.
 func TestBlasErrors(t *testing.T) {
 	t.Parallel()
 	const prelude = `
 extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
 `
-	cases := []struct{ name, src, want string }{
+	cases := []struct {
+		name, src, want string
+		flags           []string
+	}{
 		{"signature", `
 double cblas_ddot(int n, double *x);
 double f(double *x) { return cblas_ddot(3, x); }
 void g(double *x, double *dx) { __enzyme_autodiff((void *)f, x, dx); }
 int main(void) { return 0; }
-`, "has arguments that are not those of CBLAS's dot"},
+`, "has arguments that are not those of CBLAS's dot", nil},
 		{"no rule", `
 void cblas_dspr(int layout, int uplo, int n, double alpha, const double *x, int incx, double *Ap);
 void f(double *A, double *x) { cblas_dspr(102, 121, 3, 1.0, x, 1, A); }
 void g(double *A, double *dA, double *x, double *dx) { __enzyme_autodiff((void *)f, A, dA, x, dx); }
 int main(void) { return 0; }
-`, "cblas_dspr"},
+`, "cblas_dspr", nil},
 		{"const output", `
 void cblas_dgemv(int layout, int trans, int m, int n, double alpha, const double *A, int lda,
                  const double *x, int incx, double beta, double *y, int incy);
@@ -105,13 +109,25 @@ void g(double *A, double *dA, double *x, double *y) {
   __enzyme_autodiff((void *)f, enzyme_dup, A, dA, enzyme_const, x, enzyme_const, y);
 }
 int main(void) { return 0; }
-`, "cblas_dgemv"},
+`, "cblas_dgemv", nil},
+		{"threads", `
+double cblas_ddot(int n, const double *x, int incx, const double *y, int incy);
+void f(double *A, double *x, double *out, int n) {
+#pragma omp parallel for
+  for (int i = 0; i < n; i++)
+    out[i] = cblas_ddot(n, A + i * n, 1, x, 1);
+}
+void g(double *A, double *dA, double *x, double *dx, double *o, double *d) {
+  __enzyme_autodiff((void *)f, A, dA, x, dx, o, d, enzyme_const, 4);
+}
+int main(void) { return 0; }
+`, "whose reverse cannot run in threads", []string{"-fopenmp"}},
 	}
 	for _, tc := range cases {
 		tc := tc
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := tryBuildC(t, prelude+tc.src, "2")
+			_, err := tryBuildC(t, prelude+tc.src, "2", tc.flags...)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("want an error mentioning %q, got %v", tc.want, err)
 			}

@@ -26,6 +26,11 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 	if err != nil {
 		return nil, nil, err
 	}
+	if r.parallel {
+		// The reverse adds into the inputs' shadows with plain BLAS calls,
+		// which other threads' reverses may touch too.
+		return nil, nil, errorAt(r.f, call, "'%s' is differentiated by a BLAS rule, whose reverse cannot run in threads (an OpenMP parallel region or a GPU kernel): its adjoints are not added atomically", calleeName(call))
+	}
 	scratch := &ir.Block{}
 	c.b = scratch
 	// Slots live between a stack save and restore around the copies:
