@@ -38,13 +38,13 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # apt-get as every target runs it: waiting for another apt-get's lock.
 APT  := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600
 
-.PHONY: all deps deps-fortran deps-openmp adolc bazel-deps build test fmt-check vet gotest fuzz demo bench clean \
+.PHONY: all deps deps-fortran deps-openmp deps-blas adolc bazel-deps build test fmt-check vet gotest fuzz demo bench clean \
         test-gpu bench-gpu \
         fuzz-deps fuzz-ad suite-deps enzyme-suite
 
 all: build
 
-deps: deps-fortran deps-openmp
+deps: deps-fortran deps-openmp deps-blas
 	@missing=""; \
 	for dep in $(DEPS); do \
 	  tool=$${dep%%:*}; pkg=$${dep##*:}; \
@@ -80,6 +80,18 @@ deps-openmp:
 	  echo "make deps-openmp: installing libomp-14-dev"; \
 	  $(APT) update; \
 	  $(APT) install -y --no-install-recommends libomp-14-dev; \
+	fi
+
+# libblas-dev: Debian's reference BLAS with its CBLAS interface (cblas.h),
+# no bitcode: the BLAS rules' test against a real BLAS library, which skips
+# without it.
+deps-blas:
+	@if [ -f /usr/include/x86_64-linux-gnu/cblas.h ] && [ -f /usr/lib/x86_64-linux-gnu/libblas.so ]; then \
+	  echo "make deps-blas: libblas-dev is installed"; \
+	else \
+	  echo "make deps-blas: installing libblas-dev"; \
+	  $(APT) update; \
+	  $(APT) install -y --no-install-recommends libblas-dev; \
 	fi
 
 # ADOL-C, the tape-based AD tool the benchmark workloads compare against.

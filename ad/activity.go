@@ -48,6 +48,8 @@ func (o activityOracle) CallSummary(f *ir.Func, acts []Activity, retShadow bool)
 	return &activity.Summary{Needs: s.needs, Hard: s.hard, RetShadow: s.retShadow}
 }
 
+func (o activityOracle) RuleOutputs(c *ir.InstCall) ([]value.Value, bool) { return blasOutputs(c) }
+
 // The analysis's helpers under package ad's names.
 
 func derivOperands(inst ir.Instruction, passes func(*ir.InstCall) bool) []value.Value {

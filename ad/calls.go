@@ -12,7 +12,7 @@ import (
 // its body: a direct call of a defined, not inactive, non-intrinsic function.
 func (r *reverseGen) definedCallee(call *ir.InstCall) (*ir.Func, bool) {
 	f, ok := call.Callee.(*ir.Func)
-	if !ok || len(f.Blocks) == 0 || r.d.inactive[f] || strings.HasPrefix(f.Name(), "llvm.") || isFunctionLike(f) || isAllocation(call) {
+	if !ok || len(f.Blocks) == 0 || r.d.inactive[f] || strings.HasPrefix(f.Name(), "llvm.") || isFunctionLike(f) || isAllocation(call) || isBlasCall(call) {
 		return nil, false
 	}
 	if _, custom := r.customRule(call); custom {

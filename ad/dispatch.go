@@ -119,7 +119,7 @@ func (d *differ) addressTaken() map[*ir.Func]bool {
 // deallocators. Other declarations (a callback from a
 // shared library) are left to the dispatch's last branch.
 func (d *differ) knownDeclaration(f *ir.Func) bool {
-	if d.custom[f] != nil || d.inactive[f] || isInactiveLibFunc(f.Name()) {
+	if d.custom[f] != nil || d.inactive[f] || isInactiveLibFunc(f.Name()) || isBlasFunc(f) {
 		return true
 	}
 	if direct := (&ir.InstCall{Callee: f}); isAllocation(direct) || isFree(direct) || f.Name() == "realloc" {

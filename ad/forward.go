@@ -689,6 +689,9 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 		return nil, true, errorAt(fg.f, call, "the call of %s is differentiated before it is lowered (Enzyme calls that depend on each other in a cycle)", f.Name())
 	}
 	active := fg.needsTangent(call) || fg.act.CallTouchesActiveMemory(call, fg.d.passes)
+	if active && isBlasCall(call) {
+		return fg.blasCall(call)
+	}
 	site := fg.d.omp.sites[call]
 	if !active {
 		if site != nil {

@@ -265,6 +265,13 @@ func (r *reverseGen) loadRecomputable(fwdLoad *ir.InstLoad) bool {
 // object but one the primal creates and never lets its address out of.
 func (r *reverseGen) mayBeWritten(l *ir.InstLoad, consider func(memWriter) bool) bool {
 	objs, opaque, known := pointerObjects(l.Src)
+	return r.objectsMayBeWritten(objs, opaque, known, l, consider)
+}
+
+// objectsMayBeWritten is mayBeWritten for memory in objs (pointerObjects'
+// answer for a pointer), read by load l where there is one (nil: a call's
+// read of memory through the pointer, of no known extent).
+func (r *reverseGen) objectsMayBeWritten(objs []value.Value, opaque, known bool, l *ir.InstLoad, consider func(memWriter) bool) bool {
 	for _, w := range r.writers() {
 		if !consider(w) {
 			continue
@@ -288,7 +295,7 @@ func (r *reverseGen) mayBeWritten(l *ir.InstLoad, consider func(memWriter) bool)
 		}
 		for _, a := range objs {
 			for _, b := range w.objs {
-				if mayAlias(a, b) && !(naturalLayout(r.m) && disjointAccess(w.inst, l)) {
+				if mayAlias(a, b) && !(l != nil && naturalLayout(r.m) && disjointAccess(w.inst, l)) {
 					return true
 				}
 			}
@@ -300,17 +307,17 @@ func (r *reverseGen) mayBeWritten(l *ir.InstLoad, consider func(memWriter) bool)
 // mayRunAfter reports whether writer w may execute after primal load l:
 // later in l's block, or in a block reachable from it (l's own included
 // when it lies on a cycle).
-func (r *reverseGen) mayRunAfter(w memWriter, l *ir.InstLoad) bool {
+func (r *reverseGen) mayRunAfter(w memWriter, l value.Value) bool {
 	lb := r.blockOf[l]
 	if lb == nil {
 		return true
 	}
 	if lb == w.block {
 		for _, inst := range lb.Insts {
-			switch inst {
-			case l:
+			switch {
+			case interface{}(inst) == interface{}(l):
 				return true // w comes later
-			case w.inst:
+			case inst == w.inst:
 				return r.reachable(lb)[lb]
 			}
 		}

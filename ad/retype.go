@@ -166,7 +166,7 @@ func (rt *retyper) body(f *ir.Func) *ir.Func {
 	}
 	var c *ir.Func
 	switch {
-	case len(f.Blocks) == 0, rt.d.inactive[f], rt.d.custom[f] != nil, strings.HasPrefix(f.Name(), "llvm."):
+	case len(f.Blocks) == 0, rt.d.inactive[f], rt.d.custom[f] != nil, isBlasFunc(f), strings.HasPrefix(f.Name(), "llvm."):
 	case rt.d.prep[f] == f:
 		// A copy AD prepared already (an OpenMP region's, ompprep.go),
 		// which its preparation names: rewritten in place, its

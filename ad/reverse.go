@@ -78,6 +78,9 @@ type adjointState struct {
 	isCache map[*ir.InstAlloca]bool        // slots the reverse reads from the forward (the tape)
 	tapes   map[value.Value]value.Value    // primal call -> forward tape of its callee
 	frees   []*ir.InstAlloca               // buffer slots to free on exit
+	// BLAS calls (blasad.go): copies of their inputs, by argument; the
+	// Fortran ABI's scalars as read in the forward sweep.
+	blasCaches, blasScalars map[*ir.InstCall]blasValues
 }
 
 // loopCache is the per-loop state of the forward sweep: an iteration counter
@@ -364,6 +367,15 @@ func (r *reverseGen) forward() error {
 			if call, ok := inst.(*ir.InstCall); ok {
 				rest = append(rest, r.ompTicket(b, call)...)
 			}
+			var blasAfter []ir.Instruction
+			if call, ok := inst.(*ir.InstCall); ok && isBlasCall(call) && r.customCallActive(call) {
+				copies, after, err := r.augmentBlas(b, call)
+				if err != nil {
+					return err
+				}
+				rest = append(rest, copies...)
+				blasAfter = after
+			}
 			c, err := irutil.CloneInst(inst, func(v value.Value) value.Value { return v })
 			if err != nil {
 				return errorAt(r.f, inst, "%v", err)
@@ -401,6 +413,7 @@ func (r *reverseGen) forward() error {
 				return err
 			}
 			rest = append(rest, extra...)
+			rest = append(rest, blasAfter...)
 			if call, ok := inst.(*ir.InstCall); ok {
 				if r.usesPick(call) {
 					picks, err := r.forwardPick(b, call)

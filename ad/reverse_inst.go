@@ -33,6 +33,15 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 	if handled, err := r.reverseMemory(blk, at, inst); handled || err != nil {
 		return blk, err
 	}
+	if call, ok := inst.(*ir.InstCall); ok && isBlasCall(call) && r.customCallActive(call) {
+		var d value.Value
+		if r.act.Active(call) {
+			s := r.adjSlot(call)
+			d = blk.NewLoad(call.Typ, s)
+			blk.NewStore(adjZero(call.Typ), s)
+		}
+		return r.reverseBlas(blk, at, call, d)
+	}
 	if call, ok := inst.(*ir.InstCall); ok {
 		if rule, ok := r.customRule(call); ok && r.customCallActive(call) {
 			var d value.Value

@@ -29,7 +29,7 @@ func (d *differ) unknownMemoryCall(f *ir.Func, act *activity.Info, c *ir.InstCal
 		}
 		return errorAt(f, c, "%s %s takes pointers to memory that carries derivatives and has no derivative", what, describe(c))
 	}
-	if len(callee.Blocks) > 0 || d.inactive[callee] || d.custom[callee] != nil ||
+	if len(callee.Blocks) > 0 || d.inactive[callee] || d.custom[callee] != nil || isBlasCall(c) ||
 		strings.HasPrefix(callee.Name(), "llvm.") || isFree(c) || isAllocation(c) || isRealloc(c) || isMemAlign(c) ||
 		callee.Name() == "malloc_usable_size" {
 		return nil

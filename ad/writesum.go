@@ -105,6 +105,9 @@ func (d *differ) callWrites(c *ir.InstCall, through func(value.Value), s *writeS
 	case writesNoMemory(c):
 		return
 	}
+	if blasWrites(c, through) {
+		return
+	}
 	f, ok := irutil.StripCasts(c.Callee).(*ir.Func)
 	if !ok {
 		s.all = true

@@ -49,6 +49,10 @@ type Oracle interface {
 	// CallSummary is what a call of f with activities acts does with
 	// derivatives; retShadow: the call's result needs a shadow.
 	CallSummary(f *ir.Func, acts []Activity, retShadow bool) *Summary
+	// RuleOutputs reports a call differentiated by a rule for its name
+	// (a BLAS routine) and the pointer arguments it writes, which need
+	// shadows where any argument carries derivatives.
+	RuleOutputs(c *ir.InstCall) (outputs []value.Value, ok bool)
 }
 
 // Summary is what a call of a function differentiated through its body

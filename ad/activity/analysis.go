@@ -434,6 +434,12 @@ func (an *activityAnalysis) call(c *ir.InstCall) {
 	if an.o.EntryPoint(irfacts.CalleeName(c)) {
 		return // an Enzyme call lowered later (or an error there)
 	}
+	if outs, ok := an.o.RuleOutputs(c); ok {
+		for _, o := range outs {
+			an.demand(o, c)
+		}
+		return
+	}
 	if ok && len(callee.Blocks) > 0 && !an.o.Custom(callee) && !irfacts.IsFunctionLike(callee) && !irfacts.IsAllocation(c) {
 		acts := an.callActs(c)
 		sum := an.o.CallSummary(callee, acts, retShadow)

@@ -18,6 +18,7 @@ func (noCalls) Custom(*ir.Func) bool                            { return false }
 func (noCalls) EntryPoint(string) bool                          { return false }
 func (noCalls) ConstShadowed(constant.Constant) bool            { return false }
 func (noCalls) CallSummary(*ir.Func, []Activity, bool) *Summary { return nil }
+func (noCalls) RuleOutputs(*ir.InstCall) ([]value.Value, bool)  { return nil, false }
 
 const scaleIR = `
 define double @f(double %x, double* %p, double* %q, i64 %n) {

@@ -218,3 +218,20 @@ func TestFortranNoBitcodeWarning(t *testing.T) {
 		t.Error("scale.o has a .llvmbc section")
 	}
 }
+
+// TestFortranBlasRules builds tests/projects/fortran-blas: Fortran calling
+// dgemv and ddot, differentiated by gozyme's BLAS rules (Fortran ABI, a
+// trailing hidden character length) against a BLAS object built without
+// gozyme, at -O2 and -O0; the program checks the analytic gradient.
+func TestFortranBlasRules(t *testing.T) {
+	setup(t)
+	needFlang(t)
+	for _, o := range []string{"-O2", "-O0"} {
+		dir := copyProject(t, "fortran-blas")
+		env := toolEnv("CC=gozyme-cc", "FC=gozyme-fc", "FFLAGS="+o, "CFLAGS="+o)
+		run(t, dir, env, "make")
+		if out := run(t, dir, nil, "./prog"); !strings.Contains(out, "max error") {
+			t.Errorf("%s: %s", o, out)
+		}
+	}
+}
