@@ -24,6 +24,14 @@ type splitGrad struct {
 	retActive bool
 	retShadow bool       // aug returns {ret, shadow of ret, tape}
 	tape      types.Type // what the tape points to (nil: no tape, a null pointer)
+
+	// For the tape stack (tapestack.go): the pairs its forward calls, the
+	// calls allocating, growing and freeing its tape and records, whether
+	// the user holds its tapes (split mode) and whether the threads of a
+	// parallel region run it.
+	callees            []*splitGrad
+	tapeMem            []*ir.InstCall
+	userHeld, parallel bool
 }
 
 func splitName(prefix string, f *ir.Func, acts []Activity, retActive, retShadow, parallel, quiet bool) string {
@@ -98,7 +106,7 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 	revParams = append(revParams, ir.NewParam("tape", types.I8Ptr))
 	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive, retShadow, parallel, quiet), outsType(outs), revParams...)
 	rev.Linkage = enum.LinkageInternal
-	s := &splitGrad{aug: aug, rev: rev, retActive: retActive, retShadow: retShadow}
+	s := &splitGrad{aug: aug, rev: rev, retActive: retActive, retShadow: retShadow, parallel: parallel}
 	d.splits[augName] = s
 
 	pf, err := d.prepared(f)
@@ -108,6 +116,7 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 	r, err := d.generateReverse(func() (*reverseGen, error) {
 		r, err := newReverseGen(d, pf, acts, retActive, retShadow, true, augName)
 		if r != nil {
+			r.pair = s
 			r.parallel = parallel
 			r.quiet = quiet && !parallel && !d.gpu
 		}
@@ -121,6 +130,7 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 		return nil, err
 	}
 	s.tape = tape
+	s.tapeMem = r.tapeMem
 	return s, nil
 }
 
@@ -205,7 +215,9 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	var augFields map[value.Value]value.Value
 	if hasTape {
 		malloc := declare(r.m, "malloc", types.I8Ptr, types.I64)
-		raw = augEntry.NewCall(malloc, sizeOf(tapeType))
+		call := augEntry.NewCall(malloc, sizeOf(tapeType))
+		r.tapeMem = append(r.tapeMem, call)
+		raw = call
 		augFields = fieldsIn(augEntry, raw)
 		for _, a := range cacheSlots {
 			if init, ok := inits[a]; ok {
@@ -287,7 +299,7 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 		b.Parent = rev
 	}
 	if hasTape {
-		r.exit.NewCall(libc(r.m, "free"), tapeParam)
+		r.tapeMem = append(r.tapeMem, r.exit.NewCall(libc(r.m, "free"), tapeParam))
 	}
 	for a, gep := range revFields {
 		irutil.ReplaceAllUses(rev, a, gep)
