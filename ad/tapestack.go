@@ -46,6 +46,7 @@ const (
 	tapeChunkHeader = 48
 	tapeBlockHeader = 16
 	tapeChunkMin    = 1 << 20
+	tapeMaxBlock    = 1 << 48 // larger requests fail (null)
 )
 
 // tapeStack is the runtime of one module's tape stacks.
@@ -162,7 +163,11 @@ func (d *differ) tapeStackRuntime() *tapeStack {
 	alloc := internal("__gozyme_tape_alloc", i8p, ir.NewParam("n", types.I64))
 	{
 		n := alloc.Params[0]
-		entry, grow, put := alloc.NewBlock(""), alloc.NewBlock(""), alloc.NewBlock("")
+		check, entry, grow, put, huge := alloc.NewBlock(""), alloc.NewBlock(""), alloc.NewBlock(""), alloc.NewBlock(""), alloc.NewBlock("")
+		// More than any chunk could hold (growRecords asks SIZE_MAX
+		// bytes for a count that would wrap): null, as malloc fails.
+		check.NewCondBr(check.NewICmp(enum.IPredUGT, n, i64(tapeMaxBlock)), huge, entry)
+		huge.NewRet(constant.NewNull(i8p))
 		sz := entry.NewAnd(entry.NewAdd(n, i64(15)), i64(-16))
 		need := entry.NewAdd(sz, i64(tapeBlockHeader))
 		t := entry.NewLoad(i8p, top)
@@ -226,8 +231,10 @@ func (d *differ) tapeStackRuntime() *tapeStack {
 		p, n := re.Params[0], re.Params[1]
 		entry, have, topmost, inPlace, notTop, move, keep := re.NewBlock(""), re.NewBlock(""), re.NewBlock(""), re.NewBlock(""),
 			re.NewBlock(""), re.NewBlock(""), re.NewBlock("")
-		fresh := re.NewBlock("")
-		entry.NewCondBr(entry.NewICmp(enum.IPredEQ, p, constant.NewNull(i8p)), fresh, have)
+		fresh, sized, huge := re.NewBlock(""), re.NewBlock(""), re.NewBlock("")
+		entry.NewCondBr(entry.NewICmp(enum.IPredUGT, n, i64(tapeMaxBlock)), huge, sized)
+		huge.NewRet(constant.NewNull(i8p)) // p stays, as realloc leaves it
+		sized.NewCondBr(sized.NewICmp(enum.IPredEQ, p, constant.NewNull(i8p)), fresh, have)
 		fresh.NewRet(fresh.NewCall(alloc, n))
 		sz := have.NewAnd(have.NewAdd(n, i64(15)), i64(-16))
 		h := gep(have, p, i64(-tapeBlockHeader))
@@ -243,10 +250,17 @@ func (d *differ) tapeStackRuntime() *tapeStack {
 		keep.NewRet(p)
 		q := move.NewCall(alloc, n)
 		memcpy := declare(m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, i8p, i8p, types.I64, types.I1)
+		// old's low bit is clear: the block is live.
 		move.NewCall(memcpy, q, p, old, constant.False)
 		move.NewCall(fr, p)
 		move.NewRet(q)
 	}
+	// The fast paths are a few instructions: inlined into every pair, as
+	// malloc's and free's calls were not; the chunk switch stays a call.
+	alloc.FuncAttrs = append(alloc.FuncAttrs, enum.FuncAttrAlwaysInline)
+	fr.FuncAttrs = append(fr.FuncAttrs, enum.FuncAttrAlwaysInline)
+	re.FuncAttrs = append(re.FuncAttrs, enum.FuncAttrAlwaysInline)
+	newChunk.FuncAttrs = append(newChunk.FuncAttrs, enum.FuncAttrNoInline, enum.FuncAttrCold)
 	d.tapeRT = &tapeStack{alloc: alloc, realloc: re, free: fr}
 	return d.tapeRT
 }
