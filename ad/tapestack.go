@@ -41,6 +41,9 @@ import (
 // Per thread: top (next free byte), end (of the chunk), last (the topmost
 // block's header, null when the chunk is empty), chunk, spare (one emptied
 // chunk kept for the next switch), registered (the thread-exit release).
+// Between gradients a thread keeps at most two chunks of the standard size
+// (the first and the spare); larger ones, made for larger blocks, are freed
+// once emptied.
 
 const (
 	tapeChunkHeader = 48
@@ -204,17 +207,23 @@ func (d *differ) tapeStackRuntime() *tapeStack {
 		popBlock.NewStore(l, top)
 		popBlock.NewStore(popBlock.NewLoad(i8p, word(popBlock, l, 0, i8p)), last)
 		popBlock.NewBr(loop)
-		// An emptied chunk: back to the one before it, if any (the first
-		// stays, for the next gradient).
+		// An emptied chunk: back to the one before it (the first, with no
+		// chunk before it, back to no chunk), kept as the spare if it has
+		// the standard size and there is none, freed otherwise; the first
+		// chunk of the standard size stays, for the next gradient.
 		c := chunkEmpty.NewLoad(i8p, chunk)
-		prev := chunkEmpty.NewLoad(i8p, word(chunkEmpty, c, 0, i8p))
-		chunkEmpty.NewCondBr(chunkEmpty.NewICmp(enum.IPredEQ, prev, constant.NewNull(i8p)), done, popChunk)
+		some := fr.NewBlock("")
+		chunkEmpty.NewCondBr(chunkEmpty.NewICmp(enum.IPredEQ, c, constant.NewNull(i8p)), done, some)
+		prev := some.NewLoad(i8p, word(some, c, 0, i8p))
+		standard := some.NewICmp(enum.IPredEQ, room(some, c, some.NewLoad(i8p, word(some, c, 4, i8p))), i64(tapeChunkMin))
+		keepFirst := some.NewAnd(some.NewICmp(enum.IPredEQ, prev, constant.NewNull(i8p)), standard)
+		some.NewCondBr(keepFirst, done, popChunk)
 		popChunk.NewStore(prev, chunk)
 		popChunk.NewStore(popChunk.NewLoad(i8p, word(popChunk, c, 1, i8p)), top)
 		popChunk.NewStore(popChunk.NewLoad(i8p, word(popChunk, c, 2, i8p)), end)
 		popChunk.NewStore(popChunk.NewLoad(i8p, word(popChunk, c, 3, i8p)), last)
 		sp := popChunk.NewLoad(i8p, spare)
-		popChunk.NewCondBr(popChunk.NewICmp(enum.IPredEQ, sp, constant.NewNull(i8p)), keepSpare, freeChunk)
+		popChunk.NewCondBr(popChunk.NewAnd(popChunk.NewICmp(enum.IPredEQ, sp, constant.NewNull(i8p)), standard), keepSpare, freeChunk)
 		keepSpare.NewStore(c, spare)
 		keepSpare.NewBr(resume)
 		freeChunk.NewCall(free, c)
