@@ -366,7 +366,7 @@ func plainSlots(g *ir.Func, allocas *ir.Block, slots []*ir.InstAlloca) map[*ir.I
 			case *ir.Arg:
 				v = x.Value
 			case *metadata.Value:
-				if mv, ok := x.Value.(value.Value); ok {
+				if mv, isValue := x.Value.(value.Value); isValue {
 					v = mv
 				}
 			}

@@ -65,6 +65,15 @@ func (d *differ) tapeStackRuntime() *tapeStack {
 		return d.tapeRT
 	}
 	m := d.m
+	// A module differentiated before has them (and the globals) already.
+	have := map[string]*ir.Func{}
+	for _, f := range m.Funcs {
+		have[f.Name()] = f
+	}
+	if a, r, f := have["__gozyme_tape_alloc"], have["__gozyme_tape_realloc"], have["__gozyme_tape_free"]; a != nil && r != nil && f != nil {
+		d.tapeRT = &tapeStack{alloc: a, realloc: r, free: f}
+		return d.tapeRT
+	}
 	i8p := types.I8Ptr
 	i64 := func(n int64) *constant.Int { return constant.NewInt(types.I64, n) }
 	tl := func(name string, t types.Type) *ir.Global {
