@@ -32,6 +32,7 @@ type differ struct {
 	analyzed        []analyzedFunc         // functions whose derivatives were generated (unmet.go)
 	splits          map[string]*splitGrad  // augmented forward/reverse pairs, by name
 	prep            map[*ir.Func]*ir.Func  // functions as AD sees them (see prepared)
+	tapeRT          *tapeStack             // the tape stack's runtime, once defined (tapestack.go)
 	custom          map[*ir.Func]*Custom   // user-supplied derivatives
 	fwds            map[string]*forwardGen // forward-mode derivatives, by name
 	retainables     []*retainable          // combined gradients whose caches may be retained (retain.go)
@@ -168,6 +169,7 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 	if err := d.lostGlobalError(); err != nil {
 		return 0, err
 	}
+	d.stackTapes()
 	d.retainCaches()
 	if d.bits != nil {
 		d.bits.dropDebugInfo()

@@ -63,6 +63,9 @@ func (r *reverseGen) calleeSplit(call *ir.InstCall) (*splitGrad, []Activity, err
 		parallel = true // the threads of a parallel region run it
 	}
 	sg, err := r.d.splitGradientIn(f, acts, r.act.Active(call), retShadow, parallel, !parallel && r.quietAfter(call))
+	if err == nil && r.pair != nil {
+		r.pair.callees = append(r.pair.callees, sg)
+	}
 	return sg, acts, err
 }
 

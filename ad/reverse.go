@@ -31,6 +31,8 @@ type reverseGen struct {
 	// quiet (split mode): nothing writes primal memory between the
 	// augmented forward's return and the reverse's start (quiet.go).
 	quiet     bool
+	pair      *splitGrad     // split mode: the pair generated (tapestack.go)
+	tapeMem   []*ir.InstCall // the calls allocating, growing and freeing caches
 	m         *ir.Module
 	f         *ir.Func // the primal
 	cfg       *irutil.CFG
@@ -930,7 +932,9 @@ func (r *reverseGen) finishExit() {
 		}
 		p := x.NewLoad(s.ElemType, s)
 		bc := x.NewBitCast(p, types.I8Ptr)
-		frees[s] = []ir.Instruction{p, bc, x.NewCall(libc(r.m, "free"), bc)}
+		fc := x.NewCall(libc(r.m, "free"), bc)
+		r.tapeMem = append(r.tapeMem, fc)
+		frees[s] = []ir.Instruction{p, bc, fc}
 	}
 	if !r.d.gpu {
 		r.noteRetainable(frees)
@@ -1057,6 +1061,7 @@ func (r *reverseGen) growRecords(cur *ir.Block, lc *loopCache, full func(b *ir.B
 	huge := grow.NewICmp(enum.IPredUGT, ncap, i64(1<<48))
 	bytes := grow.NewSelect(huge, i64(-1), grow.NewMul(ncap, sizeOf(lc.rec)))
 	np := grow.NewCall(libc(r.m, "realloc"), grow.NewBitCast(old, types.I8Ptr), bytes)
+	r.tapeMem = append(r.tapeMem, np)
 	grow.NewStore(grow.NewBitCast(np, slot.ElemType), slot)
 	grow.NewCondBr(grow.NewICmp(enum.IPredEQ, np, constant.NewNull(types.I8Ptr)), failed, next)
 	failed.NewCall(declare(r.m, "llvm.trap", types.Void))

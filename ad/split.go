@@ -7,6 +7,7 @@ import (
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/metadata"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -24,6 +25,14 @@ type splitGrad struct {
 	retActive bool
 	retShadow bool       // aug returns {ret, shadow of ret, tape}
 	tape      types.Type // what the tape points to (nil: no tape, a null pointer)
+
+	// For the tape stack (tapestack.go): the pairs its forward calls, the
+	// calls allocating, growing and freeing its tape and records, whether
+	// the user holds its tapes (split mode) and whether the threads of a
+	// parallel region run it.
+	callees            []*splitGrad
+	tapeMem            []*ir.InstCall
+	userHeld, parallel bool
 }
 
 func splitName(prefix string, f *ir.Func, acts []Activity, retActive, retShadow, parallel, quiet bool) string {
@@ -98,7 +107,7 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 	revParams = append(revParams, ir.NewParam("tape", types.I8Ptr))
 	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive, retShadow, parallel, quiet), outsType(outs), revParams...)
 	rev.Linkage = enum.LinkageInternal
-	s := &splitGrad{aug: aug, rev: rev, retActive: retActive, retShadow: retShadow}
+	s := &splitGrad{aug: aug, rev: rev, retActive: retActive, retShadow: retShadow, parallel: parallel}
 	d.splits[augName] = s
 
 	pf, err := d.prepared(f)
@@ -108,6 +117,7 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 	r, err := d.generateReverse(func() (*reverseGen, error) {
 		r, err := newReverseGen(d, pf, acts, retActive, retShadow, true, augName)
 		if r != nil {
+			r.pair = s
 			r.parallel = parallel
 			r.quiet = quiet && !parallel && !d.gpu
 		}
@@ -121,6 +131,7 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 		return nil, err
 	}
 	s.tape = tape
+	s.tapeMem = r.tapeMem
 	return s, nil
 }
 
@@ -203,13 +214,28 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 		return m
 	}
 	var augFields map[value.Value]value.Value
+	// Scalar slots only loaded and stored (loop counters, record buffers,
+	// values cached once) live in each function's frame, where the
+	// optimizer keeps them in registers across the calls the forward
+	// makes: the forward writes them to the tape as it returns, the
+	// reverse reads them from it on entry.
+	local := map[*ir.InstAlloca]*ir.InstAlloca{}
 	if hasTape {
 		malloc := declare(r.m, "malloc", types.I8Ptr, types.I64)
-		raw = augEntry.NewCall(malloc, sizeOf(tapeType))
+		call := augEntry.NewCall(malloc, sizeOf(tapeType))
+		r.tapeMem = append(r.tapeMem, call)
+		raw = call
 		augFields = fieldsIn(augEntry, raw)
+		plain := plainSlots(g, r.allocas, cacheSlots)
 		for _, a := range cacheSlots {
+			dst := augFields[a]
+			if plain[a] {
+				l := augEntry.NewAlloca(a.ElemType)
+				local[a] = l
+				dst = l
+			}
 			if init, ok := inits[a]; ok {
-				augEntry.NewStore(init, augFields[a])
+				augEntry.NewStore(init, dst)
 			}
 		}
 	}
@@ -250,8 +276,17 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	for _, b := range aug.Blocks {
 		b.Parent = aug
 	}
-	for a, gep := range augFields {
-		irutil.ReplaceAllUses(aug, a, gep)
+	for _, a := range cacheSlots {
+		if l, ok := local[a]; ok {
+			irutil.ReplaceAllUses(aug, a, l)
+			for _, b := range r.rets {
+				tail := r.fwdTail[b]
+				ld := ir.NewLoad(a.ElemType, l)
+				tail.Insts = append(tail.Insts, ld, ir.NewStore(ld, augFields[a]))
+			}
+		} else {
+			irutil.ReplaceAllUses(aug, a, augFields[a])
+		}
 	}
 	nArgs := len(aug.Params) // primal parameters and their shadows
 	for i, p := range g.Params[:nArgs] {
@@ -266,6 +301,13 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	var revFields map[value.Value]value.Value
 	if hasTape {
 		revFields = fieldsIn(revEntry, tapeParam)
+		for _, a := range cacheSlots {
+			if _, ok := local[a]; ok {
+				l := revEntry.NewAlloca(a.ElemType)
+				revEntry.NewStore(revEntry.NewLoad(a.ElemType, revFields[a]), l)
+				revFields[a] = l
+			}
+		}
 	}
 	revEntry.Insts = append(revEntry.Insts, adjInsts...)
 	rev.Blocks = append([]*ir.Block{revEntry}, seedBlocks...)
@@ -287,7 +329,7 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 		b.Parent = rev
 	}
 	if hasTape {
-		r.exit.NewCall(libc(r.m, "free"), tapeParam)
+		r.tapeMem = append(r.tapeMem, r.exit.NewCall(libc(r.m, "free"), tapeParam))
 	}
 	for a, gep := range revFields {
 		irutil.ReplaceAllUses(rev, a, gep)
@@ -302,4 +344,58 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 		return nil, nil
 	}
 	return tapeType, nil
+}
+
+// plainSlots returns which of the cache slots of g (outside its alloca
+// block, which initializes them) hold a scalar and are only loaded from and
+// stored to: no address of theirs is taken, so each function of the pair
+// may keep its own copy.
+func plainSlots(g *ir.Func, allocas *ir.Block, slots []*ir.InstAlloca) map[*ir.InstAlloca]bool {
+	plain := map[*ir.InstAlloca]bool{}
+	for _, a := range slots {
+		switch a.ElemType.(type) {
+		case *types.StructType, *types.ArrayType:
+		default:
+			plain[a] = true
+		}
+	}
+	uses := func(ops []*value.Value, ok func(*value.Value) bool) {
+		for _, op := range ops {
+			v := *op
+			switch x := v.(type) {
+			case *ir.Arg:
+				v = x.Value
+			case *metadata.Value:
+				if mv, isValue := x.Value.(value.Value); isValue {
+					v = mv
+				}
+			}
+			if a, isSlot := v.(*ir.InstAlloca); isSlot && plain[a] && !ok(op) {
+				delete(plain, a)
+			}
+		}
+	}
+	for _, b := range g.Blocks {
+		if b == allocas {
+			continue
+		}
+		for _, inst := range b.Insts {
+			u, has := inst.(interface{ Operands() []*value.Value })
+			if !has {
+				continue
+			}
+			switch x := inst.(type) {
+			case *ir.InstLoad:
+				uses(u.Operands(), func(op *value.Value) bool { return op == &x.Src })
+			case *ir.InstStore:
+				uses(u.Operands(), func(op *value.Value) bool { return op == &x.Dst })
+			default:
+				uses(u.Operands(), func(*value.Value) bool { return false })
+			}
+		}
+		if u, has := b.Term.(interface{ Operands() []*value.Value }); has {
+			uses(u.Operands(), func(*value.Value) bool { return false })
+		}
+	}
+	return plain
 }

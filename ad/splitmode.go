@@ -36,6 +36,7 @@ func (d *differ) lowerSplit(rt *root) error {
 	if err != nil {
 		return err
 	}
+	sg.userHeld = true // its tapes escape to the user (tapestack.go)
 	var pre []ir.Instruction
 	args, err := rt.callArgs(f, &pre)
 	if err != nil {
@@ -200,6 +201,7 @@ func (d *differ) lowerReverseWithPrimal(rt *root) error {
 	if err != nil {
 		return err
 	}
+	sg.userHeld = true // its tapes escape to the user (tapestack.go)
 	var pre []ir.Instruction
 	args, err := rt.callArgs(f, &pre)
 	if err != nil {

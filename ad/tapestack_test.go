@@ -1,0 +1,84 @@
+package ad
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/llir/llvm/ir"
+)
+
+// TestTapeStackRun: the tapes of pairs called from combined gradients come
+// from the per-thread tape stack (recursion with loops at several depths,
+// calls in loops, records growing above calls' tapes, two threads), those
+// of a pair the user splits from malloc, reversed out of order; every
+// gradient against central differences, leak-checked.
+func TestTapeStackRun(t *testing.T) {
+	t.Parallel()
+	src := testdataC(t, "tape_stack.c")
+	for _, o := range []string{"1", "2", "3"} {
+		o := o
+		t.Run("O"+o, func(t *testing.T) {
+			t.Parallel()
+			out := run(t, buildC(t, src, o))
+			if !strings.Contains(out, "OK") {
+				t.Fatal(out)
+			}
+		})
+	}
+	t.Run("leaks", func(t *testing.T) {
+		t.Parallel()
+		runLeakChecked(t, buildC(t, src, "2"))
+	})
+}
+
+// TestTapeStackChoice: which pairs take their tapes from the stack: those
+// combined gradients call (det_minor, leaf, mid, tri, and chain's quiet
+// pair, which only the gradient of user calls), not the user's pair of
+// user (__enzyme_augmentfwd) nor the pair of chain it calls.
+func TestTapeStackChoice(t *testing.T) {
+	t.Parallel()
+	m := preADModuleC(t, testdataC(t, "tape_stack.c"), "2")
+	if _, err := Differentiate(m, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	calls := func(f *ir.Func, name string) bool {
+		for _, b := range f.Blocks {
+			for _, inst := range b.Insts {
+				if c, ok := inst.(*ir.InstCall); ok && calleeName(c) == name {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	heap := map[string]bool{"user_dc_r": true, "chain_dc_r": true}
+	seen := map[string]bool{}
+	for _, f := range m.Funcs {
+		name, aug := f.Name(), true
+		pair := strings.TrimPrefix(name, "__gozyme_aug_")
+		if pair == name {
+			pair, aug = strings.TrimPrefix(name, "__gozyme_rev_"), false
+			if pair == name {
+				continue
+			}
+		}
+		fn := pair[:strings.LastIndex(strings.TrimSuffix(strings.TrimSuffix(pair, "_q"), "_r"), "_")]
+		seen[fn] = true
+		onStack, onHeap := calls(f, "__gozyme_tape_free"), calls(f, "free")
+		if aug {
+			onStack, onHeap = calls(f, "__gozyme_tape_alloc"), calls(f, "malloc")
+		}
+		if heap[pair] {
+			if onStack || !onHeap {
+				t.Errorf("%s: the user's tapes are on the stack (stack %v, heap %v)", name, onStack, onHeap)
+			}
+		} else if !onStack || onHeap {
+			t.Errorf("%s: tapes not on the stack (stack %v, heap %v)", name, onStack, onHeap)
+		}
+	}
+	for _, fn := range []string{"det_minor", "leaf", "mid", "tri", "chain", "user"} {
+		if !seen[fn] {
+			t.Errorf("no pair of %s", fn)
+		}
+	}
+}
