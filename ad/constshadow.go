@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"github.com/gozyme/gozyme/ad/irfacts"
 
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -59,20 +60,8 @@ func constShadowed(c constant.Constant) bool {
 	if addr, ok := absoluteAddress(c); ok {
 		return addr >= 0 && addr < nullPage
 	}
-	for {
-		switch x := c.(type) {
-		case *constant.ExprBitCast:
-			c = x.From
-		case *constant.ExprAddrSpaceCast:
-			c = x.From
-		case *constant.ExprGetElementPtr:
-			c = x.Src
-		case *ir.Global:
-			return (x.Immutable && x.Init != nil && !interposable(x.Linkage)) || isSharedGlobal(x)
-		default:
-			return false
-		}
-	}
+	g, ok := irfacts.ConstantBase(c).(*ir.Global)
+	return ok && ((g.Immutable && g.Init != nil && !interposable(g.Linkage)) || isSharedGlobal(g))
 }
 
 // constantShadow returns the shadow (forward: the tangent) of pointer

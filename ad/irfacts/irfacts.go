@@ -127,6 +127,15 @@ func IsSharedGlobal(g *ir.Global) bool { return g.AddrSpace == AddrSpaceShared }
 // SharedGlobalOf returns the __shared__ variable constant pointer c points
 // into (through constant casts and getelementptrs), or nil.
 func SharedGlobalOf(c constant.Constant) *ir.Global {
+	if g, ok := ConstantBase(c).(*ir.Global); ok && IsSharedGlobal(g) {
+		return g
+	}
+	return nil
+}
+
+// ConstantBase is what pointer constant c points into: c through constant
+// bitcasts, address-space casts and getelementptrs.
+func ConstantBase(c constant.Constant) constant.Constant {
 	for {
 		switch x := c.(type) {
 		case *constant.ExprBitCast:
@@ -135,13 +144,8 @@ func SharedGlobalOf(c constant.Constant) *ir.Global {
 			c = x.From
 		case *constant.ExprGetElementPtr:
 			c = x.Src
-		case *ir.Global:
-			if IsSharedGlobal(x) {
-				return x
-			}
-			return nil
 		default:
-			return nil
+			return c
 		}
 	}
 }
