@@ -170,3 +170,24 @@ func TestPointerBitsThroughIntegers(t *testing.T) {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}
 }
+
+// TestTypeReport: Options.TypeReport (GOZYME_PRINT_TYPES) receives the
+// type analysis of the functions AD reaches and the copies the rewrite
+// changed; without it Differentiate prints nothing.
+func TestTypeReport(t *testing.T) {
+	t.Parallel()
+	src := bitsPrelude + `
+__attribute__((noinline)) unsigned long long bits(double x) { unsigned long long u; memcpy(&u, &x, 8); return u; }
+double f(double x) { unsigned long long u = bits(x * x); double y; memcpy(&y, &u, 8); return y; }
+double df(double x) { return __enzyme_autodiff((void *)f, x); }
+`
+	var report strings.Builder
+	if _, err := Differentiate(preADModuleC(t, src, "2"), Options{TypeReport: &report}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"types of f", "types of bits", "define"} {
+		if !strings.Contains(report.String(), want) {
+			t.Errorf("no %q in the type report:\n%s", want, report.String())
+		}
+	}
+}

@@ -163,7 +163,7 @@ func sortedKeys[V any](m map[string]V) []string {
 func cachedRewrite(ctx context.Context, cfg Config, job RewriteJob) error {
 	dir := cfg.CacheDir
 	key := ""
-	if dir != "" {
+	if dir != "" && !job.PrintTypes { // a hit would print nothing
 		key = jobKey(cfg, job)
 	}
 	if key == "" {

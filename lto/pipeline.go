@@ -38,6 +38,8 @@ type RewriteJob struct {
 	TempDir  string   // per-link scratch directory
 	OutPath  string   // native object to write
 	ADStage  string   // "pre": differentiate before optimizing (Config.ADStage)
+	// PrintTypes prints AD's type analysis to stderr (Config.PrintTypes).
+	PrintTypes bool
 }
 
 // Origin names the job in messages: "dir/a.o" or "lib.a(a.o)".
@@ -107,6 +109,9 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 				return fmt.Errorf("%s: %w", origin, err)
 			}
 			opts := ad.Options{Custom: map[*ir.Func]*ad.Custom{}, RuntimeActivity: runtimeActivity}
+			if job.PrintTypes {
+				opts.TypeReport = os.Stderr
+			}
 			for f, r := range rules {
 				opts.Custom[f] = &ad.Custom{Augment: r.Augment, Gradient: r.Gradient, Forward: r.Forward}
 			}
