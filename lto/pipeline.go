@@ -202,9 +202,8 @@ func lowerDenseViews(ctx context.Context, dir, path, origin string) error {
 // store loaded values into memcpy calls (LoopIdiomRecognize). The forward
 // sweep caches a value it loads in the loop that loads it; as a memcpy the
 // copy becomes a call before the loop reading the values a second time,
-// whose call overhead and spills a short loop pays on every entry (GMM's
-// gradient at (d,k) = (2,5): 2.628M -> 2.606M instructions per call). The
-// primal code was optimized before AD with the idiom on: only loops that
+// whose call overhead and spills a short loop pays on every entry
+// (bench/results/history.md). The primal code was optimized before AD with the idiom on: only loops that
 // AD wrote are concerned. Not where AD ran before optimizing
 // (GOZYME_AD_STAGE=pre), where the user's loops are optimized here too.
 var keepCacheStores = []string{"-mllvm", "-disable-loop-idiom-memcpy"}
