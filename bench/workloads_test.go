@@ -21,6 +21,9 @@ func TestWorkloadGradients(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
+	// Links reuse what they cached only within this run, never the
+	// user's link cache.
+	t.Setenv("GOZYME_CACHE", filepath.Join(bin, "link-cache"))
 	build := exec.Command("go", "build", "-buildvcs=false", "-o", bin+string(filepath.Separator), "./cmd/...")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
