@@ -35,6 +35,7 @@ func TestWorkloadGradients(t *testing.T) {
 	}
 	for _, src := range srcs {
 		t.Run(filepath.Base(src), func(t *testing.T) {
+			t.Parallel() // each builds in its own directory
 			trackDir(t, src)
 			work := t.TempDir()
 			post, pre, err := buildWorkload(filepath.Join(bin, "gozyme-cc"), src, work)
