@@ -30,7 +30,8 @@ TESTTIMEOUT ?= 40m
 # (tests/e2e's Bazel builds, tests/adfuzz, ad) then start together instead
 # of queueing behind each other, and the cores stay busy while a package
 # waits on its subprocesses; each runs its parallel tests -parallel at a
-# time (default: GOMAXPROCS). Together they stay under 2 GiB of memory.
+# time (default: GOMAXPROCS). Together they used at most about 2 GiB of
+# memory (2026-11-27, 2 cores).
 GOTESTP     ?= 4
 
 # Command each tool is checked with, and the Debian package that provides it.
