@@ -27,6 +27,13 @@ FUZZTIME ?= 10s
 # The end-to-end tests (SQLite through cgo) take a few minutes on 2 cores;
 # the default per-binary limit of 10 minutes is too tight on a slow machine.
 TESTTIMEOUT ?= 40m
+# Test binaries run at once (go's default: one per CPU). The long packages
+# (tests/e2e's Bazel builds, tests/adfuzz, ad) then start together instead
+# of queueing behind each other, and the cores stay busy while a package
+# waits on its subprocesses; each runs its parallel tests -parallel at a
+# time (default: GOMAXPROCS). Together they used at most about 2 GiB of
+# memory (2026-11-27, 2 cores).
+GOTESTP     ?= 4
 
 # Command each tool is checked with, and the Debian package that provides it.
 DEPS := clang-14:clang-14 clang++-14:clang-14 opt-14:llvm-14 llc-14:llvm-14 \
@@ -129,7 +136,7 @@ vet:
 	$(GO) vet ./...
 
 gotest:
-	$(GO) test -timeout $(TESTTIMEOUT) ./...
+	$(GO) test -p $(GOTESTP) -timeout $(TESTTIMEOUT) ./...
 
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzClassify -fuzztime=$(FUZZTIME) ./wrapper

@@ -6,6 +6,7 @@ import (
 )
 
 func TestCallABI(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "call_abi.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
@@ -18,6 +19,7 @@ func TestCallABI(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, src, want string }{
 		{"external without body", `
 double mystery(double);
@@ -111,6 +113,7 @@ int main(void) { return (int)__enzyme_fwddiff((void *)f, 0.5, 1.0); }
 }
 
 func TestCallABICXX(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "call_abi.cc")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildCXX(t, src, o)) })

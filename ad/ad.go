@@ -5,6 +5,8 @@
 package ad
 
 import (
+	"io"
+
 	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
@@ -49,6 +51,8 @@ type differ struct {
 	gpuLoopRecords int64
 	// gpuPlainAdjoints is Options.GPUPlainAdjoints (benchmarks only).
 	gpuPlainAdjoints bool
+	// typeReport is Options.TypeReport, may be nil.
+	typeReport io.Writer
 	// constShadows are the shadow globals of constant globals, per mode
 	// (constshadow.go).
 	constShadows map[constShadowKey]*ir.Global
@@ -658,7 +662,7 @@ func newDiffer(m *ir.Module, opts Options) *differ {
 		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, sums: newSummaries(), lostGlobals: map[*ir.Global]error{}, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{},
 		constShadows: map[constShadowKey]*ir.Global{}, runtimeActivity: opts.RuntimeActivity,
 		gpu: isGPUModule(m), note: opts.Note, gpuLoopRecords: opts.GPULoopRecords,
-		gpuPlainAdjoints: opts.GPUPlainAdjoints}
+		gpuPlainAdjoints: opts.GPUPlainAdjoints, typeReport: opts.TypeReport}
 }
 
 // activities lists the activity of each parameter at the call.

@@ -15,6 +15,7 @@ func aggregatesSrc(t *testing.T) string {
 }
 
 func TestAggregatePointers(t *testing.T) {
+	t.Parallel()
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, aggregatesSrc(t), o)) })
 		t.Run("forward-O"+o, func(t *testing.T) { run(t, buildC(t, aggregatesSrc(t), o, "-DFORWARD")) })
@@ -133,6 +134,7 @@ int main(void) {
 }
 
 func TestAggregatePointersIR(t *testing.T) {
+	t.Parallel()
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildCWithIR(t, irDriver("agg_ir"), aggregatesIR, o)) })
 	}
@@ -142,6 +144,7 @@ func TestAggregatePointersIR(t *testing.T) {
 // pointer needing a shadow would need two activities at once: an error
 // naming the call, never a silently dropped derivative.
 func TestAggregateMixedArgumentError(t *testing.T) {
+	t.Parallel()
 	ll := strings.Replace(aggregatesIR, "  store %W %w2, %W* %wslot, align 8", "  call void @stashw(%W* %wslot, %W %w2)", 1) + `
 define internal void @stashw(%W* %dst, %W %w) noinline {
   store %W %w, %W* %dst, align 8
@@ -157,6 +160,7 @@ define internal void @stashw(%W* %dst, %W %w) noinline {
 // TestAggregatePointersCXX: C++ pairs and span-like views of pointers,
 // built by value, returned, copied and iterated.
 func TestAggregatePointersCXX(t *testing.T) {
+	t.Parallel()
 	src := cxxPrelude + testdataC(t, "aggregate_pointers_cxx.cc")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildCXX(t, src, o)) })

@@ -42,6 +42,7 @@ func parseIR(t *testing.T, src string) *ir.Module {
 }
 
 func TestLoopInvariantNotCachedPerIteration(t *testing.T) {
+	t.Parallel()
 	m := parseIR(t, loopInvariantIR)
 	f := m.Funcs[0]
 	d := newDiffer(m, Options{})
@@ -158,6 +159,7 @@ func loopCaches(t *testing.T, m *ir.Module, f *ir.Func, acts []Activity) []strin
 }
 
 func TestRecomputeInsteadOfCache(t *testing.T) {
+	t.Parallel()
 	m := parseIR(t, readOnlyLoopIR)
 	if c := loopCaches(t, m, m.Funcs[0], []Activity{Dup, Const}); len(c) != 0 {
 		t.Errorf("read-only loop caches %v per iteration, want nothing", c)

@@ -10,6 +10,7 @@ import (
 // with atomicrmw fadd; its gradient is dx_i += 2·x_i·dout in reverse mode
 // and dout += 2·x_i·dx_i in forward mode (the tangent added atomically).
 func TestAtomicFloatAdd(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "atomic_float_add.c")
 	for _, level := range optLevels {
 		out := run(t, buildC(t, src, level, "-lm"))

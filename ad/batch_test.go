@@ -3,6 +3,7 @@ package ad
 import "testing"
 
 func TestBatchForwardMode(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + `
 #include <complex.h>
 extern int enzyme_width, enzyme_dupv, enzyme_dupnoneedv;

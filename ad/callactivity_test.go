@@ -13,6 +13,7 @@ import (
 // return), and read constant parameters held in a struct passed
 // enzyme_const; reverse and forward mode against central differences.
 func TestCalleeWritesRun(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "callee_writes.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
@@ -30,6 +31,7 @@ func TestCalleeWritesRun(t *testing.T) {
 // back (the gradient would miss that path), and are dropped, as Enzyme
 // drops them, where it does not.
 func TestLostDerivativeErrors(t *testing.T) {
+	t.Parallel()
 	const prelude = `
 #include <math.h>
 #include <stdio.h>
@@ -106,6 +108,7 @@ int main(void) {
 // buffer passed enzyme_const that nothing differentiated reads back are
 // dropped; the gradient is exact.
 func TestWriteOnlyLostDerivatives(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "write_only_lost_derivatives.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -115,6 +118,7 @@ func TestWriteOnlyLostDerivatives(t *testing.T) {
 // TestCxxObjectsRun: objects returned through sret by constructors and
 // operators, a lambda writing a captured local, a std::vector.
 func TestCxxObjectsRun(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "cxx_objects.cc")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildCXX(t, src, o)) })
@@ -125,6 +129,7 @@ func TestCxxObjectsRun(t *testing.T) {
 // buffer's null shadow on its first call (from -O2 up, the first call of
 // the unrolled loop passes the constant null).
 func TestPushFromNullRun(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "push_null.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -136,6 +141,7 @@ func TestPushFromNullRun(t *testing.T) {
 // optimized IR of small helpers: which arguments need shadows, and whether
 // a returned pointer has one.
 func TestCallSummariesIR(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "call_summaries_ir.c")
 	m := preADModuleC(t, src, "2")
 	d := newDiffer(m, Options{})
@@ -196,6 +202,7 @@ func TestCallSummariesIR(t *testing.T) {
 // TestMixedStructPointersRun: run-time activity (runtimeactivity.go) for
 // structs that hold pointers with and without shadows.
 func TestMixedStructPointersRun(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "mixed_struct_pointers.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -208,6 +215,7 @@ func TestMixedStructPointersRun(t *testing.T) {
 // workspace passed enzyme_const) stops the program with a message rather
 // than losing the derivative.
 func TestRuntimeActivityStop(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "runtime_activity_stop.c")
 	for _, o := range []string{"0", "2"} {
 		exe := buildC(t, src, o)

@@ -12,6 +12,7 @@ import (
 // stores. Reverse and forward mode against the analytic derivative, at
 // every level.
 func TestTableCalls(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "table_calls.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
@@ -25,6 +26,7 @@ func TestTableCalls(t *testing.T) {
 // a function that writes it) the call stays indirect and the derivative
 // dispatches over the functions of its type (dispatch.go).
 func TestTableCallsDispatched(t *testing.T) {
+	t.Parallel()
 	for name, c := range map[string]struct{ body, want string }{
 		"two writes": {`
 	double (*local[2])(double) = {sq, sq};

@@ -19,6 +19,7 @@ func buildCXXLinked(t *testing.T, src, level string) string {
 // storage is a phi of null + 0 (empty) and the allocation's end: the shadow
 // of the null side is null + 0 itself.
 func TestVectorFromConstRangeRun(t *testing.T) {
+	t.Parallel()
 	src := cxxPrelude + `
 template <typename R, typename... T> R __enzyme_autodiff(void *, T...);
 struct Input { int n; std::vector<double> init; };

@@ -45,6 +45,7 @@ entry:
 // !noundef, drop the alias scopes of the primal's inlined calls, and that
 // LLVM accepts the gradient.
 func TestForwardSweepKeepsAccessMetadata(t *testing.T) {
+	t.Parallel()
 	m := parseIR(t, taggedAccessIR)
 	f := m.Funcs[0]
 	d := newDiffer(m, Options{})

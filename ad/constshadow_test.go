@@ -50,6 +50,7 @@ exit:
 // own shadow; the gradient and the tangents of walk over a list against
 // the analytic ones, at every level.
 func TestNullPageShadow(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "null_page_shadow.c")
 	runIRWants(t, src, nullFieldIR, optLevels, true, "ok d v4[3]", "ok tangent")
 }
@@ -62,6 +63,7 @@ func TestNullPageShadow(t *testing.T) {
 // must not show in the second, nor in forward mode), split mode and
 // forward mode against the analytic values, at every level.
 func TestConstGlobalShadow(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "const_global_shadow.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
@@ -75,6 +77,7 @@ func TestConstGlobalShadow(t *testing.T) {
 // global holding floats has no shadow to give those pointers (writable
 // globals get none): the link stops naming it rather than reading null.
 func TestConstGlobalShadowUnknown(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "const_global_shadow_unknown.c")
 	for _, o := range []string{"0", "2"} {
 		t.Run("O"+o, func(t *testing.T) {

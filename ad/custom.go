@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"io"
+
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -40,6 +42,10 @@ type Options struct {
 	// wherever threads share memory, it measures what the atomic adds
 	// cost.
 	GPUPlainAdjoints bool
+	// TypeReport, when set, receives the type analysis of the functions
+	// AD reaches and the functions its rewrite changed, as Enzyme's
+	// -print-type-analysis prints them (GOZYME_PRINT_TYPES; retype.go).
+	TypeReport io.Writer
 }
 
 // customRule returns the reverse-mode rule of a call's callee, if any.

@@ -44,6 +44,7 @@ func cxxChain(t *testing.T) string {
 }
 
 func TestCXX(t *testing.T) {
+	t.Parallel()
 	src := cxxPrelude + `
 ` + cxxChain(t) + `
 /* Classes, templates, std::array and a lambda. */

@@ -15,6 +15,7 @@ import (
 // crashed on the locations it brought along). The gradient matches
 // central differences, through the user's realloc, at every level.
 func TestDebugInfoCallees(t *testing.T) {
+	t.Parallel()
 	src := reallocCounter(t) + testdataC(t, "debug_info_callees.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
@@ -55,6 +56,7 @@ __attribute__((noinline)) int pick(int n) { return n / 2; }
 // noinline; dbg_user's own call, also without a location, is left as the
 // user wrote it. The derivatives match central differences.
 func TestDebugScopesUserCalls(t *testing.T) {
+	t.Parallel()
 	m := preAD(t, t.TempDir(), linkCWithIR(t, t.TempDir(), dbgUserSrc, dbgUserIR, "2"), "2")
 	if _, err := Differentiate(m, Options{}); err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ func decisionNests(t *testing.T) string {
 // Every way through decisionNests is differentiated right at every level,
 // and leaks nothing.
 func TestDecisionTrees(t *testing.T) {
+	t.Parallel()
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, decisionNests(t), o)) })
 	}
@@ -34,6 +35,7 @@ func TestDecisionTrees(t *testing.T) {
 // the zero-trip guards of its loops merge at the end of a step) reads no
 // record of the way taken: the guards decide it. waysdata keeps one.
 func TestDecisionTreeIR(t *testing.T) {
+	t.Parallel()
 	for _, o := range []string{"1"} {
 		m := preADModuleC(t, particleC(t)+waysKernels(t)+"int main(void) { return 0; }\n", o)
 		for _, tc := range []struct {

@@ -8,6 +8,7 @@ import "testing"
 // reads the buffer again after the primal freed it, and nothing leaks on
 // either path.
 func TestDeferredConditionalFree(t *testing.T) {
+	t.Parallel()
 	src := loopRunPrelude + `
 __attribute__((noinline)) double cond_free(double *x, int n) {
 	double *t = x[0] > 0.2 ? malloc(n * sizeof *t) : NULL;

@@ -9,6 +9,7 @@ import (
 // libm functions and a pointer chosen by a branch, at every level (-O0
 // keeps the calls indirect).
 func TestIndirectCallsRun(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "indirect_calls.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -18,6 +19,7 @@ func TestIndirectCallsRun(t *testing.T) {
 // TestVirtualCallsRun: C++ virtual calls, whose overriders take their own
 // class as `this`.
 func TestVirtualCallsRun(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "virtual_calls.cc")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildCXX(t, src, o)) })
@@ -27,6 +29,7 @@ func TestVirtualCallsRun(t *testing.T) {
 // TestIndirectCallUnknown: a callback of a type no function of the program
 // has, given memory holding derivatives, is an error naming the call.
 func TestIndirectCallUnknown(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "indirect_call_unknown.c")
 	for _, o := range []string{"0", "2"} {
 		_, err := tryBuildC(t, src, o)
@@ -42,6 +45,7 @@ func TestIndirectCallUnknown(t *testing.T) {
 // like a direct call's; derivatives through it are checked against
 // analytic values, and no shadow leaks.
 func TestAllocatorThroughPointer(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "allocator_through_pointer.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })

@@ -49,6 +49,7 @@ exit:
 // from the cached x[i]; %z, whose incoming value is a load on one path
 // only, stays cached. Combined and split.
 func TestEdgePhiRecomputed(t *testing.T) {
+	t.Parallel()
 	eachReverse(t, edgePhiIR, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
 		cachedIn := func(name string) bool {
 			v := findValue(r.f, name)
@@ -81,6 +82,7 @@ func TestEdgePhiRecomputed(t *testing.T) {
 // The gradient of edge_ir against central differences, both ways through
 // the branch, with w's loads (only on one path) active too.
 func TestEdgePhiRun(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "edge_phi.c")
 	runIRWants(t, src, edgePhiIR, optLevels, true, "ok edge[6]")
 }

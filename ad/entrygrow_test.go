@@ -60,6 +60,7 @@ var twoEdgeIR = strings.NewReplacer("@nest(", "@nest2(",
 // the unsigned compare of recordIR keeps its per-iteration test, and so
 // does twoEdgeIR, entered by two edges.
 func TestGrowOnEntry(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, src string
 		acts      []Activity
@@ -96,6 +97,7 @@ func TestGrowOnEntry(t *testing.T) {
 // the outer index: reserved on each entry of the inner loop), a loop with
 // a negative step, and calls to all three (split mode at -O0).
 func TestGrowOnEntryRun(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "grow_on_entry.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })

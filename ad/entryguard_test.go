@@ -36,6 +36,7 @@ func guardRuns(t *testing.T) string {
 // where the vector loops run and where they are skipped, and at -O2 under
 // valgrind (no record buffer asked of an absurd size, none leaked).
 func TestEntryGuardRun(t *testing.T) {
+	t.Parallel()
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
 			exe := buildC(t, guardRuns(t), o)
@@ -53,6 +54,7 @@ func TestEntryGuardRun(t *testing.T) {
 // loops are entered on a condition computed in the step loop, and grow
 // on their own entry.
 func TestEntryGuardsIR(t *testing.T) {
+	t.Parallel()
 	m := preADModuleC(t, "#include <math.h>\n"+guardKernels(t)+"int main(void) { return 0; }\n", "2")
 	for _, tc := range []struct {
 		name    string

@@ -86,6 +86,7 @@ declare double @llvm.sin.f64(double)
 // loop (the variant); so does the remainder, entered past a branch that
 // does not dominate it (entryPaths).
 func TestGrowOnEntryMerge(t *testing.T) {
+	t.Parallel()
 	variant := strings.Replace(remIR, "br i1 %small, label %rem.pre", "%smalli = icmp ult i64 %i, 2\n  br i1 %smalli, label %rem.pre", 1)
 	for _, tc := range []struct {
 		name, src string
@@ -127,6 +128,7 @@ func TestGrowOnEntryMerge(t *testing.T) {
 // before this rule), and the same shape from C at -O2, where the
 // vectorizer writes it.
 func TestGrowOnEntryMergeRun(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "grow_on_entry_merge.c")
 	runIRWants(t, src, remIR, []string{"0", "2"}, true,
 		"ok rem_d1[6]", "ok rem_d5[6]", "ok rem_d6[6]", "ok rem_d7[6]", "ok rem_d2[6]", "ok callrem_d5[6]", "ok callrem_d2[6]", "ok centred[6]")

@@ -166,6 +166,7 @@ func pathModule() string {
 
 // TestEntryPathIR: where the inner loop of each pathCase grows its records.
 func TestEntryPathIR(t *testing.T) {
+	t.Parallel()
 	for _, tc := range pathCases {
 		src := pathIR("path_"+tc.name, tc.body) + "declare double @llvm.sin.f64(double)\ndeclare double @llvm.cos.f64(double)\n"
 		eachReverse(t, src, []Activity{Dup, Const, Const, Const}, func(r *reverseGen, split bool) {
@@ -196,6 +197,7 @@ func TestEntryPathIR(t *testing.T) {
 // records without room (valgrind's invalid writes), one saying "entered"
 // where it is not would count b <= 0 iterations (a trap).
 func TestEntryPathRun(t *testing.T) {
+	t.Parallel()
 	var decl, main strings.Builder
 	for _, c := range pathCases {
 		fmt.Fprintf(&decl, "double path_%s(double *x, long n, long a, long b);\n", c.name)
@@ -261,6 +263,7 @@ func qformKernel(t *testing.T) string {
 // grows its records on entry to a loop around it, decided over the paths,
 // on conditions computed outside that loop.
 func TestEntryPathQformIR(t *testing.T) {
+	t.Parallel()
 	m := preADModuleC(t, "#include <math.h>\n"+qformKernel(t)+"int main(int argc, char **argv) { D = argc, P = K = argc + 1; double x[64] = {0}; return qform(x, 6 * argc + 1) > 1; }\n", "2")
 	d, r := reverseOf(t, m, "qform", false, "qform_paths")
 	defer d.dropFunc(r.g)
@@ -294,6 +297,7 @@ func TestEntryPathQformIR(t *testing.T) {
 // loop's minimum iterations (4) missed at d < 4, met exactly (n.vec = d,
 // no remainder) at 4 and 8, with a remainder at 5, 7 and 9.
 func TestEntryPathQformRun(t *testing.T) {
+	t.Parallel()
 	src := loopRunPrelude + qformKernel(t) + testdataC(t, "entry_path_qform.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
@@ -323,6 +327,7 @@ func TestEntryPathQformRun(t *testing.T) {
 // is computed in the outer loop, the paths are not known on entry to it,
 // and the remainder grows on its own entry.
 func TestEntryPathsIR(t *testing.T) {
+	t.Parallel()
 	inLoop := strings.Replace(strings.Replace(remIR, "  %full = icmp eq i64 %nvec, %d\n", "", 1),
 		"  br i1 %full, label %latch", "  %full = icmp eq i64 %nvec, %i\n  br i1 %full, label %latch", 1)
 	for _, tc := range []struct {
@@ -363,6 +368,7 @@ func TestEntryPathsIR(t *testing.T) {
 // grow on entry to the component loop or further out, the remainder under
 // a decision over paths.
 func TestEntryPathsGMMIR(t *testing.T) {
+	t.Parallel()
 	for _, o := range []string{"2", "3"} {
 		m := preADModuleC(t, iterNests(t), o)
 		d, r := reverseOf(t, m, "trirun", false, "paths_trirun")

@@ -19,6 +19,7 @@ static double MAX(double a, double b) { return a > b ? a : b; }
 // element's error is max(ulp(a·b + c), |ab/(ab+c)|·max(ulp(ab), e_a + e_b)
 // + |c/(ab+c)|·e_c).
 func TestErrorEstimateArrays(t *testing.T) {
+	t.Parallel()
 	src := errorPrelude + testdataC(t, "error_estimate_arrays.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
@@ -34,6 +35,7 @@ func TestErrorEstimateArrays(t *testing.T) {
 // enzymeLogError hears of each rounding operation that reaches the
 // result, with its error, and not of those that reach none.
 func TestErrorEstimateLoggerByID(t *testing.T) {
+	t.Parallel()
 	src := errorPrelude + testdataC(t, "error_estimate_logger_by_id.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {

@@ -36,6 +36,7 @@ func TestExitEntryRun(t *testing.T) {
 // brkcomp keeps a cached one where its shape stays (-O0, -O1). merge_ir's
 // inner loop, starting at a merge phi, reads its entry counter from a slot.
 func TestExitEntryIR(t *testing.T) {
+	t.Parallel()
 	for _, o := range optLevels {
 		m := preADModuleC(t, exitNests(t), o)
 		for _, tc := range []struct {
@@ -106,6 +107,7 @@ func restartedLoops(r *reverseGen) []*irutil.Loop {
 // only to step it. No loop with records is restarted, in comps, tricomp
 // or afterx.
 func TestRestartedCountersIR(t *testing.T) {
+	t.Parallel()
 	for _, o := range optLevels {
 		m := preADModuleC(t, exitNests(t), o)
 		for _, name := range []string{"comps", "tricomp", "afterx"} {
@@ -142,6 +144,7 @@ func TestRestartedCountersIR(t *testing.T) {
 // loop it is read in: the count must read the loop's last iteration (the
 // counter stepped back), not one past it.
 func TestExitEntryLastIterationRun(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "exit_entry_last_iteration.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })

@@ -10,6 +10,7 @@ import (
 // templates, and on loops LLVM vectorizes at -O3.
 
 func TestForwardCXX(t *testing.T) {
+	t.Parallel()
 	src := cxxPrelude + `
 extern int enzyme_width;
 double __enzyme_fwddiff(void *, ...);
@@ -87,6 +88,7 @@ int main() {
 }
 
 func TestForwardSIMD(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + `
 extern int enzyme_width;
 double __enzyme_fwddiff(void *, ...);

@@ -12,6 +12,7 @@ func forwardKernels(t *testing.T) string {
 }
 
 func TestForwardMode(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + `
 double __enzyme_fwddiff(void *, ...);
 
@@ -71,6 +72,7 @@ int main(void) {
 // not the pointer itself: shadow and primal memory would alias), and the
 // table, read back through the struct, is left untouched.
 func TestExternalPointersInActiveMemory(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "external_pointers_in_active_memory.c")
 	for _, o := range []string{"0", "2"} {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -84,6 +86,7 @@ func TestExternalPointersInActiveMemory(t *testing.T) {
 // constant array, and the gradient and tangent are exact in both modes
 // (see TestExternalPointersInActiveMemory for pointers to other data).
 func TestShadowlessPointerInActiveMemory(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "shadowless_pointer_in_active_memory.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })

@@ -12,6 +12,7 @@ import (
 // gets a shadow (nothing differentiated reads the log back). The
 // gradients match analytic values and the log holds the primal pointers.
 func TestLogIntoGlobalContainer(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "log_into_global_container.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -24,6 +25,7 @@ func TestLogIntoGlobalContainer(t *testing.T) {
 // allocation read back: the derivative would be lost on the global's path,
 // so it is an error (as before), not a gradient missing that path.
 func TestChoiceWithGlobalReadBack(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "choice_with_global_read_back.c")
 	for _, o := range []string{"0", "2"} {
 		_, err := tryBuildC(t, src, o)

@@ -24,6 +24,7 @@ var guardedNames = []string{"gmid", "gidx", "ginv", "gfirst", "glast", "gcompute
 // Every guarded nest's gradient matches central differences at every
 // level, combined and split (the _callee variants).
 func TestHoistGuardedNests(t *testing.T) {
+	t.Parallel()
 	main := "int main(void) {\n"
 	for _, f := range guardedNames {
 		main += "\tCHECK_PARTICLES(" + f + ", 12);\n"
@@ -45,6 +46,7 @@ func TestHoistGuardedNests(t *testing.T) {
 // wrong); gkind's guard is the same in every step, and its k loops'
 // values are cached without it. Combined and split gradients.
 func TestHoistGuardedIR(t *testing.T) {
+	t.Parallel()
 	m := preADModuleC(t, particleC(t)+guardedNests(t)+"int main(void) { return 0; }\n", "2")
 	for _, tc := range []struct {
 		name     string

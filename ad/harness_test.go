@@ -2,6 +2,8 @@ package ad
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
@@ -9,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gozyme/gozyme/irutil"
@@ -23,13 +26,62 @@ var optLevels = []string{"0", "1", "2", "3"}
 // TestMain makes -short a quick check of the package: the end-to-end tests
 // build their programs at -O0 and -O2 only (optLevels; tests that name
 // their levels keep them), and runLeakChecked runs programs without
-// valgrind (their outputs are still checked, their leaks not).
+// valgrind (their outputs are still checked, their leaks not). It holds
+// the directory of the programs tryBuildOpt builds (builds).
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if testing.Short() {
 		optLevels = []string{"0", "2"}
 	}
-	os.Exit(m.Run())
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "gozyme-ad-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	builds.dir = dir
+	return m.Run()
+}
+
+// builds are the programs tryBuildOpt built in this run of the package's
+// tests, by what they were built from: a program built again the same way
+// (a test's -O2 build and its leak-checked run, tests sharing a testdata
+// program) is built once. Each has a directory of its own under dir,
+// kept until the run ends (tests read the ad.ll beside the executable).
+// Failed builds are not kept: each test asking sees its own failure.
+var builds = struct {
+	dir string
+	mu  sync.Mutex
+	m   map[string]*build
+}{m: map[string]*build{}}
+
+// build is one program of builds; mu is held while it is built, so that
+// tests asking for the same program at once wait for one build.
+type build struct {
+	mu  sync.Mutex
+	exe string // "" until built
+}
+
+// buildOf returns the entry of builds for the program built from the
+// given parts, and its directory.
+func buildOf(parts ...any) (*build, string) {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%q\x00", p)
+	}
+	key := hex.EncodeToString(h.Sum(nil))[:24]
+	builds.mu.Lock()
+	defer builds.mu.Unlock()
+	b := builds.m[key]
+	if b == nil {
+		b = &build{}
+		builds.m[key] = b
+	}
+	return b, filepath.Join(builds.dir, key)
 }
 
 // testdataC reads a C or C++ program (or a part of one) of testdata/.
@@ -99,19 +151,49 @@ func tryBuildCLinked(t *testing.T, src, level string) (string, error) {
 }
 
 // tryBuildOpt is tryBuild with further arguments for the pre-AD pipeline's
-// opt (at -O1 and above).
+// opt (at -O1 and above). A program already built the same way in this
+// run is not built again (builds).
 func tryBuildOpt(t *testing.T, file, src, level string, optArgs []string, flags ...string) (string, error) {
 	t.Helper()
 	if _, err := toolchains.Tool("clang"); err != nil {
 		t.Skip(err)
 	}
-	dir := t.TempDir()
-	driver, link := "clang", []string{"-lm"}
-	if strings.HasSuffix(file, ".cc") {
-		driver, link = "clang++", nil
+	return buildOnce(t, func(dir string) (string, error) {
+		driver, link := "clang", []string{"-lm"}
+		if strings.HasSuffix(file, ".cc") {
+			driver, link = "clang++", nil
+		}
+		bc := compileBitcode(t, dir, driver, file, src, level, flags...)
+		return finishBuildOpt(t, dir, driver, bc, level, optArgs, link...)
+	}, file, src, level, optArgs, flags)
+}
+
+// buildOnce returns the program of builds built from parts, building it
+// with build (in the directory it is given) when this run has not.
+func buildOnce(t *testing.T, build func(dir string) (string, error), parts ...any) (string, error) {
+	t.Helper()
+	b, dir := buildOf(parts...)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.exe != "" {
+		return b.exe, nil
 	}
-	bc := compileBitcode(t, dir, driver, file, src, level, flags...)
-	return finishBuildOpt(t, dir, driver, bc, level, optArgs, link...)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(dir) // a failure, or t.Fatal on the way
+		}
+	}()
+	exe, err := build(dir)
+	if err != nil {
+		return "", err
+	}
+	ok = true
+	b.exe = exe
+	return exe, nil
 }
 
 // compileBitcode writes source src to file in dir and compiles it with
@@ -274,8 +356,9 @@ func buildCWithIR(t *testing.T, src, ll, level string) string {
 
 func tryBuildCWithIR(t *testing.T, src, ll, level string) (string, error) {
 	t.Helper()
-	dir := t.TempDir()
-	return finishBuild(t, dir, "clang", linkCWithIR(t, dir, src, ll, level), level, "-lm")
+	return buildOnce(t, func(dir string) (string, error) {
+		return finishBuild(t, dir, "clang", linkCWithIR(t, dir, src, ll, level), level, "-lm")
+	}, "with IR", src, ll, level)
 }
 
 // linkCWithIR compiles C source src (with -g) at -O<level> and links it

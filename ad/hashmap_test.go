@@ -17,6 +17,7 @@ func hashMapSrc(t *testing.T) string {
 // and -O1 (at -O2 the copy of a short key's characters into a node is one
 // whose bytes the type analysis cannot tell, an error).
 func TestHashMapValues(t *testing.T) {
+	t.Parallel()
 	names := "K_##i\n#define K_0 \"x\"\n#define K_1 \"a\"\n#define K_2 \"b\"\n#define K_3 \"s\""
 	for _, c := range []struct {
 		key, k string
@@ -28,7 +29,10 @@ func TestHashMapValues(t *testing.T) {
 	} {
 		src := "#define KEY " + c.key + "\n#define K(i) " + c.k + "\n" + hashMapSrc(t)
 		for _, o := range c.levels {
-			t.Run(c.key+"/O"+o, func(t *testing.T) { run(t, buildCXX(t, src, o)) })
+			t.Run(c.key+"/O"+o, func(t *testing.T) {
+				t.Parallel() // the package's longest test: its builds spread over the cores
+				run(t, buildCXX(t, src, o))
+			})
 		}
 	}
 }

@@ -10,6 +10,7 @@ import "testing"
 // temporary array on the heap), and a series kept exact by __enzyme_iter
 // (its derivative of order d keeps d more terms).
 func TestHigherOrderReverse(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "higher_order_reverse.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })

@@ -41,6 +41,7 @@ func tapeOf(t *testing.T, out, name string) int {
 // n² pairs (p[j] is cached per step and j, p[i] per step and i). The
 // variants whose loads do change with i stay right.
 func TestHoistedParticles(t *testing.T) {
+	t.Parallel()
 	const n = 32
 	src := particleC(t) + fmt.Sprintf(`
 int main(void) {
@@ -139,6 +140,7 @@ done:
 // loop, and is cached per j there, when the i loop writes another field
 // (vx); not when it writes x itself, nor when the j loop starts at i.
 func TestHoistLoopIR(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, store, start, want string
 	}{
@@ -185,6 +187,7 @@ func TestHoistLoopIR(t *testing.T) {
 // h = tanh(W·h) caches tanh's results (its derivative needs them) and never
 // calls tanh in the reverse sweep.
 func TestLibmTieBreak(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "libm_tie_break.c")
 	overwritten := 20 * 100 * 8
 	tanhCall := regexp.MustCompile(`call [^\n]*@tanh\(`)

@@ -95,6 +95,7 @@ exit:
 // remainder); the outer loop caches x[i], the inner loops nothing (split,
 // the reverse reads l from its cache rather than from memory).
 func TestInductionRecordIR(t *testing.T) {
+	t.Parallel()
 	eachReverse(t, triIR, []Activity{Dup, Dup, Dup, Const}, func(r *reverseGen, split bool) {
 		outer := r.cfg.LoopOf[r.blockOf[findValue(r.f, "i")]]
 		for _, l := range r.cfg.Loops {
@@ -127,6 +128,7 @@ func TestInductionRecordIR(t *testing.T) {
 // trip counts. trili keeps at most its running index li (not affine: it
 // grows by the inner trip count), as a header phi of the loop around it.
 func TestInductionNestsIR(t *testing.T) {
+	t.Parallel()
 	for _, o := range optLevels {
 		m := preADModuleC(t, triNests(t), o)
 		for _, name := range []string{"tri", "trili"} {
@@ -197,6 +199,7 @@ exit:
 
 // TestLaggingInductionIR: %i is not cached, %w is.
 func TestLaggingInductionIR(t *testing.T) {
+	t.Parallel()
 	eachReverse(t, lagIR, []Activity{Dup, Const}, func(r *reverseGen, split bool) {
 		i, w := r.vmap[findValue(r.f, "i")], r.vmap[findValue(r.f, "w")]
 		if isCached(r, i) {
@@ -210,6 +213,7 @@ func TestLaggingInductionIR(t *testing.T) {
 
 // TestLaggingInductionRun: lag_ir's gradient against central differences.
 func TestLaggingInductionRun(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "lagging_induction.c")
 	runIRWants(t, src, lagIR, optLevels, false, "ok lag[8]")
 }

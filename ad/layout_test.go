@@ -6,6 +6,7 @@ import "testing"
 // struct assignment: the double's adjoint flows back through the copy, the
 // pointer's shadow is copied with it, the int carries nothing.
 func TestMixedStructCopies(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "mixed_struct_copies.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -29,6 +30,7 @@ func layoutPrefixCopies(t *testing.T) string {
 // TestLayoutCopyPrefix: gradients through copies of a struct's first
 // bytes against central differences at every level, and under valgrind.
 func TestLayoutCopyPrefix(t *testing.T) {
+	t.Parallel()
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, layoutPrefixCopies(t), o)) })
 	}

@@ -59,6 +59,7 @@ var sumsLastIR = strings.NewReplacer("@sums_ir", "@sums_last_ir",
 // reverse, and why not the others': records (the outer loops) or the
 // induction variable read after the loop (sums_last's inner loop).
 func TestLocalCounter(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, src string
 		why       map[string]string // loop header -> "local", "records" or "after"
@@ -106,6 +107,7 @@ func TestLocalCounter(t *testing.T) {
 // has no records) and -O0, called directly and from another function
 // (split).
 func TestLocalCounterRun(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "local_counter.c")
 	ll := sumsIR + strings.Replace(sumsLastIR, "declare double @llvm.sin.f64(double)\n", "", 1)
 	runIRWants(t, src, ll, []string{"0", "2"}, true, "ok sums[6]", "ok sums_last[6]", "ok sweep[6]", "ok twice[6]")

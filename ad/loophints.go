@@ -33,14 +33,12 @@ import (
 // floating-point reductions the vectorizer may not reorder, so such
 // reverse loops stay scalar anyway. An inner loop is entered once per
 // iteration of the loops around it, so a short one pays that on every
-// iteration: GMM's gradient at (d,k) = (2,5): 1.766M -> 1.610M
-// instructions per call, time J/hand 1.24 -> 1.10, (10,25) 0.92 -> 0.77,
-// (20,50) 0.77 -> 0.76. Long inner loops lose what the vector loop gained:
-// GMM (64,10) 0.43 -> 0.48; LSTM's gradient (loops of 14 iterations) 2%
-// more instructions, 3-6% more time. An outermost loop pays once per call
-// and keeps vectorizing (the norm gradient's loops over n). The primal's
-// own functions are vectorized after AD as the user's level asks; so are a
-// forward-mode derivative's tangent loops (copyLoopID), not measured.
+// iteration; long inner loops lose what the vector loop gained, but less
+// (bench/results/history.md has the workloads' figures). An outermost loop
+// pays once per call and keeps vectorizing (the norm gradient's loops over
+// n). The primal's own functions are vectorized after AD as the user's
+// level asks; so are a forward-mode derivative's tangent loops
+// (copyLoopID).
 
 // loopIDOf returns the llvm.loop attachment in md, or nil.
 func loopIDOf(md ir.Metadata) *metadata.Tuple {

@@ -70,6 +70,7 @@ func copied(id *metadata.Tuple) *metadata.Tuple {
 // tangent loops of the forward-mode derivatives keep the hints, adding
 // none; the module passes LLVM's verifier.
 func TestLoopHintsIR(t *testing.T) {
+	t.Parallel()
 	for _, o := range []string{"2", "3"} {
 		m := preADModuleC(t, hintLoops(t), o)
 		for _, name := range []string{"hcomps", "hpragma"} {
@@ -247,6 +248,7 @@ func noVectorID(id *metadata.Tuple) bool {
 // reverse of the forward-mode derivative (reverse over forward) still
 // finds them.
 func TestLoopHintsTwoLatches(t *testing.T) {
+	t.Parallel()
 	want := "llvm.loop.unroll.disable llvm.loop.vectorize.width"
 	eachReverse(t, twoLatchIR, []Activity{Dup, Const}, func(r *reverseGen, split bool) {
 		l := r.cfg.Loops[0]
@@ -288,5 +290,6 @@ func TestLoopHintsTwoLatches(t *testing.T) {
 // derivative against central differences at every level (x takes both
 // latches).
 func TestLoopHintsTwoLatchesRun(t *testing.T) {
+	t.Parallel()
 	runIRWants(t, irDriver("latch2_ir"), twoLatchIR, optLevels, false, "ok latch2_ir[5]", "ok forward")
 }

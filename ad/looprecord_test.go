@@ -25,6 +25,7 @@ func loopRecordKernels(t *testing.T) string {
 // the loops as LLVM's default pipelines and as gozyme's link-time pipeline
 // shape them (buildCLinked).
 func TestLoopRecordRun(t *testing.T) {
+	t.Parallel()
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, loopRecordKernels(t), o)) })
 		if o != "0" {
@@ -38,6 +39,7 @@ func TestLoopRecordRun(t *testing.T) {
 // linked, at -O1 and -O2 (where the 16-bit counter's count was too small,
 // and a count's record was read one past the loop's last iteration).
 func TestLoopRecordLeaks(t *testing.T) {
+	t.Parallel()
 	t.Run("O0", func(t *testing.T) { runLeakChecked(t, buildC(t, loopRecordKernels(t), "0")) })
 	for _, o := range []string{"1", "2"} {
 		t.Run("linked-O"+o, func(t *testing.T) { runLeakChecked(t, buildCLinked(t, loopRecordKernels(t), o)) })
@@ -58,6 +60,7 @@ func loopRecordMaxima(t *testing.T) string {
 // the second loop's reverse read the count's record one past the loop's
 // last iteration, and ran its index negative).
 func TestLoopRecordMaxima(t *testing.T) {
+	t.Parallel()
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, loopRecordMaxima(t), o)) })
 		if o != "0" {
@@ -78,6 +81,7 @@ func TestLoopRecordMaxima(t *testing.T) {
 // The loops are shaped as linked (at -O2 LLVM's default pipeline would
 // vectorize countpos's loops).
 func TestExactCountProofIR(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, level string
 		exact       bool

@@ -3,6 +3,7 @@ package ad
 import "testing"
 
 func TestLoops(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "loops.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })

@@ -123,6 +123,7 @@ COPY64(sum_cond_callee) COPY64(sum_nest_callee) COPY64(sum_gather_callee) COPY64
 // TestLoopSumsRun: the gradients of loopSumKernels against central
 // differences at every level.
 func TestLoopSumsRun(t *testing.T) {
+	t.Parallel()
 	src := loopRunPrelude + loopSumKernels + `
 int main(void) {
 	FDRUN(sum_local, 9); FDRUN(sum_cond, 9); FDRUN(sum_nest, 9); FDRUN(sum_alias, 9);
@@ -141,6 +142,7 @@ int main(void) {
 // sum_nest in the loops inside the one storing the element, not in it.
 // (The other kernels' reads are hoisted out of their loops at -O2.)
 func TestLoopSumsChosen(t *testing.T) {
+	t.Parallel()
 	m := preADModuleC(t, loopRunPrelude+loopSumKernels+"int main(void) { return 0; }\n", "2", linkedLoops...)
 	want := map[string]bool{
 		"sum_cond": true, "sum_nest": true, "sum_gather": true,
@@ -184,6 +186,7 @@ func TestLoopSumsChosen(t *testing.T) {
 // it is not differentiated: the link stops (the derivative would be lost)
 // instead of returning a gradient without those writes.
 func TestWritesThroughGlobalPointerStops(t *testing.T) {
+	t.Parallel()
 	src := loopRunPrelude + loopSumKernels + `
 COPY64(sum_hidden)
 int main(void) {

@@ -6,6 +6,7 @@ import "testing"
 // exponent each iteration reads, which the next overwrites, is what the
 // reverse sweep uses, not the last one.
 func TestFrexpExponentKept(t *testing.T) {
+	t.Parallel()
 	src := loopRunPrelude + `
 __attribute__((noinline)) double mantissas(double *x, int n) {
 	int e = 0;

@@ -45,6 +45,7 @@ const loopRunPrelude = memoryPrelude + `
 `
 
 func TestMemory(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "memory.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -58,6 +59,7 @@ func TestMemory(t *testing.T) {
 // through the table's shadow (a silent zero gradient before the activity
 // analysis followed pointers stored into shadowed memory).
 func TestHeapBuiltPointerTable(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "heap_built_pointer_table.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })

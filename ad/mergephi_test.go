@@ -45,6 +45,7 @@ exit:
 // TestMergePhiRecomputed: no loop caches %start (it is rebuilt as a select
 // on %flag), combined and split.
 func TestMergePhiRecomputed(t *testing.T) {
+	t.Parallel()
 	eachReverse(t, mergeIR, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
 		start := findValue(r.f, "start")
 		for _, l := range r.cfg.Loops {
@@ -63,6 +64,7 @@ func TestMergePhiRecomputed(t *testing.T) {
 // The gradient of merge_ir, both ways through the merge, against central
 // differences.
 func TestMergePhiRun(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "merge_phi.c")
 	runIRWants(t, src, mergeIR, optLevels, false, "ok merge1[5]", "ok merge3[5]")
 }

@@ -172,10 +172,9 @@ func libmCall(call *ir.InstCall) bool {
 // the reverse sweep reads the call's result but none of its operands (exp,
 // tanh: their derivatives are functions of the result), recomputing would
 // only serve to call it again: it costs what caching its result costs, so
-// the result is cached unless recomputing saves caching something else. An
-// LSTM's sigmoids and tanhs, recomputed from free operands at 1 byte, ran
-// twice per cell (28.9M -> 20.6M instructions per gradient, l=2). Where the
-// reverse sweep needs an operand anyway (sin's derivative is cos of it),
+// the result is cached unless recomputing saves caching something else (at
+// 1 byte, an LSTM's sigmoids and tanhs, recomputed from free operands, ran
+// twice per cell: bench/results/history.md). Where the reverse sweep needs an operand anyway (sin's derivative is cos of it),
 // caching the result as well would add to the tape what the function
 // overwrites: it costs 1 (an in-place sin iteration keeps the x it
 // overwrites, not x and sin x).

@@ -49,6 +49,7 @@ declare double @llvm.sqrt.f64(double)
 `
 
 func TestPlannedCaches(t *testing.T) {
+	t.Parallel()
 	for _, split := range []bool{false, true} {
 		testPlannedCaches(t, split)
 	}
@@ -138,6 +139,7 @@ declare double @sin(double)
 `
 
 func TestTriangleBranchNotCached(t *testing.T) {
+	t.Parallel()
 	m := parseIR(t, triangleIR)
 	d := newDiffer(m, Options{})
 	r, err := d.generateReverse(func() (*reverseGen, error) {
@@ -217,6 +219,7 @@ func plannedGradient(t *testing.T, src string, acts []Activity, name string) (*r
 }
 
 func TestLibmResultCached(t *testing.T) {
+	t.Parallel()
 	r, f := gateGradient(t)
 	if r.plan.recompute[findValue(f, "e")] {
 		t.Errorf("plan recomputes exp: cache %v, recompute %v", r.plan.cache, r.plan.recompute)
@@ -248,6 +251,7 @@ func countInsts(g *ir.Func, match func(ir.Instruction) bool) int {
 // caches e), so the reverse computes r = 1/den and multiplies, rather than
 // dividing d by den and recomputing 1/den besides.
 func TestSigmoidReverseOneDivision(t *testing.T) {
+	t.Parallel()
 	r, _ := gateGradient(t)
 	divs := countInsts(r.g, func(inst ir.Instruction) bool { _, ok := inst.(*ir.InstFDiv); return ok })
 	if divs != 2 {
@@ -260,6 +264,7 @@ func TestSigmoidReverseOneDivision(t *testing.T) {
 // recomputed from 1/(1+e)) and x/y stored over x and squared (the
 // quotient read back), against analytic gradients to a few ulps.
 func TestDivisionGradients(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "division_gradients.c")
 	for _, o := range []string{"0", "2"} {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -298,6 +303,7 @@ exit:
 `
 
 func TestTiesCacheTheLaterValue(t *testing.T) {
+	t.Parallel()
 	r, f := plannedGradient(t, centredIR, []Activity{Dup, Dup, Dup, Const}, "grad_centred")
 	if !r.plan.cache[findValue(f, "xc")] || r.plan.cache[findValue(f, "xv")] || r.plan.recompute[findValue(f, "xc")] {
 		t.Errorf("plan: cache %v, recompute %v; want xc cached, not x[i]", r.plan.cache, r.plan.recompute)
@@ -319,6 +325,7 @@ func TestTiesCacheTheLaterValue(t *testing.T) {
 // and the same with the product's factor overwritten too, against analytic
 // gradients.
 func TestTiesGradients(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "ties_gradients.c")
 	for _, o := range []string{"0", "2"} {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })

@@ -125,49 +125,83 @@ func checkOpenMP(t *testing.T, name string) {
 
 // TestOpenMPSharedScalarRun: a parallel loop whose iterations all read a
 // shared scalar (its adjoint is added into by every thread).
-func TestOpenMPSharedScalarRun(t *testing.T) { checkOpenMP(t, "omp_shared_scalar.c") }
+func TestOpenMPSharedScalarRun(t *testing.T) {
+	t.Parallel()
+	checkOpenMP(t, "omp_shared_scalar.c")
+}
 
 // TestOpenMPReductionRun: reduction(+), (*) and (max) clauses.
-func TestOpenMPReductionRun(t *testing.T) { checkOpenMP(t, "omp_reduction.c") }
+func TestOpenMPReductionRun(t *testing.T) {
+	t.Parallel()
+	checkOpenMP(t, "omp_reduction.c")
+}
 
 // TestOpenMPCriticalRun: per-thread partial sums added into shared totals
 // in critical sections, unnamed and named.
-func TestOpenMPCriticalRun(t *testing.T) { checkOpenMP(t, "omp_critical.c") }
+func TestOpenMPCriticalRun(t *testing.T) {
+	t.Parallel()
+	checkOpenMP(t, "omp_critical.c")
+}
 
 // TestOpenMPAtomicRun: #pragma omp atomic += and -= of doubles and a float.
-func TestOpenMPAtomicRun(t *testing.T) { checkOpenMP(t, "omp_atomic.c") }
+func TestOpenMPAtomicRun(t *testing.T) {
+	t.Parallel()
+	checkOpenMP(t, "omp_atomic.c")
+}
 
 // TestOpenMPFirstprivateRun: firstprivate, private and lastprivate.
-func TestOpenMPFirstprivateRun(t *testing.T) { checkOpenMP(t, "omp_firstprivate.c") }
+func TestOpenMPFirstprivateRun(t *testing.T) {
+	t.Parallel()
+	checkOpenMP(t, "omp_firstprivate.c")
+}
 
 // TestOpenMPTwoRegionsRun: parallel regions in a row reading each other's
 // results across threads, and two worksharing loops in one region.
-func TestOpenMPTwoRegionsRun(t *testing.T) { checkOpenMP(t, "omp_two_regions.c") }
+func TestOpenMPTwoRegionsRun(t *testing.T) {
+	t.Parallel()
+	checkOpenMP(t, "omp_two_regions.c")
+}
 
 // TestOpenMPRegionInLoopRun: a parallel region inside a serial loop.
-func TestOpenMPRegionInLoopRun(t *testing.T) { checkOpenMP(t, "omp_region_in_loop.c") }
+func TestOpenMPRegionInLoopRun(t *testing.T) {
+	t.Parallel()
+	checkOpenMP(t, "omp_region_in_loop.c")
+}
 
 // TestOpenMPThreadNumRun: code that depends on omp_get_thread_num and
 // omp_get_num_threads, and a master section.
-func TestOpenMPThreadNumRun(t *testing.T) { checkOpenMP(t, "omp_thread_num.c") }
+func TestOpenMPThreadNumRun(t *testing.T) {
+	t.Parallel()
+	checkOpenMP(t, "omp_thread_num.c")
+}
 
 // TestOpenMPSchedulesRun: dynamic, guided and chunked static schedules.
-func TestOpenMPSchedulesRun(t *testing.T) { checkOpenMP(t, "omp_schedules.c") }
+func TestOpenMPSchedulesRun(t *testing.T) {
+	t.Parallel()
+	checkOpenMP(t, "omp_schedules.c")
+}
 
 // TestOpenMPSyncRun: a region in a called function with num_threads,
 // single and master sections, barriers, nowait loops, a lock and a min
 // reduction.
-func TestOpenMPSyncRun(t *testing.T) { checkOpenMP(t, "omp_sync.c") }
+func TestOpenMPSyncRun(t *testing.T) {
+	t.Parallel()
+	checkOpenMP(t, "omp_sync.c")
+}
 
 // TestOpenMPAliasingRun: two pointers into one array read by neighbouring
 // iterations (no element is an iteration's own).
-func TestOpenMPAliasingRun(t *testing.T) { checkOpenMP(t, "omp_aliasing.c") }
+func TestOpenMPAliasingRun(t *testing.T) {
+	t.Parallel()
+	checkOpenMP(t, "omp_aliasing.c")
+}
 
 // TestOpenMPOwnedElementsIR: in the reverse of a static worksharing loop
 // reading only x[i], the adjoints go into dx[i] plainly (the iteration
 // owns the element); where the loop also reads x[i + 1], or a second
 // array, every adjoint into shared memory is atomic.
 func TestOpenMPOwnedElementsIR(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/usr/lib/llvm-14/lib/libomp.so"); err != nil {
 		t.Skip("libomp-14-dev is not installed (make deps)")
 	}
@@ -215,6 +249,7 @@ void g(double *x, double *dx, double *w, double *dw, double *y, double *dy, int 
 // access is invalid. (libomp's own blocks from its initialization stay
 // "possibly lost": only definite and indirect leaks count.)
 func TestOpenMPLeaks(t *testing.T) {
+	t.Parallel()
 	vg, err := exec.LookPath("valgrind")
 	if err != nil {
 		t.Skip("valgrind is not installed")
@@ -234,6 +269,7 @@ func TestOpenMPLeaks(t *testing.T) {
 // TestOpenMPUnsupportedErrors: constructs without derivatives stop the
 // differentiation with an error naming the construct and its line.
 func TestOpenMPUnsupportedErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/usr/lib/llvm-14/lib/libomp.so"); err != nil {
 		t.Skip("libomp-14-dev is not installed (make deps)")
 	}
@@ -291,12 +327,16 @@ void g(double *x, double *dx, int n) { __enzyme_autodiff((void *)f, enzyme_dup, 
 
 // TestOpenMPNestedRun: parallel loops inside a parallel loop, with two
 // active levels.
-func TestOpenMPNestedRun(t *testing.T) { checkOpenMP(t, "omp_nested.c") }
+func TestOpenMPNestedRun(t *testing.T) {
+	t.Parallel()
+	checkOpenMP(t, "omp_nested.c")
+}
 
 // TestOpenMPScalarAliasRun: a shared scalar whose per-thread adjoint sum
 // must be handed over before the reverse of a store to it through a
 // pointer (one thread; see the program).
 func TestOpenMPScalarAliasRun(t *testing.T) {
+	t.Parallel()
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
 			serial := ompResults(t, runThreads(t, buildOpenMP(t, "omp_scalar_alias.c", o, false), 1))
@@ -306,4 +346,7 @@ func TestOpenMPScalarAliasRun(t *testing.T) {
 }
 
 // TestOpenMPSectionsRun: parallel sections.
-func TestOpenMPSectionsRun(t *testing.T) { checkOpenMP(t, "omp_sections.c") }
+func TestOpenMPSectionsRun(t *testing.T) {
+	t.Parallel()
+	checkOpenMP(t, "omp_sections.c")
+}

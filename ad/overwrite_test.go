@@ -57,6 +57,7 @@ declare double @lgamma(double)
 `
 
 func TestReloadsNotOverwritten(t *testing.T) {
+	t.Parallel()
 	m := parseIR(t, tableIR)
 	d := newDiffer(m, Options{})
 	r, err := d.generateReverse(func() (*reverseGen, error) {
@@ -81,6 +82,7 @@ func TestReloadsNotOverwritten(t *testing.T) {
 // and freed, an lgamma term, and a local array written after it is read
 // (whose loads must still be cached).
 func TestReloadsNotOverwrittenRun(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "reloads_not_overwritten.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })

@@ -33,6 +33,7 @@ func pathRuns(t *testing.T) string {
 // differences at -O2 and -O3 (where the vectorizer splits the loops), and
 // at -O0 and -O1 (where the joins are the plain zero-trip guards).
 func TestPathDecisionRun(t *testing.T) {
+	t.Parallel()
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, pathRuns(t), o)) })
 	}
@@ -41,6 +42,7 @@ func TestPathDecisionRun(t *testing.T) {
 // At -O2, the joins after vsteps' and vsum's vector loops are decided by
 // paths (no record of the way taken in the step loop); vdata keeps one.
 func TestPathDecisionIR(t *testing.T) {
+	t.Parallel()
 	m := preADModuleC(t, "#include <math.h>\n"+pathKernels(t)+"int main(void) { return 0; }\n", "2")
 	for _, tc := range []struct {
 		name         string

@@ -16,6 +16,7 @@ import (
 // select over the way the forward took into the merge, and no record of
 // it read. The gradients run in TestPathDecisionRun.
 func TestDecisionCondFixedPhi(t *testing.T) {
+	t.Parallel()
 	m := preADModuleC(t, "#include <math.h>\n"+pathKernels(t)+"int main(void) { return 0; }\n", "3")
 	for _, split := range []bool{false, true} {
 		d, r := reverseOf(t, m, "vnest", split, "fixed_vnest")

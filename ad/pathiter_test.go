@@ -42,6 +42,7 @@ func TestIterationPathRun(t *testing.T) {
 // paths whose conditions are rebuilt per outer iteration); datacount's
 // count is data, and its outer loop keeps the record.
 func TestIterationPathIR(t *testing.T) {
+	t.Parallel()
 	for _, o := range []string{"2", "3"} {
 		m := preADModuleC(t, iterNests(t), o)
 		for _, tc := range []struct {
@@ -71,6 +72,7 @@ func TestIterationPathIR(t *testing.T) {
 // The reverse entry counts of the remainder (an exact != loop left
 // through its exit test) carry no clamp of a negative distance.
 func TestIterationCondIR(t *testing.T) {
+	t.Parallel()
 	eachReverse(t, triIR, []Activity{Dup, Dup, Dup, Const}, func(r *reverseGen, split bool) {
 		latch := r.blockOf[findValue(r.f, "i1.next")]
 		tree, ok := r.pathDecision(latch)
@@ -182,6 +184,7 @@ declare double @llvm.cos.f64(double)
 // counters on entry to their reverses, from counts that clamp no negative
 // distance.
 func TestExitCountIR(t *testing.T) {
+	t.Parallel()
 	eachReverse(t, downIR, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
 		for _, name := range []string{"i", "j"} {
 			l := r.cfg.LoopOf[r.blockOf[findValue(r.f, name)]]
@@ -201,6 +204,7 @@ func TestExitCountIR(t *testing.T) {
 // n = 2, 5, 8 (the step -2 loop needs an even start: n & -2), combined and
 // through a caller (split).
 func TestExitCountRun(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "exit_count.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {

@@ -24,6 +24,7 @@ func wrapNest(t *testing.T) string {
 // remainder's start, a phi of three ways in, is still rebuilt from the
 // way taken: mergeValue reads the predecessor index.)
 func TestWrapPathIR(t *testing.T) {
+	t.Parallel()
 	for _, o := range []string{"2", "3"} {
 		m := preADModuleC(t, wrapNest(t), o)
 		for _, split := range []bool{false, true} {

@@ -49,6 +49,7 @@ declare double @fmin(double, double)
 // bit; where both are, it caches both and recomputes the bit from them.
 // A select(fcmp) maximum caches its condition alike. Combined and split.
 func TestPickCachedNotOperands(t *testing.T) {
+	t.Parallel()
 	const maxnum = `%mx.next = call double @llvm.maxnum.f64(double %mx, double %xi)`
 	const noUse = `%s.next = fadd double %s, 1.000000e+00`
 	for _, tc := range []struct {
@@ -161,6 +162,7 @@ declare double @llvm.maxnum.f64(double, double)
 // the pick is cached per iteration (a running max) and where it is
 // recomputed from the operands (no loop), combined and split.
 func TestPickRouteIR(t *testing.T) {
+	t.Parallel()
 	loop := strings.NewReplacer("$CALL", `%mx.next = call double @llvm.maxnum.f64(double %mx, double %xi)`,
 		"$USE", `%s.next = fadd double %s, 1.000000e+00`).Replace(pickLoopIR)
 	for _, tc := range []struct {
@@ -221,6 +223,7 @@ func isFloatZero(v value.Value) bool {
 // with a tie) and forward mode; with finite ones the forward-mode
 // derivative matches central differences; at every level.
 func TestPickRouteRun(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "pick_route.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
@@ -239,6 +242,7 @@ func TestPickRouteRun(t *testing.T) {
 // derivatives match central differences (the tie's exactly); at every
 // level.
 func TestPickZeroRun(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "pick_zero.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {

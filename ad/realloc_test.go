@@ -3,6 +3,7 @@ package ad
 import "testing"
 
 func TestRealloc(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "realloc.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })

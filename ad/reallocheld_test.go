@@ -14,6 +14,7 @@ import (
 // no floats). Combined and split mode against central differences, at
 // every level, and leak-checked.
 func TestReallocHeldInStruct(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "realloc_held_in_struct.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
@@ -29,6 +30,7 @@ func TestReallocHeldInStruct(t *testing.T) {
 // block as holding no floats (a zero gradient for everything stored before
 // the last move).
 func TestReallocBytesUnknown(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "realloc_bytes_unknown.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 // (recomputedEntryCount) clamp no negative distance: the loops ran to
 // their bounds (exitCount).
 func TestRecomputedCountIR(t *testing.T) {
+	t.Parallel()
 	m := preADModuleC(t, particleC(t)+snapshotNests(t)+"int main(void) { return 0; }\n", "2")
 	for _, name := range []string{"particles", "deep"} {
 		for _, split := range []bool{false, true} {
@@ -59,6 +60,7 @@ func TestRecomputedCountIR(t *testing.T) {
 // with 1, 2, 3 and 8 particles (the loops unrolled by two run their
 // remainder only, both, or their body only), at -O2 and -O3.
 func TestRecomputedCountRun(t *testing.T) {
+	t.Parallel()
 	src := particleC(t) + snapshotNests(t) + testdataC(t, "recomputed_count.c")
 	for _, o := range []string{"2", "3"} {
 		t.Run("O"+o, func(t *testing.T) {

@@ -44,6 +44,7 @@ exit:
 // floating fields together, ordered by alignment, largest first) grown by
 // one realloc, combined and split.
 func TestIterationRecord(t *testing.T) {
+	t.Parallel()
 	eachReverse(t, recordIR, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
 		lc := r.loops[r.cfg.Loops[0]]
 		if lc.rec == nil {
@@ -106,6 +107,7 @@ func eachReverse(t *testing.T, src string, acts []Activity, check func(r *revers
 // second call reuses the first's) and through a caller (rec_ir split into
 // an augmented forward and a reverse sharing the records on the tape).
 func TestIterationRecordRun(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "iteration_record.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
@@ -122,6 +124,7 @@ func TestIterationRecordRun(t *testing.T) {
 // are renumbered, and those made after it address the moved fields too
 // (each index names a field of the accessed value's type).
 func TestFieldAddrAfterLayout(t *testing.T) {
+	t.Parallel()
 	elems := []types.Type{types.I8, types.I32, types.Double}
 	lc := &loopCache{rec: types.NewStruct(), fields: map[value.Value]*loopBuf{}}
 	var bufs []*loopBuf
@@ -159,6 +162,7 @@ func TestFieldAddrAfterLayout(t *testing.T) {
 // recordField joins them) an i32 and a double. After recordLayout(o), n's
 // fields name their new indices, not only the owner's.
 func TestSharedRecordLayout(t *testing.T) {
+	t.Parallel()
 	o := &loopCache{rec: types.NewStruct(), fields: map[value.Value]*loopBuf{}}
 	n := &loopCache{owner: o, rec: o.rec, fields: map[value.Value]*loopBuf{}}
 	o.sharers = []*loopCache{n}

@@ -8,6 +8,7 @@ import "testing"
 // a global a helper overwrites, and a local array a helper writes through
 // a global pointer (set directly, or by another helper).
 func TestReloadsKeepCapturedWrites(t *testing.T) {
+	t.Parallel()
 	src := loopRunPrelude + `
 struct H { double *p; };
 __attribute__((noinline)) double cap_kernel(double *x, int n, struct H *h) {

@@ -43,6 +43,7 @@ done:
 `
 
 func TestReloadsThroughLoadedPointers(t *testing.T) {
+	t.Parallel()
 	m := parseIR(t, loadedBasesIR)
 	d := newDiffer(m, Options{})
 	r, err := d.generateReverse(func() (*reverseGen, error) {
@@ -67,6 +68,7 @@ func TestReloadsThroughLoadedPointers(t *testing.T) {
 // one vector's data pointer are overwritten through another's that is the
 // same vector at run time: those loads are still cached.
 func TestReloadsThroughLoadedPointersRun(t *testing.T) {
+	t.Parallel()
 	src := cxxPrelude + `
 template <typename R, typename... T> R __enzyme_autodiff(void *, T...);
 struct Points { int n, d; std::vector<double> x; };

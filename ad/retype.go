@@ -2,7 +2,6 @@ package ad
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/gozyme/gozyme/ad/typeanalysis"
@@ -35,11 +34,6 @@ import (
 // activity is known, float bits that derivatives reach and that leave as
 // integers stop the link with an error (retype_check.go). Bulk copies ask
 // the analysis what their bytes hold (analyzedCopy, copybound.go).
-
-// printTypes (GOZYME_PRINT_TYPES set) prints the type analysis of the AD
-// region and the functions the rewrite changed to standard error, as
-// Enzyme's -print-type-analysis does.
-var printTypes = os.Getenv("GOZYME_PRINT_TYPES") != ""
 
 // retyper holds the analysis of one module's AD region and its rewrite.
 type retyper struct {
@@ -87,9 +81,9 @@ func (d *differ) retypeRegion(roots []*root) error {
 	if !rt.ta.Complete() {
 		return nil // the engine sees the functions as they are
 	}
-	if printTypes {
+	if w := d.typeReport; w != nil {
 		for _, f := range rt.ta.Funcs() {
-			fmt.Fprintf(os.Stderr, "types of %s:\n%s", f.Name(), rt.ta.Print(f))
+			fmt.Fprintf(w, "types of %s:\n%s", f.Name(), rt.ta.Print(f))
 		}
 	}
 	d.bits = rt
@@ -126,8 +120,8 @@ func (d *differ) retypeRegion(roots []*root) error {
 			if err := irutil.Renumber(g); err != nil {
 				return errorAt(g, nil, "%v", err)
 			}
-			if printTypes {
-				fmt.Fprintln(os.Stderr, g.LLString())
+			if w := d.typeReport; w != nil {
+				fmt.Fprintln(w, g.LLString())
 			}
 		}
 	}

@@ -69,6 +69,7 @@ declare double @__enzyme_autodiff(i8*, ...)
 // The rewrite itself: what the prepared copies look like, and that they
 // (and the retyped helper) are valid IR.
 func TestRetypeRewriteIR(t *testing.T) {
+	t.Parallel()
 	m, err := irutil.ParseText("retype.ll", []byte(retypeIR))
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +133,7 @@ func TestRetypeRewriteIR(t *testing.T) {
 // and compiled with -g, passes the verifier, debug info included (a
 // retyped copy must not share its original's DISubprogram).
 func TestRetypedModuleVerifies(t *testing.T) {
+	t.Parallel()
 	src := bitsPrelude + testdataC(t, "retyped_module_verifies.c")
 	if _, err := toolchains.Tool("opt"); err != nil {
 		t.Skip(err)

@@ -26,6 +26,7 @@ double __enzyme_reverse(void *, ...);
 // memory read back as double by the caller. Reverse, forward and split
 // modes.
 func TestFloatBitsThroughIntegers(t *testing.T) {
+	t.Parallel()
 	src := bitsPrelude + testdataC(t, "float_bits_through_integers.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -37,6 +38,7 @@ func TestFloatBitsThroughIntegers(t *testing.T) {
 // double next to a long), returned by value, and a char buffer of doubles
 // copied by memcpy of a variable length in a generic helper.
 func TestStructCopiesAsIntegers(t *testing.T) {
+	t.Parallel()
 	src := bitsPrelude + testdataC(t, "struct_copies_as_integers.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -48,6 +50,7 @@ func TestStructCopiesAsIntegers(t *testing.T) {
 // hold doubles, asked to copy 40: the derivative stops the program rather
 // than treat the unknown bytes as floats (or drop them).
 func TestCopyBeyondKnownFloatsStops(t *testing.T) {
+	t.Parallel()
 	src := bitsPrelude + testdataC(t, "copy_beyond_known_floats_stops.c")
 	exe := buildC(t, src, "2")
 	run(t, exe)
@@ -61,6 +64,7 @@ func TestCopyBeyondKnownFloatsStops(t *testing.T) {
 // one, a struct {float; int} passed by value (one i64 holding both). The
 // link stops with an error naming the instruction, never a zero.
 func TestOpaqueFloatBitsAreErrors(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"byte loop": `
 __attribute__((noinline)) void copybytes(char *dst, const char *src, int n) { for (int i = 0; i < n; i++) dst[i] = src[i]; }
@@ -128,6 +132,7 @@ int main(void) { printf("%g\n", __enzyme_fwddiff((void *)f, 0.5, 1.0)); return 0
 // A struct passed by value (byval) that the callee changes: each call
 // works on its own copy in the derivative as in the program.
 func TestByvalCopiesStayCopies(t *testing.T) {
+	t.Parallel()
 	src := bitsPrelude + testdataC(t, "byval_copies_stay_copies.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -138,6 +143,7 @@ func TestByvalCopiesStayCopies(t *testing.T) {
 // side) and called through a parameter: the copies AD differentiates call
 // it directly; two callbacks through one parameter, by dispatch.
 func TestCallbackParameters(t *testing.T) {
+	t.Parallel()
 	src := bitsPrelude + testdataC(t, "callback_parameters.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -156,6 +162,7 @@ func TestCallbackParameters(t *testing.T) {
 // copy at -O2, as boost odeint copies its state), std::copy and
 // std::vector copies.
 func TestCXXCopiesOfDoubles(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "cxx_copies_of_doubles.cc")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildCXX(t, src, o)) })
@@ -165,8 +172,30 @@ func TestCXXCopiesOfDoubles(t *testing.T) {
 // Pointers moved as integers (an unsigned long holding a double*, copied
 // by memcpy: load i64/store i64 at -O2): their shadows move with them.
 func TestPointerBitsThroughIntegers(t *testing.T) {
+	t.Parallel()
 	src := bitsPrelude + testdataC(t, "pointer_bits_through_integers.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+}
+
+// TestTypeReport: Options.TypeReport (GOZYME_PRINT_TYPES) receives the
+// type analysis of the functions AD reaches and the copies the rewrite
+// changed; without it Differentiate prints nothing.
+func TestTypeReport(t *testing.T) {
+	t.Parallel()
+	src := bitsPrelude + `
+__attribute__((noinline)) unsigned long long bits(double x) { unsigned long long u; memcpy(&u, &x, 8); return u; }
+double f(double x) { unsigned long long u = bits(x * x); double y; memcpy(&y, &u, 8); return y; }
+double df(double x) { return __enzyme_autodiff((void *)f, x); }
+`
+	var report strings.Builder
+	if _, err := Differentiate(preADModuleC(t, src, "2"), Options{TypeReport: &report}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"types of f", "types of bits", "define"} {
+		if !strings.Contains(report.String(), want) {
+			t.Errorf("no %q in the type report:\n%s", want, report.String())
+		}
 	}
 }

@@ -116,6 +116,7 @@ F2 __enzyme_autodiff_f2(void *, ...);
 }
 
 func TestMathRules(t *testing.T) {
+	t.Parallel()
 	src := ruleProgram()
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })

@@ -20,6 +20,7 @@ static void check(const char *what, double got, double want, double tol) {
 `
 
 func TestRelu3AndSquare(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "relu3_and_square.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })

@@ -50,6 +50,7 @@ exit:
 // its !noalias, and that LLVM accepts the module and hoists the inner
 // reverse loop's read of the cached entry counter out of that loop.
 func TestCacheAliasScope(t *testing.T) {
+	t.Parallel()
 	m := parseIR(t, triangleInPlaceIR)
 	f := m.Funcs[0]
 	d := newDiffer(m, Options{})

@@ -25,6 +25,7 @@ void __enzyme_fwddiff(void *, ...);
 `
 
 func TestHessianVectorProducts(t *testing.T) {
+	t.Parallel()
 	src := secondPrelude + testdataC(t, "hessian_vector_products.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -33,6 +34,7 @@ func TestHessianVectorProducts(t *testing.T) {
 }
 
 func TestSecondOrderOverForward(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "second_order_over_forward.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -43,6 +45,7 @@ func TestSecondOrderOverForward(t *testing.T) {
 // holding the inner one in the module, so only lowering inner-first makes
 // forward mode see the generated gradient instead of an Enzyme call.
 func TestInnerRootsFirst(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "inner_roots_first.c")
 	for _, o := range []string{"0", "2"} {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })

@@ -75,6 +75,7 @@ declare double @llvm.exp.f64(double)
 // slot), whether or not b runs in every outer iteration; with another
 // count (c-1) each keeps its own. Combined and split.
 func TestSharedRecordIR(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, cb string
 		guard    bool
@@ -126,6 +127,7 @@ func TestSharedRecordIR(t *testing.T) {
 // (split: the shared buffer on the tape), and leak-checked (the shared
 // buffer is retained and freed once).
 func TestSharedRecordRun(t *testing.T) {
+	t.Parallel()
 	names := []string{"sr_same", "sr_skip", "sr_other"}
 	ll := sharedRecIR(names[0], "c", false) +
 		strings.Replace(sharedRecIR(names[1], "c", true), "\ndeclare double @llvm.exp.f64(double)\n", "", 1) +

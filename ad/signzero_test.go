@@ -16,6 +16,7 @@ import (
 // the caller reads back prints as 0 (signbit clear), as with Enzyme; the
 // gradient itself is checked against central differences.
 func TestShadowClearedToPositiveZero(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "shadow_cleared_to_positive_zero.c")
 	for _, o := range optLevels {
 		if out := run(t, buildC(t, src, o)); !strings.Contains(out, "ok") {
@@ -79,6 +80,7 @@ declare void @free(i8*)
 // write's clear-then-accumulate folds to the adjoint), while stores into the
 // caller's memory, or into memory that may be the caller's, clear to +0.0.
 func TestPrivateShadowClearedToNegativeZero(t *testing.T) {
+	t.Parallel()
 	eachReverse(t, rmwIR, []Activity{Dup, Const}, func(r *reverseGen, split bool) {
 		want := map[string]float64{"bip": math.Copysign(0, -1), "bjp": math.Copysign(0, -1), "xjp": 0, "either": 0}
 		for _, b := range r.f.Blocks {
@@ -130,5 +132,6 @@ func rmwSrc(t *testing.T) string {
 // TestPrivateShadowRMWRun: the gradients of rmwSrc against central
 // differences at every level, the caller's zeros positive, no leaks.
 func TestPrivateShadowRMWRun(t *testing.T) {
+	t.Parallel()
 	runIRWants(t, rmwSrc(t), rmwIR, optLevels, true, "ok tri[4]", "ok rmw_ir3[2]", "ok rmw_ir5[4]", "ok scale[4]")
 }

@@ -14,6 +14,7 @@ func simdKernels(t *testing.T) string {
 }
 
 func TestSIMD(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + `
 ` + simdKernels(t) + `
 __attribute__((noinline)) void scale(double *out, const double *x, int n) {

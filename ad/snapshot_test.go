@@ -23,6 +23,7 @@ func snapshotNests(t *testing.T) string {
 // Every snapshot nest's gradient matches central differences at every
 // level, combined and split, and leaks nothing.
 func TestSnapshotNests(t *testing.T) {
+	t.Parallel()
 	main := "int main(void) {\n"
 	for _, f := range []string{"deep", "stepdata", "stepskip", "rowskip", "deep_callee", "stepdata_callee", "rowskip_callee"} {
 		main += "\tCHECK_PARTICLES(" + f + ", 9);\n"
@@ -43,6 +44,7 @@ func TestSnapshotNests(t *testing.T) {
 // entry to the i loop, per step). stepdata, stepskip and rowskip keep one
 // cached (at -O0 and -O1, which keep their shape).
 func TestSnapshotIR(t *testing.T) {
+	t.Parallel()
 	for _, o := range optLevels {
 		m := preADModuleC(t, particleC(t)+snapshotNests(t)+"int main(void) { return 0; }\n", o)
 		for _, tc := range []struct {

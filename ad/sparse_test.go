@@ -25,6 +25,7 @@ define void @st(double %v, i64 %off, i64 %i) {
 // use of a derived address, and a needed value read through an
 // enzyme_dupnoneed constant primal, are errors naming the function.
 func TestLowerDenseViews(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, body string
 		want       []string // in the lowered text, or the error

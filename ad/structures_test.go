@@ -3,6 +3,7 @@ package ad
 import "testing"
 
 func TestDataStructures(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "data_structures.c")
 	grad := `
 #define GRADCHECK_ALL GRADCHECK(energy_flat); GRADCHECK(list_sum);

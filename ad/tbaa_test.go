@@ -11,6 +11,7 @@ import (
 // (enzyme_const) into a malloc'd buffer, and pointer tables copied likewise.
 // The memcpy's TBAA tag ("double", "any pointer") is the type evidence.
 func TestTBAACopies(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + testdataC(t, "tbaa_copies.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -71,6 +72,7 @@ declare void @llvm.memcpy.p0i8.p0i8.i64(i8*, i8*, i64, i1)
 `
 
 func TestTBAAStructCopy(t *testing.T) {
+	t.Parallel()
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildCWithIR(t, irDriver("rec_ir"), recordCopyIR, o)) })
 	}

@@ -16,6 +16,7 @@ func tripLoops(t *testing.T) string {
 }
 
 func TestTripCountReservation(t *testing.T) {
+	t.Parallel()
 	src := memoryPrelude + tripLoops(t) + testdataC(t, "trip_count_reservation.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
@@ -36,6 +37,7 @@ func reallocCounter(t *testing.T) string {
 // n = 8 call may need none). A second call of the same size reuses the
 // retained buffers (retain.go): no realloc at all.
 func TestTripCountAllocatesOnce(t *testing.T) {
+	t.Parallel()
 	src := reallocCounter(t) + testdataC(t, "trip_count_allocates_once.c")
 	for _, o := range []string{"1", "2", "3"} {
 		t.Run("O"+o, func(t *testing.T) {
@@ -59,6 +61,7 @@ func TestTripCountAllocatesOnce(t *testing.T) {
 // central differences. (-fno-math-errno: with errno, sin may write memory,
 // x is loaded again after it, and that second value shares each record.)
 func TestTripCountExactReservation(t *testing.T) {
+	t.Parallel()
 	src := testdataC(t, "trip_count_exact_reservation.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {

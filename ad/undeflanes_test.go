@@ -22,6 +22,7 @@ func undefLanesSrc(t *testing.T) string {
 // dead lane summed into a live one), at every level, with wider vectors
 // (-march=native) and with fast-math reductions.
 func TestUndefLanes(t *testing.T) {
+	t.Parallel()
 	for _, flags := range [][]string{nil, {"-march=native"}, {"-ffast-math"}} {
 		for _, o := range optLevels {
 			t.Run("O"+o+strings.Join(flags, ""), func(t *testing.T) {
@@ -56,6 +57,7 @@ entry:
 // TestUndefTwoInputShuffle: d(x²y)/dx and d(x²y)/dy of two_input in
 // reverse and forward mode, at every level.
 func TestUndefTwoInputShuffle(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "undef_two_input_shuffle.c")
 	runIRWants(t, src, twoInputUndefIR, optLevels, false, "ok dx:", "ok dy:", "ok dx forward", "ok dy forward")
 }
@@ -63,6 +65,7 @@ func TestUndefTwoInputShuffle(t *testing.T) {
 // TestRefineUndefText: refineUndef leaves no undef or poison operand or
 // mask element in two_input, and shuffles in a zero vector for %s.
 func TestRefineUndefText(t *testing.T) {
+	t.Parallel()
 	m, err := irutil.ParseText("two_input.ll", []byte(twoInputUndefIR))
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,9 @@ func TestWorkloadGradients(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
+	// Links reuse what they cached only within this run, never the
+	// user's link cache.
+	t.Setenv("GOZYME_CACHE", filepath.Join(bin, "link-cache"))
 	build := exec.Command("go", "build", "-buildvcs=false", "-o", bin+string(filepath.Separator), "./cmd/...")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
@@ -32,6 +35,7 @@ func TestWorkloadGradients(t *testing.T) {
 	}
 	for _, src := range srcs {
 		t.Run(filepath.Base(src), func(t *testing.T) {
+			t.Parallel() // each builds in its own directory
 			trackDir(t, src)
 			work := t.TempDir()
 			post, pre, err := buildWorkload(filepath.Join(bin, "gozyme-cc"), src, work)

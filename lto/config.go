@@ -30,6 +30,10 @@ type Config struct {
 	// Times is GOZYME_TIMES set and not "0": each link prints the time
 	// each of its stages took to stderr.
 	Times bool
+	// PrintTypes is GOZYME_PRINT_TYPES set: AD prints the type analysis
+	// of the functions it reaches to stderr (ad.Options.TypeReport); a
+	// job asked for it is not answered from the link cache.
+	PrintTypes bool
 	// KeepTemps is GOZYME_KEEP_TEMPS: a directory under which each link
 	// (and each gozyme-cc run) keeps its intermediate files ("": they go
 	// to a temporary directory, removed afterwards).
@@ -62,6 +66,7 @@ func ConfigFromEnv() Config {
 	}
 	v := os.Getenv("GOZYME_TIMES")
 	cfg.Times = v != "" && v != "0"
+	cfg.PrintTypes = os.Getenv("GOZYME_PRINT_TYPES") != ""
 	switch v := os.Getenv("GOZYME_CACHE"); {
 	case v == "off" || v == "0" || cfg.KeepTemps != "":
 	case filepath.IsAbs(v):

@@ -11,13 +11,13 @@ func TestConfigFromEnv(t *testing.T) {
 	cache := filepath.Join(t.TempDir(), "cache")
 	for k, v := range map[string]string{
 		"GOZYME_REAL_LD": "ld.lld", "GOZYME_OPT_LEVEL": "-O3", "GOZYME_JOBS": "3",
-		"GOZYME_AD_STAGE": "pre", "GOZYME_TIMES": "1", "GOZYME_KEEP_TEMPS": "",
+		"GOZYME_AD_STAGE": "pre", "GOZYME_TIMES": "1", "GOZYME_KEEP_TEMPS": "", "GOZYME_PRINT_TYPES": "1",
 		"GOZYME_CACHE": cache, ObjectSourcesEnv: `{"/tmp/a.o":"a.c"}`,
 	} {
 		t.Setenv(k, v)
 	}
 	cfg := ConfigFromEnv()
-	want := Config{RealLD: "ld.lld", OptLevel: "-O3", Jobs: 3, ADStage: "pre", Times: true,
+	want := Config{RealLD: "ld.lld", OptLevel: "-O3", Jobs: 3, ADStage: "pre", Times: true, PrintTypes: true,
 		CacheDir: cache, ObjectSources: map[string]string{"/tmp/a.o": "a.c"}, cacheEnv: cfg.cacheEnv}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("ConfigFromEnv() = %+v\nwant %+v", cfg, want)

@@ -35,8 +35,10 @@ type DeviceJob struct {
 	LoopRecords int64
 	// PlainAdjoints is ad.Options.GPUPlainAdjoints (benchmarks only).
 	PlainAdjoints bool
-	TempDir       string
-	OutPTX        string
+	// PrintTypes prints AD's type analysis to stderr (Config.PrintTypes).
+	PrintTypes bool
+	TempDir    string
+	OutPTX     string
 	// Note receives AD's remarks (bytes cached per thread), may be nil.
 	Note func(string)
 }
@@ -127,6 +129,9 @@ func differentiateDevice(ctx context.Context, job DeviceJob, in, out string) err
 			}
 			opts := ad.Options{Custom: map[*ir.Func]*ad.Custom{}, RuntimeActivity: runtimeActivity,
 				Note: job.Note, GPULoopRecords: job.LoopRecords, GPUPlainAdjoints: job.PlainAdjoints}
+			if job.PrintTypes {
+				opts.TypeReport = os.Stderr
+			}
 			for f, r := range rules {
 				opts.Custom[f] = &ad.Custom{Augment: r.Augment, Gradient: r.Gradient, Forward: r.Forward}
 			}

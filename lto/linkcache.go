@@ -170,7 +170,7 @@ func sortedKeys[V any](m map[string]V) []string {
 func cachedRewrite(ctx context.Context, cfg Config, job RewriteJob, stored *atomic.Int32) error {
 	dir := cfg.CacheDir
 	key := ""
-	if dir != "" {
+	if dir != "" && !job.PrintTypes { // a hit would print nothing
 		key = jobKey(cfg, job)
 	}
 	if key == "" {

@@ -39,6 +39,8 @@ type RewriteJob struct {
 	TempDir  string   // per-link scratch directory
 	OutPath  string   // native object to write
 	ADStage  string   // "pre": differentiate before optimizing (Config.ADStage)
+	// PrintTypes prints AD's type analysis to stderr (Config.PrintTypes).
+	PrintTypes bool
 }
 
 // Origin names the job in messages: "dir/a.o" or "lib.a(a.o)".
@@ -108,6 +110,9 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 				return fmt.Errorf("%s: %w", origin, err)
 			}
 			opts := ad.Options{Custom: map[*ir.Func]*ad.Custom{}, RuntimeActivity: runtimeActivity}
+			if job.PrintTypes {
+				opts.TypeReport = os.Stderr
+			}
 			for f, r := range rules {
 				opts.Custom[f] = &ad.Custom{Augment: r.Augment, Gradient: r.Gradient, Forward: r.Forward}
 			}
@@ -198,9 +203,8 @@ func lowerDenseViews(ctx context.Context, dir, path, origin string) error {
 // store loaded values into memcpy calls (LoopIdiomRecognize). The forward
 // sweep caches a value it loads in the loop that loads it; as a memcpy the
 // copy becomes a call before the loop reading the values a second time,
-// whose call overhead and spills a short loop pays on every entry (GMM's
-// gradient at (d,k) = (2,5): 2.628M -> 2.606M instructions per call). The
-// primal code was optimized before AD with the idiom on: only loops that
+// whose call overhead and spills a short loop pays on every entry
+// (bench/results/history.md). The primal code was optimized before AD with the idiom on: only loops that
 // AD wrote are concerned. Not where AD ran before optimizing
 // (GOZYME_AD_STAGE=pre), where the user's loops are optimized here too.
 var keepCacheStores = []string{"-mllvm", "-disable-loop-idiom-memcpy"}

@@ -98,11 +98,12 @@ func rewriteAll(ctx context.Context, cfg Config, groups []*rewriteGroup, tmp, lt
 		in := grp.anchor
 		outs[i] = filepath.Join(tmp, tempName(in)+".o")
 		job := RewriteJob{
-			CC1Args:  in.CC1Args,
-			OptLevel: cfg.optLevelFor(in, ltoLevel),
-			TempDir:  tmp,
-			OutPath:  outs[i],
-			ADStage:  cfg.ADStage,
+			CC1Args:    in.CC1Args,
+			OptLevel:   cfg.optLevelFor(in, ltoLevel),
+			TempDir:    tmp,
+			OutPath:    outs[i],
+			ADStage:    cfg.ADStage,
+			PrintTypes: cfg.PrintTypes,
 		}
 		for k, m := range grp.members {
 			if m == in {

@@ -36,8 +36,8 @@ const hoist = "forceattrs,function(loop-mssa(loop-rotate,licm))"
 // and the induction start cached per execution of the enclosing loop, a
 // record of which exit was taken. The optimizer after AD unrolls the
 // gradient's loops as it sees fit. Loops with constant trip counts are
-// still unrolled (fully or partially) before AD. GMM's gradient at
-// (d,k) = (2,5): 3.53M -> 3.37M instructions, (20,50): 309M -> 294M.
+// still unrolled (fully or partially) before AD (what it saved:
+// bench/results/history.md).
 const noRuntimeUnroll = "-unroll-runtime=false"
 
 // noVectorize keeps LLVM from vectorizing loops before AD, but those a
@@ -46,8 +46,8 @@ const noRuntimeUnroll = "-unroll-runtime=false"
 // vector loop, a scalar remainder and the checks choosing between them, and
 // AD differentiates all three: the forward sweep records which ran, the
 // reverse sweep rebuilds each one's start. Loops that run a few iterations
-// pay for that bookkeeping on every entry. GMM's gradient at (d,k) = (2,5):
-// 1.870M -> 1.766M instructions. The optimizer after AD vectorizes the
+// pay for that bookkeeping on every entry (bench/results/history.md). The
+// optimizer after AD vectorizes the
 // primal's functions and a gradient's outermost loops, not its loops inside
 // loops (ad's loop hints, loophints.go).
 const noVectorize = "-vectorize-loops=false"
@@ -96,8 +96,7 @@ func Optimize(ctx context.Context, in, out, level string, opts Options) error {
 	var args []string
 	// Inference is an optimization: IR llir cannot read goes on without it
 	// (the load after optimizing reports the problem if AD needs that code).
-	// Measured cost (llvm-dis, parse, inference): 0.025s of a 0.35-1.0s link
-	// for bench/workloads ba, gmm, lstm; 2.3s of 22s optimizing SQLite.
+	// It costs a small part of a link (bench/results/history.md).
 	m, err := irutil.ParseText(lit, text)
 	if err != nil && toolchains.Verbose() {
 		opts.warn("no attribute inference before optimizing: %v", err)

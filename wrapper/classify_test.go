@@ -216,13 +216,14 @@ func TestCompileArgs(t *testing.T) {
 
 func TestCompileStepArgs(t *testing.T) {
 	c := Classify(strings.Fields("-O0 -MD -x c - -o out/app -lm -Wl,-z,now"))
-	got := strings.Join(compileStepArgs(c, c.Sources()[0], "/tmp/t/0--.o"), " ")
-	want := "-O0 -MD -MF out/app.d -c -o /tmp/t/0--.o -x c - -Xclang -fembed-bitcode=all " + strings.Join(append(custom.DefineFlags(), headerFlags()...), " ") + " -Qunused-arguments"
+	hdr := []string{"-idirafter", "/hdr"}
+	got := strings.Join(compileStepArgs(c, c.Sources()[0], "/tmp/t/0--.o", hdr), " ")
+	want := "-O0 -MD -MF out/app.d -c -o /tmp/t/0--.o -x c - -Xclang -fembed-bitcode=all " + strings.Join(custom.DefineFlags(), " ") + " -idirafter /hdr -Qunused-arguments"
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 	c = Classify(strings.Fields("-O2 s.S m.c"))
-	got = strings.Join(compileStepArgs(c, c.Sources()[0], "t.o"), " ")
+	got = strings.Join(compileStepArgs(c, c.Sources()[0], "t.o", hdr), " ")
 	if want := "-O2 -c -o t.o s.S -Qunused-arguments"; got != want {
 		t.Errorf("assembly step %q, want %q", got, want)
 	}

@@ -31,12 +31,12 @@ func (d *driver) compile(orig, expanded []string, cmd *Command) (int, error) {
 	var calls []call
 	switch {
 	case len(plain) == 0:
-		calls = []call{{append(orig, embedFlags(cmd)...), emb}}
+		calls = []call{{append(orig, embedFlags(cmd, d.headerFlags())...), emb}}
 	case len(emb) == 0 || cmd.HasOutput:
 		// With -o and several sources clang reports the error itself.
 		calls = []call{{orig, plain}}
 	default:
-		a, err := argsFile(append(compileArgs(cmd, emb, true), embedFlags(cmd)...), tmp)
+		a, err := argsFile(append(compileArgs(cmd, emb, true), embedFlags(cmd, d.headerFlags())...), tmp)
 		if err != nil {
 			return 1, err
 		}
@@ -144,7 +144,7 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 			objs[in.Item] = obj
 			continue
 		}
-		step := compileStepArgs(cmd, in, obj)
+		step := compileStepArgs(cmd, in, obj, d.headerFlags())
 		args, err := argsFile(step, tmp)
 		if err != nil {
 			return 1, err
@@ -194,7 +194,7 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 // compile-and-link line to obj. -Qunused-arguments keeps link-only options
 // from drawing warnings clang would not give for the whole line. A
 // dependency file keeps the name clang would give it.
-func compileStepArgs(cmd *Command, in Input, obj string) []string {
+func compileStepArgs(cmd *Command, in Input, obj string, hdr []string) []string {
 	var out []string
 	depFile, hasMF := false, false
 	for _, it := range cmd.Items {
@@ -220,7 +220,7 @@ func compileStepArgs(cmd *Command, in Input, obj string) []string {
 	out = append(out, "-c", "-o", obj)
 	out = appendSources(out, []Input{in})
 	if embeds(in.Lang) && !cmd.LTO {
-		out = append(out, embedFlags(cmd)...)
+		out = append(out, embedFlags(cmd, hdr)...)
 	}
 	return append(out, "-Qunused-arguments")
 }

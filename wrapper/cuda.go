@@ -199,8 +199,8 @@ func (d *driver) compileCUDA(cmd *Command, in Input, obj string, tmp *tempDir) (
 		}
 		ptx := filepath.Join(dir, stem+".ptx")
 		job := lto.DeviceJob{Bitcode: bc, Origin: in.Path, OptLevel: level, Arch: arch, Libdevice: cuda.Libdevice,
-			KeepDebug: cf.debug, LoopRecords: loopRecords(), TempDir: dir, OutPTX: ptx, Note: d.note,
-			PlainAdjoints: os.Getenv("GOZYME_GPU_BENCH_PLAIN_ADJOINTS") != ""}
+			KeepDebug: cf.debug, LoopRecords: d.env.GPULoopRecords, TempDir: dir, OutPTX: ptx, Note: d.note,
+			PlainAdjoints: d.env.GPUPlainAdjoints, PrintTypes: d.cfg.PrintTypes}
 		if job.PlainAdjoints {
 			fmt.Fprintf(os.Stderr, "%s: warning: GOZYME_GPU_BENCH_PLAIN_ADJOINTS: %s's gradients add adjoints without atomics, wrong wherever threads share memory (for measuring what the atomics cost only)\n", d.prog, in.Path)
 		}
@@ -222,7 +222,7 @@ func (d *driver) compileCUDA(cmd *Command, in Input, obj string, tmp *tempDir) (
 			host = append(host, it.Args...) // dependency files from the host pass
 		}
 	}
-	host = append(appendSources(host, []Input{in}), embedFlags(cmd)...)
+	host = append(appendSources(host, []Input{in}), embedFlags(cmd, d.headerFlags())...)
 	host = append(host, "-Qunused-arguments")
 	if code, err := d.run(host, nil); err != nil || code != 0 {
 		return code, err
@@ -257,16 +257,10 @@ func fatBinary(cuda toolchains.CUDA, archs, ptxs []string, out string) (string, 
 	return out, nil
 }
 
-// loopRecords reads GOZYME_GPU_LOOP_RECORDS (ad.Options.GPULoopRecords).
-func loopRecords() int64 {
-	n, _ := strconv.ParseInt(os.Getenv("GOZYME_GPU_LOOP_RECORDS"), 10, 64)
-	return n
-}
-
 // note prints a remark of the device pipeline under GOZYME_VERBOSE or
 // GOZYME_GPU_REPORT.
 func (d *driver) note(msg string) {
-	if toolchains.Verbose() || os.Getenv("GOZYME_GPU_REPORT") != "" {
+	if toolchains.Verbose() || d.env.GPUReport {
 		fmt.Fprintf(os.Stderr, "%s: note: %s\n", d.prog, msg)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/mattn/go-shellwords"
@@ -33,13 +34,18 @@ type driver struct {
 	clang   string // path of clang-14, clang++-14 or flang-new-16
 	fortran bool   // wrapping flang-new-16 (gozyme-fc)
 	cfg     lto.Config
+	env     Config // the environment, as ConfigFromEnv read it (cfg is env.LTO)
+
+	hdrOnce sync.Once
+	hdr     []string // headerFlags, once asked
 }
 
 // Main runs the wrapper for lang (LangC, LangCXX or LangFortran) on args
-// (os.Args[1:]) and returns the exit status: the compiler's own, or 1
-// after an error of the wrapper's, reported as "gozyme-cc: error: ...".
-func Main(lang string, args []string) (code int) {
-	d := &driver{prog: "gozyme-cc", cfg: lto.ConfigFromEnv()}
+// (os.Args[1:]) with the configuration cfg (ConfigFromEnv) and returns
+// the exit status: the compiler's own, or 1 after an error of the
+// wrapper's, reported as "gozyme-cc: error: ...".
+func Main(lang string, cfg Config, args []string) (code int) {
+	d := &driver{prog: "gozyme-cc", cfg: cfg.LTO, env: cfg}
 	defer func() {
 		if p := recover(); p != nil {
 			code = d.fail(fmt.Errorf("internal error: %v; please report this to the gozyme developers with the command line", p))
@@ -66,7 +72,7 @@ func Main(lang string, args []string) (code int) {
 		return d.fail(err)
 	}
 	d.clang = path
-	extra, err := shellwords.Parse(os.Getenv("GOZYME_FLAGS"))
+	extra, err := shellwords.Parse(cfg.Flags)
 	if err != nil {
 		return d.fail(fmt.Errorf("GOZYME_FLAGS: %v", err))
 	}

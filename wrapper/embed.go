@@ -28,22 +28,22 @@ import (
 // compile (addOwnBitcode), and the attribute macros and the header's
 // directory are added only to sources that use an attribute or include
 // <enzyme/enzyme>.
-func embedFlags(cmd *Command) []string {
+func embedFlags(cmd *Command, hdr []string) []string {
 	if !userEmbeds(cmd) {
-		return ownEmbedFlags()
+		return ownEmbedFlags(hdr)
 	}
 	for _, in := range cmd.Sources() {
 		if embeds(in.Lang) && in.Path != "-" && mentionsAttribute(in.Path, includeDirs(cmd), forcedIncludes(cmd)) {
-			return append(custom.DefineFlags(), headerFlags()...)
+			return append(custom.DefineFlags(), hdr...)
 		}
 	}
 	return nil
 }
 
 // ownEmbedFlags make clang embed gozyme's bitcode (with the attribute
-// macros and the header).
-func ownEmbedFlags() []string {
-	return append(append([]string{"-Xclang", "-fembed-bitcode=all"}, custom.DefineFlags()...), headerFlags()...)
+// macros and the header's directory, hdr: driver.headerFlags).
+func ownEmbedFlags(hdr []string) []string {
+	return append(append([]string{"-Xclang", "-fembed-bitcode=all"}, custom.DefineFlags()...), hdr...)
 }
 
 // userEmbeds reports whether the command line asks clang to embed bitcode
@@ -129,7 +129,7 @@ func (d *driver) addOwnBitcode(cmd *Command, in Input, obj string, tmp *tempDir)
 		args = append(args, it.Args...)
 	}
 	args = append(args, "-c", "-o", own, "-w", "-Qunused-arguments")
-	args = append(appendSources(args, []Input{in}), ownEmbedFlags()...)
+	args = append(appendSources(args, []Input{in}), ownEmbedFlags(d.headerFlags())...)
 	ctx := context.Background()
 	if _, err := toolchains.RunPath(ctx, d.clang, args...); err != nil {
 		return fmt.Errorf("%s: compiling gozyme's bitcode beside -fembed-bitcode's: %v", in.Path, err)

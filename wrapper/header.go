@@ -19,9 +19,10 @@ import (
 //go:embed include
 var headers embed.FS
 
-// headerDir returns the directory holding <enzyme/enzyme>, writing it on
-// first use. GOZYME_INCLUDE_DIR names another place to keep it.
-func headerDir() (string, error) {
+// headerDir returns the directory holding <enzyme/enzyme> under base
+// (Config.IncludeDir; "": gozyme under the user's cache directory),
+// writing it on first use.
+func headerDir(base string) (string, error) {
 	h := sha256.New()
 	err := fs.WalkDir(headers, "include", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -35,7 +36,6 @@ func headerDir() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	base := os.Getenv("GOZYME_INCLUDE_DIR")
 	if base == "" {
 		cache, err := os.UserCacheDir()
 		if err != nil {
@@ -85,11 +85,13 @@ func headerDir() (string, error) {
 
 // headerFlags are the options that put <enzyme/enzyme> on the include
 // path; none (and no error) when it cannot be written: a source that
-// includes it then fails to compile, naming the header.
-func headerFlags() []string {
-	dir, err := headerDir()
-	if err != nil {
-		return nil
-	}
-	return []string{"-idirafter", dir}
+// includes it then fails to compile, naming the header. The directory is
+// found (and written) once per command.
+func (d *driver) headerFlags() []string {
+	d.hdrOnce.Do(func() {
+		if dir, err := headerDir(d.env.IncludeDir); err == nil {
+			d.hdr = []string{"-idirafter", dir}
+		}
+	})
+	return d.hdr
 }

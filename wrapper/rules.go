@@ -33,7 +33,7 @@ func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, tmp *
 		// preprocessor knows. Its output is a small fraction of the
 		// frontend's work, where the AST dump would be a second full
 		// frontend pass and a JSON text many times the source's size.
-		pp, err := toolchains.RunPath(ctx, d.clang, preprocessArgs(cmd, in)...)
+		pp, err := toolchains.RunPath(ctx, d.clang, preprocessArgs(cmd, in, d.headerFlags())...)
 		if err != nil {
 			return fmt.Errorf("%s: reading its enzyme(...) attributes: %v", in.Path, err)
 		}
@@ -41,7 +41,7 @@ func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, tmp *
 			return nil
 		}
 	}
-	dump, err := toolchains.RunPath(ctx, d.clang, syntaxArgs(cmd, in)...)
+	dump, err := toolchains.RunPath(ctx, d.clang, syntaxArgs(cmd, in, d.headerFlags())...)
 	if err != nil {
 		return fmt.Errorf("%s: reading its enzyme(...) attributes: %v", in.Path, err)
 	}
@@ -83,10 +83,10 @@ func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, tmp *
 
 // syntaxArgs is the command line dumping the AST of one source as JSON:
 // the compile's options without outputs, dependency files and inputs.
-func syntaxArgs(cmd *Command, in Input) []string {
+func syntaxArgs(cmd *Command, in Input, hdr []string) []string {
 	out := frontendOptions(cmd)
 	out = append(out, "-fsyntax-only", "-Xclang", "-ast-dump=json", "-w", "-Qunused-arguments")
-	out = append(append(out, custom.DefineFlags()...), headerFlags()...)
+	out = append(append(out, custom.DefineFlags()...), hdr...)
 	return appendSources(out, []Input{in})
 }
 
@@ -97,10 +97,10 @@ const annotationInText = `"` + custom.AnnotationPrefix
 
 // preprocessArgs is the command line printing the preprocessed text of one
 // source, with the attribute macros defined, on stdout.
-func preprocessArgs(cmd *Command, in Input) []string {
+func preprocessArgs(cmd *Command, in Input, hdr []string) []string {
 	out := frontendOptions(cmd)
 	out = append(out, "-E", "-P", "-o", "-", "-w", "-Qunused-arguments")
-	out = append(append(out, custom.DefineFlags()...), headerFlags()...)
+	out = append(append(out, custom.DefineFlags()...), hdr...)
 	return appendSources(out, []Input{in})
 }
 

@@ -15,5 +15,5 @@ import (
 )
 
 func main() {
-	os.Exit(wrapper.Main(wrapper.LangCXX, os.Args[1:]))
+	os.Exit(wrapper.Main(wrapper.LangCXX, wrapper.ConfigFromEnv(), os.Args[1:]))
 }

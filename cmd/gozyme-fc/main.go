@@ -17,5 +17,5 @@ import (
 )
 
 func main() {
-	os.Exit(wrapper.Main(wrapper.LangFortran, os.Args[1:]))
+	os.Exit(wrapper.Main(wrapper.LangFortran, wrapper.ConfigFromEnv(), os.Args[1:]))
 }

@@ -37,6 +37,9 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
+	// Links reuse what they cached only within this run, never the
+	// user's link cache.
+	os.Setenv("GOZYME_CACHE", filepath.Join(tmp, "link-cache"))
 	build := exec.Command("go", "build", "-buildvcs=false", "-o", tmp+string(filepath.Separator), "./cmd/...")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {

@@ -124,6 +124,7 @@ func sanitizersWork(t *testing.T, dir string) bool {
 // agree (the functions are smooth around the point); and compiles the whole
 // program, AD calls included, to an object.
 func TestProgramsAreValid(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("clang-14"); err != nil {
 		t.Skip("clang-14 not installed")
 	}

@@ -26,6 +26,7 @@ func TestOpenMP(t *testing.T) {
 	env := toolEnv()
 	for _, opt := range []string{"-O0", "-O1", "-O2", "-O3"} {
 		t.Run(opt, func(t *testing.T) {
+			t.Parallel() // each level's files are its own (name ends with opt)
 			for _, src := range progs {
 				name := strings.TrimSuffix(filepath.Base(src), ".c") + opt
 				obj, exe := filepath.Join(dir, name+".o"), filepath.Join(dir, name)

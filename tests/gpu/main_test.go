@@ -29,6 +29,9 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(tmp)
 	binDir = tmp
+	// Links reuse what they cached only within this run, never the
+	// user's link cache.
+	os.Setenv("GOZYME_CACHE", filepath.Join(tmp, "link-cache"))
 	build := exec.Command("go", "build", "-buildvcs=false", "-o", binDir+string(filepath.Separator), "./cmd/...")
 	build.Dir = repoRoot
 	if out, err := build.CombinedOutput(); err != nil {
