@@ -17,6 +17,7 @@ import (
 // read; gradients against central differences at every level, leak- and
 // memory-checked at -O2.
 func TestQuietSplitReloads(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "quiet_split_reloads.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
@@ -34,6 +35,7 @@ func TestQuietSplitReloads(t *testing.T) {
 // tape holds no per-iteration cache (its loads are not taped: only the
 // iteration counters are).
 func TestQuietSplitChoice(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "quiet_split_reloads.c")
 	m := preADModuleC(t, src, "2")
 	if _, err := Differentiate(m, Options{}); err != nil {

@@ -13,6 +13,7 @@ import (
 // not taken for toggles; gradients against central differences at every
 // level. At -O2 alternating's gradient caches no i1.
 func TestToggleFlagInduction(t *testing.T) {
+	t.Parallel()
 	src := checkPrelude + testdataC(t, "toggle_flag_induction.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) {
