@@ -172,9 +172,11 @@ func libmCall(call *ir.InstCall) bool {
 // the reverse sweep reads the call's result but none of its operands (exp,
 // tanh: their derivatives are functions of the result), recomputing would
 // only serve to call it again: it costs what caching its result costs, so
-// the result is cached unless recomputing saves caching something else (at
-// 1 byte, an LSTM's sigmoids and tanhs, recomputed from free operands, ran
-// twice per cell: bench/results/history.md). Where the reverse sweep needs an operand anyway (sin's derivative is cos of it),
+// the result is cached unless recomputing saves caching something else, and
+// on a tie (libraryCallInstructions); at 1 byte, an LSTM's sigmoids and
+// tanhs, recomputed from free operands, ran twice per cell
+// (bench/results/history.md). Where the reverse sweep needs an operand
+// anyway (sin's derivative is cos of it),
 // caching the result as well would add to the tape what the function
 // overwrites: it costs 1 (an in-place sin iteration keeps the x it
 // overwrites, not x and sin x).
@@ -189,6 +191,13 @@ func (r *reverseGen) recomputeBytes(call *ir.InstCall) int64 {
 	}
 	return typeBytes(call.Typ)
 }
+
+// libraryCallInstructions is what recomputing a real library call (exp,
+// tanh) weighs among cuts that cache the same bytes (breakTies), against
+// 1 per arithmetic instruction: caching its result wins the tie (a tanh
+// whose argument the reverse sweep can load again, free, is still not
+// called twice).
+const libraryCallInstructions = 20
 
 // earlierLoad returns a load of the same address earlier in the same primal
 // block with nothing in between that may write memory: the same value.
@@ -330,7 +339,13 @@ func (r *reverseGen) planCaches() *cachePlan {
 			recomputable[v] = true
 			if call, ok := inst.(*ir.InstCall); ok && libmCall(call) {
 				// Recomputed (both ends cut off from the source): pay for the call.
-				edge(source, nd.in, r.loopScaled(r.recomputeBytes(call), def))
+				bytes := r.recomputeBytes(call)
+				edge(source, nd.in, r.loopScaled(bytes, def))
+				if bytes > 1 {
+					// Where that ties with caching its result (its operands
+					// come free), the call costs more than any instruction.
+					recomputeCost[nd.in] = r.loopScaled(libraryCallInstructions, def)
+				}
 			} else if pureOp(inst) {
 				// An instruction more in the reverse sweep (breakTies).
 				recomputeCost[nd.in] = r.loopScaled(1, def)
