@@ -119,10 +119,20 @@ func (r *reverseGen) augmentCustomPointer(b *ir.Block, call *ir.InstCall, c *Cus
 	}
 	var out []ir.Instruction
 	var field func(i int) value.Value
+	var restore *ir.InstCall
 	if sret {
 		st := c.Augment.Params[0].Typ.(*types.PointerType).ElemType
 		slot := ir.NewAlloca(st)
-		r.allocas.Insts = append(r.allocas.Insts, slot)
+		if r.split {
+			// The entry's allocas go to the reverse function (split.go):
+			// the slot lives on the augmented forward's stack while its
+			// fields are read.
+			sp := ir.NewCall(declare(r.m, "llvm.stacksave", types.I8Ptr))
+			restore = ir.NewCall(declare(r.m, "llvm.stackrestore", types.Void, types.I8Ptr), sp)
+			out = append(out, sp, slot)
+		} else {
+			r.allocas.Insts = append(r.allocas.Insts, slot)
+		}
 		out = append(out, ir.NewCall(c.Augment, append([]value.Value{slot}, args...)...))
 		field = func(i int) value.Value {
 			gep := ir.NewGetElementPtr(st, slot, constant.NewInt(types.I32, 0), constant.NewInt(types.I32, int64(i)))
@@ -147,6 +157,9 @@ func (r *reverseGen) augmentCustomPointer(b *ir.Block, call *ir.InstCall, c *Cus
 	}
 	ret := bitCastTo(&out, field(first), call.Typ)
 	dret := bitCastTo(&out, field(first+1), call.Typ)
+	if restore != nil {
+		out = append(out, restore)
+	}
 	r.vmap[call] = ret
 	r.blockOf[ret] = b
 	r.primalOf[ret] = call
