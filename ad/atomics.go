@@ -225,9 +225,7 @@ func (r *reverseGen) reverseAtomic(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		}
 		ds := blk.NewLoad(x.Typ, sp)
 		if r.act.Active(x) {
-			s := r.adjSlot(x)
-			d := blk.NewLoad(x.Typ, s)
-			blk.NewStore(adjZero(x.Typ), s)
+			d := r.takeAdjoint(blk, x, x.Typ)
 			atomicAddScalars(blk, sp, d)
 		}
 		if r.act.Active(x.X) {

@@ -460,9 +460,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		if !r.act.Active(x) {
 			return true, nil
 		}
-		s := r.adjSlot(x)
-		d := blk.NewLoad(x.ElemType, s)
-		blk.NewStore(adjZero(x.ElemType), s)
+		d := r.takeAdjoint(blk, x, x.ElemType)
 		if g := r.loadSum(x); g != nil {
 			r.addToPartial(blk, g, d) // added into the shadow leaving the loop (loopsum.go)
 			return true, nil

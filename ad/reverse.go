@@ -554,6 +554,15 @@ func isDebugIntrinsic(inst ir.Instruction) bool {
 	return ok && len(f.Name()) > 9 && f.Name()[:9] == "llvm.dbg."
 }
 
+// takeAdjoint loads the adjoint of primal value v (of type t) in blk and
+// zeroes its slot: the adjoint is consumed where v's reverse runs.
+func (r *reverseGen) takeAdjoint(blk *ir.Block, v value.Value, t types.Type) value.Value {
+	s := r.adjSlot(v)
+	d := blk.NewLoad(t, s)
+	blk.NewStore(adjZero(t), s)
+	return d
+}
+
 // adjSlot returns the adjoint slot of primal value v, creating it zeroed.
 func (r *reverseGen) adjSlot(v value.Value) *ir.InstAlloca {
 	if s, ok := r.adj[v]; ok {
@@ -719,10 +728,7 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		if !ok || !r.act.Active(p) {
 			continue
 		}
-		s := r.adjSlot(p)
-		d := blk.NewLoad(p.Typ, s)
-		blk.NewStore(adjZero(p.Typ), s)
-		pas = append(pas, phiAdj{p, d})
+		pas = append(pas, phiAdj{p, r.takeAdjoint(blk, p, p.Typ)})
 	}
 	preds := r.cfg.Preds[b]
 	if len(preds) == 0 {

@@ -33,22 +33,18 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 	if handled, err := r.reverseMemory(blk, at, inst); handled || err != nil {
 		return blk, err
 	}
-	if call, ok := inst.(*ir.InstCall); ok && isBlasCall(call) && r.customCallActive(call) {
-		var d value.Value
-		if r.act.Active(call) {
-			s := r.adjSlot(call)
-			d = blk.NewLoad(call.Typ, s)
-			blk.NewStore(adjZero(call.Typ), s)
-		}
-		return r.reverseBlas(blk, at, call, d)
-	}
 	if call, ok := inst.(*ir.InstCall); ok {
-		if rule, ok := r.customRule(call); ok && r.customCallActive(call) {
+		// A call with a rule (BLAS, a custom derivative) takes the result's
+		// adjoint, nil where the result is inactive.
+		blas := isBlasCall(call)
+		rule, custom := r.customRule(call)
+		if (blas || custom) && r.customCallActive(call) {
 			var d value.Value
 			if r.act.Active(call) {
-				s := r.adjSlot(call)
-				d = blk.NewLoad(call.Typ, s)
-				blk.NewStore(adjZero(call.Typ), s)
+				d = r.takeAdjoint(blk, call, call.Typ)
+			}
+			if blas {
+				return r.reverseBlas(blk, at, call, d)
 			}
 			return blk, r.reverseCustom(blk, at, call, rule, d)
 		}
@@ -62,9 +58,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 		return blk, r.checkInactive(inst)
 	}
 	// d: the adjoint of the result, consumed here.
-	s := r.adjSlot(v)
-	d := blk.NewLoad(v.Type(), s)
-	blk.NewStore(adjZero(v.Type()), s)
+	d := r.takeAdjoint(blk, v, v.Type())
 	b := &builder{M: r.m, B: blk}
 	look := func(x value.Value) value.Value { return r.lookup(blk, at, x) }
 	acc := func(x, delta value.Value) { r.accumulate(blk, x, delta) }

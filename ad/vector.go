@@ -192,9 +192,7 @@ func (r *reverseGen) reverseMasked(blk *ir.Block, at *ir.Block, call *ir.InstCal
 		if !r.act.Active(call) {
 			return true, nil
 		}
-		s := r.adjSlot(call)
-		d := blk.NewLoad(call.Typ, s)
-		blk.NewStore(adjZero(call.Typ), s)
+		d := r.takeAdjoint(blk, call, call.Typ)
 		mask := r.lookup(blk, at, call.Args[2])
 		if r.act.HasShadow(call.Args[0]) {
 			if err := r.sharedAccumulation(call, call.Args[0]); err != nil {
