@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/irutil"
 
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -120,27 +121,13 @@ func kernels(m *ir.Module) map[*ir.Func]bool {
 				v = mv.Value
 			}
 			if c, ok := v.(value.Value); ok {
-				if f, ok := unwrapConst(c).(*ir.Func); ok {
+				if f, ok := irutil.StripCasts(c).(*ir.Func); ok {
 					out[f] = true
 				}
 			}
 		}
 	}
 	return out
-}
-
-// unwrapConst strips constant casts.
-func unwrapConst(v value.Value) value.Value {
-	for {
-		switch x := v.(type) {
-		case *constant.ExprBitCast:
-			v = x.From
-		case *constant.ExprAddrSpaceCast:
-			v = x.From
-		default:
-			return v
-		}
-	}
 }
 
 // inKernel names, in an error of a GPU module, the kernel (or device

@@ -3,6 +3,7 @@ package ad
 import (
 	"fmt"
 	"github.com/gozyme/gozyme/ad/rules"
+	"github.com/gozyme/gozyme/irutil"
 	"strings"
 
 	"github.com/llir/llvm/ir"
@@ -534,19 +535,7 @@ func (d *differ) rootUniform(rt *root) []bool {
 		return nil
 	}
 	uniform := func(v value.Value) bool {
-		v = unwrapConst(unwrapArg(v))
-		for {
-			switch x := v.(type) {
-			case *ir.InstBitCast:
-				v = unwrapArg(x.From)
-				continue
-			case *ir.InstAddrSpaceCast:
-				v = unwrapArg(x.From)
-				continue
-			}
-			break
-		}
-		switch x := v.(type) {
+		switch x := irutil.StripCasts(v).(type) {
 		case *ir.Param:
 			for _, p := range rt.caller.Params {
 				if p == x {
