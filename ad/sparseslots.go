@@ -191,6 +191,10 @@ func (s memSlot) arrayAccesses(f *ir.Func, p *ir.InstLoad) (stores []*ir.InstSto
 				return nil, nil, false
 			}
 			elem := x.Typ.(*types.PointerType).ElemType
+			switch elem.(type) {
+			case *types.StructType, *types.ArrayType:
+				return nil, nil, false // a field holding fields: paths would overlap
+			}
 			for _, v := range usersIn(f, x) {
 				switch a := v.(type) {
 				case *ir.InstLoad:
