@@ -9,8 +9,9 @@ import (
 // address derived from its pointer argument, inlined where that argument
 // is a dense view: the address is stored into the record and loaded back
 // in the reverse sweep, and the loads through it are the view's loads
-// (analytic gradient, at every level; the record appears from -O2, with
-// and without load PRE).
+// (analytic gradient, at every level; built from the frontend's IR with
+// the link's loop shaping, as gozyme-cc builds it, where the record
+// appears from -O2, with and without load PRE).
 func TestDenseViewThroughLoopRecord(t *testing.T) {
 	t.Parallel()
 	src := testdataC(t, "dense_view_spill.c")
