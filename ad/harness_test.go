@@ -267,6 +267,12 @@ func finishBuildOpt(t *testing.T, dir, driver, bc, level string, optArgs []strin
 	} else if err != nil {
 		return "", err
 	}
+	if PrepareDenseViews(m) {
+		var err error
+		if m, err = lowerViewsInlined(ctx, dir, m); err != nil {
+			return "", err
+		}
+	}
 	ll := filepath.Join(dir, "ad.ll")
 	if err := irutil.WriteText(m, ll); err != nil {
 		t.Fatal(err)
@@ -280,6 +286,24 @@ func finishBuildOpt(t *testing.T, dir, driver, bc, level string, optArgs []strin
 		t.Fatalf("compiling differentiated IR: %v", err)
 	}
 	return exe, nil
+}
+
+// lowerViewsInlined is the link's lowering of dense views (sparse.go):
+// the always-inliner puts the functions receiving a view where it is made,
+// then LowerDenseViews turns the accesses through it into calls.
+func lowerViewsInlined(ctx context.Context, dir string, m *ir.Module) (*ir.Module, error) {
+	pre, inlined := filepath.Join(dir, "views.ll"), filepath.Join(dir, "inlined.bc")
+	if err := irutil.WriteText(m, pre); err != nil {
+		return nil, err
+	}
+	if _, err := toolchains.Run(ctx, "opt", "-passes=always-inline", pre, "-o", inlined); err != nil {
+		return nil, err
+	}
+	out, err := irutil.LoadBitcode(ctx, inlined)
+	if err != nil {
+		return nil, err
+	}
+	return out, LowerDenseViews(out)
 }
 
 // run executes a test program and returns its standard output; a non-zero

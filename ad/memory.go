@@ -271,6 +271,21 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			}
 			out = append(out, callLayoutHelper(h, dst, src, n)...)
 		}
+		if isMemTransfer(x) && !copies && r.act.HasShadow(x.Args[0]) && r.d.zeroShadowCopy(r.f, x) {
+			// Bytes of unknown type: both shadows must be zero
+			// (zeroshadowcopy.go).
+			dst, err := r.shadowOf(inst, x.Args[0])
+			if err != nil {
+				return nil, err
+			}
+			src := dst
+			if r.act.HasShadow(x.Args[1]) {
+				if src, err = r.shadowOf(inst, x.Args[1]); err != nil {
+					return nil, err
+				}
+			}
+			out = append(out, r.d.zeroShadowCheck(dst, src, x.Args[2], r.d.zeroShadowMessage(r.f, x))...)
+		}
 	}
 	return out, nil
 }
@@ -705,6 +720,12 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 				elem, limit = ft, lim
 				t = ft
 			}
+		}
+		if t == nil && r.d.zeroShadowCopy(r.f, x) {
+			// Nothing to move while the destination's shadow is zero
+			// (zeroshadowcopy.go).
+			blk.Insts = append(blk.Insts, r.d.zeroShadowCheck(dst, dst, n, r.d.zeroShadowMessage(r.f, x))...)
+			return nil
 		}
 		if t == nil {
 			return errorAt(r.f, x, "cannot tell which bytes of %s hold floating point", describe(x))

@@ -319,8 +319,21 @@ func lowerView(f *ir.Func, view *ir.InstCall) error {
 			fns.extra = append(fns.extra, unwrapArg(a))
 		}
 	}
-	derived := derivedFrom(f, map[value.Value]bool{view: true})
+	// Addresses of the view kept in memory that holds nothing else are
+	// loaded back as addresses of the view (sparseslots.go).
+	seeds := map[value.Value]bool{view: true}
+	var derived map[value.Value]bool
 	is := func(v value.Value) bool { return derived[irutil.StripCasts(v)] || derived[v] }
+	var slots viewSlots
+	for grown := true; grown; {
+		derived = derivedFrom(f, seeds)
+		slots, grown = findViewSlots(f, is), false
+		for _, l := range slots.loads {
+			if !seeds[l] {
+				seeds[l], grown = true, true
+			}
+		}
+	}
 	what := "a pointer made by " + name
 	if kind == 2 {
 		what = "the constant primal pointer of an enzyme_dupnoneed argument"
@@ -363,7 +376,7 @@ func lowerView(f *ir.Func, view *ir.InstCall) error {
 				}
 				continue
 			case *ir.InstStore:
-				if is(x.Src) {
+				if is(x.Src) && !slots.stores[x] {
 					return errorAt(f, inst, "%s is stored to memory; gozyme can only lower loads and stores through it", what)
 				}
 				if is(x.Dst) {

@@ -11,6 +11,8 @@ const sparseDecls = `
 declare double* @__enzyme_todense(i8*, i8*, i64)
 declare i8* @__gozyme_noneed_view(i8*)
 declare void @sink(double*)
+declare i8* @malloc(i64)
+declare void @free(i8*)
 define double @ld(i64 %off, i64 %i) {
   %c = sitofp i64 %off to double
   ret double %c
@@ -57,6 +59,80 @@ define i1 @f(i64 %i, double* %o) {
   %c = icmp eq double* %p, %o
   ret i1 %c
 }`, []string{"'f'", "icmp"}, true},
+		{"spilled", `
+define double @f(i64 %i) {
+  %s = alloca double*
+  %p = call double* @__enzyme_todense(i8* bitcast (double (i64, i64)* @ld to i8*), i8* bitcast (void (double, i64, i64)* @st to i8*), i64 %i)
+  %q = getelementptr inbounds double, double* %p, i64 3
+  store double* %q, double** %s
+  %r = load double*, double** %s
+  %x = load double, double* %r
+  ret double %x
+}`, []string{"call double @ld(i64", "store double* %q, double** %s", "ptrtoint double* %r to i64"}, false},
+		{"record", `
+define double @f(i64 %i, i64 %n) {
+  %s = alloca { i64, double* }*
+  store { i64, double* }* null, { i64, double* }** %s
+  %p = call double* @__enzyme_todense(i8* bitcast (double (i64, i64)* @ld to i8*), i8* bitcast (void (double, i64, i64)* @st to i8*), i64 %i)
+  %m = call i8* @malloc(i64 %n)
+  %a = bitcast i8* %m to { i64, double* }*
+  store { i64, double* }* %a, { i64, double* }** %s
+  %b = load { i64, double* }*, { i64, double* }** %s
+  %f0 = getelementptr { i64, double* }, { i64, double* }* %b, i64 %i, i32 0
+  store i64 %i, i64* %f0
+  %f1 = getelementptr { i64, double* }, { i64, double* }* %b, i64 %i, i32 1
+  %q = getelementptr inbounds double, double* %p, i64 %i
+  store double* %q, double** %f1
+  %c = load { i64, double* }*, { i64, double* }** %s
+  %g1 = getelementptr { i64, double* }, { i64, double* }* %c, i64 %i, i32 1
+  %r = load double*, double** %g1
+  %x = load double, double* %r
+  %cb = bitcast { i64, double* }* %c to i8*
+  call void @free(i8* %cb)
+  ret double %x
+}`, []string{"call double @ld(i64"}, false},
+		{"spilled with another pointer", `
+define double @f(i64 %i, double* %o, i1 %c) {
+  %s = alloca double*
+  %p = call double* @__enzyme_todense(i8* bitcast (double (i64, i64)* @ld to i8*), i8* bitcast (void (double, i64, i64)* @st to i8*), i64 %i)
+  store double* %p, double** %s
+  br i1 %c, label %other, label %join
+other:
+  store double* %o, double** %s
+  br label %join
+join:
+  %r = load double*, double** %s
+  %x = load double, double* %r
+  ret double %x
+}`, []string{"'f'", "is stored to memory"}, true},
+		{"spill escapes", `
+define double @f(i64 %i) {
+  %s = alloca double*
+  %p = call double* @__enzyme_todense(i8* bitcast (double (i64, i64)* @ld to i8*), i8* bitcast (void (double, i64, i64)* @st to i8*), i64 %i)
+  store double* %p, double** %s
+  %sb = bitcast double** %s to double*
+  call void @sink(double* %sb)
+  %r = load double*, double** %s
+  %x = load double, double* %r
+  ret double %x
+}`, []string{"'f'", "is stored to memory"}, true},
+		{"record field overlapped", `
+define double @f(i64 %i, i64 %n, i64 %z) {
+  %s = alloca { i64, double* }*
+  %p = call double* @__enzyme_todense(i8* bitcast (double (i64, i64)* @ld to i8*), i8* bitcast (void (double, i64, i64)* @st to i8*), i64 %i)
+  %m = call i8* @malloc(i64 %n)
+  %a = bitcast i8* %m to { i64, double* }*
+  store { i64, double* }* %a, { i64, double* }** %s
+  %b = load { i64, double* }*, { i64, double* }** %s
+  %f1 = getelementptr { i64, double* }, { i64, double* }* %b, i64 %i, i32 1
+  store double* %p, double** %f1
+  %f0 = getelementptr { i64, double* }, { i64, double* }* %b, i64 %i, i32 0
+  %w = bitcast i64* %f0 to <2 x i64>*
+  store <2 x i64> zeroinitializer, <2 x i64>* %w
+  %r = load double*, double** %f1
+  %x = load double, double* %r
+  ret double %x
+}`, []string{"'f'", "is stored to memory"}, true},
 		{"noneed dead", `
 define void @f(double %d) {
   %m = call i8* @__gozyme_noneed_view(i8* inttoptr (i64 1 to i8*))
