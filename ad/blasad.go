@@ -2,6 +2,7 @@ package ad
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
@@ -43,7 +44,7 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 		if a == nil {
 			return c.fortranLayout()
 		}
-		if c.fortran && c.rule.sig[i] != 'p' {
+		if c.fortran && !blasPointer(c.rule.sig[i]) {
 			if v, ok := scalars[i]; ok {
 				return v
 			}
@@ -63,12 +64,16 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 	}
 	c.act = func(i int) bool { return r.blasActive(c, i) }
 	for i, k := range c.rule.sig {
-		if c.fortran && k != 'p' {
+		if c.fortran && !blasPointer(byte(k)) {
 			c.arg(i)
 		}
 	}
 	copies := map[int]value.Value{}
-	for _, i := range c.rule.needs(c) {
+	var needs []int
+	if c.rule.needs != nil {
+		needs = c.rule.needs(c)
+	}
+	for _, i := range needs {
 		if !r.blasInputChanges(c, i, false) {
 			continue
 		}
@@ -180,7 +185,7 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 		switch {
 		case a == nil:
 			v = c.fortranLayout()
-		case c.fortran && c.rule.sig[i] != 'p':
+		case c.fortran && !blasPointer(c.rule.sig[i]):
 			fv := r.blasScalars[call][i]
 			v = r.lookupForward(blk, at, fv, r.blockOf[fv])
 		default:
@@ -313,7 +318,7 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 		scratch := &ir.Block{}
 		c.b = scratch
 		var sp value.Value
-		if c.fortran {
+		if c.fortran || strings.ContainsRune(c.rule.sig, 'n') {
 			sp = scratch.NewCall(declare(fg.m, "llvm.stacksave", types.I8Ptr))
 			c.slot = func(t types.Type) value.Value { return scratch.NewAlloca(t) }
 		}
@@ -323,7 +328,7 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 			switch {
 			case a == nil:
 				return c.fortranLayout()
-			case c.fortran && c.rule.sig[i] != 'p':
+			case c.fortran && !blasPointer(c.rule.sig[i]):
 				if v, ok := scalars[i]; ok {
 					return v
 				}
@@ -411,6 +416,11 @@ func blasWrites(c *ir.InstCall, through func(value.Value)) bool {
 	for _, o := range rule.outputs {
 		through(c.Args[blasArgIndex(rule, fortran, o)])
 	}
+	for i, k := range rule.sig {
+		if k == 'n' { // LAPACK's info
+			through(c.Args[blasArgIndex(rule, fortran, i)])
+		}
+	}
 	return true
 }
 
@@ -442,3 +452,7 @@ func (c *blasCtx) cacheCopy(i int) value.Value {
 	c.b.NewCall(declare(c.m, "llvm.stackrestore", types.Void, types.I8Ptr), sp)
 	return v
 }
+
+// blasPointer reports a signature letter passed as an address in every ABI
+// (elements, or LAPACK's info), never read as a scalar.
+func blasPointer(k byte) bool { return k == 'p' || k == 'n' }
