@@ -50,8 +50,8 @@ type blasRule struct {
 	// lacpy, as Enzyme's LAPACK rules do: the triangle of the uplo it
 	// returns (nil: the whole matrix).
 	cacheUplo func(c *blasCtx, i int) value.Value
-	rev        func(c *blasCtx)
-	fwd        func(c *blasCtx)
+	rev       func(c *blasCtx)
+	fwd       func(c *blasCtx)
 	// fwdBefore, where set, emits before the call what fwd (after it)
 	// needs of the inputs the call overwrites (in c.saved).
 	fwdBefore func(c *blasCtx)

@@ -241,10 +241,14 @@ var trtrsRule = &blasRule{
 }
 
 // lower: an i1 from an uplo argument.
-func (c *blasCtx) lower(uplo value.Value) value.Value { return c.b.NewXor(c.upper(uplo), constant.True) }
+func (c *blasCtx) lower(uplo value.Value) value.Value {
+	return c.b.NewXor(c.upper(uplo), constant.True)
+}
 
 // cblasEnum: an i1, uplo is CBLAS's enum (not a letter).
-func (c *blasCtx) cblasEnum(uplo value.Value) value.Value { return c.eqAny(uplo, cblasUpper, cblasUpper+1) }
+func (c *blasCtx) cblasEnum(uplo value.Value) value.Value {
+	return c.eqAny(uplo, cblasUpper, cblasUpper+1)
+}
 
 // letterLike is a code in uplo's encoding: CBLAS's cb, else the letter ch,
 // in lower case where keepCase and uplo is ('u', 'l').
