@@ -1,0 +1,43 @@
+package ad
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// LAPACK's potrf, potrs and trtrs differentiated by rule (lapackrules.go)
+// against Debian's reference liblapack (make deps-blas), in the Fortran ABI
+// and in the cblas_<p><x>(layout, ..., info) ABI of Enzyme's rules, both
+// layouts, both triangles, lda > n: gradients against central
+// differences, forward derivatives against the gradients.
+func TestLapackRulesSystemLAPACK(t *testing.T) {
+	t.Parallel()
+	const inc = "/usr/include/x86_64-linux-gnu"
+	for _, need := range []string{filepath.Join(inc, "cblas.h"), "/usr/lib/x86_64-linux-gnu/libblas.so", "/usr/lib/x86_64-linux-gnu/liblapack.so"} {
+		if _, err := os.Stat(need); err != nil {
+			if os.Geteuid() == 0 {
+				t.Fatalf("%s is missing: run make deps-blas (libblas-dev, liblapack-dev)", need)
+			}
+			t.Skipf("%s is missing (make deps-blas installs libblas-dev and liblapack-dev)", need)
+		}
+	}
+	src := testdataC(t, "lapack_rules.c")
+	for _, o := range []string{"0", "2"} {
+		o := o
+		t.Run("O"+o, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			bc := compileBitcode(t, dir, "clang", "prog.c", src, o, "-I"+inc)
+			exe, err := finishBuild(t, dir, "clang", bc, o, "-llapack", "-lblas", "-lm")
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := run(t, exe)
+			if strings.Count(out, "reverse vs FD") != 36 || strings.Contains(out, "MISMATCH") {
+				t.Fatalf("want 36 matching cases:\n%s", out)
+			}
+		})
+	}
+}
