@@ -626,9 +626,15 @@ func (c *blasCtx) mat(layout int, rows, cols value.Value, ld int) blasShape {
 // inner size.
 func (c *blasCtx) cacheInput(i int) value.Value {
 	sh := c.rule.shape(c, i)
-	if c.rule.cacheUplo != nil && sh.matrix {
+	if sh.matrix && (c.rule.cacheUplo != nil || c.cblasLapack("lacpy", 8) != nil) {
+		// Enzyme's rules copy with lacpy; a CBLAS program that has one
+		// (Enzyme's harness) sees the same calls.
+		var uplo value.Value
+		if c.rule.cacheUplo != nil {
+			uplo = c.rule.cacheUplo(c, i)
+		}
 		buf := c.alloc(c.mul(sh.rows, sh.cols))
-		c.lacpy(c.arg(0), c.rule.cacheUplo(c, i), false, sh.rows, sh.cols, c.arg(i), sh.ld, buf, c.sel(sh.rm, sh.cols, sh.rows))
+		c.lacpy(c.arg(0), uplo, false, sh.rows, sh.cols, c.arg(i), sh.ld, buf, c.sel(sh.rm, sh.cols, sh.rows))
 		return buf
 	}
 	if f := c.lapack("lacpy", 7); f != nil && sh.matrix {

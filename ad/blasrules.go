@@ -675,7 +675,7 @@ var blasRules = map[string]*blasRule{
 					cOld, ldOld := c.in(9)
 					c.acc(8, c.b.NewCall(blasHelper(c, "trfrob"), rm, c.i64(n), c.i64(n), upper, dC, c.i64(ldc), cOld, c.i64(ldOld)))
 				}
-				c.b.NewCall(blasHelper(c, "trscalm"), rm, c.i64(n), c.i64(n), upper, c.arg(8), dC, c.i64(ldc))
+				c.lascl(layout, uplo, false, c.arg(8), n, dC, ldc)
 			})
 		},
 		fwd: func(c *blasCtx) {
@@ -693,7 +693,7 @@ var blasRules = map[string]*blasRule{
 				c.blas("syrk", layout, uplo, trans, n, k, c.dfloat(5), c.arg(6), c.arg(7), beta(), dC, ldc)
 			}
 			if b := beta(); b == c.arg(8) {
-				c.b.NewCall(blasHelper(c, "trscalm"), rm, c.i64(n), c.i64(n), upper, b, dC, c.i64(ldc))
+				c.lascl(layout, uplo, false, b, n, dC, ldc)
 			}
 			if c.act(8) {
 				c.b.NewCall(blasHelper(c, "traxpym"), rm, c.i64(n), c.i64(n), upper, constant.False, c.dfloat(8), c.arg(9), c.i64(ldc), dC, c.i64(ldc))
@@ -1111,7 +1111,11 @@ func (c *blasCtx) triangleGemm(layout, side, uplo, transa, diag, m, n, alpha, g,
 // once more (the derivative of a syrk-like product for op(X)).
 func (c *blasCtx) symmetricTimes(layout, uplo, isN, n, k, alpha, dC, ldc, x, ldx, dX, lddx value.Value) {
 	rows, cols := c.sel(isN, n, k), c.sel(isN, k, n)
-	c.blas("symm", layout, c.sel(isN, c.sideCode(uplo, true), c.sideCode(uplo, false)), uplo, rows, cols,
+	// The side in lower case, as Enzyme's syrk rule writes it.
+	it := uplo.Type().(*types.IntType)
+	side := c.b.NewSelect(c.cblasEnum(uplo), c.sel(isN, constant.NewInt(it, 141), constant.NewInt(it, 142)),
+		c.sel(isN, constant.NewInt(it, 'l'), constant.NewInt(it, 'r')))
+	c.blas("symm", layout, side, uplo, rows, cols,
 		alpha, dC, ldc, x, ldx, c.f(1), dX, lddx)
 	c.b.NewCall(blasHelper(c, "diagscalem"), c.rowMajor(layout), c.i64(rows), c.i64(cols), isN, alpha, dC, c.i64(ldc),
 		x, c.i64(ldx), dX, c.i64(lddx))
