@@ -24,12 +24,17 @@ func TestLapackRulesSystemLAPACK(t *testing.T) {
 		}
 	}
 	src := testdataC(t, "lapack_rules.c")
-	for _, o := range []string{"0", "2"} {
-		o := o
-		t.Run("O"+o, func(t *testing.T) {
+	for _, tc := range []struct{ name, o, def string }{
+		{"O0", "0", "-DNO_AUX"}, {"O2", "2", "-DNO_AUX"},
+		// The program has dlacpy_ and dlascl_, which the rules then call.
+		{"O2/lacpy", "2", "-DLAPACK_AUX"},
+	} {
+		tc := tc
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			o := tc.o
 			dir := t.TempDir()
-			bc := compileBitcode(t, dir, "clang", "prog.c", src, o, "-I"+inc)
+			bc := compileBitcode(t, dir, "clang", "prog.c", src, o, "-I"+inc, tc.def)
 			exe, err := finishBuild(t, dir, "clang", bc, o, "-llapack", "-lblas", "-lm")
 			if err != nil {
 				t.Fatal(err)

@@ -20,6 +20,12 @@ void dpotrf_(char *uplo, int *n, double *a, int *lda, int *info);
 void dpotrs_(char *uplo, int *n, int *nrhs, double *a, int *lda, double *b, int *ldb, int *info);
 void dtrtrs_(char *uplo, char *trans, char *diag, int *n, int *nrhs, double *a, int *lda, double *b, int *ldb,
              int *info);
+#ifdef LAPACK_AUX
+/* With these in the program, the Fortran-ABI rules copy and scale with
+   them (as Enzyme's do) instead of their own loops. */
+void dlacpy_(char *uplo, int *m, int *n, double *a, int *lda, double *b, int *ldb);
+void dlascl_(char *type, int *kl, int *ku, double *cfrom, double *cto, int *m, int *n, double *a, int *lda, int *info);
+#endif
 
 /* Row major: the Fortran routine sees Aᵀ (the other triangle) and, for the
    right-hand sides, a transposed copy. */
@@ -134,6 +140,16 @@ static void setup(void) {
   } else {
     for (int r = 0; r < N; r++) A0[at(rm, r, r, LDA)] = 2.0 + 0.25 * r;
   }
+#ifdef LAPACK_AUX
+  {
+    double t[SB], one = 1.0;
+    int n = N, m = SB / N, z = 0, info;
+    char g = 'G';
+    dlacpy_(&g, &n, &m, B0, &n, t, &n);
+    dlascl_(&g, &z, &z, &one, &one, &n, &m, t, &n, &info);
+    memcpy(B0, t, sizeof t);
+  }
+#endif
 }
 
 static int check(const char *name) {
