@@ -46,3 +46,41 @@ func TestLapackRulesSystemLAPACK(t *testing.T) {
 		})
 	}
 }
+
+// A LAPACK call whose output has no shadow: the derivative written there is
+// dropped where nothing reads it back, its own read of the old value
+// included; read after the call or by the call again in a loop, the link
+// stops.
+func TestLapackConstOutput(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/liblapack.so"); err != nil {
+		if os.Geteuid() == 0 {
+			t.Fatal("liblapack.so is missing: run make deps-blas (liblapack-dev)")
+		}
+		t.Skip("liblapack.so is missing (make deps-blas installs liblapack-dev)")
+	}
+	src := testdataC(t, "lapack_const_output.c")
+	for _, tc := range []struct{ name, def, wantErr string }{
+		{"once", "-DONCE", ""},
+		{"read-after", "-DREAD_AFTER", "reads that memory back"},
+		{"in-loop", "-DIN_LOOP", "reads that memory back"},
+	} {
+		tc := tc
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			bc := compileBitcode(t, dir, "clang", "prog.c", src, "2", tc.def)
+			exe, err := finishBuild(t, dir, "clang", bc, "2", "-llapack", "-lblas", "-lm")
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("want an error mentioning %q, got %v", tc.wantErr, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(strings.TrimSpace(run(t, exe)))
+		})
+	}
+}
