@@ -11,7 +11,8 @@ import (
 // against Debian's reference liblapack (make deps-blas), in the Fortran ABI
 // and in the cblas_<p><x>(layout, ..., info) ABI of Enzyme's rules, both
 // layouts, both triangles, lda > n: gradients against central
-// differences, forward derivatives against the gradients.
+// differences; forward (also batch) and split-mode derivatives against the
+// gradients.
 func TestLapackRulesSystemLAPACK(t *testing.T) {
 	t.Parallel()
 	const inc = "/usr/include/x86_64-linux-gnu"
