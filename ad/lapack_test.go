@@ -54,12 +54,7 @@ func TestLapackRulesSystemLAPACK(t *testing.T) {
 // stops.
 func TestLapackConstOutput(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/liblapack.so"); err != nil {
-		if os.Geteuid() == 0 {
-			t.Fatal("liblapack.so is missing: run make deps-blas (liblapack-dev)")
-		}
-		t.Skip("liblapack.so is missing (make deps-blas installs liblapack-dev)")
-	}
+	needLapack(t)
 	src := testdataC(t, "lapack_const_output.c")
 	for _, tc := range []struct{ name, def, wantErr string }{
 		{"once", "-DONCE", ""},
@@ -82,6 +77,41 @@ func TestLapackConstOutput(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Log(strings.TrimSpace(run(t, exe)))
+		})
+	}
+}
+
+// needLapack skips the test without Debian's liblapack (make deps-blas),
+// or fails it when run as root, who could have installed it.
+func needLapack(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/liblapack.so"); err != nil {
+		if os.Geteuid() == 0 {
+			t.Fatal("liblapack.so is missing: run make deps-blas (liblapack-dev)")
+		}
+		t.Skip("liblapack.so is missing (make deps-blas installs liblapack-dev)")
+	}
+}
+
+// spotrf_, spotrs_ and strtrs_: the same rules in single precision,
+// against central differences of the double-precision computation.
+func TestLapackRulesSinglePrecision(t *testing.T) {
+	t.Parallel()
+	needLapack(t)
+	src := testdataC(t, "lapack_single.c")
+	for _, o := range []string{"0", "2"} {
+		o := o
+		t.Run("O"+o, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			bc := compileBitcode(t, dir, "clang", "prog.c", src, o)
+			exe, err := finishBuild(t, dir, "clang", bc, o, "-llapack", "-lblas", "-lm")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out := run(t, exe); strings.Count(out, "reverse vs FD") != 12 || strings.Contains(out, "MISMATCH") {
+				t.Fatalf("want 12 matching cases:\n%s", out)
+			}
 		})
 	}
 }
