@@ -283,8 +283,13 @@ func (c *blasCtx) checkFortran() bool {
 			if sig[i] == 'e' && c.enumT == nil {
 				c.enumT = it
 			}
-		case 'f', 'p':
+		case 'f':
 			if !types.Equal(pt.ElemType, c.elem) {
+				return false
+			}
+		case 'p':
+			// flang passes an explicit-shape array as a pointer to it.
+			if !types.Equal(arrayElem(pt.ElemType), c.elem) {
 				return false
 			}
 		case 'n':
@@ -710,4 +715,27 @@ func (c *blasCtx) lapackCall(f *ir.Func, args ...value.Value) {
 		}
 	}
 	callConverted(c.b, f, byRef...)
+}
+
+// arrayElem is the element type of a (nested) array type, else t.
+func arrayElem(t types.Type) types.Type {
+	for {
+		a, ok := t.(*types.ArrayType)
+		if !ok {
+			return t
+		}
+		t = a.ElemType
+	}
+}
+
+// elemPtr is pointer v as a pointer to the elements (a bitcast in c.b
+// where it points to an array of them).
+func (c *blasCtx) elemPtr(v value.Value) value.Value {
+	if v == nil {
+		return nil
+	}
+	if pt, ok := v.Type().(*types.PointerType); ok && !types.Equal(pt.ElemType, c.elem) {
+		return c.b.NewBitCast(v, types.NewPointer(c.elem))
+	}
+	return v
 }

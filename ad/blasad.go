@@ -54,6 +54,9 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 			r.blockOf[v] = b
 			return v
 		}
+		if c.rule.sig[i] == 'p' {
+			return c.elemPtr(a)
+		}
 		return a
 	}
 	c.shadow = func(i int) value.Value {
@@ -188,6 +191,8 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 		case c.fortran && !blasPointer(c.rule.sig[i]):
 			fv := r.blasScalars[call][i]
 			v = r.lookupForward(blk, at, fv, r.blockOf[fv])
+		case c.rule.sig[i] == 'p':
+			v = c.elemPtr(r.lookup(blk, at, a))
 		default:
 			v = r.lookup(blk, at, a)
 		}
@@ -209,6 +214,7 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 			serr = err
 			return nil
 		}
+		s = c.elemPtr(s)
 		shadows[i] = s
 		return s
 	}
@@ -336,6 +342,8 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 				v := scratch.NewLoad(t, convertTo(scratch, a, types.NewPointer(t)))
 				scalars[i] = v
 				return v
+			case c.rule.sig[i] == 'p':
+				return c.elemPtr(a)
 			}
 			return a
 		}
@@ -349,6 +357,9 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 			if err != nil {
 				terr = err
 				return nil
+			}
+			if c.rule.sig[i] == 'p' {
+				return c.elemPtr(t)
 			}
 			return t
 		}
