@@ -36,6 +36,10 @@ import (
 //   - trmirror / trmirroradd(rm, n, n, tolower, A, lda): A's strict lower
 //     triangle (tolower) or upper one set to (added) the transpose of the
 //     other, one copy (axpy) of n-1-i elements per i, as Enzyme's rules do;
+//   - trgemv(rm, k, inner, upper, unit, left, layout, tr, alpha, P, ldp, Q,
+//     ldq, A, lda): the k x k triangle of A (without a unit diagonal) +=
+//     alpha P·Qᵀ (left: P, Q k x inner) or alpha Pᵀ·Q (right: inner x k),
+//     one gemv (trans tr) per column of A as Enzyme's trmm rule does;
 //   - trdiagaxpy(rm, n, n, lower, alpha, X, ldx, A, lda): A += alpha X on
 //     the lower (upper) triangle, one axpy per column (row) from the
 //     diagonal on.
@@ -50,6 +54,9 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 		abi = "f"
 	}
 	name := fmt.Sprintf("__gozyme_blas_%c%s_%s_%s", c.p, kind, c.intT, abi)
+	if kind == "trgemv" {
+		name += fmt.Sprintf("_%s", c.enumT) // it passes enums on
+	}
 	for _, f := range c.m.Funcs {
 		if f.Name() == name {
 			return f
@@ -93,6 +100,10 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 		params = append(params, ir.NewParam("part", i64), ir.NewParam("a", pt), ir.NewParam("lda", i64), ir.NewParam("b", pt), ir.NewParam("ldb", i64))
 	case "trmirror", "trmirroradd":
 		params = append(params, ir.NewParam("tolower", types.I1), ir.NewParam("a", pt), ir.NewParam("lda", i64))
+	case "trgemv":
+		params = append(params, ir.NewParam("upper", types.I1), ir.NewParam("unit", types.I1), ir.NewParam("left", types.I1),
+			ir.NewParam("layout", c.enumT), ir.NewParam("tr", c.enumT), ir.NewParam("alpha", c.elem),
+			ir.NewParam("p", pt), ir.NewParam("ldp", i64), ir.NewParam("q", pt), ir.NewParam("ldq", i64), ir.NewParam("a", pt), ir.NewParam("lda", i64))
 	case "trdiagaxpy":
 		params = append(params, ir.NewParam("lower", types.I1), ir.NewParam("alpha", c.elem), ir.NewParam("x", pt), ir.NewParam("ldx", i64),
 			ir.NewParam("a", pt), ir.NewParam("lda", i64))
@@ -112,6 +123,20 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 	}
 	if kind == "trmirror" || kind == "trmirroradd" {
 		outer = entry.NewSub(rows, constant.NewInt(i64, 1))
+	}
+	if kind == "trgemv" {
+		// k columns, the last one empty and left out for a lower unit
+		// triangle (an upper one's first is empty and kept, as Enzyme's).
+		lowerUnit := entry.NewAnd(entry.NewXor(params[3], constant.True), params[4])
+		outer = entry.NewSub(rows, entry.NewZExt(lowerUnit, i64))
+	}
+	if kind == "trger" {
+		// A unit diagonal leaves the last segment empty where segments
+		// shrink (lower, column major): no axpy of length 0 there, as in
+		// Enzyme's rule.
+		tail := entry.NewICmp(enum.IPredEQ, rm, params[3])
+		skip := entry.NewZExt(entry.NewAnd(tail, params[4]), i64)
+		outer = entry.NewSub(outer, skip)
 	}
 	var buf value.Value
 	if kind == "cachem" {
@@ -223,6 +248,27 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 		} else {
 			h.blas("axpy", ln, h.f(1), src, incs, dst, incd)
 		}
+	case "trgemv":
+		upper, unit, left, layout, tr, alpha := params[3], params[4], params[5], params[6], params[7], params[8]
+		p, ldp, q, ldq, a, lda := params[9], params[10], params[11], params[12], params[13], params[14]
+		k, inner, i1 := rows, cols, constant.NewInt(i64, 1)
+		u64 := loop.NewZExt(unit, i64)
+		// Column j of A's triangle: rows r0 .. r0+len-1.
+		ln := loop.NewSelect(upper, loop.NewSub(loop.NewAdd(j, i1), u64), loop.NewSub(loop.NewSub(k, j), u64))
+		r0 := loop.NewSelect(upper, zero, loop.NewAdd(j, u64))
+		at := func(x, r, col, ld value.Value) value.Value {
+			off := loop.NewSelect(rm, loop.NewAdd(loop.NewMul(r, ld), col), loop.NewAdd(loop.NewMul(col, ld), r))
+			return loop.NewGetElementPtr(c.elem, x, off)
+		}
+		// Left: A(r0:, j) += alpha P(r0:, :)·Q(j, :)ᵀ; right: alpha
+		// P(:, r0:)ᵀ·Q(:, j).
+		pp := loop.NewSelect(left, at(p, r0, zero, ldp), at(p, zero, r0, ldp))
+		qp := loop.NewSelect(left, at(q, j, zero, ldq), at(q, zero, j, ldq))
+		incq := loop.NewSelect(loop.NewICmp(enum.IPredEQ, left, rm), i1, ldq)
+		ap := at(a, r0, j, lda)
+		inca := loop.NewSelect(rm, lda, i1)
+		h.blas("gemv", layout, tr, loop.NewSelect(left, ln, inner), loop.NewSelect(left, inner, ln), alpha, pp, ldp, qp, incq,
+			h.f(1), ap, inca)
 	case "trdiagaxpy":
 		lower, alpha, x, ldx, a, lda := params[3], params[4], params[5], params[6], params[7], params[8]
 		i1 := constant.NewInt(i64, 1)

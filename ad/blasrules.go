@@ -497,7 +497,8 @@ var blasRules = map[string]*blasRule{
 			return c.mat(0, c.arg(5), c.arg(6), 11)
 		},
 		needs: func(c *blasCtx) []int {
-			return blasPick(c.shadow(8) != nil || c.act(7), 10, c.shadow(10) != nil || c.act(7), 8)
+			// A's copy first, as Enzyme makes them.
+			return blasPick(c.shadow(10) != nil || c.act(7), 8, c.shadow(8) != nil || c.act(7), 10)
 		},
 		rev: func(c *blasCtx) {
 			dB := c.shadow(10)
@@ -519,7 +520,7 @@ var blasRules = map[string]*blasRule{
 			if dA := c.shadow(8); dA != nil {
 				c.when([]int{10, 8}, func() {
 					b, ldbo := c.in(10)
-					c.triangleGemm(layout, side, uplo, transa, diag, m, n, c.arg(7), dB, ldb, b, ldbo, dA, c.arg(9))
+					c.triangleGemv(layout, side, uplo, transa, diag, m, n, c.arg(7), dB, ldb, b, ldbo, dA, c.arg(9))
 				})
 			}
 			c.when([]int{10}, func() {
@@ -1103,6 +1104,26 @@ func (c *blasCtx) triangleGemm(layout, side, uplo, transa, diag, m, n, alpha, g,
 		c.sel(gFirst, g, x), c.sel(gFirst, ldg, ldx), c.sel(gFirst, x, g), c.sel(gFirst, ldx, ldg), c.f(0), tmp, k)
 	c.b.NewCall(blasHelper(c, "traxpym"), c.rowMajor(layout), c.i64(k), c.i64(k), c.upper(uplo), c.unit(diag), c.f(1), tmp, c.i64(k), dA, c.i64(lda))
 	c.free(tmp)
+}
+
+// triangleGemv adds to the triangle of dA (k x k, k = m on the left, n on
+// the right) the derivative of op(T)·B or B·op(T) for T's entries, with
+// g the adjoint and x the old value of B (m x n): alpha·g·xᵀ (left, op N),
+// alpha·x·gᵀ (left, op T), alpha·xᵀ·g (right, op N) or alpha·gᵀ·x (right,
+// op T), one gemv per column of the triangle (Enzyme's trmm rule).
+func (c *blasCtx) triangleGemv(layout, side, uplo, transa, diag, m, n, alpha, g, ldg, x, ldx, dA, lda value.Value) {
+	left, isN := c.left(side), c.isN(transa)
+	gFirst := c.b.NewICmp(enum.IPredEQ, left, isN)
+	// gemv's transpose in side's encoding: N on the left, T on the right
+	// (lower case for 'l', 'r').
+	it := side.Type().(*types.IntType)
+	k := func(v int64) value.Value { return constant.NewInt(it, v) }
+	small := c.eqAny(side, 'l', 'r')
+	letter := c.b.NewSelect(left, c.b.NewSelect(small, k('n'), k('N')), c.b.NewSelect(small, k('t'), k('T')))
+	tr := c.b.NewSelect(c.eqAny(side, 141, 142), c.b.NewSelect(left, k(cblasNoTrans), k(cblasTrans)), letter)
+	callConverted(c.b, blasHelper(c, "trgemv"), c.rowMajor(layout), c.i64(c.sel(left, m, n)), c.i64(c.sel(left, n, m)),
+		c.upper(uplo), c.unit(diag), left, layout, tr, alpha,
+		c.sel(gFirst, g, x), c.i64(c.sel(gFirst, ldg, ldx)), c.sel(gFirst, x, g), c.i64(c.sel(gFirst, ldx, ldg)), dA, c.i64(lda))
 }
 
 // symmetricTimes adds alpha·(S + diag(dC))·op(X) to d op(X) (an n x k
