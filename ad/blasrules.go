@@ -819,32 +819,27 @@ var blasRules = map[string]*blasRule{
 					c.free(tmp)
 				})
 			}
-			if dB := c.shadow(8); dB != nil {
-				c.when([]int{11, 8}, func() {
-					a, lda := c.in(6)
-					c.blas("symm", layout, side, uplo, m, n, c.arg(5), a, lda, dC, ldc, c.f(1), dB, c.arg(9))
-				})
-			}
 			if dA := c.shadow(6); dA != nil {
+				// Enzyme's rule: syr2k adds α(B·dCᵀ + dC·Bᵀ) (left) or
+				// α(Bᵀ·dC + dCᵀ·B) to the triangle, twice the diagonal's
+				// share, of which half is taken back.
 				c.when([]int{11, 6}, func() {
 					b, ldb := c.in(8)
 					left := c.left(side)
 					k, inner := c.sel(left, m, n), c.sel(left, n, m)
-					noT, t := c.transCode(uplo, false), c.transCode(uplo, true)
-					ta, tb := c.sel(left, noT, t), c.sel(left, t, noT)
-					tmp := c.alloc(c.mul(k, k))
-					for i, unit := range []value.Value{constant.False, constant.True} {
-						// dS, then dSᵀ: the operands swapped.
-						first, ld1, second, ld2 := dC, ldc, b, ldb
-						if i == 1 {
-							first, ld1, second, ld2 = b, ldb, dC, ldc
-						}
-						f1, l1 := c.sel(left, first, second), c.sel(left, ld1, ld2)
-						f2, l2 := c.sel(left, second, first), c.sel(left, ld2, ld1)
-						c.blas("gemm", layout, ta, tb, k, k, inner, c.arg(5), f1, l1, f2, l2, c.f(0), tmp, k)
-						c.b.NewCall(blasHelper(c, "traxpym"), rm, c.i64(k), c.i64(k), c.upper(uplo), unit, c.f(1), tmp, c.i64(k), dA, c.i64(c.arg(7)))
-					}
+					diag := c.b.NewAdd(c.arg(7), constant.NewInt(c.arg(7).Type().(*types.IntType), 1))
+					tmp := c.alloc(k)
+					c.blas("copy", k, dA, diag, tmp, c.i(1))
+					c.blas("syr2k", layout, uplo, c.sideTrans(side), k, inner, c.arg(5), b, ldb, dC, ldc, c.f(1), dA, c.arg(7))
+					c.blas("axpy", k, c.f(-1), dA, diag, tmp, c.i(1))
+					c.blas("axpy", k, c.f(0.5), tmp, c.i(1), dA, diag)
 					c.free(tmp)
+				})
+			}
+			if dB := c.shadow(8); dB != nil {
+				c.when([]int{11, 8}, func() {
+					a, lda := c.in(6)
+					c.blas("symm", layout, side, uplo, m, n, c.arg(5), a, lda, dC, ldc, c.f(1), dB, c.arg(9))
 				})
 			}
 			c.when([]int{11}, func() {
@@ -1106,6 +1101,18 @@ func (c *blasCtx) triangleGemm(layout, side, uplo, transa, diag, m, n, alpha, g,
 	c.free(tmp)
 }
 
+// sideTrans is Enzyme's side_to_trans: no transpose for the left side,
+// transpose for the right, in side's encoding (CBLAS's enum, else the
+// letter in side's case).
+func (c *blasCtx) sideTrans(side value.Value) value.Value {
+	left := c.left(side)
+	it := side.Type().(*types.IntType)
+	k := func(v int64) value.Value { return constant.NewInt(it, v) }
+	small := c.eqAny(side, 'l', 'r')
+	letter := c.b.NewSelect(left, c.b.NewSelect(small, k('n'), k('N')), c.b.NewSelect(small, k('t'), k('T')))
+	return c.b.NewSelect(c.eqAny(side, 141, 142), c.b.NewSelect(left, k(cblasNoTrans), k(cblasTrans)), letter)
+}
+
 // triangleGemv adds to the triangle of dA (k x k, k = m on the left, n on
 // the right) the derivative of op(T)·B or B·op(T) for T's entries, with
 // g the adjoint and x the old value of B (m x n): alpha·g·xᵀ (left, op N),
@@ -1114,13 +1121,7 @@ func (c *blasCtx) triangleGemm(layout, side, uplo, transa, diag, m, n, alpha, g,
 func (c *blasCtx) triangleGemv(layout, side, uplo, transa, diag, m, n, alpha, g, ldg, x, ldx, dA, lda value.Value) {
 	left, isN := c.left(side), c.isN(transa)
 	gFirst := c.b.NewICmp(enum.IPredEQ, left, isN)
-	// gemv's transpose in side's encoding: N on the left, T on the right
-	// (lower case for 'l', 'r').
-	it := side.Type().(*types.IntType)
-	k := func(v int64) value.Value { return constant.NewInt(it, v) }
-	small := c.eqAny(side, 'l', 'r')
-	letter := c.b.NewSelect(left, c.b.NewSelect(small, k('n'), k('N')), c.b.NewSelect(small, k('t'), k('T')))
-	tr := c.b.NewSelect(c.eqAny(side, 141, 142), c.b.NewSelect(left, k(cblasNoTrans), k(cblasTrans)), letter)
+	tr := c.sideTrans(side)
 	callConverted(c.b, blasHelper(c, "trgemv"), c.rowMajor(layout), c.i64(c.sel(left, m, n)), c.i64(c.sel(left, n, m)),
 		c.upper(uplo), c.unit(diag), left, layout, tr, alpha,
 		c.sel(gFirst, g, x), c.i64(c.sel(gFirst, ldg, ldx)), c.sel(gFirst, x, g), c.i64(c.sel(gFirst, ldx, ldg)), dA, c.i64(lda))
