@@ -271,9 +271,9 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 		if d == nil {
 			c.dret = zeroOf(call.Typ)
 		}
-		if c.rule.after { // the rule reads the result (nrm2)
-			c.res = r.lookup(blk, at, call)
-		}
+		// No reverse rule reads the call's result (nrm2's computes the
+		// norm again, as Enzyme's does): c.res stays nil, and the
+		// result is kept for no reverse.
 	}
 	c.cached = map[int]value.Value{}
 	for i, v := range r.blasCaches[call] {

@@ -42,7 +42,8 @@ var blasRules = map[string]*blasRule{
 			c.out = t
 		},
 	},
-	// r = ‖x‖. Reverse: dx += (dr/r)·x. Forward: dr = x·dx / r.
+	// r = ‖x‖. Reverse: dx += (dr/r)·x, r computed again (nrm2). Forward:
+	// dr = x·dx / r (Enzyme's forward rule gives sqrt(x·dx)/r).
 	"nrm2": {
 		sig: "ipi", ret: true, after: true,
 		shape: func(c *blasCtx, i int) blasShape { return c.vec(c.arg(0), 2) },
@@ -51,7 +52,10 @@ var blasRules = map[string]*blasRule{
 			if dx := c.shadow(1); dx != nil {
 				c.when([]int{1}, func() {
 					x, incx := c.in(1)
-					c.blas("axpy", c.positiveInc(c.arg(0), c.arg(2)), c.b.NewFDiv(c.dret, c.res), x, incx, dx, c.arg(2))
+					// The norm computed again from x, as Enzyme's rule does
+					// (the same value as the call's result).
+					r := c.blas("nrm2", c.arg(0), x, incx)
+					c.blas("axpy", c.positiveInc(c.arg(0), c.arg(2)), c.b.NewFDiv(c.dret, r), x, incx, dx, c.arg(2))
 				})
 			}
 		},
