@@ -94,10 +94,11 @@ var potrfRule = &blasRule{
 
 // potrs: X = S⁻¹·B with S = F·Fᵀ (uplo L) or Fᵀ·F (U), F the factor in A's
 // triangle, X written over B (layout, uplo, n, nrhs, A, lda, B, ldb,
-// info). Reverse: B̄ = S⁻¹·X̄; F̄ -= the triangle of S⁻¹·(X̄·Bᵀ + B·X̄ᵀ)·S⁻¹·F
-// (lower; upper: Fᵀ... on the right), computed as Enzyme does with syr2k
-// and three trsm. Forward: dX = S⁻¹·(dB - dS·X), dS·X = dF·(Fᵀ·X) +
-// F·(dFᵀ·X) (lower; upper with the transposes swapped).
+// info). Reverse: with P = X̄·Bᵀ + B·X̄ᵀ (syr2k, B the right-hand side
+// before the call), F̄ -= the triangle of S⁻¹·P·S⁻¹·F = L⁻ᵀ·L⁻¹·P·L⁻ᵀ
+// (lower) or F·S⁻¹·P·S⁻¹ = U⁻ᵀ·P·U⁻¹·U⁻ᵀ (upper), three trsm as Enzyme
+// does; then B̄ = S⁻¹·X̄ (potrs). Forward: dX = S⁻¹·(dB - dS·X), dS·X =
+// dF·(Fᵀ·X) + F·(dFᵀ·X) (lower; upper with the transposes swapped).
 var potrsRule = &blasRule{
 	sig: "eeiipipin", outputs: []int{6}, after: true,
 	shape: func(c *blasCtx, i int) blasShape {
