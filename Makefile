@@ -91,7 +91,8 @@ deps-openmp:
 
 # libblas-dev: Debian's reference BLAS with its CBLAS interface (cblas.h),
 # no bitcode: the BLAS rules' test against a real BLAS library, which skips
-# without it.
+# without it. liblapack-dev: the reference LAPACK, for the LAPACK rules'
+# test (skipped without it, unless run as root).
 deps-blas:
 	@if [ -f /usr/include/x86_64-linux-gnu/cblas.h ] && [ -f /usr/lib/x86_64-linux-gnu/libblas.so ]; then \
 	  echo "make deps-blas: libblas-dev is installed"; \
@@ -99,6 +100,13 @@ deps-blas:
 	  echo "make deps-blas: installing libblas-dev"; \
 	  $(APT) update; \
 	  $(APT) install -y --no-install-recommends libblas-dev; \
+	fi
+	@if [ -f /usr/lib/x86_64-linux-gnu/liblapack.so ]; then \
+	  echo "make deps-blas: liblapack-dev is installed"; \
+	else \
+	  echo "make deps-blas: installing liblapack-dev"; \
+	  $(APT) update; \
+	  $(APT) install -y --no-install-recommends liblapack-dev; \
 	fi
 
 # ADOL-C, the tape-based AD tool the benchmark workloads compare against.

@@ -31,7 +31,8 @@ import (
 type blasRule struct {
 	// sig holds one letter per CBLAS argument: i an integer (size,
 	// increment, leading dimension), e an enum (layout, transpose), f a
-	// float scalar, p a pointer to the elements.
+	// float scalar, p a pointer to the elements, n a pointer to an integer
+	// the routine writes (LAPACK's info).
 	sig     string
 	ret     bool  // returns a float
 	after   bool  // its tangent reads what the call computed (forward mode: after the call)
@@ -45,8 +46,12 @@ type blasRule struct {
 	// needsAfter lists the outputs whose values after the call the
 	// reverse reads (a solve's solution).
 	needsAfter func(c *blasCtx) []int
-	rev        func(c *blasCtx)
-	fwd        func(c *blasCtx)
+	// cacheUplo, where set, copies matrix inputs the reverse reads with
+	// lacpy, as Enzyme's LAPACK rules do: the triangle of the uplo it
+	// returns (nil: the whole matrix).
+	cacheUplo func(c *blasCtx, i int) value.Value
+	rev       func(c *blasCtx)
+	fwd       func(c *blasCtx)
 	// fwdBefore, where set, emits before the call what fwd (after it)
 	// needs of the inputs the call overwrites (in c.saved).
 	fwdBefore func(c *blasCtx)
@@ -202,6 +207,11 @@ func newBlasCtx(m *ir.Module, f *ir.Func, call *ir.InstCall) (*blasCtx, error) {
 			if !ok || !types.Equal(pt.ElemType, elem) {
 				return bad()
 			}
+		case 'n':
+			pt, ok := t.(*types.PointerType)
+			if !ok || !types.IsInt(pt.ElemType) {
+				return bad()
+			}
 		}
 	}
 	if c.enumT == nil {
@@ -225,6 +235,11 @@ func blasSigWords(sig string, fortran bool) string {
 			w = append(w, "scalar")
 		case 'p':
 			w = append(w, "array")
+		case 'n':
+			w = append(w, "int*")
+			if fortran {
+				continue
+			}
 		}
 		if fortran {
 			w[len(w)-1] += "*"
@@ -268,8 +283,17 @@ func (c *blasCtx) checkFortran() bool {
 			if sig[i] == 'e' && c.enumT == nil {
 				c.enumT = it
 			}
-		case 'f', 'p':
+		case 'f':
 			if !types.Equal(pt.ElemType, c.elem) {
+				return false
+			}
+		case 'p':
+			// flang passes an explicit-shape array as a pointer to it.
+			if !types.Equal(arrayElem(pt.ElemType), c.elem) {
+				return false
+			}
+		case 'n':
+			if !types.IsInt(pt.ElemType) {
 				return false
 			}
 		}
@@ -314,6 +338,8 @@ func (c *blasCtx) fn(name, sig string, ret bool) *ir.Func {
 			params[i] = c.elem
 		case 'p':
 			params[i] = types.NewPointer(c.elem)
+		case 'n':
+			params[i] = types.NewPointer(c.intT)
 		}
 	}
 	rt := types.Type(types.Void)
@@ -338,6 +364,7 @@ var blasSigs = map[string]string{
 	"trmv": "eeeeipipi", "trsv": "eeeeipipi", "trmm": "eeeeeiifpipi", "trsm": "eeeeeiifpipi",
 	"syrk": "eeeiifpifpi", "syr2k": "eeeiifpipifpi", "symm": "eeeiifpipifpi", "symv": "eeifpipifpi",
 	"syr": "eeifpipi", "syr2": "eeifpipipi",
+	"potrs": "eeiipipin", "trtrs": "eeeeiipipin",
 }
 
 // blas emits a call of routine name with args, each converted to the
@@ -354,7 +381,7 @@ func (c *blasCtx) blas(name string, args ...value.Value) value.Value {
 	for i, a := range args {
 		switch {
 		case i == 0 && sig[0] == 'e':
-		case sig[i] == 'p':
+		case sig[i] == 'p' || sig[i] == 'n':
 			byRef = append(byRef, a)
 		default:
 			t := c.elem
@@ -604,6 +631,17 @@ func (c *blasCtx) mat(layout int, rows, cols value.Value, ld int) blasShape {
 // inner size.
 func (c *blasCtx) cacheInput(i int) value.Value {
 	sh := c.rule.shape(c, i)
+	if sh.matrix && (c.rule.cacheUplo != nil || c.cblasLapack("lacpy", 8) != nil) {
+		// Enzyme's rules copy with lacpy; a CBLAS program that has one
+		// (Enzyme's harness) sees the same calls.
+		var uplo value.Value
+		if c.rule.cacheUplo != nil {
+			uplo = c.rule.cacheUplo(c, i)
+		}
+		buf := c.alloc(c.mul(sh.rows, sh.cols))
+		c.lacpy(c.arg(0), uplo, false, sh.rows, sh.cols, c.arg(i), sh.ld, buf, c.sel(sh.rm, sh.cols, sh.rows))
+		return buf
+	}
 	if f := c.lapack("lacpy", 7); f != nil && sh.matrix {
 		// The program's LAPACK copies the matrix (Fortran: column major).
 		buf := c.alloc(c.mul(sh.rows, sh.cols))
@@ -677,4 +715,27 @@ func (c *blasCtx) lapackCall(f *ir.Func, args ...value.Value) {
 		}
 	}
 	callConverted(c.b, f, byRef...)
+}
+
+// arrayElem is the element type of a (nested) array type, else t.
+func arrayElem(t types.Type) types.Type {
+	for {
+		a, ok := t.(*types.ArrayType)
+		if !ok {
+			return t
+		}
+		t = a.ElemType
+	}
+}
+
+// elemPtr is pointer v as a pointer to the elements (a bitcast in c.b
+// where it points to an array of them).
+func (c *blasCtx) elemPtr(v value.Value) value.Value {
+	if v == nil {
+		return nil
+	}
+	if pt, ok := v.Type().(*types.PointerType); ok && !types.Equal(pt.ElemType, c.elem) {
+		return c.b.NewBitCast(v, types.NewPointer(c.elem))
+	}
+	return v
 }

@@ -2,6 +2,7 @@ package ad
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
@@ -43,7 +44,7 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 		if a == nil {
 			return c.fortranLayout()
 		}
-		if c.fortran && c.rule.sig[i] != 'p' {
+		if c.fortran && !blasPointer(c.rule.sig[i]) {
 			if v, ok := scalars[i]; ok {
 				return v
 			}
@@ -52,6 +53,9 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 			scalars[i] = v
 			r.blockOf[v] = b
 			return v
+		}
+		if c.rule.sig[i] == 'p' {
+			return c.elemPtr(a)
 		}
 		return a
 	}
@@ -63,12 +67,16 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 	}
 	c.act = func(i int) bool { return r.blasActive(c, i) }
 	for i, k := range c.rule.sig {
-		if c.fortran && k != 'p' {
+		if c.fortran && !blasPointer(byte(k)) {
 			c.arg(i)
 		}
 	}
 	copies := map[int]value.Value{}
-	for _, i := range c.rule.needs(c) {
+	var needs []int
+	if c.rule.needs != nil {
+		needs = c.rule.needs(c)
+	}
+	for _, i := range needs {
 		if !r.blasInputChanges(c, i, false) {
 			continue
 		}
@@ -180,9 +188,11 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 		switch {
 		case a == nil:
 			v = c.fortranLayout()
-		case c.fortran && c.rule.sig[i] != 'p':
+		case c.fortran && !blasPointer(c.rule.sig[i]):
 			fv := r.blasScalars[call][i]
 			v = r.lookupForward(blk, at, fv, r.blockOf[fv])
+		case c.rule.sig[i] == 'p':
+			v = c.elemPtr(r.lookup(blk, at, a))
 		default:
 			v = r.lookup(blk, at, a)
 		}
@@ -204,6 +214,7 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 			serr = err
 			return nil
 		}
+		s = c.elemPtr(s)
 		shadows[i] = s
 		return s
 	}
@@ -260,9 +271,9 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 		if d == nil {
 			c.dret = zeroOf(call.Typ)
 		}
-		if c.rule.after { // the rule reads the result (nrm2)
-			c.res = r.lookup(blk, at, call)
-		}
+		// No reverse rule reads the call's result (nrm2's computes the
+		// norm again, as Enzyme's does): c.res stays nil, and the
+		// result is kept for no reverse.
 	}
 	c.cached = map[int]value.Value{}
 	for i, v := range r.blasCaches[call] {
@@ -313,7 +324,7 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 		scratch := &ir.Block{}
 		c.b = scratch
 		var sp value.Value
-		if c.fortran {
+		if c.fortran || strings.ContainsRune(c.rule.sig, 'n') {
 			sp = scratch.NewCall(declare(fg.m, "llvm.stacksave", types.I8Ptr))
 			c.slot = func(t types.Type) value.Value { return scratch.NewAlloca(t) }
 		}
@@ -323,7 +334,7 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 			switch {
 			case a == nil:
 				return c.fortranLayout()
-			case c.fortran && c.rule.sig[i] != 'p':
+			case c.fortran && !blasPointer(c.rule.sig[i]):
 				if v, ok := scalars[i]; ok {
 					return v
 				}
@@ -331,6 +342,8 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 				v := scratch.NewLoad(t, convertTo(scratch, a, types.NewPointer(t)))
 				scalars[i] = v
 				return v
+			case c.rule.sig[i] == 'p':
+				return c.elemPtr(a)
 			}
 			return a
 		}
@@ -344,6 +357,9 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 			if err != nil {
 				terr = err
 				return nil
+			}
+			if c.rule.sig[i] == 'p' {
+				return c.elemPtr(t)
 			}
 			return t
 		}
@@ -411,6 +427,11 @@ func blasWrites(c *ir.InstCall, through func(value.Value)) bool {
 	for _, o := range rule.outputs {
 		through(c.Args[blasArgIndex(rule, fortran, o)])
 	}
+	for i, k := range rule.sig {
+		if k == 'n' { // LAPACK's info
+			through(c.Args[blasArgIndex(rule, fortran, i)])
+		}
+	}
 	return true
 }
 
@@ -442,3 +463,7 @@ func (c *blasCtx) cacheCopy(i int) value.Value {
 	c.b.NewCall(declare(c.m, "llvm.stackrestore", types.Void, types.I8Ptr), sp)
 	return v
 }
+
+// blasPointer reports a signature letter passed as an address in every ABI
+// (elements, or LAPACK's info), never read as a scalar.
+func blasPointer(k byte) bool { return k == 'p' || k == 'n' }

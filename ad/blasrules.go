@@ -42,7 +42,8 @@ var blasRules = map[string]*blasRule{
 			c.out = t
 		},
 	},
-	// r = ‖x‖. Reverse: dx += (dr/r)·x. Forward: dr = x·dx / r.
+	// r = ‖x‖. Reverse: dx += (dr/r)·x, r computed again (nrm2). Forward:
+	// dr = x·dx / r (Enzyme's forward rule gives sqrt(x·dx)/r).
 	"nrm2": {
 		sig: "ipi", ret: true, after: true,
 		shape: func(c *blasCtx, i int) blasShape { return c.vec(c.arg(0), 2) },
@@ -51,7 +52,10 @@ var blasRules = map[string]*blasRule{
 			if dx := c.shadow(1); dx != nil {
 				c.when([]int{1}, func() {
 					x, incx := c.in(1)
-					c.blas("axpy", c.positiveInc(c.arg(0), c.arg(2)), c.b.NewFDiv(c.dret, c.res), x, incx, dx, c.arg(2))
+					// The norm computed again from x, as Enzyme's rule does
+					// (the same value as the call's result).
+					r := c.blas("nrm2", c.arg(0), x, incx)
+					c.blas("axpy", c.positiveInc(c.arg(0), c.arg(2)), c.b.NewFDiv(c.dret, r), x, incx, dx, c.arg(2))
 				})
 			}
 		},
@@ -497,7 +501,8 @@ var blasRules = map[string]*blasRule{
 			return c.mat(0, c.arg(5), c.arg(6), 11)
 		},
 		needs: func(c *blasCtx) []int {
-			return blasPick(c.shadow(8) != nil || c.act(7), 10, c.shadow(10) != nil || c.act(7), 8)
+			// A's copy first, as Enzyme makes them.
+			return blasPick(c.shadow(10) != nil || c.act(7), 8, c.shadow(8) != nil || c.act(7), 10)
 		},
 		rev: func(c *blasCtx) {
 			dB := c.shadow(10)
@@ -519,7 +524,7 @@ var blasRules = map[string]*blasRule{
 			if dA := c.shadow(8); dA != nil {
 				c.when([]int{10, 8}, func() {
 					b, ldbo := c.in(10)
-					c.triangleGemm(layout, side, uplo, transa, diag, m, n, c.arg(7), dB, ldb, b, ldbo, dA, c.arg(9))
+					c.triangleGemv(layout, side, uplo, transa, diag, m, n, c.arg(7), dB, ldb, b, ldbo, dA, c.arg(9))
 				})
 			}
 			c.when([]int{10}, func() {
@@ -675,7 +680,7 @@ var blasRules = map[string]*blasRule{
 					cOld, ldOld := c.in(9)
 					c.acc(8, c.b.NewCall(blasHelper(c, "trfrob"), rm, c.i64(n), c.i64(n), upper, dC, c.i64(ldc), cOld, c.i64(ldOld)))
 				}
-				c.b.NewCall(blasHelper(c, "trscalm"), rm, c.i64(n), c.i64(n), upper, c.arg(8), dC, c.i64(ldc))
+				c.lascl(layout, uplo, false, c.arg(8), n, dC, ldc)
 			})
 		},
 		fwd: func(c *blasCtx) {
@@ -693,7 +698,7 @@ var blasRules = map[string]*blasRule{
 				c.blas("syrk", layout, uplo, trans, n, k, c.dfloat(5), c.arg(6), c.arg(7), beta(), dC, ldc)
 			}
 			if b := beta(); b == c.arg(8) {
-				c.b.NewCall(blasHelper(c, "trscalm"), rm, c.i64(n), c.i64(n), upper, b, dC, c.i64(ldc))
+				c.lascl(layout, uplo, false, b, n, dC, ldc)
 			}
 			if c.act(8) {
 				c.b.NewCall(blasHelper(c, "traxpym"), rm, c.i64(n), c.i64(n), upper, constant.False, c.dfloat(8), c.arg(9), c.i64(ldc), dC, c.i64(ldc))
@@ -818,32 +823,27 @@ var blasRules = map[string]*blasRule{
 					c.free(tmp)
 				})
 			}
-			if dB := c.shadow(8); dB != nil {
-				c.when([]int{11, 8}, func() {
-					a, lda := c.in(6)
-					c.blas("symm", layout, side, uplo, m, n, c.arg(5), a, lda, dC, ldc, c.f(1), dB, c.arg(9))
-				})
-			}
 			if dA := c.shadow(6); dA != nil {
+				// Enzyme's rule: syr2k adds α(B·dCᵀ + dC·Bᵀ) (left) or
+				// α(Bᵀ·dC + dCᵀ·B) to the triangle, twice the diagonal's
+				// share, of which half is taken back.
 				c.when([]int{11, 6}, func() {
 					b, ldb := c.in(8)
 					left := c.left(side)
 					k, inner := c.sel(left, m, n), c.sel(left, n, m)
-					noT, t := c.transCode(uplo, false), c.transCode(uplo, true)
-					ta, tb := c.sel(left, noT, t), c.sel(left, t, noT)
-					tmp := c.alloc(c.mul(k, k))
-					for i, unit := range []value.Value{constant.False, constant.True} {
-						// dS, then dSᵀ: the operands swapped.
-						first, ld1, second, ld2 := dC, ldc, b, ldb
-						if i == 1 {
-							first, ld1, second, ld2 = b, ldb, dC, ldc
-						}
-						f1, l1 := c.sel(left, first, second), c.sel(left, ld1, ld2)
-						f2, l2 := c.sel(left, second, first), c.sel(left, ld2, ld1)
-						c.blas("gemm", layout, ta, tb, k, k, inner, c.arg(5), f1, l1, f2, l2, c.f(0), tmp, k)
-						c.b.NewCall(blasHelper(c, "traxpym"), rm, c.i64(k), c.i64(k), c.upper(uplo), unit, c.f(1), tmp, c.i64(k), dA, c.i64(c.arg(7)))
-					}
+					diag := c.b.NewAdd(c.arg(7), constant.NewInt(c.arg(7).Type().(*types.IntType), 1))
+					tmp := c.alloc(k)
+					c.blas("copy", k, dA, diag, tmp, c.i(1))
+					c.blas("syr2k", layout, uplo, c.sideTrans(side), k, inner, c.arg(5), b, ldb, dC, ldc, c.f(1), dA, c.arg(7))
+					c.blas("axpy", k, c.f(-1), dA, diag, tmp, c.i(1))
+					c.blas("axpy", k, c.f(0.5), tmp, c.i(1), dA, diag)
 					c.free(tmp)
+				})
+			}
+			if dB := c.shadow(8); dB != nil {
+				c.when([]int{11, 8}, func() {
+					a, lda := c.in(6)
+					c.blas("symm", layout, side, uplo, m, n, c.arg(5), a, lda, dC, ldc, c.f(1), dB, c.arg(9))
 				})
 			}
 			c.when([]int{11}, func() {
@@ -1105,13 +1105,43 @@ func (c *blasCtx) triangleGemm(layout, side, uplo, transa, diag, m, n, alpha, g,
 	c.free(tmp)
 }
 
+// sideTrans is Enzyme's side_to_trans: no transpose for the left side,
+// transpose for the right, in side's encoding (CBLAS's enum, else the
+// letter in side's case).
+func (c *blasCtx) sideTrans(side value.Value) value.Value {
+	left := c.left(side)
+	it := side.Type().(*types.IntType)
+	k := func(v int64) value.Value { return constant.NewInt(it, v) }
+	small := c.eqAny(side, 'l', 'r')
+	letter := c.b.NewSelect(left, c.b.NewSelect(small, k('n'), k('N')), c.b.NewSelect(small, k('t'), k('T')))
+	return c.b.NewSelect(c.eqAny(side, 141, 142), c.b.NewSelect(left, k(cblasNoTrans), k(cblasTrans)), letter)
+}
+
+// triangleGemv adds to the triangle of dA (k x k, k = m on the left, n on
+// the right) the derivative of op(T)·B or B·op(T) for T's entries, with
+// g the adjoint and x the old value of B (m x n): alpha·g·xᵀ (left, op N),
+// alpha·x·gᵀ (left, op T), alpha·xᵀ·g (right, op N) or alpha·gᵀ·x (right,
+// op T), one gemv per column of the triangle (Enzyme's trmm rule).
+func (c *blasCtx) triangleGemv(layout, side, uplo, transa, diag, m, n, alpha, g, ldg, x, ldx, dA, lda value.Value) {
+	left, isN := c.left(side), c.isN(transa)
+	gFirst := c.b.NewICmp(enum.IPredEQ, left, isN)
+	tr := c.sideTrans(side)
+	callConverted(c.b, blasHelper(c, "trgemv"), c.rowMajor(layout), c.i64(c.sel(left, m, n)), c.i64(c.sel(left, n, m)),
+		c.upper(uplo), c.unit(diag), left, layout, tr, alpha,
+		c.sel(gFirst, g, x), c.i64(c.sel(gFirst, ldg, ldx)), c.sel(gFirst, x, g), c.i64(c.sel(gFirst, ldx, ldg)), dA, c.i64(lda))
+}
+
 // symmetricTimes adds alpha·(S + diag(dC))·op(X) to d op(X) (an n x k
 // operand, op by isN): S the symmetric matrix of dC's triangle (symm on
 // the left, or on the right of X for a transposed operand), the diagonal
 // once more (the derivative of a syrk-like product for op(X)).
 func (c *blasCtx) symmetricTimes(layout, uplo, isN, n, k, alpha, dC, ldc, x, ldx, dX, lddx value.Value) {
 	rows, cols := c.sel(isN, n, k), c.sel(isN, k, n)
-	c.blas("symm", layout, c.sel(isN, c.sideCode(uplo, true), c.sideCode(uplo, false)), uplo, rows, cols,
+	// The side in lower case, as Enzyme's syrk rule writes it.
+	it := uplo.Type().(*types.IntType)
+	side := c.b.NewSelect(c.cblasEnum(uplo), c.sel(isN, constant.NewInt(it, 141), constant.NewInt(it, 142)),
+		c.sel(isN, constant.NewInt(it, 'l'), constant.NewInt(it, 'r')))
+	c.blas("symm", layout, side, uplo, rows, cols,
 		alpha, dC, ldc, x, ldx, c.f(1), dX, lddx)
 	c.b.NewCall(blasHelper(c, "diagscalem"), c.rowMajor(layout), c.i64(rows), c.i64(cols), isN, alpha, dC, c.i64(ldc),
 		x, c.i64(ldx), dX, c.i64(lddx))

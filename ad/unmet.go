@@ -34,7 +34,7 @@ func (d *differ) unmetError(f *ir.Func, a *activity.Info, root bool) error {
 			if st, ok := u.At.(*ir.InstStore); ok && holdsPointers(st.Src.Type()) {
 				continue // a pointer stored into shadowed memory: shadowlessPointerStore
 			}
-			if !readsBack(f, a, func(v value.Value) bool { return v == b }) {
+			if !readsBackBesides(f, a, func(v value.Value) bool { return v == b }, ownRead(f, u.At)) {
 				continue
 			}
 			return errorAt(f, u.At, "%s writes derivatives into memory reached through parameter %d of '%s', which has no shadow (enzyme_const), and the function reads that memory back: the derivative through it would be lost; pass it with enzyme_dup and a zeroed shadow", describeAt(u.At), paramIndex(f, b), f.Name())
@@ -96,9 +96,60 @@ func readsBack(f *ir.Func, a *activity.Info, root func(value.Value) bool) bool {
 // readsBackExcept is readsBack where a store of such a pointer into memory
 // that into accepts (a global whose own readers are checked) is no escape.
 func readsBackExcept(f *ir.Func, a *activity.Info, root func(value.Value) bool, into func(value.Value) bool) bool {
+	return readsBackWith(f, a, root, into, nil)
+}
+
+// readsBackBesides is readsBack with the reads of instruction skip (nil:
+// none) left out.
+func readsBackBesides(f *ir.Func, a *activity.Info, root func(value.Value) bool, skip ir.Instruction) bool {
+	return readsBackWith(f, a, root, func(value.Value) bool { return false }, skip)
+}
+
+// ownRead returns writer w where its own reads of the memory it writes are
+// no read-back: a call differentiated by a BLAS/LAPACK rule (which reads an
+// output's old value before writing it) that runs at most once per call of
+// f (in no cycle of f's blocks); nil otherwise.
+func ownRead(f *ir.Func, w ir.Instruction) ir.Instruction {
+	call, ok := w.(*ir.InstCall)
+	if !ok || !isBlasCall(call) {
+		return nil
+	}
+	var home *ir.Block
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			if inst == w {
+				home = b
+			}
+		}
+	}
+	if home == nil {
+		return nil
+	}
+	// Is home reachable from its own successors?
+	seen := map[*ir.Block]bool{}
+	stack := append([]*ir.Block(nil), home.Term.Succs()...)
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if b == home {
+			return nil
+		}
+		if seen[b] {
+			continue
+		}
+		seen[b] = true
+		stack = append(stack, b.Term.Succs()...)
+	}
+	return w
+}
+
+func readsBackWith(f *ir.Func, a *activity.Info, root func(value.Value) bool, into func(value.Value) bool, skip ir.Instruction) bool {
 	reaches := func(ptr value.Value) bool { return mayPointInto(ptr, root, map[value.Value]bool{}, 0) }
 	for _, b := range f.Blocks {
 		for _, inst := range b.Insts {
+			if skip != nil && inst == skip {
+				continue
+			}
 			switch x := inst.(type) {
 			case *ir.InstLoad:
 				if carriesFloat(x.ElemType) && a.Useful[x] && reaches(x.Src) {

@@ -219,6 +219,29 @@ func TestFortranNoBitcodeWarning(t *testing.T) {
 	}
 }
 
+// TestFortranLapackRules builds tests/projects/fortran-lapack: Fortran
+// calling dpotrf, dpotrs and dtrtrs on explicit-shape arrays, differentiated
+// by gozyme's LAPACK rules against Debian's liblapack, at -O2 and -O0; the
+// program checks the gradient against central differences.
+func TestFortranLapackRules(t *testing.T) {
+	setup(t)
+	needFlang(t)
+	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/liblapack.so"); err != nil {
+		if os.Geteuid() == 0 {
+			t.Fatal("liblapack.so is missing: run make deps-blas (liblapack-dev)")
+		}
+		t.Skip("liblapack.so is missing (make deps-blas installs liblapack-dev)")
+	}
+	for _, o := range []string{"-O2", "-O0"} {
+		dir := copyProject(t, "fortran-lapack")
+		env := toolEnv("CC=gozyme-cc", "FC=gozyme-fc", "FFLAGS="+o, "CFLAGS="+o)
+		run(t, dir, env, "make")
+		if out := run(t, dir, nil, "./prog"); !strings.Contains(out, "max error") {
+			t.Errorf("%s: %s", o, out)
+		}
+	}
+}
+
 // TestFortranBlasRules builds tests/projects/fortran-blas: Fortran calling
 // dgemv and ddot, differentiated by gozyme's BLAS rules (Fortran ABI, a
 // trailing hidden character length) against a BLAS object built without
