@@ -144,7 +144,7 @@ func (r *reverseGen) blasInputChanges(c *blasCtx, i int, after bool) bool {
 	if r.split {
 		return true
 	}
-	objs, opaque, known := pointerObjects(c.callArg(i))
+	objs, opaque, known := r.pointerObjects(c.callArg(i))
 	return r.objectsMayBeWritten(objs, opaque, known, nil, func(w memWriter) bool {
 		if w.inst == call {
 			lb := r.blockOf[call]

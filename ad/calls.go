@@ -62,7 +62,11 @@ func (r *reverseGen) calleeSplit(call *ir.InstCall) (*splitGrad, []Activity, err
 	if site := r.d.omp.sites[call]; site != nil && site.fork {
 		parallel = true // the threads of a parallel region run it
 	}
-	sg, err := r.d.splitGradientIn(f, acts, r.act.Active(call), retShadow, parallel, !parallel && r.quietAfter(call))
+	var private []bool
+	if !parallel && !r.d.gpu {
+		private = r.privateArgs(call)
+	}
+	sg, err := r.d.splitGradientAt(f, acts, r.act.Active(call), retShadow, parallel, !parallel && r.quietAfter(call), private)
 	if err == nil && r.pair != nil {
 		r.pair.callees = append(r.pair.callees, sg)
 	}

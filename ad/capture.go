@@ -29,6 +29,8 @@ func pointerObjects(v value.Value) (objs []value.Value, opaque, known bool) {
 // primal whose address stays in it (see above).
 func (r *reverseGen) uncaptured(obj value.Value) bool {
 	switch x := obj.(type) {
+	case *paramContents:
+		return true // granted only where nothing lets its addresses out
 	case *ir.InstAlloca:
 	case *ir.InstCall:
 		if !isAllocation(x) {

@@ -264,7 +264,7 @@ func (r *reverseGen) loadRecomputable(fwdLoad *ir.InstLoad) bool {
 // A pointer read from memory (opaque, see capture.go) may point into any
 // object but one the primal creates and never lets its address out of.
 func (r *reverseGen) mayBeWritten(l *ir.InstLoad, consider func(memWriter) bool) bool {
-	objs, opaque, known := pointerObjects(l.Src)
+	objs, opaque, known := r.pointerObjects(l.Src)
 	return r.objectsMayBeWritten(objs, opaque, known, l, consider)
 }
 
@@ -368,7 +368,7 @@ func (r *reverseGen) writers() []memWriter {
 	for _, b := range r.f.Blocks {
 		for _, inst := range b.Insts {
 			add := func(ptr value.Value) {
-				objs, opaque, known := pointerObjects(ptr)
+				objs, opaque, known := r.pointerObjects(ptr)
 				ws = append(ws, memWriter{inst: inst, block: b, objs: objs, opaque: opaque, all: !known})
 			}
 			switch x := inst.(type) {
@@ -395,7 +395,7 @@ func (r *reverseGen) writers() []memWriter {
 					add(x.Args[0]) // freed memory cannot be read again
 				case writesNoMemory(x):
 				default:
-					ws = append(ws, r.d.callWriter(b, x))
+					ws = append(ws, r.callWriter(b, x))
 				}
 			}
 		}
@@ -406,11 +406,11 @@ func (r *reverseGen) writers() []memWriter {
 
 // callWriter is the writer a call is: what its callee's summary says it
 // may write (writesum.go), mapped to its arguments, or all memory.
-func (d *differ) callWriter(b *ir.Block, c *ir.InstCall) memWriter {
+func (r *reverseGen) callWriter(b *ir.Block, c *ir.InstCall) memWriter {
 	w := memWriter{inst: c, block: b}
 	s := &writeSummary{params: map[int]bool{}}
-	d.callWrites(c, func(ptr value.Value) {
-		objs, opaque, known := pointerObjects(ptr)
+	r.d.callWrites(c, func(ptr value.Value) {
+		objs, opaque, known := r.pointerObjects(ptr)
 		w.objs = append(w.objs, objs...)
 		w.opaque = w.opaque || opaque
 		w.all = w.all || !known
@@ -511,6 +511,13 @@ func underlyingObjects(v value.Value) (objs []value.Value, known bool) {
 // point into any object but an uncaptured one) instead of unknown, and
 // null or undefined pointers point into nothing.
 func objectsOf(v value.Value, throughLoads bool) (objs []value.Value, opaque, known bool) {
+	return objectsOfIn(v, throughLoads, nil)
+}
+
+// objectsOfIn is objectsOf where loadObject, if not nil, may name the
+// object a pointer read from memory points into (privcontents.go); where it
+// returns nil the pointer is opaque.
+func objectsOfIn(v value.Value, throughLoads bool, loadObject func(*ir.InstLoad) value.Value) (objs []value.Value, opaque, known bool) {
 	known = true
 	seen := map[value.Value]bool{}
 	var walk func(v value.Value)
@@ -530,6 +537,12 @@ func objectsOf(v value.Value, throughLoads bool) (objs []value.Value, opaque, kn
 				known = false
 			}
 		case *ir.InstLoad:
+			if throughLoads && loadObject != nil {
+				if o := loadObject(x); o != nil {
+					objs = append(objs, o)
+					break
+				}
+			}
 			if throughLoads {
 				opaque = true
 			} else {
@@ -597,6 +610,7 @@ type memoryState struct {
 	freeSlots      map[*ir.InstCall][]*ir.InstAlloca // deferred frees not at the exit -> the slots recording their arguments
 	reach          map[*ir.Block]map[*ir.Block]bool  // primal block -> blocks reachable from it (remat.go)
 	reallocCopied  map[*ir.InstCall]value.Value      // realloc -> forward count of shadow bytes copied (realloc.go)
+	contents       map[*ir.Param]*paramContents      // parameters whose call sites prove their contents private (privcontents.go)
 	users          map[value.Value][]interface{}     // primal value -> its users (capture.go)
 	uncapturedMemo map[value.Value]bool              // primal object -> whether its address stays in it (capture.go)
 }

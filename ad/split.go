@@ -71,7 +71,15 @@ func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive, retShadow
 // every call site lets nothing write primal memory between the augmented
 // forward and the reverse (quiet.go).
 func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShadow, parallel, quiet bool) (*splitGrad, error) {
-	augName := splitName("__gozyme_aug_", f, acts, retActive, retShadow, parallel, quiet)
+	return d.splitGradientAt(f, acts, retActive, retShadow, parallel, quiet, nil)
+}
+
+// splitGradientAt is splitGradientIn for call sites that prove the contents
+// of the arguments private flags private (privcontents.go): a pair of its
+// own, named for them.
+func (d *differ) splitGradientAt(f *ir.Func, acts []Activity, retActive, retShadow, parallel, quiet bool, private []bool) (*splitGrad, error) {
+	suffix := privateSuffix(private)
+	augName := splitName("__gozyme_aug_", f, acts, retActive, retShadow, parallel, quiet) + suffix
 	if s, ok := d.splits[augName]; ok {
 		return s, nil
 	}
@@ -105,7 +113,7 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 		revParams = append(revParams, ir.NewParam("dret", f.Sig.RetType))
 	}
 	revParams = append(revParams, ir.NewParam("tape", types.I8Ptr))
-	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive, retShadow, parallel, quiet), outsType(outs), revParams...)
+	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive, retShadow, parallel, quiet)+suffix, outsType(outs), revParams...)
 	rev.Linkage = enum.LinkageInternal
 	s := &splitGrad{aug: aug, rev: rev, retActive: retActive, retShadow: retShadow, parallel: parallel}
 	d.splits[augName] = s
@@ -120,6 +128,9 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 			r.pair = s
 			r.parallel = parallel
 			r.quiet = quiet && !parallel && !d.gpu
+			if suffix != "" {
+				r.contents = d.calleeContents(pf, private)
+			}
 		}
 		return r, err
 	})
