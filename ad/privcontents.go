@@ -123,8 +123,10 @@ func (r *reverseGen) slotStays(s *ir.InstAlloca, c *ir.InstCall, i int, loaded *
 					return false
 				}
 				work = append(work, x)
-			case *ir.InstBitCast:
-				work = append(work, x)
+			case *ir.InstBitCast, *ir.InstPhi, *ir.InstSelect:
+				// A phi may merge S with other memory: stores of buffer
+				// addresses through it fail addressStays (not into S alone).
+				work = append(work, x.(value.Value))
 			case *ir.InstICmp:
 			case *ir.InstLoad:
 				switch t := x.Type(); {
