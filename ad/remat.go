@@ -244,13 +244,14 @@ func samePreds(p, q *ir.InstPhi) bool {
 // A split function's reverse runs in another function, after its caller
 // (and the caller's callers) went on: it may load again only where nothing
 // writes primal memory in between and the memory is still there
-// (reloadsAcrossSplit, quiet.go).
+// (reloadsAcrossSplit, quiet.go), or only writes TBAA keeps apart from the
+// load (typedReload, quiettags.go).
 func (r *reverseGen) loadRecomputable(fwdLoad *ir.InstLoad) bool {
-	if (r.split && !r.reloadsAcrossSplit()) || fwdLoad.Volatile {
+	if fwdLoad.Volatile {
 		return false
 	}
 	p, ok := r.primalOf[fwdLoad].(*ir.InstLoad)
-	if !ok {
+	if !ok || (r.split && !r.reloadsAcrossSplit() && !r.typedReload(p)) {
 		return false
 	}
 	return !r.mayBeWritten(p, func(w memWriter) bool { return r.mayRunAfter(w, p) })
@@ -272,9 +273,13 @@ func (r *reverseGen) mayBeWritten(l *ir.InstLoad, consider func(memWriter) bool)
 // answer for a pointer), read by load l where there is one (nil: a call's
 // read of memory through the pointer, of no known extent).
 func (r *reverseGen) objectsMayBeWritten(objs []value.Value, opaque, known bool, l *ir.InstLoad, consider func(memWriter) bool) bool {
+	tag := tbaaTagOf(l)
 	for _, w := range r.writers() {
 		if !consider(w) {
 			continue
+		}
+		if l != nil && w.tags.disjointFrom(tag) {
+			continue // TBAA keeps its writes apart from l's (tbaaalias.go)
 		}
 		if w.all || !known || (w.opaque && opaque) {
 			return true
@@ -357,6 +362,7 @@ type memWriter struct {
 	objs   []value.Value
 	opaque bool
 	all    bool
+	tags   writeTags // its writes by TBAA tag, where all are tagged (tbaaalias.go)
 }
 
 // writers lists (once) what in the primal may write memory.
@@ -369,7 +375,11 @@ func (r *reverseGen) writers() []memWriter {
 		for _, inst := range b.Insts {
 			add := func(ptr value.Value) {
 				objs, opaque, known := r.pointerObjects(ptr)
-				ws = append(ws, memWriter{inst: inst, block: b, objs: objs, opaque: opaque, all: !known})
+				w := memWriter{inst: inst, block: b, objs: objs, opaque: opaque, all: !known}
+				// Free, lifetime markers and masked stores are untyped:
+				// declarations without tags (callTags).
+				w.tags = r.d.instWriteTags(inst)
+				ws = append(ws, w)
 			}
 			switch x := inst.(type) {
 			case *ir.InstStore:
@@ -418,6 +428,7 @@ func (r *reverseGen) callWriter(b *ir.Block, c *ir.InstCall) memWriter {
 	w.objs = append(w.objs, s.globals...)
 	w.opaque = w.opaque || s.opaque
 	w.all = w.all || s.all
+	w.tags = r.d.callTags(c)
 	return w
 }
 
