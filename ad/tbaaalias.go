@@ -5,6 +5,7 @@ import (
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/metadata"
+	"github.com/llir/llvm/ir/value"
 )
 
 // Type-based alias facts for the reloads of remat.go, as LLVM's own
@@ -295,4 +296,29 @@ func tbaaMayAlias(a, b *metadata.Tuple) bool {
 		return m
 	}
 	return false
+}
+
+// tagShadowAccesses gives the loads and stores of shadow address sp that
+// blk gained from index from on the !tbaa tag of primal access inst (if
+// any, in clang's format): a shadow has its primal's layout, so the type
+// the primal access names is the type of the shadow bytes it touches. The
+// optimizer after AD may then keep a primal pointer the reverse reads (a
+// vector's data) in a register across the shadow updates of a loop.
+func tagShadowAccesses(blk *ir.Block, from int, sp value.Value, inst ir.Instruction) {
+	tag := tbaaTagOf(inst)
+	if tag == nil || !structPathTag(tag) {
+		return
+	}
+	for _, x := range blk.Insts[from:] {
+		switch x := x.(type) {
+		case *ir.InstLoad:
+			if x.Src == sp && tbaaTagOf(x) == nil {
+				x.Metadata = append(x.Metadata, &metadata.Attachment{Name: "tbaa", Node: tag})
+			}
+		case *ir.InstStore:
+			if x.Dst == sp && tbaaTagOf(x) == nil {
+				x.Metadata = append(x.Metadata, &metadata.Attachment{Name: "tbaa", Node: tag})
+			}
+		}
+	}
 }
