@@ -145,7 +145,7 @@ func (r *reverseGen) blasInputChanges(c *blasCtx, i int, after bool) bool {
 		return true
 	}
 	objs, opaque, known := r.pointerObjects(c.callArg(i))
-	return r.objectsMayBeWritten(objs, opaque, known, nil, func(w memWriter) bool {
+	return r.objectsMayBeWritten(objs, opaque, known, nil, false, func(w memWriter) bool {
 		if w.inst == call {
 			lb := r.blockOf[call]
 			return lb == nil || r.reachable(lb)[lb]

@@ -264,21 +264,34 @@ func (r *reverseGen) loadRecomputable(fwdLoad *ir.InstLoad) bool {
 //
 // A pointer read from memory (opaque, see capture.go) may point into any
 // object but one the primal creates and never lets its address out of.
+//
+// Writers whose writes TBAA keeps apart from l's type do not count
+// (tbaaalias.go): the question is whether l would read the same value
+// again, as LLVM asks when it moves a load past them.
 func (r *reverseGen) mayBeWritten(l *ir.InstLoad, consider func(memWriter) bool) bool {
 	objs, opaque, known := r.pointerObjects(l.Src)
-	return r.objectsMayBeWritten(objs, opaque, known, l, consider)
+	return r.objectsMayBeWritten(objs, opaque, known, l, true, consider)
+}
+
+// mayBeWrittenAnyType is mayBeWritten counting every writer of l's bytes
+// whatever its type: for questions about the shadow bytes a write's
+// reverse reads and clears (loopsum.go), not about l's value.
+func (r *reverseGen) mayBeWrittenAnyType(l *ir.InstLoad, consider func(memWriter) bool) bool {
+	objs, opaque, known := r.pointerObjects(l.Src)
+	return r.objectsMayBeWritten(objs, opaque, known, l, false, consider)
 }
 
 // objectsMayBeWritten is mayBeWritten for memory in objs (pointerObjects'
 // answer for a pointer), read by load l where there is one (nil: a call's
-// read of memory through the pointer, of no known extent).
-func (r *reverseGen) objectsMayBeWritten(objs []value.Value, opaque, known bool, l *ir.InstLoad, consider func(memWriter) bool) bool {
+// read of memory through the pointer, of no known extent); typed lets TBAA
+// keep writers apart from l.
+func (r *reverseGen) objectsMayBeWritten(objs []value.Value, opaque, known bool, l *ir.InstLoad, typed bool, consider func(memWriter) bool) bool {
 	tag := tbaaTagOf(l)
 	for _, w := range r.writers() {
 		if !consider(w) {
 			continue
 		}
-		if l != nil && w.tags.disjointFrom(tag) {
+		if typed && l != nil && w.tags.disjointFrom(tag) {
 			continue // TBAA keeps its writes apart from l's (tbaaalias.go)
 		}
 		if w.all || !known || (w.opaque && opaque) {
