@@ -7,6 +7,7 @@ import (
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/metadata"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -286,7 +287,10 @@ func (r *reverseGen) mayBeWrittenAnyType(l *ir.InstLoad, consider func(memWriter
 // read of memory through the pointer, of no known extent); typed lets TBAA
 // keep writers apart from l.
 func (r *reverseGen) objectsMayBeWritten(objs []value.Value, opaque, known bool, l *ir.InstLoad, typed bool, consider func(memWriter) bool) bool {
-	tag := tbaaTagOf(l)
+	var tag *metadata.Tuple
+	if l != nil {
+		tag = tbaaTagOf(l)
+	}
 	for _, w := range r.writers() {
 		if !consider(w) {
 			continue
