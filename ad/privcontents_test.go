@@ -10,9 +10,10 @@ import (
 
 // TestPrivateContents runs the callees of testdata/private_contents.cc at
 // every level against central differences: one whose call site proves the
-// vector it writes private, and three where it is not (the same vector
-// twice, a second pointer to its buffer, a callee keeping the buffer's
-// address) whose reads through the other pointer must see the writes.
+// vector it writes private, and four where it is not (the same vector
+// twice, a second pointer to its buffer in memory or as an argument, a
+// callee keeping the buffer's address) whose reads through the other
+// pointer must see the writes.
 func TestPrivateContents(t *testing.T) {
 	t.Parallel()
 	src := cxxPrelude + testdataC(t, "private_contents.cc")
@@ -47,6 +48,7 @@ func TestPrivateContentsFact(t *testing.T) {
 		{"4self", "6evolve", false},
 		{"6viewed", "11evolve_view", false},
 		{"4kept", "11evolve_keep", true}, // the caller's half holds
+		{"6passed", "10evolve_raw", false},
 	} {
 		d := newDiffer(m, Options{})
 		pf, err := d.prepared(fn(c.root))

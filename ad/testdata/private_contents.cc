@@ -3,7 +3,8 @@
  * vector's data pointer: where every call passes a y whose buffer only the
  * caller's vector holds (last), the derivative reloads x[i] in the reverse
  * sweep instead of caching it. Where x and y are the same vector (self),
- * the buffer is also seen through a plain pointer (viewed), or the callee
+ * the buffer is also seen through a plain pointer (viewed, or passed as an
+ * argument of its own: passed), or the callee
  * keeps the buffer's address (kept), the reads see the writes and must be
  * cached: the gradients are still right. */
 #include <cstddef>
@@ -36,6 +37,16 @@ static double viewed(const std::vector<double> &x, int s) {
 	evolve_view(v, y, s);
 	return y.back();
 }
+__attribute__((noinline)) void evolve_raw(const double *p, std::vector<double> &y, int s) {
+	size_t n = y.size();
+	for (int k = 0; k < s; k++)
+		for (size_t i = 1; i < n; i++) y[i] += 0.3 * p[i] * y[i - 1];
+}
+static double passed(const std::vector<double> &x, int s) {
+	std::vector<double> y(x);
+	evolve_raw(y.data(), y, s);
+	return y.back();
+}
 struct Keeper {
 	const double *p;
 };
@@ -55,6 +66,7 @@ static double lastAt(double *x, int n) { return last(std::vector<double>(x, x + 
 static double selfAt(double *x, int n) { return self(std::vector<double>(x, x + n), 3); }
 static double viewedAt(double *x, int n) { return viewed(std::vector<double>(x, x + n), 3); }
 static double keptAt(double *x, int n) { return kept(std::vector<double>(x, x + n), 3); }
+static double passedAt(double *x, int n) { return passed(std::vector<double>(x, x + n), 3); }
 /* GRADCHECK(f): the gradient of f at a fixed x against f##At's differences. */
 #define GRADCHECK(f) do { \
 		const int N = 6; \
@@ -68,5 +80,6 @@ int main() {
 	GRADCHECK(self);
 	GRADCHECK(viewed);
 	GRADCHECK(kept);
+	GRADCHECK(passed);
 	return failures != 0;
 }
