@@ -259,7 +259,7 @@ func integerStays(users map[value.Value][]interface{}, v value.Value) bool {
 				work = append(work, x.(value.Value))
 			case *ir.InstCall:
 				switch name := calleeName(x); {
-				case isAllocation(x), isMemSet(x), isMemTransfer(x):
+				case isAllocation(x), (isMemSet(x) || isMemTransfer(x)) && onlyLength(x, v):
 				case hasPrefix(name, "llvm.umax."), hasPrefix(name, "llvm.umin."), hasPrefix(name, "llvm.smax."), hasPrefix(name, "llvm.smin."):
 					work = append(work, x)
 				default:
@@ -268,6 +268,17 @@ func integerStays(users map[value.Value][]interface{}, v value.Value) bool {
 			default:
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// onlyLength reports whether v is memset's or memcpy's length and no other
+// argument (memset's fill byte would write it into memory).
+func onlyLength(c *ir.InstCall, v value.Value) bool {
+	for i, a := range c.Args {
+		if unwrapArg(a) == v && i != 2 {
+			return false
 		}
 	}
 	return true
