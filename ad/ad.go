@@ -20,6 +20,7 @@ type differ struct {
 	m *ir.Module
 	// writeSums: what each function may write (writesum.go).
 	writeSums map[*ir.Func]*writeSummary
+	tagSums   map[*ir.Func]writeTags // what a call may write, by TBAA tags (tbaaalias.go)
 	// paramCaptures: whether a function may capture a parameter (capture.go).
 	paramCaptures map[paramKey]bool
 	inactive      map[*ir.Func]bool // functions declared inactive (declared.go)

@@ -152,8 +152,8 @@ func (r *reverseGen) blasInputChanges(c *blasCtx, i int, after bool) bool {
 	if r.split {
 		return true
 	}
-	objs, opaque, known := pointerObjects(c.callArg(i))
-	return r.objectsMayBeWritten(objs, opaque, known, nil, func(w memWriter) bool {
+	objs, opaque, known := r.pointerObjects(c.callArg(i))
+	return r.objectsMayBeWritten(objs, opaque, known, nil, false, func(w memWriter) bool {
 		if w.inst == call {
 			lb := r.blockOf[call]
 			return lb == nil || r.reachable(lb)[lb]

@@ -62,7 +62,15 @@ func (r *reverseGen) calleeSplit(call *ir.InstCall) (*splitGrad, []Activity, err
 	if site := r.d.omp.sites[call]; site != nil && site.fork {
 		parallel = true // the threads of a parallel region run it
 	}
-	sg, err := r.d.splitGradientIn(f, acts, r.act.Active(call), retShadow, parallel, !parallel && r.quietAfter(call))
+	var facts siteFacts
+	quiet := !parallel && r.quietAfter(call)
+	if !parallel && !r.d.gpu {
+		facts.private = r.privateArgs(call)
+		if !quiet {
+			facts.quietTags, facts.quietTyped = r.quietTagsAfter(call)
+		}
+	}
+	sg, err := r.d.splitGradientAt(f, acts, r.act.Active(call), retShadow, parallel, quiet, facts)
 	if err == nil && r.pair != nil {
 		r.pair.callees = append(r.pair.callees, sg)
 	}

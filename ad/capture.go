@@ -29,6 +29,8 @@ func pointerObjects(v value.Value) (objs []value.Value, opaque, known bool) {
 // primal whose address stays in it (see above).
 func (r *reverseGen) uncaptured(obj value.Value) bool {
 	switch x := obj.(type) {
+	case *paramContents:
+		return true // granted only where nothing lets its addresses out
 	case *ir.InstAlloca:
 	case *ir.InstCall:
 		if !isAllocation(x) {
@@ -73,8 +75,9 @@ func usersOf(f *ir.Func) map[value.Value][]interface{} {
 // captures reports whether the address of obj, or one derived from it,
 // may leave it: anything but a load or store through it, an address
 // computed from it, a comparison, a bulk operation on its bytes, its end of
-// life (lifetime markers, free) or a call argument the callee keeps not
-// (declared nocapture, or a defined callee that lets it out nowhere).
+// life (lifetime markers, free), a call argument the callee keeps not
+// (declared nocapture, or a defined callee that lets it out nowhere) or an
+// integer used for arithmetic and comparisons only.
 func (r *reverseGen) captures(obj value.Value) bool {
 	return r.d.capturesIn(r.users, obj)
 }
@@ -108,8 +111,14 @@ func (d *differ) capturesIn(users map[value.Value][]interface{}, obj value.Value
 				if !d.callKeepsNot(x, v) {
 					return true
 				}
+			case *ir.InstPtrToInt:
+				// A std::vector's size (end - begin): arithmetic and
+				// comparisons only, never a pointer again (integerStays).
+				if !integerStays(users, x) {
+					return true
+				}
 			default:
-				return true // returned, converted to an integer, put into an aggregate, ...
+				return true // returned, put into an aggregate, ...
 			}
 		}
 	}

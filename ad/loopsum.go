@@ -21,7 +21,7 @@ import (
 // shadow, and additions commute (up to rounding), so only the reverse of
 // a write to those bytes (a store, a copy, a free or a call writing them:
 // it reads and clears the shadow) could see the difference; the loop has
-// none (mayBeWritten, with the callee summaries of writesum.go), and no
+// none (mayBeWrittenAnyType, with the callee summaries of writesum.go), and no
 // call given a pointer with a shadow (a callee's or a custom rule's
 // reverse may do what it likes with it) nor an atomic. The address must be
 // defined outside the loop, where the sum is added. Under run-time
@@ -51,7 +51,7 @@ func (r *reverseGen) findLoopSums() map[*ir.InstLoad]*scalarPartial {
 			}
 			var best *irutil.Loop
 			for l := r.cfg.LoopOf[b]; l != nil && !unsafe[l] && r.definedOutside(x.Src, l); l = l.Parent {
-				if r.mayBeWritten(x, func(w memWriter) bool { return l.Contains(w.block) }) {
+				if r.mayBeWrittenAnyType(x, func(w memWriter) bool { return l.Contains(w.block) }) {
 					break
 				}
 				best = l

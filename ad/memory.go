@@ -494,8 +494,12 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		}
 		// The shadow has the primal's layout and alignment; on a GPU the
 		// add is atomic where other threads may add there (gpuaccum.go).
+		from := len(blk.Insts)
 		if err := r.accumulateShadow(blk, sp, d, x.ElemType, x.Align, x.Src); err != nil {
 			return true, errorAt(r.f, x, "cannot differentiate %s: %v", describe(x), err)
+		}
+		if !r.d.gpu {
+			tagShadowAccesses(blk, from, sp, x)
 		}
 		return true, nil
 	case *ir.InstStore:
@@ -513,6 +517,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 				return true, err
 			}
 		}
+		from := len(blk.Insts)
 		var ds value.Value = blk.NewLoad(t, sp)
 		ds.(*ir.InstLoad).Align = x.Align
 		ds = zeroUnless(blk, alias, ds)
@@ -529,6 +534,9 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			}
 		} else {
 			blk.NewStore(r.clearedShadow(x.Dst, t), sp).Align = x.Align
+			if !r.d.gpu {
+				tagShadowAccesses(blk, from, sp, x)
+			}
 		}
 		if r.act.Active(x.Src) {
 			r.accumulate(blk, x.Src, ds)

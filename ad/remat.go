@@ -7,6 +7,7 @@ import (
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/metadata"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -244,13 +245,14 @@ func samePreds(p, q *ir.InstPhi) bool {
 // A split function's reverse runs in another function, after its caller
 // (and the caller's callers) went on: it may load again only where nothing
 // writes primal memory in between and the memory is still there
-// (reloadsAcrossSplit, quiet.go).
+// (reloadsAcrossSplit, quiet.go), or only writes TBAA keeps apart from the
+// load (typedReload, quiettags.go).
 func (r *reverseGen) loadRecomputable(fwdLoad *ir.InstLoad) bool {
-	if (r.split && !r.reloadsAcrossSplit()) || fwdLoad.Volatile {
+	if fwdLoad.Volatile {
 		return false
 	}
 	p, ok := r.primalOf[fwdLoad].(*ir.InstLoad)
-	if !ok {
+	if !ok || (r.split && !r.reloadsAcrossSplit() && !r.typedReload(p)) {
 		return false
 	}
 	return !r.mayBeWritten(p, func(w memWriter) bool { return r.mayRunAfter(w, p) })
@@ -263,18 +265,38 @@ func (r *reverseGen) loadRecomputable(fwdLoad *ir.InstLoad) bool {
 //
 // A pointer read from memory (opaque, see capture.go) may point into any
 // object but one the primal creates and never lets its address out of.
+//
+// Writers whose writes TBAA keeps apart from l's type do not count
+// (tbaaalias.go): the question is whether l would read the same value
+// again, as LLVM asks when it moves a load past them.
 func (r *reverseGen) mayBeWritten(l *ir.InstLoad, consider func(memWriter) bool) bool {
-	objs, opaque, known := pointerObjects(l.Src)
-	return r.objectsMayBeWritten(objs, opaque, known, l, consider)
+	objs, opaque, known := r.pointerObjects(l.Src)
+	return r.objectsMayBeWritten(objs, opaque, known, l, true, consider)
+}
+
+// mayBeWrittenAnyType is mayBeWritten counting every writer of l's bytes
+// whatever its type: for questions about the shadow bytes a write's
+// reverse reads and clears (loopsum.go), not about l's value.
+func (r *reverseGen) mayBeWrittenAnyType(l *ir.InstLoad, consider func(memWriter) bool) bool {
+	objs, opaque, known := r.pointerObjects(l.Src)
+	return r.objectsMayBeWritten(objs, opaque, known, l, false, consider)
 }
 
 // objectsMayBeWritten is mayBeWritten for memory in objs (pointerObjects'
 // answer for a pointer), read by load l where there is one (nil: a call's
-// read of memory through the pointer, of no known extent).
-func (r *reverseGen) objectsMayBeWritten(objs []value.Value, opaque, known bool, l *ir.InstLoad, consider func(memWriter) bool) bool {
+// read of memory through the pointer, of no known extent); typed lets TBAA
+// keep writers apart from l.
+func (r *reverseGen) objectsMayBeWritten(objs []value.Value, opaque, known bool, l *ir.InstLoad, typed bool, consider func(memWriter) bool) bool {
+	var tag *metadata.Tuple
+	if l != nil {
+		tag = tbaaTagOf(l)
+	}
 	for _, w := range r.writers() {
 		if !consider(w) {
 			continue
+		}
+		if typed && l != nil && w.tags.disjointFrom(tag) {
+			continue // TBAA keeps its writes apart from l's (tbaaalias.go)
 		}
 		if w.all || !known || (w.opaque && opaque) {
 			return true
@@ -357,6 +379,7 @@ type memWriter struct {
 	objs   []value.Value
 	opaque bool
 	all    bool
+	tags   writeTags // its writes by TBAA tag, where all are tagged (tbaaalias.go)
 }
 
 // writers lists (once) what in the primal may write memory.
@@ -368,8 +391,12 @@ func (r *reverseGen) writers() []memWriter {
 	for _, b := range r.f.Blocks {
 		for _, inst := range b.Insts {
 			add := func(ptr value.Value) {
-				objs, opaque, known := pointerObjects(ptr)
-				ws = append(ws, memWriter{inst: inst, block: b, objs: objs, opaque: opaque, all: !known})
+				objs, opaque, known := r.pointerObjects(ptr)
+				w := memWriter{inst: inst, block: b, objs: objs, opaque: opaque, all: !known}
+				// Free, lifetime markers and masked stores are untyped:
+				// declarations without tags (callTags).
+				w.tags = r.d.instWriteTags(inst)
+				ws = append(ws, w)
 			}
 			switch x := inst.(type) {
 			case *ir.InstStore:
@@ -395,7 +422,7 @@ func (r *reverseGen) writers() []memWriter {
 					add(x.Args[0]) // freed memory cannot be read again
 				case writesNoMemory(x):
 				default:
-					ws = append(ws, r.d.callWriter(b, x))
+					ws = append(ws, r.callWriter(b, x))
 				}
 			}
 		}
@@ -406,11 +433,11 @@ func (r *reverseGen) writers() []memWriter {
 
 // callWriter is the writer a call is: what its callee's summary says it
 // may write (writesum.go), mapped to its arguments, or all memory.
-func (d *differ) callWriter(b *ir.Block, c *ir.InstCall) memWriter {
+func (r *reverseGen) callWriter(b *ir.Block, c *ir.InstCall) memWriter {
 	w := memWriter{inst: c, block: b}
 	s := &writeSummary{params: map[int]bool{}}
-	d.callWrites(c, func(ptr value.Value) {
-		objs, opaque, known := pointerObjects(ptr)
+	r.d.callWrites(c, func(ptr value.Value) {
+		objs, opaque, known := r.pointerObjects(ptr)
 		w.objs = append(w.objs, objs...)
 		w.opaque = w.opaque || opaque
 		w.all = w.all || !known
@@ -418,6 +445,7 @@ func (d *differ) callWriter(b *ir.Block, c *ir.InstCall) memWriter {
 	w.objs = append(w.objs, s.globals...)
 	w.opaque = w.opaque || s.opaque
 	w.all = w.all || s.all
+	w.tags = r.d.callTags(c)
 	return w
 }
 
@@ -511,6 +539,13 @@ func underlyingObjects(v value.Value) (objs []value.Value, known bool) {
 // point into any object but an uncaptured one) instead of unknown, and
 // null or undefined pointers point into nothing.
 func objectsOf(v value.Value, throughLoads bool) (objs []value.Value, opaque, known bool) {
+	return objectsOfIn(v, throughLoads, nil)
+}
+
+// objectsOfIn is objectsOf where loadObject, if not nil, may name the
+// object a pointer read from memory points into (privcontents.go); where it
+// returns nil the pointer is opaque.
+func objectsOfIn(v value.Value, throughLoads bool, loadObject func(*ir.InstLoad) value.Value) (objs []value.Value, opaque, known bool) {
 	known = true
 	seen := map[value.Value]bool{}
 	var walk func(v value.Value)
@@ -530,6 +565,12 @@ func objectsOf(v value.Value, throughLoads bool) (objs []value.Value, opaque, kn
 				known = false
 			}
 		case *ir.InstLoad:
+			if throughLoads && loadObject != nil {
+				if o := loadObject(x); o != nil {
+					objs = append(objs, o)
+					break
+				}
+			}
 			if throughLoads {
 				opaque = true
 			} else {
@@ -597,6 +638,7 @@ type memoryState struct {
 	freeSlots      map[*ir.InstCall][]*ir.InstAlloca // deferred frees not at the exit -> the slots recording their arguments
 	reach          map[*ir.Block]map[*ir.Block]bool  // primal block -> blocks reachable from it (remat.go)
 	reallocCopied  map[*ir.InstCall]value.Value      // realloc -> forward count of shadow bytes copied (realloc.go)
+	contents       map[*ir.Param]*paramContents      // parameters whose call sites prove their contents private (privcontents.go)
 	users          map[value.Value][]interface{}     // primal value -> its users (capture.go)
 	uncapturedMemo map[value.Value]bool              // primal object -> whether its address stays in it (capture.go)
 }

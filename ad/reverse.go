@@ -30,23 +30,27 @@ type reverseGen struct {
 	parallel bool // run by the threads of a parallel region (atomics.go)
 	// quiet (split mode): nothing writes primal memory between the
 	// augmented forward's return and the reverse's start (quiet.go).
-	quiet     bool
-	pair      *splitGrad     // split mode: the pair generated (tapestack.go)
-	tapeMem   []*ir.InstCall // the calls allocating, growing and freeing caches
-	m         *ir.Module
-	f         *ir.Func // the primal
-	cfg       *irutil.CFG
-	act       *activity.Info
-	acts      []Activity // per primal parameter
-	passes    func(*ir.InstCall) bool
-	g         *ir.Func
-	allocas   *ir.Block
-	exit      *ir.Block
-	dret      value.Value    // seed of the return adjoint, nil if the return is inactive
-	outTypes  []types.Type   // types of the Out adjoints returned
-	retIdx    *ir.InstAlloca // split mode: which return the forward took
-	rets      []*ir.Block    // primal blocks that return
-	retShadow bool           // split mode: the forward also returns the shadow of its result
+	quiet bool
+	// quietTyped (split mode): what writes primal memory between the
+	// halves writes only memory tagged quietTags (quiettags.go).
+	quietTyped bool
+	quietTags  []*metadata.Tuple
+	pair       *splitGrad     // split mode: the pair generated (tapestack.go)
+	tapeMem    []*ir.InstCall // the calls allocating, growing and freeing caches
+	m          *ir.Module
+	f          *ir.Func // the primal
+	cfg        *irutil.CFG
+	act        *activity.Info
+	acts       []Activity // per primal parameter
+	passes     func(*ir.InstCall) bool
+	g          *ir.Func
+	allocas    *ir.Block
+	exit       *ir.Block
+	dret       value.Value    // seed of the return adjoint, nil if the return is inactive
+	outTypes   []types.Type   // types of the Out adjoints returned
+	retIdx     *ir.InstAlloca // split mode: which return the forward took
+	rets       []*ir.Block    // primal blocks that return
+	retShadow  bool           // split mode: the forward also returns the shadow of its result
 
 	// Its state by concern.
 	sweepState    // primal blocks and values in the gradient (reverse.go)

@@ -71,7 +71,34 @@ func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive, retShadow
 // every call site lets nothing write primal memory between the augmented
 // forward and the reverse (quiet.go).
 func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShadow, parallel, quiet bool) (*splitGrad, error) {
-	augName := splitName("__gozyme_aug_", f, acts, retActive, retShadow, parallel, quiet)
+	return d.splitGradientAt(f, acts, retActive, retShadow, parallel, quiet, siteFacts{})
+}
+
+// siteFacts are what a call site proves beyond its activities: the
+// arguments whose contents are private (privcontents.go), and, where it is
+// not quiet, the tags of all that writes between the pair's halves
+// (quiettags.go).
+type siteFacts struct {
+	private    []bool
+	quietTyped bool
+	quietTags  []*metadata.Tuple
+}
+
+// suffix names the facts in a pair's name.
+func (s siteFacts) suffix() string {
+	out := privateSuffix(s.private)
+	if s.quietTyped {
+		out += quietTagsSuffix(s.quietTags)
+	}
+	return out
+}
+
+// splitGradientAt is splitGradientIn for a call site with facts: a pair of
+// its own, named for them.
+func (d *differ) splitGradientAt(f *ir.Func, acts []Activity, retActive, retShadow, parallel, quiet bool, facts siteFacts) (*splitGrad, error) {
+	suffix := facts.suffix()
+	private := facts.private
+	augName := splitName("__gozyme_aug_", f, acts, retActive, retShadow, parallel, quiet) + suffix
 	if s, ok := d.splits[augName]; ok {
 		return s, nil
 	}
@@ -105,7 +132,7 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 		revParams = append(revParams, ir.NewParam("dret", f.Sig.RetType))
 	}
 	revParams = append(revParams, ir.NewParam("tape", types.I8Ptr))
-	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive, retShadow, parallel, quiet), outsType(outs), revParams...)
+	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive, retShadow, parallel, quiet)+suffix, outsType(outs), revParams...)
 	rev.Linkage = enum.LinkageInternal
 	s := &splitGrad{aug: aug, rev: rev, retActive: retActive, retShadow: retShadow, parallel: parallel}
 	d.splits[augName] = s
@@ -120,6 +147,12 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 			r.pair = s
 			r.parallel = parallel
 			r.quiet = quiet && !parallel && !d.gpu
+			if len(private) > 0 {
+				r.contents = d.calleeContents(pf, private)
+			}
+			if !r.quiet && !parallel && !d.gpu && facts.quietTyped {
+				r.quietTyped, r.quietTags = true, facts.quietTags
+			}
 		}
 		return r, err
 	})
