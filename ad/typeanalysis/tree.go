@@ -38,6 +38,11 @@ const (
 // NewTree returns an empty tree.
 func NewTree() *Tree { return &Tree{m: map[key]Concrete{}} }
 
+// sizedTree returns an empty tree with room for n facts: the trees an
+// operation derives from another get about as many facts, and a map grown
+// fact by fact rehashes on the way.
+func sizedTree(n int) *Tree { return &Tree{m: make(map[key]Concrete, n)} }
+
 // Of returns the tree holding c at path.
 func Of(c Concrete, path ...int64) *Tree {
 	t := NewTree()
@@ -169,7 +174,7 @@ func consecutive(a, b []int64) bool {
 
 // Clone returns a copy of t.
 func (t *Tree) Clone() *Tree {
-	c := NewTree()
+	c := sizedTree(t.Len())
 	if t != nil {
 		for k, v := range t.m {
 			c.m[k] = v
@@ -278,7 +283,7 @@ func (t *Tree) At(path ...int64) Concrete {
 // points to: its paths without their first offset, the memory offsets
 // becoming the new first level.
 func (t *Tree) Data(off int64) *Tree {
-	out := NewTree()
+	out := sizedTree(t.Len())
 	if t == nil {
 		return out
 	}
@@ -315,7 +320,7 @@ func (t *Tree) put(path []int64, c Concrete) bool {
 // Under is the tree of a value holding, at byte off, a pointer to memory
 // described by mem (Data's inverse); the pointer itself is not asserted.
 func (mem *Tree) Under(off int64) *Tree {
-	out := NewTree()
+	out := sizedTree(mem.Len())
 	if mem == nil {
 		return out
 	}
@@ -332,7 +337,7 @@ func (mem *Tree) Under(off int64) *Tree {
 // source seen from its result: delta is minus the offset). Offsets that
 // become negative are dropped; -1 stays.
 func (mem *Tree) ShiftMemory(delta int64) *Tree {
-	out := NewTree()
+	out := sizedTree(mem.Len())
 	if mem == nil {
 		return out
 	}
@@ -492,7 +497,7 @@ func (v *Tree) ScalarAt(off, size int64) Concrete {
 // shiftedPointee is t.Data(0).ShiftMemory(delta).Under(0): the value tree
 // of a pointer delta bytes before the one t describes (at byte 0).
 func (t *Tree) shiftedPointee(delta int64) *Tree {
-	out := NewTree()
+	out := sizedTree(t.Len())
 	if t == nil {
 		return out
 	}
@@ -531,7 +536,7 @@ func (t *Tree) repeatingPointee() *Tree {
 // pointeeWindow is t.Data(0).Window(0, n): what a read of n bytes through
 // the pointer at byte 0 sees.
 func (t *Tree) pointeeWindow(n int64) *Tree {
-	out := NewTree()
+	out := sizedTree(t.Len())
 	if t == nil || n <= 0 {
 		return out
 	}
@@ -559,7 +564,7 @@ func (t *Tree) pointeeWindow(n int64) *Tree {
 // placedUnder is v.Place(0, n).Under(0): the value tree of a pointer to
 // memory where value v is written (n bytes).
 func (v *Tree) placedUnder(n int64) *Tree {
-	out := NewTree()
+	out := sizedTree(v.Len())
 	if v == nil {
 		return out
 	}
