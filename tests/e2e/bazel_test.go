@@ -73,7 +73,11 @@ func (b *bazelRunner) runOut(command string, args ...string) (string, string) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
-	b.t.Logf("bazel %s %s (in %s): %.1fs", command, strings.Join(args, " "), b.workspace, time.Since(start).Seconds())
+	cpu := 0.0 // the command's CPU time, its actions' included (what a 2-core machine feels)
+	if ps := cmd.ProcessState; ps != nil {
+		cpu = (ps.UserTime() + ps.SystemTime()).Seconds()
+	}
+	b.t.Logf("bazel %s %s (in %s): %.1fs, %.1f CPU-s", command, strings.Join(args, " "), b.workspace, time.Since(start).Seconds(), cpu)
 	if err != nil {
 		b.t.Fatalf("bazel %s %s (in %s): %v\n%s\n%s", command, strings.Join(args, " "), b.workspace, err, stdout.String(), bazelLog(stderr.String()))
 	}
