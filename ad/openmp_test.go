@@ -25,7 +25,8 @@ import (
 const ompRepeats = 5
 
 // buildOpenMP builds testdata program name at -O<level>, with -fopenmp
-// when parallel.
+// when parallel. A program built the same way before in this run (the
+// leak check's -O2 builds) is not built again (buildOnce).
 func buildOpenMP(t *testing.T, name, level string, parallel bool) string {
 	t.Helper()
 	if _, err := os.Stat("/usr/lib/llvm-14/lib/libomp.so"); err != nil && parallel {
@@ -41,9 +42,11 @@ func buildOpenMP(t *testing.T, name, level string, parallel bool) string {
 		flags = append(flags, "-fopenmp")
 		link = append(link, "-fopenmp")
 	}
-	dir := t.TempDir()
-	bc := compileBitcode(t, dir, "clang", "prog.c", testdataC(t, name), level, flags...)
-	exe, err := finishBuild(t, dir, "clang", bc, level, link...)
+	src := testdataC(t, name)
+	exe, err := buildOnce(t, func(dir string) (string, error) {
+		bc := compileBitcode(t, dir, "clang", "prog.c", src, level, flags...)
+		return finishBuild(t, dir, "clang", bc, level, link...)
+	}, "openmp", src, level, flags, link)
 	if err != nil {
 		t.Fatalf("-O%s: %v", level, err)
 	}

@@ -29,11 +29,10 @@ func (a *Analysis) insert(r, agg, elem value.Value, off, n int64) {
 func (v *Tree) without(off, n int64) *Tree {
 	out := NewTree()
 	for k, c := range v.m {
-		p := decode(k)
-		if p[0] < off+n && p[0]+c.Size() > off {
+		if f := k.first(); f < off+n && f+c.Size() > off {
 			continue
 		}
-		out.put(p, c)
+		out.m[k] = c
 	}
 	return out
 }

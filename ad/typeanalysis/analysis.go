@@ -17,7 +17,7 @@ type Analysis struct {
 	seen  map[*ir.Func]bool
 
 	trees  map[value.Value]*Tree
-	pinned map[value.Value]map[string]bool // value-level facts the IR type makes certain
+	pinned map[value.Value]map[key]bool // value-level facts the IR type makes certain
 	rets   map[*ir.Func]*Tree
 
 	users    map[value.Value][]node     // the nodes reading a value
@@ -70,7 +70,7 @@ func Analyze(roots []*ir.Func, body func(*ir.Func) *ir.Func) *Analysis {
 		}
 	}
 	a := &Analysis{body: body, seen: map[*ir.Func]bool{}, trees: map[value.Value]*Tree{},
-		pinned: map[value.Value]map[string]bool{}, rets: map[*ir.Func]*Tree{}, users: map[value.Value][]node{},
+		pinned: map[value.Value]map[key]bool{}, rets: map[*ir.Func]*Tree{}, users: map[value.Value][]node{},
 		calls: map[*ir.Func][]node{}, rets0: map[*ir.Func][]*ir.TermRet{}, retOwner: map[*ir.TermRet]*ir.Func{}, owner: map[*ir.Param]*ir.Func{},
 		queued: map[node]bool{}}
 	for _, r := range roots {
@@ -221,7 +221,7 @@ func (a *Analysis) track(v value.Value) {
 		return
 	}
 	t := certain(v.Type())
-	pins := map[string]bool{}
+	pins := map[key]bool{}
 	for k := range t.m {
 		pins[k] = true
 	}
@@ -296,7 +296,7 @@ func (a *Analysis) add(v value.Value, t *Tree) {
 	cur, ok := a.trees[v]
 	if !ok {
 		if base, off, ok := globalBase(v); ok {
-			a.add(base, t.Data(0).ShiftMemory(off).Under(0))
+			a.add(base, t.shiftedPointee(off))
 		}
 		return
 	}

@@ -192,9 +192,8 @@ func (a *Analysis) memTransfer(dst, src, n value.Value) {
 func (mem *Tree) prefix(n int64) *Tree {
 	out := NewTree()
 	for k, c := range mem.m {
-		p := decode(k)
-		if p[0] == -1 || p[0]+c.Size() <= n {
-			out.put(p, c)
+		if f := k.first(); f == -1 || f+c.Size() <= n {
+			out.m[k] = c
 		}
 	}
 	return out

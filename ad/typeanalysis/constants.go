@@ -18,7 +18,7 @@ const smallInt = 4096
 // integers say nothing (they may be 0.0, null or a float's bits).
 func (a *Analysis) constTree(c constant.Constant) *Tree {
 	if base, off, ok := globalBase(c); ok {
-		out := a.get(base).Data(0).ShiftMemory(-off).Under(0)
+		out := a.get(base).shiftedPointee(-off)
 		out.Insert(Pointer, 0)
 		return out
 	}

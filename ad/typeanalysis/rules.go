@@ -140,7 +140,7 @@ func (a *Analysis) choice(r, x value.Value) {
 func (v *Tree) own() *Tree {
 	out := NewTree()
 	for k, c := range v.m {
-		if p := decode(k); len(p) == 1 {
+		if k.len() == 1 {
 			out.m[k] = c
 		}
 	}
@@ -153,8 +153,8 @@ func (v *Tree) own() *Tree {
 // fact that its value is an integer comes from how it is used, if at all).
 func (a *Analysis) access(v, p value.Value, t types.Type) {
 	n := StoreSize(t)
-	a.add(v, a.get(p).Data(0).Window(0, n))
-	a.add(p, a.get(v).Place(0, n).Under(0))
+	a.add(v, a.get(p).pointeeWindow(n))
+	a.add(p, a.get(v).placedUnder(n))
 }
 
 // gep relates a getelementptr's result and source: their memory facts are
@@ -207,17 +207,23 @@ func (a *Analysis) gep(x *ir.InstGetElementPtr) {
 		}
 		t = next
 	}
-	src, dst := a.get(x.Src).Data(0), a.get(x).Data(0)
+	// Both sides are read before either is joined into.
+	srcT, dstT := a.get(x.Src), a.get(x)
 	if !variable {
-		a.add(x, src.ShiftMemory(-off).Under(0))
-		a.add(x.Src, dst.ShiftMemory(off).Under(0))
+		up, down := srcT.shiftedPointee(-off), dstT.shiftedPointee(off)
+		a.add(x, up)
+		a.add(x.Src, down)
 		return
 	}
-	a.add(x, src.Repeating().Under(0))
-	a.add(x.Src, dst.Repeating().Under(0))
+	up, down := srcT.repeatingPointee(), dstT.repeatingPointee()
 	if after != 0 || (off-after)%stride != 0 {
+		a.add(x, up)
+		a.add(x.Src, down)
 		return
 	}
+	dst := dstT.Data(0)
+	a.add(x, up)
+	a.add(x.Src, down)
 	if c := dst.Window(0, stride).ScalarAt(0, stride); (c.IsFloat() || c == Pointer) && c.Size() == stride {
 		rep := NewTree()
 		for _, e := range dst.Entries() {

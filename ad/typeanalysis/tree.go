@@ -1,7 +1,6 @@
 package typeanalysis
 
 import (
-	"encoding/binary"
 	"fmt"
 	"sort"
 	"strings"
@@ -25,7 +24,7 @@ import (
 // and pointer increments in loops terminates; what falls outside is not
 // known.
 type Tree struct {
-	m map[string]Concrete
+	m map[key]Concrete
 }
 
 const (
@@ -37,7 +36,12 @@ const (
 )
 
 // NewTree returns an empty tree.
-func NewTree() *Tree { return &Tree{m: map[string]Concrete{}} }
+func NewTree() *Tree { return &Tree{m: map[key]Concrete{}} }
+
+// sizedTree returns an empty tree with room for n facts: the trees an
+// operation derives from another get about as many facts, and a map grown
+// fact by fact rehashes on the way.
+func sizedTree(n int) *Tree { return &Tree{m: make(map[key]Concrete, n)} }
 
 // Of returns the tree holding c at path.
 func Of(c Concrete, path ...int64) *Tree {
@@ -46,24 +50,51 @@ func Of(c Concrete, path ...int64) *Tree {
 	return t
 }
 
-func encode(path []int64) string {
-	b := make([]byte, 0, 2*len(path))
-	for _, o := range path {
-		b = binary.AppendVarint(b, o)
+// key is a path packed into an integer: its length in the low lenBits
+// bits, then each offset plus one in offBits bits, first offset lowest.
+// Every path a tree holds is within the bounds (keep, put), so packing is
+// exact; a path outside them packs to noKey, which no tree holds.
+type key uint64
+
+const (
+	lenBits = 3  // a length up to MaxDepth
+	offBits = 11 // an offset plus one: 0 for -1, up to MaxOffset+1
+	offMask = 1<<offBits - 1
+	// noKey is the key of every path outside the bounds: a length no
+	// path has.
+	noKey = key(1<<lenBits - 1)
+)
+
+func encode(path []int64) key {
+	if len(path) == 0 || len(path) > MaxDepth {
+		return noKey
 	}
-	return string(b)
+	k := key(len(path))
+	for i, o := range path {
+		if o < -1 || o > MaxOffset {
+			return noKey
+		}
+		k |= key(o+1) << (lenBits + offBits*i)
+	}
+	return k
 }
 
-func decode(k string) []int64 {
-	b := []byte(k)
-	var out []int64
-	for len(b) > 0 {
-		o, n := binary.Varint(b)
-		out = append(out, o)
-		b = b[n:]
+// len is the length of k's path.
+func (k key) len() int { return int(k & (1<<lenBits - 1)) }
+
+// first is the first offset of k's path.
+func (k key) first() int64 { return int64(k>>lenBits&offMask) - 1 }
+
+// appendPath appends k's offsets to buf (callers pass a stack array's
+// slice, so that decoding allocates nothing).
+func (k key) appendPath(buf []int64) []int64 {
+	for i := 0; i < k.len(); i++ {
+		buf = append(buf, int64(k>>(lenBits+offBits*i)&offMask)-1)
 	}
-	return out
+	return buf
 }
+
+func decode(k key) []int64 { return k.appendPath(make([]int64, 0, k.len())) }
 
 // Entry is one fact of a tree.
 type Entry struct {
@@ -143,7 +174,7 @@ func consecutive(a, b []int64) bool {
 
 // Clone returns a copy of t.
 func (t *Tree) Clone() *Tree {
-	c := NewTree()
+	c := sizedTree(t.Len())
 	if t != nil {
 		for k, v := range t.m {
 			c.m[k] = v
@@ -228,11 +259,12 @@ func (t *Tree) At(path ...int64) Concrete {
 		}
 		return c
 	}
+	var buf [MaxDepth]int64
 	for k, v := range t.m {
-		p := decode(k)
-		if len(p) != len(path) || p[0] != path[0] {
+		if k.len() != len(path) || k.first() != path[0] {
 			continue
 		}
+		p := k.appendPath(buf[:0])
 		match := true
 		for i := 1; i < len(p); i++ {
 			if p[i] != path[i] && p[i] != -1 {
@@ -251,14 +283,14 @@ func (t *Tree) At(path ...int64) Concrete {
 // points to: its paths without their first offset, the memory offsets
 // becoming the new first level.
 func (t *Tree) Data(off int64) *Tree {
-	out := NewTree()
+	out := sizedTree(t.Len())
 	if t == nil {
 		return out
 	}
+	var buf [MaxDepth]int64
 	for k, c := range t.m {
-		p := decode(k)
-		if len(p) >= 2 && p[0] == off {
-			out.put(p[1:], c)
+		if k.len() >= 2 && k.first() == off {
+			out.put(k.appendPath(buf[:0])[1:], c)
 		}
 	}
 	return out
@@ -288,12 +320,14 @@ func (t *Tree) put(path []int64, c Concrete) bool {
 // Under is the tree of a value holding, at byte off, a pointer to memory
 // described by mem (Data's inverse); the pointer itself is not asserted.
 func (mem *Tree) Under(off int64) *Tree {
-	out := NewTree()
+	out := sizedTree(mem.Len())
 	if mem == nil {
 		return out
 	}
+	var buf [MaxDepth + 1]int64
+	buf[0] = off
 	for k, c := range mem.m {
-		out.put(append([]int64{off}, decode(k)...), c)
+		out.put(k.appendPath(buf[:1]), c)
 	}
 	return out
 }
@@ -303,12 +337,13 @@ func (mem *Tree) Under(off int64) *Tree {
 // source seen from its result: delta is minus the offset). Offsets that
 // become negative are dropped; -1 stays.
 func (mem *Tree) ShiftMemory(delta int64) *Tree {
-	out := NewTree()
+	out := sizedTree(mem.Len())
 	if mem == nil {
 		return out
 	}
+	var buf [MaxDepth]int64
 	for k, c := range mem.m {
-		p := decode(k)
+		p := k.appendPath(buf[:0])
 		if p[0] != -1 {
 			p[0] += delta
 			if p[0] < 0 {
@@ -328,8 +363,8 @@ func (mem *Tree) Repeating() *Tree {
 		return out
 	}
 	for k, c := range mem.m {
-		if p := decode(k); p[0] == -1 {
-			out.put(p, c)
+		if k.first() == -1 {
+			out.m[k] = c
 		}
 	}
 	return out
@@ -345,8 +380,9 @@ func (mem *Tree) Window(lo, n int64) *Tree {
 	if mem == nil || n <= 0 {
 		return out
 	}
+	var buf [MaxDepth]int64
 	for k, c := range mem.m {
-		p := decode(k)
+		p := k.appendPath(buf[:0])
 		if p[0] == -1 {
 			z := c.Size()
 			for o := int64(0); o+z <= n && o <= MaxOffset; o += z {
@@ -370,8 +406,9 @@ func (v *Tree) Place(lo, n int64) *Tree {
 	if v == nil {
 		return out
 	}
+	var buf [MaxDepth]int64
 	for k, c := range v.m {
-		p := decode(k)
+		p := k.appendPath(buf[:0])
 		if p[0] < 0 || p[0]+c.Size() > n {
 			continue
 		}
@@ -395,11 +432,10 @@ func (v *Tree) Bytes(n int64) []Concrete {
 		return out
 	}
 	for k, c := range v.m {
-		p := decode(k)
-		if len(p) != 1 {
+		if k.len() != 1 {
 			continue
 		}
-		for b := p[0]; b < p[0]+c.Size() && b < n; b++ {
+		for b := k.first(); b < k.first()+c.Size() && b < n; b++ {
 			if b < 0 {
 				continue
 			}
@@ -436,8 +472,7 @@ func (v *Tree) ScalarAt(off, size int64) Concrete {
 		}
 		// And nothing from before may reach into it.
 		for k, c := range v.m {
-			p := decode(k)
-			if len(p) == 1 && p[0] < off && p[0]+c.Size() > off {
+			if k.len() == 1 && k.first() < off && k.first()+c.Size() > off {
 				return Anything
 			}
 		}
@@ -452,6 +487,97 @@ func (v *Tree) ScalarAt(off, size int64) Concrete {
 		default:
 			return Anything
 		}
+	}
+	return out
+}
+
+// The fused forms below give the trees their compositions give, without
+// the intermediate trees (the rules run them on every visit).
+
+// shiftedPointee is t.Data(0).ShiftMemory(delta).Under(0): the value tree
+// of a pointer delta bytes before the one t describes (at byte 0).
+func (t *Tree) shiftedPointee(delta int64) *Tree {
+	out := sizedTree(t.Len())
+	if t == nil {
+		return out
+	}
+	var buf [MaxDepth]int64
+	for k, c := range t.m {
+		if k.len() < 2 || k.first() != 0 {
+			continue
+		}
+		p := k.appendPath(buf[:0])
+		if p[1] != -1 {
+			p[1] += delta
+			if p[1] < 0 {
+				continue
+			}
+		}
+		out.put(p, c)
+	}
+	return out
+}
+
+// repeatingPointee is t.Data(0).Repeating().Under(0): what the memory
+// the pointer at byte 0 points to holds at every offset.
+func (t *Tree) repeatingPointee() *Tree {
+	out := NewTree()
+	if t == nil {
+		return out
+	}
+	for k, c := range t.m {
+		if k.len() >= 2 && k.first() == 0 && k>>(lenBits+offBits)&offMask == 0 {
+			out.m[k] = c
+		}
+	}
+	return out
+}
+
+// pointeeWindow is t.Data(0).Window(0, n): what a read of n bytes through
+// the pointer at byte 0 sees.
+func (t *Tree) pointeeWindow(n int64) *Tree {
+	out := sizedTree(t.Len())
+	if t == nil || n <= 0 {
+		return out
+	}
+	var buf [MaxDepth]int64
+	for k, c := range t.m {
+		if k.len() < 2 || k.first() != 0 {
+			continue
+		}
+		p := k.appendPath(buf[:0])[1:]
+		if p[0] == -1 {
+			z := c.Size()
+			for o := int64(0); o+z <= n && o <= MaxOffset; o += z {
+				p[0] = o
+				out.put(p, c)
+			}
+			continue
+		}
+		if p[0]+c.Size() <= n {
+			out.put(p, c)
+		}
+	}
+	return out
+}
+
+// placedUnder is v.Place(0, n).Under(0): the value tree of a pointer to
+// memory where value v is written (n bytes).
+func (v *Tree) placedUnder(n int64) *Tree {
+	out := sizedTree(v.Len())
+	if v == nil {
+		return out
+	}
+	var buf [MaxDepth + 1]int64
+	for k, c := range v.m {
+		if k.len()+1 > MaxDepth {
+			continue
+		}
+		p := k.appendPath(buf[:1])
+		if p[1] < 0 || p[1]+c.Size() > n {
+			continue
+		}
+		out.put(p, c)
 	}
 	return out
 }
