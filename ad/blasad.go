@@ -276,7 +276,8 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 		// result is kept for no reverse.
 	}
 	c.cached = map[int]value.Value{}
-	for i, v := range r.blasCaches[call] {
+	for _, i := range sortedKeys(r.blasCaches[call]) {
+		v := r.blasCaches[call][i]
 		c.cached[i] = r.lookupForward(blk, at, v, r.blockOf[v])
 	}
 	c.rule.rev(c)
