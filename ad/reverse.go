@@ -177,6 +177,7 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 	} else {
 		r.g = d.m.NewFunc(name, outsType(r.outTypes), params...)
 		r.g.Linkage = enum.LinkageInternal
+		inheritTarget(r.g, f)
 	}
 	return r, nil
 }

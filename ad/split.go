@@ -107,6 +107,8 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 	revParams = append(revParams, ir.NewParam("tape", types.I8Ptr))
 	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive, retShadow, parallel, quiet), outsType(outs), revParams...)
 	rev.Linkage = enum.LinkageInternal
+	inheritTarget(aug, f)
+	inheritTarget(rev, f)
 	s := &splitGrad{aug: aug, rev: rev, retActive: retActive, retShadow: retShadow, parallel: parallel}
 	d.splits[augName] = s
 
