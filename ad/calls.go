@@ -62,7 +62,7 @@ func (r *reverseGen) calleeSplit(call *ir.InstCall) (*splitGrad, []Activity, err
 	if site := r.d.omp.sites[call]; site != nil && site.fork {
 		parallel = true // the threads of a parallel region run it
 	}
-	sg, err := r.d.splitGradientIn(f, acts, r.act.Active(call), retShadow, parallel, !parallel && r.quietAfter(call))
+	sg, err := r.d.splitGradientIn(f, acts, r.act.Active(call), retShadow, parallel, !parallel && r.quietAfter(call), r.framesTape(call, parallel))
 	if err == nil && r.pair != nil {
 		r.pair.callees = append(r.pair.callees, sg)
 	}
@@ -90,6 +90,13 @@ func (r *reverseGen) augmentCall(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 			}
 			args = append(args, s)
 		}
+	}
+	if sg.framed {
+		frame, err := r.tapeFrame(call, sg)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, frame)
 	}
 	aug := ir.NewCall(sg.aug, args...)
 	if types.Equal(call.Typ, types.Void) {

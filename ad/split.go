@@ -25,6 +25,10 @@ type splitGrad struct {
 	retActive bool
 	retShadow bool       // aug returns {ret, shadow of ret, tape}
 	tape      types.Type // what the tape points to (nil: no tape, a null pointer)
+	// framed: the caller gives the tape's memory (aug's last parameter,
+	// frametape.go); the reverse does not free it.
+	framed bool
+	done   bool // generated (a recursive call meets the pair before)
 
 	// For the tape stack (tapestack.go): the pairs its forward calls, the
 	// calls allocating, growing and freeing its tape and records, whether
@@ -62,16 +66,17 @@ func splitName(prefix string, f *ir.Func, acts []Activity, retActive, retShadow,
 // creating them on first use. Their shells are registered before their
 // bodies are generated, so recursion finds them.
 func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive, retShadow bool) (*splitGrad, error) {
-	return d.splitGradientIn(f, acts, retActive, retShadow, false, false)
+	return d.splitGradientIn(f, acts, retActive, retShadow, false, false, false)
 }
 
 // splitGradientIn is splitGradient; parallel asks for the pair run by the
 // threads of a parallel region, whose shadow accumulation into memory other
 // threads may touch is atomic (atomics.go); quiet asks for the pair whose
 // every call site lets nothing write primal memory between the augmented
-// forward and the reverse (quiet.go).
-func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShadow, parallel, quiet bool) (*splitGrad, error) {
-	augName := splitName("__gozyme_aug_", f, acts, retActive, retShadow, parallel, quiet)
+// forward and the reverse (quiet.go); framed asks for the pair whose caller
+// gives the tape's memory (frametape.go).
+func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShadow, parallel, quiet, framed bool) (*splitGrad, error) {
+	augName := splitName("__gozyme_aug_", f, acts, retActive, retShadow, parallel, quiet) + frameSuffix(framed)
 	if s, ok := d.splits[augName]; ok {
 		return s, nil
 	}
@@ -92,7 +97,11 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 	case !types.Equal(f.Sig.RetType, types.Void):
 		augRet = types.NewStruct(f.Sig.RetType, types.I8Ptr)
 	}
-	aug := d.m.NewFunc(augName, augRet, params()...)
+	augParams := params()
+	if framed {
+		augParams = append(augParams, ir.NewParam("frame", types.I8Ptr))
+	}
+	aug := d.m.NewFunc(augName, augRet, augParams...)
 	aug.Linkage = enum.LinkageInternal
 	revParams := params()
 	var outs []types.Type
@@ -105,11 +114,11 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 		revParams = append(revParams, ir.NewParam("dret", f.Sig.RetType))
 	}
 	revParams = append(revParams, ir.NewParam("tape", types.I8Ptr))
-	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive, retShadow, parallel, quiet), outsType(outs), revParams...)
+	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive, retShadow, parallel, quiet)+frameSuffix(framed), outsType(outs), revParams...)
 	rev.Linkage = enum.LinkageInternal
 	inheritTarget(aug, f)
 	inheritTarget(rev, f)
-	s := &splitGrad{aug: aug, rev: rev, retActive: retActive, retShadow: retShadow, parallel: parallel}
+	s := &splitGrad{aug: aug, rev: rev, retActive: retActive, retShadow: retShadow, parallel: parallel, framed: framed}
 	d.splits[augName] = s
 
 	pf, err := d.prepared(f)
@@ -134,6 +143,7 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 	}
 	s.tape = tape
 	s.tapeMem = r.tapeMem
+	s.done = true
 	return s, nil
 }
 
@@ -222,11 +232,16 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	// makes: the forward writes them to the tape as it returns, the
 	// reverse reads them from it on entry.
 	local := map[*ir.InstAlloca]*ir.InstAlloca{}
+	framed := r.pair != nil && r.pair.framed
 	if hasTape {
-		malloc := declare(r.m, "malloc", types.I8Ptr, types.I64)
-		call := augEntry.NewCall(malloc, sizeOf(tapeType))
-		r.tapeMem = append(r.tapeMem, call)
-		raw = call
+		if framed {
+			raw = aug.Params[len(aug.Params)-1]
+		} else {
+			malloc := declare(r.m, "malloc", types.I8Ptr, types.I64)
+			call := augEntry.NewCall(malloc, sizeOf(tapeType))
+			r.tapeMem = append(r.tapeMem, call)
+			raw = call
+		}
 		augFields = fieldsIn(augEntry, raw)
 		plain := plainSlots(g, r.allocas, cacheSlots)
 		for _, a := range cacheSlots {
@@ -291,6 +306,9 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 		}
 	}
 	nArgs := len(aug.Params) // primal parameters and their shadows
+	if framed {
+		nArgs-- // and the tape's memory
+	}
 	for i, p := range g.Params[:nArgs] {
 		irutil.ReplaceAllUses(aug, p, aug.Params[i])
 	}
@@ -330,7 +348,7 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	for _, b := range rev.Blocks {
 		b.Parent = rev
 	}
-	if hasTape {
+	if hasTape && !framed {
 		r.tapeMem = append(r.tapeMem, r.exit.NewCall(libc(r.m, "free"), tapeParam))
 	}
 	for a, gep := range revFields {
