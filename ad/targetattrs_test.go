@@ -49,8 +49,8 @@ func TestDerivativesKeepTargetAttributes(t *testing.T) {
 			continue
 		}
 		features := funcAttrValue(f, "target-features")
-		if funcAttrValue(f, "target-cpu") == "" || features == "" {
-			t.Errorf("%s has no target attributes", name)
+		if features == "" {
+			t.Errorf("%s has no target features", name)
 		}
 		wide := strings.Contains(features, "+avx2") && strings.Contains(features, "+fma")
 		switch {
