@@ -62,7 +62,7 @@ func (r *reverseGen) calleeSplit(call *ir.InstCall) (*splitGrad, []Activity, err
 	if site := r.d.omp.sites[call]; site != nil && site.fork {
 		parallel = true // the threads of a parallel region run it
 	}
-	var facts siteFacts
+	facts := siteFacts{framed: r.framesTape(call, parallel)}
 	quiet := !parallel && r.quietAfter(call)
 	if !parallel && !r.d.gpu {
 		facts.private = r.privateArgs(call)
@@ -98,6 +98,13 @@ func (r *reverseGen) augmentCall(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 			}
 			args = append(args, s)
 		}
+	}
+	if sg.framed {
+		frame, err := r.tapeFrame(call, sg)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, frame)
 	}
 	aug := ir.NewCall(sg.aug, args...)
 	if types.Equal(call.Typ, types.Void) {

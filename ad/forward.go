@@ -147,6 +147,7 @@ func (d *differ) forward(f *ir.Func, acts []Activity, width int, errMode bool) (
 	}
 	fg.g = d.m.NewFunc(name, fg.ret, params...)
 	fg.g.Linkage = enum.LinkageInternal
+	inheritTarget(fg.g, pf)
 	d.fwds[name] = fg
 	if err := fg.generate(); err != nil {
 		return nil, err

@@ -46,11 +46,13 @@ type reverseGen struct {
 	g          *ir.Func
 	allocas    *ir.Block
 	exit       *ir.Block
-	dret       value.Value    // seed of the return adjoint, nil if the return is inactive
-	outTypes   []types.Type   // types of the Out adjoints returned
-	retIdx     *ir.InstAlloca // split mode: which return the forward took
-	rets       []*ir.Block    // primal blocks that return
-	retShadow  bool           // split mode: the forward also returns the shadow of its result
+	dret       value.Value                  // seed of the return adjoint, nil if the return is inactive
+	outTypes   []types.Type                 // types of the Out adjoints returned
+	retIdx     *ir.InstAlloca               // split mode: which return the forward took
+	rets       []*ir.Block                  // primal blocks that return
+	retShadow  bool                         // split mode: the forward also returns the shadow of its result
+	callBlock  map[*ir.InstCall]*ir.Block   // primal call -> its block, built on first use (frametape.go)
+	mathCalls  map[*ir.Block][]*ir.InstCall // primal block -> its calls of math functions, built on first use (mathsibling.go)
 
 	// Its state by concern.
 	sweepState    // primal blocks and values in the gradient (reverse.go)
@@ -181,6 +183,7 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 	} else {
 		r.g = d.m.NewFunc(name, outsType(r.outTypes), params...)
 		r.g.Linkage = enum.LinkageInternal
+		inheritTarget(r.g, f)
 	}
 	return r, nil
 }

@@ -114,6 +114,12 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 			return blk, err
 		}
 		b.Picked = r.pickedValue(blk, at, x)
+		b.Sibling = func(name string) value.Value {
+			if s := r.mathSibling(at, x, name); s != nil {
+				return r.lookup(blk, at, s)
+			}
+			return nil
+		}
 		r.applyPartials(b, at, rule, x.Args, x, d)
 	default:
 		return blk, errorAt(r.f, inst, "no derivative rule for %s", describe(inst))

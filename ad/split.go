@@ -25,6 +25,10 @@ type splitGrad struct {
 	retActive bool
 	retShadow bool       // aug returns {ret, shadow of ret, tape}
 	tape      types.Type // what the tape points to (nil: no tape, a null pointer)
+	// framed: the caller gives the tape's memory (aug's last parameter,
+	// frametape.go); the reverse does not free it.
+	framed bool
+	done   bool // generated (a recursive call meets the pair before)
 
 	// For the tape stack (tapestack.go): the pairs its forward calls, the
 	// calls allocating, growing and freeing its tape and records, whether
@@ -75,13 +79,15 @@ func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShad
 }
 
 // siteFacts are what a call site proves beyond its activities: the
-// arguments whose contents are private (privcontents.go), and, where it is
-// not quiet, the tags of all that writes between the pair's halves
-// (quiettags.go).
+// arguments whose contents are private (privcontents.go), where it is not
+// quiet the tags of all that writes between the pair's halves
+// (quiettags.go), and whether the caller gives the tape's memory (framed,
+// frametape.go).
 type siteFacts struct {
 	private    []bool
 	quietTyped bool
 	quietTags  []*metadata.Tuple
+	framed     bool
 }
 
 // suffix names the facts in a pair's name.
@@ -90,14 +96,14 @@ func (s siteFacts) suffix() string {
 	if s.quietTyped {
 		out += quietTagsSuffix(s.quietTags)
 	}
-	return out
+	return out + frameSuffix(s.framed)
 }
 
 // splitGradientAt is splitGradientIn for a call site with facts: a pair of
 // its own, named for them.
 func (d *differ) splitGradientAt(f *ir.Func, acts []Activity, retActive, retShadow, parallel, quiet bool, facts siteFacts) (*splitGrad, error) {
 	suffix := facts.suffix()
-	private := facts.private
+	private, framed := facts.private, facts.framed
 	augName := splitName("__gozyme_aug_", f, acts, retActive, retShadow, parallel, quiet) + suffix
 	if s, ok := d.splits[augName]; ok {
 		return s, nil
@@ -119,7 +125,11 @@ func (d *differ) splitGradientAt(f *ir.Func, acts []Activity, retActive, retShad
 	case !types.Equal(f.Sig.RetType, types.Void):
 		augRet = types.NewStruct(f.Sig.RetType, types.I8Ptr)
 	}
-	aug := d.m.NewFunc(augName, augRet, params()...)
+	augParams := params()
+	if framed {
+		augParams = append(augParams, ir.NewParam("frame", types.I8Ptr))
+	}
+	aug := d.m.NewFunc(augName, augRet, augParams...)
 	aug.Linkage = enum.LinkageInternal
 	revParams := params()
 	var outs []types.Type
@@ -134,7 +144,9 @@ func (d *differ) splitGradientAt(f *ir.Func, acts []Activity, retActive, retShad
 	revParams = append(revParams, ir.NewParam("tape", types.I8Ptr))
 	rev := d.m.NewFunc(splitName("__gozyme_rev_", f, acts, retActive, retShadow, parallel, quiet)+suffix, outsType(outs), revParams...)
 	rev.Linkage = enum.LinkageInternal
-	s := &splitGrad{aug: aug, rev: rev, retActive: retActive, retShadow: retShadow, parallel: parallel}
+	inheritTarget(aug, f)
+	inheritTarget(rev, f)
+	s := &splitGrad{aug: aug, rev: rev, retActive: retActive, retShadow: retShadow, parallel: parallel, framed: framed}
 	d.splits[augName] = s
 
 	pf, err := d.prepared(f)
@@ -165,6 +177,7 @@ func (d *differ) splitGradientAt(f *ir.Func, acts []Activity, retActive, retShad
 	}
 	s.tape = tape
 	s.tapeMem = r.tapeMem
+	s.done = true
 	return s, nil
 }
 
@@ -253,11 +266,16 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	// makes: the forward writes them to the tape as it returns, the
 	// reverse reads them from it on entry.
 	local := map[*ir.InstAlloca]*ir.InstAlloca{}
+	framed := r.pair != nil && r.pair.framed
 	if hasTape {
-		malloc := declare(r.m, "malloc", types.I8Ptr, types.I64)
-		call := augEntry.NewCall(malloc, sizeOf(tapeType))
-		r.tapeMem = append(r.tapeMem, call)
-		raw = call
+		if framed {
+			raw = aug.Params[len(aug.Params)-1]
+		} else {
+			malloc := declare(r.m, "malloc", types.I8Ptr, types.I64)
+			call := augEntry.NewCall(malloc, sizeOf(tapeType))
+			r.tapeMem = append(r.tapeMem, call)
+			raw = call
+		}
 		augFields = fieldsIn(augEntry, raw)
 		plain := plainSlots(g, r.allocas, cacheSlots)
 		for _, a := range cacheSlots {
@@ -322,6 +340,9 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 		}
 	}
 	nArgs := len(aug.Params) // primal parameters and their shadows
+	if framed {
+		nArgs-- // and the tape's memory
+	}
 	for i, p := range g.Params[:nArgs] {
 		irutil.ReplaceAllUses(aug, p, aug.Params[i])
 	}
@@ -361,7 +382,7 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	for _, b := range rev.Blocks {
 		b.Parent = rev
 	}
-	if hasTape {
+	if hasTape && !framed {
 		r.tapeMem = append(r.tapeMem, r.exit.NewCall(libc(r.m, "free"), tapeParam))
 	}
 	for a, gep := range revFields {

@@ -27,6 +27,20 @@ type Builder struct {
 	// (Rule.Pick), where the reverse sweep has it; nil: the first term
 	// computes it from the operands (a builder serves one call).
 	Picked value.Value
+	// Sibling, where the sweep sets it, returns the value the primal
+	// computed with the math function name (a base name: "cos") of the
+	// differentiated call's own operands, where the sweep has it, or nil
+	// where the primal computes none: a rule that needs that function of
+	// its operands takes it (SiblingOf) instead of calling it again.
+	Sibling func(name string) value.Value
+}
+
+// SiblingOf is Sibling's value for name, nil where there is none.
+func (b *Builder) SiblingOf(name string) value.Value {
+	if b.Sibling == nil {
+		return nil
+	}
+	return b.Sibling(name)
 }
 
 func (b *Builder) FAdd(x, y value.Value) value.Value { return b.B.NewFAdd(x, y) }

@@ -92,8 +92,16 @@ var mathRules = map[string]*Rule{
 	"log1p": unary(func(b *Builder, a Operands, res Result) value.Value {
 		return b.FDiv(b.Konst(a(0), 1), b.FAdd(a(0), b.Konst(a(0), 1)))
 	}),
-	"sin": unary(func(b *Builder, a Operands, res Result) value.Value { return b.Intrinsic("cos", a(0)) }),
+	"sin": unary(func(b *Builder, a Operands, res Result) value.Value {
+		if c := b.SiblingOf("cos"); c != nil {
+			return c
+		}
+		return b.Intrinsic("cos", a(0))
+	}),
 	"cos": unary(func(b *Builder, a Operands, res Result) value.Value {
+		if s := b.SiblingOf("sin"); s != nil {
+			return b.FNeg(s)
+		}
 		return b.FNeg(b.Intrinsic("sin", a(0)))
 	}),
 	"tan": unary(func(b *Builder, a Operands, res Result) value.Value {

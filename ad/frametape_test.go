@@ -1,0 +1,75 @@
+package ad
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/llir/llvm/ir"
+)
+
+// TestFramedTapes: the pair of a callee called outside loops by a combined
+// gradient takes its tape from the gradient's frame (testdata/
+// framed_tapes.c): once, twice in sequence, under a condition (taken or
+// not), with the zero-angle branch; where that does not hold (the call in
+// a loop, from a callee's pair, through recursion) the pairs keep their
+// tapes on the tape stack. Gradients against central differences at every
+// level, leak-checked.
+func TestFramedTapes(t *testing.T) {
+	t.Parallel()
+	src := checkPrelude + testdataC(t, "framed_tapes.c")
+	m := preADModuleC(t, src, "2")
+	if _, err := Differentiate(m, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*ir.Func{}
+	for _, f := range m.Funcs {
+		byName[f.Name()] = f
+	}
+	callees := func(f *ir.Func) []string {
+		var out []string
+		for _, b := range f.Blocks {
+			for _, inst := range b.Insts {
+				if c, ok := inst.(*ir.InstCall); ok && strings.HasPrefix(calleeName(c), "__gozyme_aug_") {
+					out = append(out, strings.TrimPrefix(calleeName(c), "__gozyme_aug_"))
+				}
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		root   string
+		framed bool // every pair it calls is framed, else none
+	}{
+		{"once", true}, {"twice", true}, {"guarded", true}, {"looped", false},
+	} {
+		g := byName["__gozyme_grad_"+c.root+"_d"]
+		if g == nil {
+			t.Fatalf("no gradient of %s", c.root)
+		}
+		cs := callees(g)
+		if len(cs) == 0 {
+			t.Errorf("the gradient of %s calls no pair", c.root)
+		}
+		for _, name := range cs {
+			if strings.HasSuffix(name, "_f") != c.framed {
+				t.Errorf("the gradient of %s calls %s, want framed %v", c.root, name, c.framed)
+			}
+		}
+	}
+	// Inside the pairs of nested and rec, project's and rec's own pairs
+	// are not framed.
+	for name, f := range byName {
+		if !strings.HasPrefix(name, "__gozyme_aug_") {
+			continue
+		}
+		for _, callee := range callees(f) {
+			if strings.HasSuffix(callee, "_f") {
+				t.Errorf("%s calls the framed pair %s", name, callee)
+			}
+		}
+	}
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
+}
