@@ -21,15 +21,8 @@ import (
 // a float type, i8* for pointers, i64 for integers; nil when the tag says
 // nothing ("omnipotent char", unknown names, no tag).
 func tbaaScalar(inst ir.Instruction) types.Type {
-	md, ok := inst.(interface{ MDAttachments() []*metadata.Attachment })
-	if !ok {
-		return nil
-	}
-	for _, a := range md.MDAttachments() {
-		if a.Name != "tbaa" {
-			continue
-		}
-		return tbaaType(a.Node)
+	if tag := tbaaTagOf(inst); tag != nil { // tbaaalias.go
+		return tbaaType(tag)
 	}
 	return nil
 }
