@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -87,20 +89,20 @@ func EntryPointMode(name string) (Mode, bool) {
 }
 
 // markers are the activity markers, passed as loads of globals of these names.
-var markers = map[string]Activity{
-	"enzyme_const":     Const,
-	"enzyme_out":       Out,
-	"enzyme_dup":       Dup,
-	"enzyme_dupnoneed": DupNoNeed,
+var markers = map[string]activity.Activity{
+	"enzyme_const":     activity.Const,
+	"enzyme_out":       activity.Out,
+	"enzyme_dup":       activity.Dup,
+	"enzyme_dupnoneed": activity.DupNoNeed,
 	// Batch mode, all lanes' shadows in one buffer: "enzyme_dupv, offset,
 	// p, dp" passes lane k's shadow at byte offset k·offset from dp.
-	"enzyme_dupv":       Dup,
-	"enzyme_dupnoneedv": DupNoNeed,
+	"enzyme_dupv":       activity.Dup,
+	"enzyme_dupnoneedv": activity.DupNoNeed,
 }
 
 // rootArg is one parameter's activity and values at a call site.
 type rootArg struct {
-	act     Activity
+	act     activity.Activity
 	val     value.Value
 	shadows []value.Value // one per lane of the batch (Dup, DupNoNeed)
 	offset  value.Value   // enzyme_dupv: the byte offset between lanes' shadows in shadows[0]
@@ -253,13 +255,13 @@ func dropUnreachable(f *ir.Func) {
 func (rt *root) parseArgs() error {
 	args := rt.call.Args
 	if len(args) > 0 && hasSRet(args[0]) {
-		rt.sret = unwrapArg(args[0])
+		rt.sret = irfacts.Unwrap(args[0])
 		args = args[1:]
 	}
 	if len(args) == 0 {
 		return rt.errorf("call to an Enzyme entry point without a function to differentiate")
 	}
-	rt.fnVal = irutil.StripCasts(unwrapArg(args[0]))
+	rt.fnVal = irutil.StripCasts(irfacts.Unwrap(args[0]))
 	fns, err := resolveFuncs(rt.fnVal, map[value.Value]bool{})
 	if err != nil {
 		e := rt.errorf("the function to differentiate (the first argument) is %v", err)
@@ -296,13 +298,13 @@ func (rt *root) parseArgs() error {
 		if explicit {
 			if name := markerName(rest[j]); name == "enzyme_dupv" || name == "enzyme_dupnoneedv" {
 				j++
-				if j >= len(rest) || !types.IsInt(unwrapArg(rest[j]).Type()) {
+				if j >= len(rest) || !types.IsInt(irfacts.Unwrap(rest[j]).Type()) {
 					return rt.errorf("%s for parameter %d of '%s' must be followed by an integer byte offset", name, i+1, f.Name())
 				}
 				if !types.IsPointer(p.Typ) {
 					return rt.errorf("%s for parameter %d of '%s' needs a pointer parameter, not %s", name, i+1, f.Name(), p.Typ)
 				}
-				offset = unwrapArg(rest[j])
+				offset = irfacts.Unwrap(rest[j])
 			}
 			j++
 			if j >= len(rest) {
@@ -310,28 +312,28 @@ func (rt *root) parseArgs() error {
 			}
 		} else {
 			switch {
-			case (isFloat(p.Typ) || carriesFloat(p.Typ)) && (rt.mode == Forward || rt.mode == ErrorEstimate):
-				act = Dup // value, then tangent
-			case isFloat(p.Typ) || carriesFloat(p.Typ):
-				act = Out
+			case (irfacts.IsFloat(p.Typ) || irfacts.CarriesFloat(p.Typ)) && (rt.mode == Forward || rt.mode == ErrorEstimate):
+				act = activity.Dup // value, then tangent
+			case irfacts.IsFloat(p.Typ) || irfacts.CarriesFloat(p.Typ):
+				act = activity.Out
 			case types.IsPointer(p.Typ):
-				act = Dup
+				act = activity.Dup
 			default:
-				act = Const
+				act = activity.Const
 			}
 		}
-		a := rootArg{act: act, val: unwrapArg(rest[j])}
+		a := rootArg{act: act, val: irfacts.Unwrap(rest[j])}
 		j++
 		if offset != nil {
 			if j >= len(rest) {
 				return rt.errorf("parameter %d of '%s' is duplicated but has no shadow argument", i+1, f.Name())
 			}
-			a.offset, a.shadows = offset, []value.Value{unwrapArg(rest[j])}
+			a.offset, a.shadows = offset, []value.Value{irfacts.Unwrap(rest[j])}
 			if !types.IsPointer(a.shadows[0].Type()) {
 				return rt.errorf("the shadow of parameter %d of '%s' is a %s, not a pointer", i+1, f.Name(), a.shadows[0].Type())
 			}
 			j++
-		} else if act == Dup || act == DupNoNeed {
+		} else if act == activity.Dup || act == activity.DupNoNeed {
 			for k := 0; k < rt.width; k++ {
 				if j >= len(rest) {
 					return rt.errorf("parameter %d of '%s' is duplicated but has %d of its %d shadow arguments", i+1, f.Name(), k, rt.width)
@@ -339,14 +341,14 @@ func (rt *root) parseArgs() error {
 				if err := rt.checkShadow(f, i, rest[j]); err != nil {
 					return err
 				}
-				a.shadows = append(a.shadows, unwrapArg(rest[j]))
+				a.shadows = append(a.shadows, irfacts.Unwrap(rest[j]))
 				j++
 			}
 		}
-		if act == Out && (rt.mode == Forward || rt.mode == ErrorEstimate) {
+		if act == activity.Out && (rt.mode == Forward || rt.mode == ErrorEstimate) {
 			return rt.errorf("parameter %d of '%s' is enzyme_out, which forward mode has no use for (pass a tangent with enzyme_dup)", i+1, f.Name())
 		}
-		if act == Out && !carriesFloat(p.Typ) {
+		if act == activity.Out && !irfacts.CarriesFloat(p.Typ) {
 			return rt.errorf("parameter %d of '%s' is enzyme_out but has type %s, not floating point", i+1, f.Name(), p.Typ)
 		}
 		rt.args = append(rt.args, a)
@@ -371,7 +373,7 @@ func (rt *root) parseArgs() error {
 			return rt.errorf("__enzyme_reverse of '%s' takes its arguments, then %s; %d extra arguments given", f.Name(), what, len(rt.trailing))
 		}
 		for i := range rt.trailing {
-			rt.trailing[i] = unwrapArg(rt.trailing[i])
+			rt.trailing[i] = irfacts.Unwrap(rt.trailing[i])
 		}
 		return nil
 	}
@@ -409,7 +411,7 @@ func (rt *root) parseWidth(rest []value.Value, j int) error {
 	if j+1 >= len(rest) {
 		return rt.errorf("enzyme_width is not followed by the width")
 	}
-	n, ok := unwrapArg(rest[j+1]).(*constant.Int)
+	n, ok := irfacts.Unwrap(rest[j+1]).(*constant.Int)
 	if !ok || n.X.Sign() <= 0 || n.X.Cmp(big.NewInt(maxWidth)) > 0 {
 		return rt.errorf("enzyme_width must be followed by a constant width from 1 to %d", maxWidth)
 	}
@@ -421,7 +423,7 @@ func (rt *root) parseWidth(rest []value.Value, j int) error {
 const maxWidth = 64
 
 // marker reports the activity a marker argument stands for.
-func marker(v value.Value) (Activity, bool) {
+func marker(v value.Value) (activity.Activity, bool) {
 	a, ok := markers[markerName(v)]
 	return a, ok
 }
@@ -436,11 +438,11 @@ func (rt *root) checkShadow(f *ir.Func, i int, v value.Value) error {
 			return errorAt(rt.caller, rt.call, "parameter %d of '%s' is duplicated (enzyme_dup) but is followed by %s, not by its shadow", i+1, f.Name(), name)
 		}
 	}
-	p, s := f.Params[i].Typ, unwrapArg(v).Type()
+	p, s := f.Params[i].Typ, irfacts.Unwrap(v).Type()
 	switch {
 	case types.IsPointer(p) && !types.IsPointer(s):
 		return errorAt(rt.caller, rt.call, "the shadow of parameter %d of '%s' is a %s, not a pointer", i+1, f.Name(), s)
-	case isFloat(p) && !isFloat(s):
+	case irfacts.IsFloat(p) && !irfacts.IsFloat(s):
 		return errorAt(rt.caller, rt.call, "the tangent of parameter %d of '%s' is a %s, not a %s", i+1, f.Name(), s, p)
 	}
 	return nil
@@ -472,7 +474,7 @@ func resolveFuncs(v value.Value, seen map[value.Value]bool) ([]*ir.Func, error) 
 	case *ir.InstSelect:
 		return resolveAll(seen, x.ValueTrue, x.ValueFalse)
 	case *ir.InstPhi:
-		return resolveAll(seen, incomingValues(x)...)
+		return resolveAll(seen, irfacts.IncomingValues(x)...)
 	}
 	return nil, fmt.Errorf("%s, not a known function: pass the function itself, as (void *)f, or a choice among known functions (c ? f : g)", pointerOrigin(v))
 }
@@ -530,7 +532,7 @@ func coerce(v value.Value, t types.Type, insts *[]ir.Instruction) (value.Value, 
 	}
 	var inst ir.Instruction
 	switch {
-	case isFloat(from) && isFloat(t):
+	case irfacts.IsFloat(from) && irfacts.IsFloat(t):
 		if floatBits(from) > floatBits(t) {
 			inst = ir.NewFPTrunc(v, t)
 		} else {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/value"
@@ -79,9 +80,9 @@ func (rt *root) takeFlags(args []value.Value) ([]value.Value, error) {
 			}
 			i++
 			if name == "enzyme_allocated" {
-				rt.flags.allocated = unwrapArg(args[i])
+				rt.flags.allocated = irfacts.Unwrap(args[i])
 			} else {
-				rt.flags.tape = unwrapArg(args[i])
+				rt.flags.tape = irfacts.Unwrap(args[i])
 			}
 		default:
 			out = append(out, args[i])
@@ -109,7 +110,7 @@ func isMarkerGlobal(name string) bool {
 // markerGlobal returns the marker global v is or loads: a marker passed by
 // value (a load of the global) or by address (&enzyme_dup), nil otherwise.
 func markerGlobal(v value.Value) *ir.Global {
-	v = irutil.StripCasts(unwrapArg(v))
+	v = irutil.StripCasts(irfacts.Unwrap(v))
 	if ld, ok := v.(*ir.InstLoad); ok {
 		v = irutil.StripCasts(ld.Src)
 	}
@@ -136,7 +137,7 @@ func (rt *root) describeCall() string {
 // entryName is the entry point's name as the user wrote it (for C++
 // symbols, the Enzyme name in it).
 func (rt *root) entryName() string {
-	name := calleeName(rt.call)
+	name := irfacts.CalleeName(rt.call)
 	if strings.HasPrefix(name, "_Z") {
 		for _, e := range entryPoints {
 			if strings.Contains(name, e.name) {
@@ -165,5 +166,5 @@ func (rt *root) annotate(err error) error {
 // retActive reports whether reverse mode differentiates f's result (seeds
 // its adjoint): a floating-point result, unless enzyme_const_return.
 func (rt *root) retActive(f *ir.Func) bool {
-	return carriesFloat(f.Sig.RetType) && !rt.flags.constReturn
+	return irfacts.CarriesFloat(f.Sig.RetType) && !rt.flags.constReturn
 }

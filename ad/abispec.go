@@ -3,6 +3,7 @@ package ad
 import (
 	"strconv"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -33,7 +34,7 @@ func (d *differ) specializeConstFuncs(rt *root) error {
 	name := f.Name() + ".const"
 	for i, a := range rt.args {
 		g, ok := irutil.StripCasts(a.val).(*ir.Func)
-		if a.act != Const || !ok || i >= len(f.Params) || !calledParam(f, f.Params[i]) {
+		if a.act != activity.Const || !ok || i >= len(f.Params) || !calledParam(f, f.Params[i]) {
 			continue
 		}
 		subst[i] = g

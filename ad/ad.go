@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -193,7 +195,7 @@ func (d *differ) lowerRecovering(rt *root) (err error) {
 			if fn, ok := irutil.StripCasts(rt.fnVal).(*ir.Func); ok {
 				name = fn.Name()
 			} else if len(rt.call.Args) > 0 {
-				if fn, ok := irutil.StripCasts(unwrapArg(rt.call.Args[0])).(*ir.Func); ok {
+				if fn, ok := irutil.StripCasts(irfacts.Unwrap(rt.call.Args[0])).(*ir.Func); ok {
 					name = fn.Name()
 				}
 			}
@@ -256,7 +258,7 @@ func (d *differ) lower(rt *root) error {
 		return err
 	}
 	if f := rt.fns[0]; retActive {
-		args = append(args, floatConst(f.Sig.RetType, 1))
+		args = append(args, rules.FloatConst(f.Sig.RetType, 1))
 	}
 	call := ir.NewCall(callee, args...)
 	pre = append(pre, call)
@@ -374,7 +376,7 @@ func isAggregateOrVector(t types.Type) bool {
 func singleOut(rt *root) (int, bool) {
 	n, idx := 0, -1
 	for i, a := range rt.args {
-		if a.act == Out {
+		if a.act == activity.Out {
 			n++
 			idx = i
 		}
@@ -438,9 +440,9 @@ func leafFields(t types.Type, path []value.Value) []leafField {
 // parameter activities, generating it on first use.
 // On a GPU, uniform says which parameters the kernel passes alike to
 // every thread (rootUniform), which may make accumulations plain.
-func (d *differ) gradient(f *ir.Func, acts []Activity, retActive bool, uniform []bool) (*ir.Func, error) {
+func (d *differ) gradient(f *ir.Func, acts []activity.Activity, retActive bool, uniform []bool) (*ir.Func, error) {
 	name := derivativeName("__gozyme_grad_", f, acts)
-	if !retActive && carriesFloat(f.Sig.RetType) {
+	if !retActive && irfacts.CarriesFloat(f.Sig.RetType) {
 		name += "_c" // the result not differentiated (enzyme_const_return)
 	}
 	name += uniformSuffix(uniform)
@@ -488,7 +490,7 @@ func (d *differ) gradient(f *ir.Func, acts []Activity, retActive bool, uniform [
 // of its entry-point call) writes into memory the user passed without a
 // shadow and reads back (unmetError). forward selects forward mode's
 // analysis.
-func (d *differ) checkRoot(f *ir.Func, acts []Activity, retActive, forward bool) error {
+func (d *differ) checkRoot(f *ir.Func, acts []activity.Activity, retActive, forward bool) error {
 	pf, err := d.prepared(f)
 	if err != nil {
 		return err
@@ -662,13 +664,13 @@ func newDiffer(m *ir.Module, opts Options) *differ {
 		grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
 		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, sums: newSummaries(), lostGlobals: map[*ir.Global]error{}, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{},
 		constShadows: map[constShadowKey]*ir.Global{}, runtimeActivity: opts.RuntimeActivity,
-		gpu: isGPUModule(m), note: opts.Note, gpuLoopRecords: opts.GPULoopRecords,
+		gpu: rules.IsGPUModule(m), note: opts.Note, gpuLoopRecords: opts.GPULoopRecords,
 		gpuPlainAdjoints: opts.GPUPlainAdjoints, typeReport: opts.TypeReport}
 }
 
 // activities lists the activity of each parameter at the call.
-func (rt *root) activities() []Activity {
-	acts := make([]Activity, len(rt.args))
+func (rt *root) activities() []activity.Activity {
+	acts := make([]activity.Activity, len(rt.args))
 	for i, a := range rt.args {
 		acts[i] = a.act
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/value"
@@ -46,7 +47,7 @@ func TestLoopInvariantNotCachedPerIteration(t *testing.T) {
 	m := parseIR(t, loopInvariantIR)
 	f := m.Funcs[0]
 	d := newDiffer(m, Options{})
-	r, err := newReverseGen(d, f, []Activity{Out, Const}, true, false, false, "grad_f")
+	r, err := newReverseGen(d, f, []activity.Activity{activity.Out, activity.Const}, true, false, false, "grad_f")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ exit:
 }
 `
 
-func loopCaches(t *testing.T, m *ir.Module, f *ir.Func, acts []Activity) []string {
+func loopCaches(t *testing.T, m *ir.Module, f *ir.Func, acts []activity.Activity) []string {
 	t.Helper()
 	d := newDiffer(m, Options{})
 	r, err := newReverseGen(d, f, acts, true, false, false, "grad_"+f.Name())
@@ -161,10 +162,10 @@ func loopCaches(t *testing.T, m *ir.Module, f *ir.Func, acts []Activity) []strin
 func TestRecomputeInsteadOfCache(t *testing.T) {
 	t.Parallel()
 	m := parseIR(t, readOnlyLoopIR)
-	if c := loopCaches(t, m, m.Funcs[0], []Activity{Dup, Const}); len(c) != 0 {
+	if c := loopCaches(t, m, m.Funcs[0], []activity.Activity{activity.Dup, activity.Const}); len(c) != 0 {
 		t.Errorf("read-only loop caches %v per iteration, want nothing", c)
 	}
-	if c := loopCaches(t, m, m.Funcs[1], []Activity{Dup, Const}); len(c) != 1 || c[0] != "double" {
+	if c := loopCaches(t, m, m.Funcs[1], []activity.Activity{activity.Dup, activity.Const}); len(c) != 1 || c[0] != "double" {
 		t.Errorf("in-place loop caches %v per iteration, want exactly the loaded double", c)
 	}
 }

@@ -1,9 +1,10 @@
 package ad
 
 import (
-	"github.com/gozyme/gozyme/ad/activity"
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -80,7 +81,7 @@ func privateAllocasBut(f *ir.Func, allowed func(*ir.InstCall) bool) map[*ir.Inst
 				case *ir.InstAddrSpaceCast:
 					from = x.From
 				}
-				if a := base[unwrapArg(from)]; a != nil && base[inst.(value.Value)] == nil {
+				if a := base[irfacts.Unwrap(from)]; a != nil && base[inst.(value.Value)] == nil {
 					base[inst.(value.Value)] = a
 					changed = true
 				}
@@ -96,12 +97,12 @@ func privateAllocasBut(f *ir.Func, allowed func(*ir.InstCall) bool) map[*ir.Inst
 		case *ir.InstLoad, *ir.InstGetElementPtr, *ir.InstBitCast, *ir.InstAddrSpaceCast:
 			return
 		case *ir.InstStore:
-			if unwrapArg(x.Dst) == op && unwrapArg(x.Src) != op {
+			if irfacts.Unwrap(x.Dst) == op && irfacts.Unwrap(x.Src) != op {
 				return
 			}
 		case *ir.InstCall:
-			name := calleeName(x)
-			if strings.HasPrefix(name, "llvm.lifetime.") || isMemSet(x) || isMemTransfer(x) || ompInactive[name] || (allowed != nil && allowed(x)) {
+			name := irfacts.CalleeName(x)
+			if strings.HasPrefix(name, "llvm.lifetime.") || irfacts.IsMemSet(x) || irfacts.IsMemTransfer(x) || ompInactive[name] || (allowed != nil && allowed(x)) {
 				return
 			}
 		}
@@ -151,7 +152,7 @@ func atomicAddScalars(blk *ir.Block, ptr, v value.Value) {
 	case *types.FloatType:
 		blk.NewAtomicRMW(enum.AtomicOpFAdd, ptr, v, enum.AtomicOrderingMonotonic)
 	case *types.VectorType:
-		if !isFloat(t.ElemType) {
+		if !irfacts.IsFloat(t.ElemType) {
 			return
 		}
 		base := blk.NewBitCast(ptr, types.NewPointer(t.ElemType))
@@ -161,13 +162,13 @@ func atomicAddScalars(blk *ir.Block, ptr, v value.Value) {
 		}
 	case *types.StructType:
 		for i, ft := range t.Fields {
-			if carriesFloat(ft) {
+			if irfacts.CarriesFloat(ft) {
 				gep := blk.NewGetElementPtr(t, ptr, constant.NewInt(types.I64, 0), constant.NewInt(types.I32, int64(i)))
 				atomicAddScalars(blk, gep, blk.NewExtractValue(v, uint64(i)))
 			}
 		}
 	case *types.ArrayType:
-		if !carriesFloat(t.ElemType) {
+		if !irfacts.CarriesFloat(t.ElemType) {
 			return
 		}
 		for i := uint64(0); i < t.Len; i++ {
@@ -213,7 +214,7 @@ func (r *reverseGen) reverseAtomic(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		if !r.act.HasShadow(x.Dst) {
 			return nil
 		}
-		if !isFloatAtomic(x) {
+		if !irfacts.IsFloatAtomic(x) {
 			if atomicOnFloats(x.Dst, x.X) {
 				return errorAt(r.f, inst, "an atomic %s on memory holding derivatives (%s) cannot be differentiated: only atomic updates x += v and x -= v of floats can", x.Op, describe(inst))
 			}
@@ -242,13 +243,13 @@ func (r *reverseGen) reverseAtomic(blk *ir.Block, at *ir.Block, inst ir.Instruct
 // atomicOnFloats reports an atomic operation whose memory or value is
 // floating point (clang moves floats through integer compare-exchange).
 func atomicOnFloats(ptr, v value.Value) bool {
-	if t := pointee(ptr); t != nil && carriesFloat(t) {
+	if t := pointee(ptr); t != nil && irfacts.CarriesFloat(t) {
 		return true
 	}
-	if bc, ok := unwrapArg(v).(*ir.InstBitCast); ok && carriesFloat(bc.From.Type()) {
+	if bc, ok := irfacts.Unwrap(v).(*ir.InstBitCast); ok && irfacts.CarriesFloat(bc.From.Type()) {
 		return true
 	}
-	return carriesFloat(v.Type())
+	return irfacts.CarriesFloat(v.Type())
 }
 
 // forwardAtomic emits the tangent side of an atomic update: the tangent
@@ -265,7 +266,7 @@ func (fg *forwardGen) forwardAtomic(scratch *ir.Block, inst ir.Instruction) (boo
 		if !fg.act.HasShadow(x.Dst) {
 			return true, nil
 		}
-		if !isFloatAtomic(x) {
+		if !irfacts.IsFloatAtomic(x) {
 			if atomicOnFloats(x.Dst, x.X) {
 				return true, errorAt(fg.f, inst, "an atomic %s on memory holding derivatives (%s) cannot be differentiated: only atomic updates x += v and x -= v of floats can", x.Op, describe(inst))
 			}

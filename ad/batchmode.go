@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -17,13 +18,13 @@ import (
 func (d *differ) lowerBatch(rt *root) error {
 	args := rt.call.Args
 	if len(args) > 0 && hasSRet(args[0]) {
-		rt.sret = unwrapArg(args[0])
+		rt.sret = irfacts.Unwrap(args[0])
 		args = args[1:]
 	}
 	if len(args) == 0 {
 		return rt.errorf("__enzyme_batch without a function to evaluate")
 	}
-	fns, err := resolveFuncs(irutil.StripCasts(unwrapArg(args[0])), map[value.Value]bool{})
+	fns, err := resolveFuncs(irutil.StripCasts(irfacts.Unwrap(args[0])), map[value.Value]bool{})
 	if err != nil {
 		return rt.errorf("the function to evaluate (the first argument) is %v", err)
 	}
@@ -39,7 +40,7 @@ func (d *differ) lowerBatch(rt *root) error {
 		}
 		n, ok := (value.Value)(nil), j+1 < len(rest)
 		if ok {
-			n = unwrapArg(rest[j+1])
+			n = irfacts.Unwrap(rest[j+1])
 		}
 		c, isInt := n.(*constant.Int)
 		if !ok || !isInt || c.X.Sign() <= 0 || c.X.Int64() > maxWidth {
@@ -73,9 +74,9 @@ func (d *differ) lowerBatch(rt *root) error {
 			return rt.errorf("too few arguments for '%s': parameter %d of %d needs %d values", f.Name(), i+1, len(f.Params), n)
 		}
 		for k := 0; k < width; k++ {
-			v := unwrapArg(rest[j])
+			v := irfacts.Unwrap(rest[j])
 			if !shared {
-				v = unwrapArg(rest[j+k])
+				v = irfacts.Unwrap(rest[j+k])
 			}
 			lanes[k] = append(lanes[k], v)
 		}

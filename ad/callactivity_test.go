@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/llir/llvm/ir"
 )
 
@@ -156,21 +157,21 @@ func TestCallSummariesIR(t *testing.T) {
 	}
 	cases := []struct {
 		f         string
-		acts      []Activity
+		acts      []activity.Activity
 		needs     []bool
 		retShadow bool
 	}{
 		// scale writes derivatives through a (from s), only reads w.
-		{"scale", []Activity{Const, Const, Const, Out}, []bool{true, false, false, false}, false},
+		{"scale", []activity.Activity{activity.Const, activity.Const, activity.Const, activity.Out}, []bool{true, false, false, false}, false},
 		// With a already shadowed it needs nothing more.
-		{"scale", []Activity{Dup, Const, Const, Out}, []bool{false, false, false, false}, false},
+		{"scale", []activity.Activity{activity.Dup, activity.Const, activity.Const, activity.Out}, []bool{false, false, false, false}, false},
 		// fresh returns a pointer to memory it filled from x.
-		{"fresh", []Activity{Out}, []bool{false}, true},
+		{"fresh", []activity.Activity{activity.Out}, []bool{false}, true},
 		// weights reads the constant struct's pointer and the active x: no
 		// write, so no shadow is asked for p.
-		{"weights", []Activity{Const, Dup}, []bool{false, false}, false},
+		{"weights", []activity.Activity{activity.Const, activity.Dup}, []bool{false, false}, false},
 		// fill writes through every node of a list reached through itself.
-		{"fill", []Activity{Const, Out}, []bool{true, false}, false},
+		{"fill", []activity.Activity{activity.Const, activity.Out}, []bool{true, false}, false},
 	}
 	for _, c := range cases {
 		s := d.callSummary(fn(c.f), c.acts, false)
@@ -185,7 +186,7 @@ func TestCallSummariesIR(t *testing.T) {
 	}
 	// In use: a (written by scale with an active x) and l (written by fill)
 	// need shadows, w and p (read only) do not.
-	a := d.analyzeActivity(fn("use"), []Activity{Out, Const, Const, Const, Const}, true, false)
+	a := d.analyzeActivity(fn("use"), []activity.Activity{activity.Out, activity.Const, activity.Const, activity.Const, activity.Const}, true, false)
 	need := map[int]bool{}
 	for _, u := range a.Unmet {
 		for i, p := range fn("use").Params {

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/enum"
@@ -33,7 +34,7 @@ func (r *reverseGen) uncaptured(obj value.Value) bool {
 		return true // granted only where nothing lets its addresses out
 	case *ir.InstAlloca:
 	case *ir.InstCall:
-		if !isAllocation(x) {
+		if !irfacts.IsAllocation(x) {
 			return false
 		}
 	default:
@@ -58,7 +59,7 @@ func usersOf(f *ir.Func) map[value.Value][]interface{} {
 	add := func(user interface{}) {
 		if u, ok := user.(interface{ Operands() []*value.Value }); ok {
 			for _, op := range u.Operands() {
-				v := unwrapArg(*op)
+				v := irfacts.Unwrap(*op)
 				users[v] = append(users[v], user)
 			}
 		}
@@ -92,12 +93,12 @@ func (d *differ) capturesIn(users map[value.Value][]interface{}, obj value.Value
 // callKeepsNot reports whether call c, given v (a pointer into an object)
 // among its arguments, does not capture it.
 func (d *differ) callKeepsNot(c *ir.InstCall, v value.Value) bool {
-	if isFree(c) || isMemTransfer(c) || nonEscapingIntrinsic(c) {
+	if isFree(c) || irfacts.IsMemTransfer(c) || nonEscapingIntrinsic(c) {
 		return true
 	}
 	f, _ := irutil.StripCasts(c.Callee).(*ir.Func)
 	for i, a := range c.Args {
-		if unwrapArg(a) != v {
+		if irfacts.Unwrap(a) != v {
 			continue
 		}
 		if arg, ok := a.(*ir.Arg); ok && hasParamAttr(arg.Attrs, enum.ParamAttrNoCapture) {
@@ -108,7 +109,7 @@ func (d *differ) callKeepsNot(c *ir.InstCall, v value.Value) bool {
 		}
 		return false
 	}
-	return unwrapArg(c.Callee) != v
+	return irfacts.Unwrap(c.Callee) != v
 }
 
 // paramCaptured reports whether defined function f may capture its

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/gozyme/gozyme/toolchains"
 	"github.com/llir/llvm/ir"
@@ -49,7 +50,7 @@ func TestForwardSweepKeepsAccessMetadata(t *testing.T) {
 	m := parseIR(t, taggedAccessIR)
 	f := m.Funcs[0]
 	d := newDiffer(m, Options{})
-	r, err := newReverseGen(d, f, []Activity{Dup, Const, Dup}, true, false, false, "grad_f")
+	r, err := newReverseGen(d, f, []activity.Activity{activity.Dup, activity.Const, activity.Dup}, true, false, false, "grad_f")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,16 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/ad/rules"
-
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/value"
 )
 
 // reverseComplex accumulates the adjoint d of complex call x into its
 // active arguments; it reports false when x is no such call.
-func (r *reverseGen) reverseComplex(b *builder, at *ir.Block, x *ir.InstCall, d value.Value) bool {
-	jac := rules.ComplexJacobian(calleeName(x))
+func (r *reverseGen) reverseComplex(b *rules.Builder, at *ir.Block, x *ir.InstCall, d value.Value) bool {
+	jac := rules.ComplexJacobian(irfacts.CalleeName(x))
 	if jac == nil || len(x.Args) != 4 {
 		return false
 	}
@@ -29,8 +29,8 @@ func (r *reverseGen) reverseComplex(b *builder, at *ir.Block, x *ir.InstCall, d 
 
 // complexTangent is the tangent of complex call x (nil, nil when x is no
 // such call).
-func (fg *forwardGen) complexTangent(b *builder, x *ir.InstCall, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, error) {
-	jac := rules.ComplexJacobian(calleeName(x))
+func (fg *forwardGen) complexTangent(b *rules.Builder, x *ir.InstCall, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, error) {
+	jac := rules.ComplexJacobian(irfacts.CalleeName(x))
 	if jac == nil || len(x.Args) != 4 {
 		return nil, nil
 	}
@@ -39,7 +39,7 @@ func (fg *forwardGen) complexTangent(b *builder, x *ir.InstCall, mv func(value.V
 	j := jac(b, func(i int) value.Value { return mv(x.Args[i]) }, rules.ComplexPart(blk, res, 0), rules.ComplexPart(blk, res, 1))
 	var t [2]value.Value
 	for i, a := range x.Args {
-		a = unwrapArg(a)
+		a = irfacts.Unwrap(a)
 		if !fg.act.Varied[a] {
 			continue
 		}
@@ -57,7 +57,7 @@ func (fg *forwardGen) complexTangent(b *builder, x *ir.InstCall, mv func(value.V
 		}
 	}
 	if t[0] == nil {
-		return zeroOf(x.Typ), nil
+		return rules.ZeroOf(x.Typ), nil
 	}
 	return rules.ComplexValue(blk, x.Typ, t[0], t[1]), nil
 }

@@ -2,8 +2,8 @@ package ad
 
 import (
 	"fmt"
-	"github.com/gozyme/gozyme/ad/irfacts"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -61,7 +61,7 @@ func constShadowed(c constant.Constant) bool {
 		return addr >= 0 && addr < nullPage
 	}
 	g, ok := irfacts.ConstantBase(c).(*ir.Global)
-	return ok && ((g.Immutable && g.Init != nil && !interposable(g.Linkage)) || isSharedGlobal(g))
+	return ok && ((g.Immutable && g.Init != nil && !irfacts.Interposable(g.Linkage)) || irfacts.IsSharedGlobal(g))
 }
 
 // constantShadow returns the shadow (forward: the tangent) of pointer
@@ -75,7 +75,7 @@ func (d *differ) constantShadow(c constant.Constant, forward, strict bool) (s co
 	case *types.PointerType:
 		return d.pointerShadow(c, forward, strict)
 	case *types.StructType, *types.ArrayType:
-		if !containsPointer(t) {
+		if !irfacts.ContainsPointer(t) {
 			return nil, false, nil
 		}
 		s, err := d.shadowInit(c, forward, strict)
@@ -121,20 +121,20 @@ func (d *differ) pointerShadow(c constant.Constant, forward, strict bool) (const
 	case *ir.Func:
 		return c, true, nil // calls go to the function itself
 	case *ir.Global:
-		if isSharedGlobal(x) {
+		if irfacts.IsSharedGlobal(x) {
 			if dynamicShared(x) {
 				return nil, false, fmt.Errorf("%s is dynamic shared memory (extern __shared__, sized at launch), which has no room for its shadow: use a __shared__ array of fixed size", x.Ident())
 			}
 			return d.sharedShadow(x), true, nil // gpu.go
 		}
-		if x.Immutable && x.Init != nil && !interposable(x.Linkage) {
+		if x.Immutable && x.Init != nil && !irfacts.Interposable(x.Linkage) {
 			g, err := d.constGlobalShadow(x, forward)
 			if err != nil {
 				return nil, false, err
 			}
 			return g, true, nil
 		}
-		if !containsFloatBytes(x.ContentType) && !containsPointer(x.ContentType) {
+		if !irfacts.ContainsFloatBytes(x.ContentType) && !irfacts.ContainsPointer(x.ContentType) {
 			return c, true, nil // no adjoint ever goes to its bytes
 		}
 		if strict {
@@ -243,7 +243,7 @@ func (d *differ) constGlobalShadow(g *ir.Global, forward bool) (*ir.Global, erro
 // in place, zeros elsewhere.
 func (d *differ) shadowInit(c constant.Constant, forward, strict bool) (constant.Constant, error) {
 	t := c.Type()
-	if !containsPointer(t) {
+	if !irfacts.ContainsPointer(t) {
 		return constant.NewZeroInitializer(t), nil
 	}
 	switch x := c.(type) {

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/ad/typeanalysis"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -47,7 +48,7 @@ func (d *differ) boundedCopy(x *ir.InstCall) (*types.FloatType, int64, bool) {
 // runs memcpyAdjoint's for t on dst, src and n after checking that n is
 // at most limit, and otherwise reports the copy and aborts.
 func (r *reverseGen) memcpyAdjointUpTo(t *types.FloatType) *ir.Func {
-	name := "__gozyme_memcpy_adjoint_upto_" + typeSuffix(t)
+	name := "__gozyme_memcpy_adjoint_upto_" + rules.TypeSuffix(t)
 	for _, f := range r.m.Funcs {
 		if f.Name() == name {
 			return f
@@ -63,10 +64,10 @@ func (r *reverseGen) memcpyAdjointUpTo(t *types.FloatType) *ir.Func {
 	g := r.m.NewGlobalDef(name+".msg", constant.NewCharArrayFromString(msg))
 	g.Linkage = enum.LinkagePrivate
 	g.Immutable = true
-	write := declare(r.m, "write", types.I64, types.I32, types.I8Ptr, types.I64)
+	write := rules.Declare(r.m, "write", types.I64, types.I32, types.I8Ptr, types.I64)
 	zero := constant.NewInt(types.I64, 0)
 	over.NewCall(write, constant.NewInt(types.I32, 2), constant.NewGetElementPtr(g.ContentType, g, zero, zero), constant.NewInt(types.I64, int64(len(msg))))
-	over.NewCall(declare(r.m, "abort", types.Void))
+	over.NewCall(rules.Declare(r.m, "abort", types.Void))
 	over.NewUnreachable()
 	ok.NewCall(inner, dst, src, n)
 	ok.NewRet(nil)

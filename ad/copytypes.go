@@ -6,6 +6,7 @@ package ad
 // tbaa.go.
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/ad/typeanalysis"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/types"
@@ -102,7 +103,7 @@ func hasLongDouble(fields []typeanalysis.Field) bool {
 // copyLayout is the element type of a bulk copy: what its typed pointers
 // point to, else what the type analysis found, else its !tbaa.struct.
 func (d *differ) copyLayout(x *ir.InstCall) types.Type {
-	if !isMemTransfer(x) || len(x.Args) < 3 {
+	if !irfacts.IsMemTransfer(x) || len(x.Args) < 3 {
 		return nil
 	}
 	for _, a := range x.Args[:2] {

@@ -3,6 +3,8 @@ package ad
 import (
 	"io"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -63,7 +65,7 @@ func (r *reverseGen) customRule(call *ir.InstCall) (*Custom, bool) {
 func (r *reverseGen) customArgs(call *ir.InstCall, look func(value.Value) value.Value, shadow func(value.Value) (value.Value, error)) ([]value.Value, error) {
 	var args []value.Value
 	for _, a := range call.Args {
-		a = unwrapArg(a)
+		a = irfacts.Unwrap(a)
 		args = append(args, look(a))
 		if types.IsPointer(a.Type()) {
 			if !r.act.HasShadow(a) {
@@ -127,8 +129,8 @@ func (r *reverseGen) augmentCustomPointer(b *ir.Block, call *ir.InstCall, c *Cus
 			// The entry's allocas go to the reverse function (split.go):
 			// the slot lives on the augmented forward's stack while its
 			// fields are read.
-			sp := ir.NewCall(declare(r.m, "llvm.stacksave", types.I8Ptr))
-			restore = ir.NewCall(declare(r.m, "llvm.stackrestore", types.Void, types.I8Ptr), sp)
+			sp := ir.NewCall(rules.Declare(r.m, "llvm.stacksave", types.I8Ptr))
+			restore = ir.NewCall(rules.Declare(r.m, "llvm.stackrestore", types.Void, types.I8Ptr), sp)
 			out = append(out, sp, slot)
 		} else {
 			r.allocas.Insts = append(r.allocas.Insts, slot)
@@ -178,9 +180,9 @@ func (r *reverseGen) reverseCustom(blk, at *ir.Block, call *ir.InstCall, c *Cust
 	if err != nil {
 		return err
 	}
-	if isFloat(call.Typ) {
+	if irfacts.IsFloat(call.Typ) {
 		if d == nil {
-			d = zeroOf(call.Typ)
+			d = rules.ZeroOf(call.Typ)
 		}
 		args = append(args, d)
 	}
@@ -198,8 +200,8 @@ func (r *reverseGen) reverseCustom(blk, at *ir.Block, call *ir.InstCall, c *Cust
 	res := blk.NewCall(g, args...)
 	var floatArgs []value.Value
 	for _, a := range call.Args {
-		if isFloat(a.Type()) {
-			floatArgs = append(floatArgs, unwrapArg(a))
+		if irfacts.IsFloat(a.Type()) {
+			floatArgs = append(floatArgs, irfacts.Unwrap(a))
 		}
 	}
 	if len(floatArgs) == 0 {

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/value"
 )
@@ -52,10 +53,10 @@ func (r *reverseGen) decide(b, d *ir.Block, preds []*ir.Block, depth int) (*deci
 	if !ok || br.TargetTrue == br.TargetFalse {
 		return nil, false
 	}
-	if l := r.cfg.LoopOf[b]; l != nil && r.definedIn(l, unwrapArg(br.Cond)) {
+	if l := r.cfg.LoopOf[b]; l != nil && r.definedIn(l, irfacts.Unwrap(br.Cond)) {
 		return nil, false
 	}
-	if cb, ok := r.blockOf[unwrapArg(br.Cond)]; ok && !r.cfg.Dominates(cb, b) {
+	if cb, ok := r.blockOf[irfacts.Unwrap(br.Cond)]; ok && !r.cfg.Dominates(cb, b) {
 		// Defined in a loop b is not in, it is read at b as the loop's
 		// exit value, a copy made at the end of b's forward block
 		// (exitCopy): its definition must reach b on every path, not only

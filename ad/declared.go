@@ -2,11 +2,12 @@ package ad
 
 import (
 	"fmt"
-	"github.com/gozyme/gozyme/ad/irfacts"
-	"github.com/gozyme/gozyme/ad/rules"
 	"strconv"
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -36,7 +37,7 @@ const annotationPrefix = "enzyme:"
 // Function attributes by which the rest of package ad recognizes a
 // function-like or allocation-like function (Enzyme marks them the same
 // way): "enzyme_math"="log1p" (mathRuleOf), "enzyme_allocator"="N" with N
-// the index of the byte-size argument (isAllocation, allocSizeArg).
+// the index of the byte-size argument (irfacts.IsAllocation, allocSizeArg).
 const (
 	attrMath      = irfacts.AttrMath
 	attrAllocator = irfacts.AttrAllocator
@@ -149,7 +150,7 @@ func setFunctionLike(f *ir.Func, like, from string) error {
 	if r, _ := rules.Lookup(like, nil); r == nil {
 		return fmt.Errorf("%s: '%s' is declared to behave like '%s', which gozyme has no derivative for (known: the C math functions such as log1p, exp, sin, pow)", from, f.Name(), like)
 	}
-	if old := funcAttr(f, attrMath); old != "" && old != like {
+	if old := irfacts.FuncAttr(f, attrMath); old != "" && old != like {
 		return fmt.Errorf("%s: '%s' is declared to behave like both '%s' and '%s'", from, f.Name(), old, like)
 	}
 	setFuncAttr(f, attrMath, like)
@@ -174,7 +175,7 @@ func (d *declarations) readAllocationLike(g *ir.Global) error {
 		return bad(fmt.Sprintf("the size argument must be the index of one of the %d parameters of '%s'", len(f.Sig.Params), f.Name()))
 	}
 	var al allocLike
-	if !isNullConstant(irutil.StripCasts(elems[3])) {
+	if !activity.IsNullConstant(irutil.StripCasts(elems[3])) {
 		if al.dealloc, ok = funcElem(elems, 3); !ok {
 			return bad("the deallocator is no function")
 		}
@@ -228,7 +229,7 @@ func calleeFunc(c *ir.InstCall) (*ir.Func, bool) {
 // of the math function f is declared to behave like, else of f's name.
 func mathRuleOf(f *ir.Func, t types.Type) *rules.Rule {
 	name := f.Name()
-	if like := funcAttr(f, attrMath); like != "" {
+	if like := irfacts.FuncAttr(f, attrMath); like != "" {
 		name = like
 	}
 	r, _ := rules.Lookup(name, t)

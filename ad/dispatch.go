@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
@@ -89,7 +90,7 @@ func (d *differ) addressTaken() map[*ir.Func]bool {
 					if *op == callee {
 						continue
 					}
-					if c, ok := unwrapArg(*op).(constant.Constant); ok {
+					if c, ok := irfacts.Unwrap(*op).(constant.Constant); ok {
 						visitConst(c, 0)
 					}
 				}
@@ -103,7 +104,7 @@ func (d *differ) addressTaken() map[*ir.Func]bool {
 					if *op == callee {
 						continue
 					}
-					if c, ok := unwrapArg(*op).(constant.Constant); ok {
+					if c, ok := irfacts.Unwrap(*op).(constant.Constant); ok {
 						visitConst(c, 0)
 					}
 				}
@@ -122,7 +123,7 @@ func (d *differ) knownDeclaration(f *ir.Func) bool {
 	if d.custom[f] != nil || d.inactive[f] || isInactiveLibFunc(f.Name()) || isBlasFunc(f) {
 		return true
 	}
-	if direct := (&ir.InstCall{Callee: f}); isAllocation(direct) || isFree(direct) || f.Name() == "realloc" {
+	if direct := (&ir.InstCall{Callee: f}); irfacts.IsAllocation(direct) || isFree(direct) || f.Name() == "realloc" {
 		return true // an allocator through a pointer: its shadow allocation
 	}
 	rule, _ := rules.Lookup(f.Name(), f.Sig.RetType)
@@ -267,7 +268,7 @@ func (d *differ) splitDispatch(f *ir.Func, i, j int, c *ir.InstCall, cands []*ir
 		args := irutil.CloneArgs(c.Args)
 		for k, p := range cand.Sig.Params {
 			if !types.Equal(args[k].Type(), p) {
-				cast := ir.NewBitCast(unwrapArg(args[k]), p)
+				cast := ir.NewBitCast(irfacts.Unwrap(args[k]), p)
 				call.Insts = append(call.Insts, cast)
 				args[k] = cast
 			}
@@ -314,9 +315,9 @@ func (d *differ) unknownTargetStop() *ir.Func {
 	f.Linkage = enum.LinkageInternal
 	f.FuncAttrs = append(f.FuncAttrs, enum.FuncAttrNoReturn, enum.FuncAttrNoInline, enum.FuncAttrCold)
 	entry := f.NewBlock("")
-	strlen := declare(d.m, "strlen", types.I64, types.I8Ptr)
-	write := declare(d.m, "write", types.I64, types.I32, types.I8Ptr, types.I64)
-	abort := declare(d.m, "abort", types.Void)
+	strlen := rules.Declare(d.m, "strlen", types.I64, types.I8Ptr)
+	write := rules.Declare(d.m, "write", types.I64, types.I32, types.I8Ptr, types.I64)
+	abort := rules.Declare(d.m, "abort", types.Void)
 	n := entry.NewCall(strlen, msg)
 	entry.NewCall(write, constant.NewInt(types.I32, 2), msg, n)
 	entry.NewCall(abort)

@@ -1,6 +1,10 @@
 package ad
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gozyme/gozyme/ad/activity"
+)
 
 // A loop whose body picks y by an if: x[i]² on one side, x[i] + 1 on the
 // other (computed on the way in, neither dominating the merge), and z: a
@@ -50,7 +54,7 @@ exit:
 // only, stays cached. Combined and split.
 func TestEdgePhiRecomputed(t *testing.T) {
 	t.Parallel()
-	eachReverse(t, edgePhiIR, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
+	eachReverse(t, edgePhiIR, []activity.Activity{activity.Dup, activity.Const, activity.Const}, func(r *reverseGen, split bool) {
 		cachedIn := func(name string) bool {
 			v := findValue(r.f, name)
 			if r.plan.cache[v] {

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -120,7 +121,7 @@ const mergeDepth = 4
 // the forward sweep passes the phi it then holds the select of its
 // incoming values by that condition, which entryValue computes on entry.
 func (r *reverseGen) entryInvariant(l *irutil.Loop, v value.Value, depth int) bool {
-	v = unwrapArg(v)
+	v = irfacts.Unwrap(v)
 	if !r.definedIn(l, v) {
 		return true
 	}
@@ -129,11 +130,11 @@ func (r *reverseGen) entryInvariant(l *irutil.Loop, v value.Value, depth int) bo
 		return false
 	}
 	cond, onTrue, onFalse, byIndex, ok := r.mergeDecision(r.blockOf[p])
-	if !ok || byIndex || r.definedIn(l, unwrapArg(cond)) || !r.distinctIncoming(p, r.blockOf[p]) {
+	if !ok || byIndex || r.definedIn(l, irfacts.Unwrap(cond)) || !r.distinctIncoming(p, r.blockOf[p]) {
 		return false
 	}
 	for _, pred := range []*ir.Block{onTrue, onFalse} {
-		x, ok := incomingFrom(p, pred)
+		x, ok := irfacts.IncomingFrom(p, pred)
 		if !ok || !r.entryInvariant(l, x, depth-1) {
 			return false
 		}
@@ -147,13 +148,13 @@ func (r *reverseGen) entryInvariant(l *irutil.Loop, v value.Value, depth int) bo
 func (r *reverseGen) entryValue(blk *ir.Block, top *irutil.Loop) func(value.Value) value.Value {
 	var val func(value.Value) value.Value
 	val = func(v value.Value) value.Value {
-		p, ok := unwrapArg(v).(*ir.InstPhi)
+		p, ok := irfacts.Unwrap(v).(*ir.InstPhi)
 		if !ok || !r.definedIn(top, p) {
 			return r.mapValue(v)
 		}
 		cond, onTrue, onFalse, _, _ := r.mergeDecision(r.blockOf[p])
-		t, _ := incomingFrom(p, onTrue)
-		f, _ := incomingFrom(p, onFalse)
+		t, _ := irfacts.IncomingFrom(p, onTrue)
+		f, _ := irfacts.IncomingFrom(p, onFalse)
 		return blk.NewSelect(val(cond), val(t), val(f))
 	}
 	return val
@@ -330,7 +331,7 @@ func (r *reverseGen) entryPaths(l *irutil.Loop, toward map[*ir.Block]bool) ([]en
 				no, ok2 := from(t.TargetFalse.(*ir.Block))
 				n, ok = yes, ok1 && ok2
 				if yes != no {
-					n = &enterNode{cond: unwrapArg(t.Cond), onTrue: yes, onFalse: no}
+					n = &enterNode{cond: irfacts.Unwrap(t.Cond), onTrue: yes, onFalse: no}
 				}
 			default:
 				return nil, false

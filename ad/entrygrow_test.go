@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/llir/llvm/ir"
 )
 
@@ -63,12 +64,12 @@ func TestGrowOnEntry(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, src string
-		acts      []Activity
+		acts      []activity.Activity
 		onEntry   bool
 	}{
-		{"nest", nestIR, []Activity{Dup, Const, Const}, true},
-		{"rec_ir", recordIR, []Activity{Dup, Const, Const}, false},
-		{"two_edges", twoEdgeIR, []Activity{Dup, Const, Const}, false},
+		{"nest", nestIR, []activity.Activity{activity.Dup, activity.Const, activity.Const}, true},
+		{"rec_ir", recordIR, []activity.Activity{activity.Dup, activity.Const, activity.Const}, false},
+		{"two_edges", twoEdgeIR, []activity.Activity{activity.Dup, activity.Const, activity.Const}, false},
 	} {
 		eachReverse(t, tc.src, tc.acts, func(r *reverseGen, split bool) {
 			records := 0

@@ -3,6 +3,8 @@ package ad
 import (
 	"strings"
 	"testing"
+
+	"github.com/gozyme/gozyme/ad/activity"
 )
 
 // remIR is a vectorized loop's shape inside an outer loop: a loop of two
@@ -95,7 +97,7 @@ func TestGrowOnEntryMerge(t *testing.T) {
 		{"invariant guard", remIR, map[string]string{"rem": "outer", "vec": "outer"}},
 		{"guard in the loop", variant, map[string]string{"rem": "rem", "vec": "vec"}},
 	} {
-		eachReverse(t, tc.src, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
+		eachReverse(t, tc.src, []activity.Activity{activity.Dup, activity.Const, activity.Const}, func(r *reverseGen, split bool) {
 			for _, l := range r.cfg.Loops {
 				want, ok := tc.top[l.Header.Name()]
 				if !ok {

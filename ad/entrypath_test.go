@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/gozyme/gozyme/irutil"
 )
 
@@ -169,7 +170,7 @@ func TestEntryPathIR(t *testing.T) {
 	t.Parallel()
 	for _, tc := range pathCases {
 		src := pathIR("path_"+tc.name, tc.body) + "declare double @llvm.sin.f64(double)\ndeclare double @llvm.cos.f64(double)\n"
-		eachReverse(t, src, []Activity{Dup, Const, Const, Const}, func(r *reverseGen, split bool) {
+		eachReverse(t, src, []activity.Activity{activity.Dup, activity.Const, activity.Const, activity.Const}, func(r *reverseGen, split bool) {
 			for _, l := range r.cfg.Loops {
 				if l.Header.Name() != "loop" {
 					continue
@@ -337,7 +338,7 @@ func TestEntryPathsIR(t *testing.T) {
 		{"invariant", remIR, "outer", []string{"%full", "%small"}},
 		{"cmp.n in the loop", inLoop, "rem", nil},
 	} {
-		eachReverse(t, tc.src, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
+		eachReverse(t, tc.src, []activity.Activity{activity.Dup, activity.Const, activity.Const}, func(r *reverseGen, split bool) {
 			rem := r.cfg.LoopOf[r.blockOf[findValue(r.f, "j")]]
 			top, chain, ok := r.entryGrowth(rem)
 			if !ok || top.Header.Name() != tc.top {

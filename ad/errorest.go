@@ -2,9 +2,11 @@ package ad
 
 import (
 	"fmt"
-	"github.com/gozyme/gozyme/ad/rules"
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -38,7 +40,7 @@ import (
 // errorRule emits the error of inst when it is an operation that
 // rounds; handled is false for the operations that carry errors as
 // tangents.
-func (fg *forwardGen) errorRule(b *builder, inst ir.Instruction, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, bool, error) {
+func (fg *forwardGen) errorRule(b *rules.Builder, inst ir.Instruction, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, bool, error) {
 	res, ok := inst.(value.Value)
 	if !ok {
 		return nil, false, nil
@@ -49,7 +51,7 @@ func (fg *forwardGen) errorRule(b *builder, inst ir.Instruction, mv func(value.V
 	callee := ""
 	switch x := inst.(type) {
 	case *ir.InstFAdd, *ir.InstFSub:
-		ops = derivOperands(inst, fg.d.passes)
+		ops = activity.DerivOperands(inst, fg.d.passes)
 		term = func(i int, dif value.Value) value.Value { return dif }
 	case *ir.InstFMul:
 		ops = []value.Value{x.X, x.Y}
@@ -72,10 +74,10 @@ func (fg *forwardGen) errorRule(b *builder, inst ir.Instruction, mv func(value.V
 		return fg.truncError(b, x, mv, tg)
 	case *ir.InstCall:
 		f, _ := x.Callee.(*ir.Func)
-		if f == nil || !carriesFloat(x.Typ) {
+		if f == nil || !irfacts.CarriesFloat(x.Typ) {
 			return nil, false, nil
 		}
-		if isMaskedLoad(x) {
+		if irfacts.IsMaskedLoad(x) {
 			return nil, false, nil
 		}
 		name := f.Name()
@@ -110,8 +112,8 @@ func (fg *forwardGen) errorRule(b *builder, inst ir.Instruction, mv func(value.V
 		if op == nil {
 			continue
 		}
-		op = unwrapArg(op)
-		if !carriesFloat(op.Type()) || !fg.act.Varied[op] || !op.Type().Equal(res.Type()) {
+		op = irfacts.Unwrap(op)
+		if !irfacts.CarriesFloat(op.Type()) || !fg.act.Varied[op] || !op.Type().Equal(res.Type()) {
 			continue
 		}
 		e, err := tg(op)
@@ -138,7 +140,7 @@ func (fg *forwardGen) errorRule(b *builder, inst ir.Instruction, mv func(value.V
 
 // truncError is the error of an fptrunc: its operand's, in the narrower
 // type, and at least the rounding to it.
-func (fg *forwardGen) truncError(b *builder, x *ir.InstFPTrunc, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, bool, error) {
+func (fg *forwardGen) truncError(b *rules.Builder, x *ir.InstFPTrunc, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, bool, error) {
 	if err := fg.checkErrorType(x, x.To); err != nil {
 		return nil, true, err
 	}
@@ -167,7 +169,7 @@ func (fg *forwardGen) checkErrorType(inst ir.Instruction, t types.Type) error {
 }
 
 // roundingFloor is max(ulp(r), sum); ulp(r) alone without a sum.
-func (fg *forwardGen) roundingFloor(b *builder, r, sum value.Value) value.Value {
+func (fg *forwardGen) roundingFloor(b *rules.Builder, r, sum value.Value) value.Value {
 	u := ulp(b, r)
 	if sum == nil {
 		return u
@@ -196,7 +198,7 @@ func ulpIntType(t types.Type) (types.Type, bool) {
 
 // ulp is the distance from |r| to the next larger floating-point number
 // (its bits plus one): the size of one rounding step at r.
-func ulp(b *builder, r value.Value) value.Value {
+func ulp(b *rules.Builder, r value.Value) value.Value {
 	it, _ := ulpIntType(r.Type())
 	a := b.Intrinsic("fabs", r)
 	bits := b.B.NewBitCast(a, it)
@@ -253,7 +255,7 @@ func (d *differ) lookupErrorLogger() (*errorLogger, error) {
 	sig := make([]string, len(f.Params))
 	for i, p := range f.Params {
 		switch {
-		case isFloat(p.Typ) && floatBits(p.Typ) == 64:
+		case irfacts.IsFloat(p.Typ) && floatBits(p.Typ) == 64:
 			sig[i] = "d"
 		case types.IsPointer(p.Typ):
 			sig[i] = "p"
@@ -277,7 +279,7 @@ func (d *differ) lookupErrorLogger() (*errorLogger, error) {
 // logError reports the error errv of inst (result r) to the program's
 // enzymeLogError, lane by lane for vectors, where inst influences the
 // result.
-func (fg *forwardGen) logError(b *builder, inst ir.Instruction, callee string, r, errv value.Value) error {
+func (fg *forwardGen) logError(b *rules.Builder, inst ir.Instruction, callee string, r, errv value.Value) error {
 	if !fg.act.Active(inst.(value.Value)) {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -126,9 +127,9 @@ func describe(inst interface{}) string {
 	case *ir.InstCall:
 		if f, ok := irutil.StripCasts(x.Callee).(*ir.Func); ok {
 			switch {
-			case isMemTransfer(x):
+			case irfacts.IsMemTransfer(x):
 				return "a memory copy (memcpy)"
-			case isMemSet(x):
+			case irfacts.IsMemSet(x):
 				return "a memory fill (memset)"
 			}
 			return "the call to '" + f.Name() + "'"
@@ -168,7 +169,7 @@ func describe(inst interface{}) string {
 // describeValue names a value in the source's terms: a parameter by
 // position, a global by name, an instruction as describe does.
 func describeValue(v value.Value) string {
-	switch x := unwrapArg(v).(type) {
+	switch x := irfacts.Unwrap(v).(type) {
 	case *ir.Param:
 		return "a parameter (" + typeWords(x.Typ) + ")"
 	case *ir.Global:

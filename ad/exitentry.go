@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -55,7 +56,7 @@ func (r *reverseGen) exitEntry(l *irutil.Loop) (*tripCount, bool) {
 		// The primal value and its forward copy (reverseCount looks the
 		// copy up: a call's result in the augmented forward) must both be
 		// values the reverse can look up.
-		v = unwrapArg(v)
+		v = irfacts.Unwrap(v)
 		fv := r.mapValue(v)
 		for _, x := range []value.Value{v, fv} {
 			if _, isInst := x.(ir.Instruction); isInst && r.blockOf[x] == nil {

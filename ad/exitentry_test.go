@@ -3,6 +3,7 @@ package ad
 import (
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -64,7 +65,7 @@ func TestExitEntryIR(t *testing.T) {
 			}
 		}
 	}
-	eachReverse(t, mergeIR, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
+	eachReverse(t, mergeIR, []activity.Activity{activity.Dup, activity.Const, activity.Const}, func(r *reverseGen, split bool) {
 		inner := r.cfg.LoopOf[r.blockOf[findValue(r.f, "j")]]
 		if _, ok := r.exitSlots[inner]; !ok {
 			t.Errorf("split=%v: the inner loop's entry counter does not come from its exit", split)

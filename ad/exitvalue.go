@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -77,7 +78,7 @@ func (r *reverseGen) exitOperands(phi *ir.InstPhi, tc *tripCount) []value.Value 
 	if p, ok := r.primalOf[start]; ok {
 		start = p
 	}
-	return []value.Value{unwrapArg(start), unwrapArg(tc.start), unwrapArg(tc.bound)}
+	return []value.Value{irfacts.Unwrap(start), irfacts.Unwrap(tc.start), irfacts.Unwrap(tc.bound)}
 }
 
 // exitInductionValue rebuilds forward value fv, read in the reverse of
@@ -116,7 +117,7 @@ func (r *reverseGen) exitInductionValue(blk, at *ir.Block, fv value.Value, depth
 func (r *reverseGen) reverseCount(blk, at *ir.Block, tc *tripCount, depth int) (value.Value, bool) {
 	vals := map[value.Value]value.Value{}
 	for _, x := range []value.Value{tc.start, tc.bound} {
-		w, ok := r.operandInReverse(blk, at, r.mapValue(unwrapArg(x)), depth+1)
+		w, ok := r.operandInReverse(blk, at, r.mapValue(irfacts.Unwrap(x)), depth+1)
 		if !ok {
 			return nil, false
 		}

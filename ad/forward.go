@@ -2,10 +2,11 @@ package ad
 
 import (
 	"fmt"
-	"github.com/gozyme/gozyme/ad/activity"
-	"github.com/gozyme/gozyme/ad/rules"
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -32,7 +33,7 @@ type forwardGen struct {
 	d     *differ
 	m     *ir.Module
 	f     *ir.Func
-	acts  []Activity
+	acts  []activity.Activity
 	width int
 	act   *activity.Info
 	g     *ir.Func
@@ -51,7 +52,7 @@ type forwardGen struct {
 }
 
 // forwardName is the generated forward function's name.
-func forwardName(f *ir.Func, acts []Activity, width int, errMode bool) string {
+func forwardName(f *ir.Func, acts []activity.Activity, width int, errMode bool) string {
 	prefix := "__gozyme_fwd_"
 	if errMode {
 		prefix = "__gozyme_fwderr_"
@@ -65,7 +66,7 @@ func forwardName(f *ir.Func, acts []Activity, width int, errMode bool) string {
 
 // derivativeName names a generated derivative of f: prefix, f's name and
 // one letter per parameter activity.
-func derivativeName(prefix string, f *ir.Func, acts []Activity) string {
+func derivativeName(prefix string, f *ir.Func, acts []activity.Activity) string {
 	var sb strings.Builder
 	sb.WriteString(prefix)
 	sb.WriteString(f.Name())
@@ -94,7 +95,7 @@ func remapClone(inst ir.Instruction, mapValue func(value.Value) value.Value, map
 // batch width, generating it on first use (its shell is registered first:
 // recursion). errMode asks for error bounds instead of tangents
 // (errorest.go).
-func (d *differ) forward(f *ir.Func, acts []Activity, width int, errMode bool) (*forwardGen, error) {
+func (d *differ) forward(f *ir.Func, acts []activity.Activity, width int, errMode bool) (*forwardGen, error) {
 	name := forwardName(f, acts, width, errMode)
 	if fg, ok := d.fwds[name]; ok {
 		return fg, nil
@@ -128,7 +129,7 @@ func (d *differ) forward(f *ir.Func, acts []Activity, width int, errMode bool) (
 		np := ir.NewParam("", p.Typ)
 		params = append(params, np)
 		fg.vmap[p] = np
-		if acts[i] == Dup || acts[i] == DupNoNeed {
+		if acts[i] == activity.Dup || acts[i] == activity.DupNoNeed {
 			for _, lane := range fg.lanes {
 				tp := ir.NewParam("", p.Typ)
 				params = append(params, tp)
@@ -138,9 +139,9 @@ func (d *differ) forward(f *ir.Func, acts []Activity, width int, errMode bool) (
 	}
 	rt := pf.Sig.RetType
 	switch {
-	case (carriesFloat(rt) || types.IsPointer(rt) || hasPointerField(rt)) && width > 1:
+	case (irfacts.CarriesFloat(rt) || types.IsPointer(rt) || irfacts.HasPointerField(rt)) && width > 1:
 		fg.ret = types.NewStruct(rt, types.NewArray(uint64(width), rt))
-	case carriesFloat(rt) || types.IsPointer(rt) || hasPointerField(rt):
+	case irfacts.CarriesFloat(rt) || types.IsPointer(rt) || irfacts.HasPointerField(rt):
 		fg.ret = types.NewStruct(rt, rt)
 	default:
 		fg.ret = rt
@@ -157,18 +158,18 @@ func (d *differ) forward(f *ir.Func, acts []Activity, width int, errMode bool) (
 
 // forwardActivity is the activity analysis of forward mode for f (the
 // prepared function) and its parameters' activities.
-func (d *differ) forwardActivity(pf *ir.Func, acts []Activity) *activity.Info {
+func (d *differ) forwardActivity(pf *ir.Func, acts []activity.Activity) *activity.Info {
 	rt := pf.Sig.RetType
-	return d.analyzeActivity(pf, forwardSeeds(pf, acts), carriesFloat(rt) || types.IsPointer(rt), types.IsPointer(rt) || hasPointerField(rt))
+	return d.analyzeActivity(pf, forwardSeeds(pf, acts), irfacts.CarriesFloat(rt) || types.IsPointer(rt), types.IsPointer(rt) || irfacts.HasPointerField(rt))
 }
 
 // forwardSeeds maps forward-mode activities onto the activity analysis:
 // a duplicated float is a varied input, a duplicated pointer is shadowed.
-func forwardSeeds(f *ir.Func, acts []Activity) []Activity {
-	out := make([]Activity, len(acts))
+func forwardSeeds(f *ir.Func, acts []activity.Activity) []activity.Activity {
+	out := make([]activity.Activity, len(acts))
 	for i, p := range f.Params {
-		if (acts[i] == Dup || acts[i] == DupNoNeed) && carriesFloat(p.Typ) {
-			out[i] = Out
+		if (acts[i] == activity.Dup || acts[i] == activity.DupNoNeed) && irfacts.CarriesFloat(p.Typ) {
+			out[i] = activity.Out
 		} else {
 			out[i] = acts[i]
 		}
@@ -272,17 +273,17 @@ func (fg *forwardGen) needsTangent(v value.Value) bool {
 	if holdsPointers(v.Type()) && fg.act.HasShadow(v) {
 		return true // pointers, and aggregates holding them
 	}
-	return carriesFloat(v.Type()) && fg.act.Varied[unwrapArg(v)]
+	return irfacts.CarriesFloat(v.Type()) && fg.act.Varied[irfacts.Unwrap(v)]
 }
 
 // tangentOf returns the tangent (or shadow) of a primal operand: zero for
 // constants and values that carry none.
 func (fg *forwardGen) tangentOf(at interface{}, v value.Value) (value.Value, error) {
-	v = unwrapArg(v)
+	v = irfacts.Unwrap(v)
 	if t, ok := fg.tan[v]; ok {
 		return t, nil
 	}
-	if c, ok := v.(constant.Constant); ok && (types.IsPointer(v.Type()) || hasPointerField(v.Type())) {
+	if c, ok := v.(constant.Constant); ok && (types.IsPointer(v.Type()) || irfacts.HasPointerField(v.Type())) {
 		// Constant pointers (constshadow.go).
 		s, ok, err := fg.d.constantShadow(c, true, false)
 		if err != nil {
@@ -305,13 +306,13 @@ func (fg *forwardGen) tangentOf(at interface{}, v value.Value) (value.Value, err
 		}
 		return constant.NewNull(v.Type().(*types.PointerType)), nil
 	}
-	if !carriesFloat(v.Type()) && !hasPointerField(v.Type()) {
+	if !irfacts.CarriesFloat(v.Type()) && !irfacts.HasPointerField(v.Type()) {
 		return nil, errorAt(fg.f, at, "%s has no tangent", describeValue(v))
 	}
-	if fg.d.runtimeActivity && !carriesFloat(v.Type()) {
+	if fg.d.runtimeActivity && !irfacts.CarriesFloat(v.Type()) {
 		return v, nil
 	}
-	return zeroOf(v.Type()), nil // aggregates of pointers without shadows: null shadows
+	return rules.ZeroOf(v.Type()), nil // aggregates of pointers without shadows: null shadows
 }
 
 // carriesShadows reports a value of pointer-holding aggregate type (no
@@ -319,7 +320,7 @@ func (fg *forwardGen) tangentOf(at interface{}, v value.Value) (value.Value, err
 // tangents: its tangent is the same aggregate of their shadows.
 func (fg *forwardGen) carriesShadows(inst ir.Instruction) bool {
 	v, ok := inst.(value.Value)
-	if !ok || carriesFloat(v.Type()) || !hasPointerField(v.Type()) {
+	if !ok || irfacts.CarriesFloat(v.Type()) || !irfacts.HasPointerField(v.Type()) {
 		return false
 	}
 	var ops []value.Value
@@ -332,7 +333,7 @@ func (fg *forwardGen) carriesShadows(inst ir.Instruction) bool {
 		return false
 	}
 	for _, op := range ops {
-		if _, ok := fg.tan[unwrapArg(op)]; ok {
+		if _, ok := fg.tan[irfacts.Unwrap(op)]; ok {
 			return true
 		}
 	}
@@ -399,8 +400,8 @@ func (fg *forwardGen) instruction(inst ir.Instruction) ([]ir.Instruction, error)
 // laneTangent emits, into scratch, the tangent of inst in the current lane
 // (fg.tan): its value's tangent and its effect on shadow memory.
 func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error {
-	b := &builder{M: fg.m, B: scratch}
-	mv := func(x value.Value) value.Value { return fg.mapValue(unwrapArg(x)) }
+	b := &rules.Builder{M: fg.m, B: scratch}
+	mv := func(x value.Value) value.Value { return fg.mapValue(irfacts.Unwrap(x)) }
 	tg := func(x value.Value) (value.Value, error) { return fg.tangentOf(inst, x) }
 	if atomic, err := fg.forwardAtomic(scratch, inst); atomic {
 		return err
@@ -415,13 +416,13 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 			return err
 		}
 		var src value.Value
-		if _, ok := fg.tan[unwrapArg(x.Src)]; !ok && types.IsPointer(x.Src.Type()) && !fg.act.HasShadow(x.Src) && !fg.d.runtimeActivity {
+		if _, ok := fg.tan[irfacts.Unwrap(x.Src)]; !ok && types.IsPointer(x.Src.Type()) && !fg.act.HasShadow(x.Src) && !fg.d.runtimeActivity {
 			if err := shadowlessPointerStore(fg.f, x); err != nil {
 				return err
 			}
 		}
 		switch {
-		case holdsPointers(x.Src.Type()) || carriesFloat(x.Src.Type()):
+		case holdsPointers(x.Src.Type()) || irfacts.CarriesFloat(x.Src.Type()):
 			if src, err = tg(x.Src); err != nil {
 				return err
 			}
@@ -460,7 +461,7 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 }
 
 // tangentRule emits the tangent of one value-producing instruction.
-func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, error) {
+func (fg *forwardGen) tangentRule(b *rules.Builder, inst ir.Instruction, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, error) {
 	blk := b.B
 	if fg.errMode {
 		if e, handled, err := fg.errorRule(b, inst, mv, tg); handled {
@@ -479,7 +480,7 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 	case *ir.InstFRem:
 		return fg.partialsTangent(b, inst, rules.Fmod, []value.Value{x.X, x.Y}, x, mv, tg)
 	case *ir.InstInsertValue:
-		if !carriesFloat(x.Elem.Type()) && !holdsPointers(x.Elem.Type()) {
+		if !irfacts.CarriesFloat(x.Elem.Type()) && !holdsPointers(x.Elem.Type()) {
 			// Integer fields: the tangent aggregate keeps the primal's.
 			t, err := tg(x.X)
 			if err != nil {
@@ -498,7 +499,7 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 			return nil, err
 		}
 		var alias value.Value
-		if carriesFloat(x.ElemType) && fg.d.mayAliasPrimal(x.Src) {
+		if irfacts.CarriesFloat(x.ElemType) && fg.d.mayAliasPrimal(x.Src) {
 			// A pointer read through an inactive shadow is the primal's,
 			// its own shadow again: only float tangents are guarded.
 			if sp, alias, err = fg.d.guardShadow(fg.f, x, blk, x.Src, sp, x.Src, x.ElemType); err != nil {
@@ -534,22 +535,22 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 		a.NElems, a.Align = x.NElems, x.Align
 		blk.Insts = append(blk.Insts, a)
 		if x.NElems == nil {
-			blk.NewStore(zeroOf(x.ElemType), a)
+			blk.NewStore(rules.ZeroOf(x.ElemType), a)
 		} else {
 			blk.Insts = append(blk.Insts, zeroFill(fg.m, a, x.ElemType, x.NElems)...)
 		}
 		return a, nil
 	case *ir.InstCall:
-		if isAllocation(x) {
+		if irfacts.IsAllocation(x) {
 			sc := blk.NewCall(x.Callee, irutil.CloneArgs(x.Args)...)
 			sc.Typ = x.Typ
 			size := allocSizeArg(x)
-			if calleeName(x) != "calloc" {
+			if irfacts.CalleeName(x) != "calloc" {
 				blk.Insts = append(blk.Insts, memsetZero(fg.m, sc, size)...)
 			}
 			return sc, nil
 		}
-		if calleeName(x) == "realloc" {
+		if irfacts.CalleeName(x) == "realloc" {
 			// The shadow grows with the buffer; its new tail is as
 			// undefined as the primal's.
 			sp, err := tg(x.Args[0])
@@ -584,13 +585,13 @@ func (fg *forwardGen) tangentRule(b *builder, inst ir.Instruction, mv func(value
 }
 
 // partialsTangent is Σ ∂f/∂x_i · dx_i over the arguments with tangents.
-func (fg *forwardGen) partialsTangent(b *builder, inst ir.Instruction, rule *rules.Rule, args []value.Value, result value.Value, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, error) {
+func (fg *forwardGen) partialsTangent(b *rules.Builder, inst ir.Instruction, rule *rules.Rule, args []value.Value, result value.Value, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, error) {
 	operand := func(i int) value.Value { return mv(args[i]) }
 	res := func() value.Value { return mv(result) }
 	var sum value.Value
 	for i, a := range args {
-		a = unwrapArg(a)
-		if !rule.Differentiable(i) || !carriesFloat(a.Type()) || !fg.act.Varied[a] {
+		a = irfacts.Unwrap(a)
+		if !rule.Differentiable(i) || !irfacts.CarriesFloat(a.Type()) || !fg.act.Varied[a] {
 			continue
 		}
 		t, err := tg(a)
@@ -606,7 +607,7 @@ func (fg *forwardGen) partialsTangent(b *builder, inst ir.Instruction, rule *rul
 		}
 	}
 	if sum == nil {
-		return zeroOf(result.Type()), nil
+		return rules.ZeroOf(result.Type()), nil
 	}
 	return sum, nil
 }
@@ -614,12 +615,12 @@ func (fg *forwardGen) partialsTangent(b *builder, inst ir.Instruction, rule *rul
 // memoryCall mirrors bulk memory operations and frees on shadows.
 func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 	switch {
-	case isMemTransfer(x) && fg.act.HasShadow(x.Args[0]):
+	case irfacts.IsMemTransfer(x) && fg.act.HasShadow(x.Args[0]):
 		dst, err := fg.tangentOf(x, x.Args[0])
 		if err != nil {
 			return err
 		}
-		n := unwrapArg(x.Args[2])
+		n := irfacts.Unwrap(x.Args[2])
 		if fg.d.mayAliasPrimal(x.Args[0]) {
 			n = countUnless(blk, aliasTest(blk, dst, x.Args[0]), n)
 		}
@@ -631,21 +632,21 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 			blk.NewCall(x.Callee, append([]value.Value{dst, src, n}, x.Args[3:]...)...)
 			return nil
 		}
-		blk.NewCall(declare(fg.m, "llvm.memset.p0i8."+typeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
+		blk.NewCall(rules.Declare(fg.m, "llvm.memset.p0i8."+rules.TypeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
 			blk.NewBitCast(dst, types.I8Ptr), constant.NewInt(types.I8, 0), n, constant.False)
-	case isMemSet(x) && fg.act.HasShadow(x.Args[0]):
+	case irfacts.IsMemSet(x) && fg.act.HasShadow(x.Args[0]):
 		dst, err := fg.tangentOf(x, x.Args[0])
 		if err != nil {
 			return err
 		}
-		n := unwrapArg(x.Args[2])
+		n := irfacts.Unwrap(x.Args[2])
 		if fg.d.mayAliasPrimal(x.Args[0]) {
 			n = countUnless(blk, aliasTest(blk, dst, x.Args[0]), n)
 		}
-		blk.NewCall(declare(fg.m, "llvm.memset.p0i8."+typeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
+		blk.NewCall(rules.Declare(fg.m, "llvm.memset.p0i8."+rules.TypeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
 			blk.NewBitCast(dst, types.I8Ptr), constant.NewInt(types.I8, 0), n, constant.False)
-	case isMaskedStore(x) && fg.act.HasShadow(x.Args[1]):
-		mv := func(v value.Value) value.Value { return fg.mapValue(unwrapArg(v)) }
+	case irfacts.IsMaskedStore(x) && fg.act.HasShadow(x.Args[1]):
+		mv := func(v value.Value) value.Value { return fg.mapValue(irfacts.Unwrap(v)) }
 		tg := func(v value.Value) (value.Value, error) { return fg.tangentOf(x, v) }
 		_, _, err := tangentVectorOp(blk, x, mv, tg)
 		return err
@@ -681,7 +682,7 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 			return nil, true, err
 		}
 	}
-	if !ok || fg.d.inactive[f] || strings.HasPrefix(f.Name(), "llvm.") || isFunctionLike(f) || isAllocation(call) {
+	if !ok || fg.d.inactive[f] || strings.HasPrefix(f.Name(), "llvm.") || irfacts.IsFunctionLike(f) || irfacts.IsAllocation(call) {
 		return nil, false, nil
 	}
 	if _, ok := EntryPointMode(f.Name()); ok {
@@ -700,13 +701,13 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 		}
 		return nil, false, nil
 	}
-	acts := make([]Activity, len(call.Args))
+	acts := make([]activity.Activity, len(call.Args))
 	var args []value.Value
 	for i, a := range call.Args {
-		a = unwrapArg(a)
+		a = irfacts.Unwrap(a)
 		args = append(args, a)
-		if fg.needsTangent(a) || (carriesFloat(a.Type()) && fg.act.Varied[a]) || (holdsPointers(a.Type()) && isNullConstant(a)) {
-			acts[i] = Dup
+		if fg.needsTangent(a) || (irfacts.CarriesFloat(a.Type()) && fg.act.Varied[a]) || (holdsPointers(a.Type()) && activity.IsNullConstant(a)) {
+			acts[i] = activity.Dup
 			ts, err := fg.laneTangents(call, a)
 			if err != nil {
 				return nil, true, err
@@ -730,9 +731,9 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 			fg.tan = lane
 			var full []value.Value
 			for _, a := range call.Args {
-				a = unwrapArg(a)
+				a = irfacts.Unwrap(a)
 				full = append(full, a)
-				if carriesFloat(a.Type()) || types.IsPointer(a.Type()) {
+				if irfacts.CarriesFloat(a.Type()) || types.IsPointer(a.Type()) {
 					t, err := fg.tangentOf(call, a)
 					if err != nil {
 						return nil, true, err
@@ -772,7 +773,7 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 		out := []ir.Instruction{fc, y}
 		for k, dy := range resultTangents(fc, fg.width) {
 			out = append(out, dy.(ir.Instruction))
-			if fg.needsTangent(call) || hasPointerField(call.Typ) {
+			if fg.needsTangent(call) || irfacts.HasPointerField(call.Typ) {
 				fg.lanes[k][call] = dy
 			}
 		}

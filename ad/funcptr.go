@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -124,7 +125,7 @@ func (rt *retyper) specializeFuncPtrs(region []*ir.Func) {
 // funcArg is the function an argument passes: a function constant, or a
 // parameter of the caller (or of the caller's copy) bound to one.
 func (rt *retyper) funcArg(caller *ir.Func, arg value.Value, bound map[*ir.Param]*ir.Func) *ir.Func {
-	switch x := irutil.StripCasts(unwrapArg(arg)).(type) {
+	switch x := irutil.StripCasts(irfacts.Unwrap(arg)).(type) {
 	case *ir.Func:
 		return x
 	case *ir.Param:

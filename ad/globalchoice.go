@@ -16,7 +16,7 @@ import (
 func (d *differ) lostLocalError(f *ir.Func, a *activity.Info, u activity.Unmet) error {
 	root := func(v value.Value) bool { return v == u.Base }
 	intoGlobal := func(dst value.Value) bool {
-		return allBases(dst, func(b value.Value) bool { return d.lostIntoGlobal(b, 0) })
+		return activity.AllBases(dst, func(b value.Value) bool { return d.lostIntoGlobal(b, 0) })
 	}
 	if !readsBackExcept(f, a, root, intoGlobal) {
 		return nil
@@ -36,7 +36,7 @@ func (d *differ) lostIntoGlobal(b value.Value, depth int) bool {
 		if depth > 8 {
 			return false
 		}
-		return allBases(x.Src, func(s value.Value) bool { return d.lostIntoGlobal(s, depth+1) })
+		return activity.AllBases(x.Src, func(s value.Value) bool { return d.lostIntoGlobal(s, depth+1) })
 	}
 	return false
 }

@@ -3,9 +3,11 @@ package ad
 import (
 	"errors"
 	"fmt"
-	"github.com/gozyme/gozyme/ad/irfacts"
-	"github.com/gozyme/gozyme/irutil"
 
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -63,9 +65,9 @@ func (d *differ) sharedShadow(g *ir.Global) *ir.Global {
 // (through casts and getelementptrs only).
 func sharedBase(p value.Value) bool {
 	var bases []value.Value
-	pointerBases(p, map[value.Value]bool{}, &bases)
+	activity.PointerBases(p, map[value.Value]bool{}, &bases)
 	for _, b := range bases {
-		if g, ok := b.(*ir.Global); ok && isSharedGlobal(g) {
+		if g, ok := b.(*ir.Global); ok && irfacts.IsSharedGlobal(g) {
 			return true
 		}
 	}
@@ -83,7 +85,7 @@ func sharedBase(p value.Value) bool {
 // the store, and accumulates into the shadow only in its reverse sweep,
 // after that barrier again.
 func clearSharedShadow(st *ir.InstStore, shadowDst value.Value) []ir.Instruction {
-	z := ir.NewStore(zeroOf(st.Src.Type()), shadowDst)
+	z := ir.NewStore(rules.ZeroOf(st.Src.Type()), shadowDst)
 	z.Align = st.Align
 	return []ir.Instruction{z}
 }

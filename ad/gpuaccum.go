@@ -2,10 +2,12 @@ package ad
 
 import (
 	"fmt"
-	"github.com/gozyme/gozyme/ad/rules"
-	"github.com/gozyme/gozyme/irutil"
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -136,7 +138,7 @@ func elemPointer(p value.Value, elem types.Type) *types.PointerType {
 
 // addressPrivacy classifies the shadow accumulation through primal pointer p.
 func (r *reverseGen) addressPrivacy(p value.Value) privacy {
-	p = unwrapArg(p)
+	p = irfacts.Unwrap(p)
 	if objs, known := underlyingObjects(p); known && len(objs) > 0 {
 		private := true
 		for _, o := range objs {
@@ -165,7 +167,7 @@ func (r *reverseGen) addressPrivacy(p value.Value) privacy {
 func (r *reverseGen) uniformAddress(p value.Value) bool {
 	seen := map[value.Value]bool{}
 	for {
-		p = unwrapArg(p)
+		p = irfacts.Unwrap(p)
 		switch x := p.(type) {
 		case *ir.InstGetElementPtr:
 			for _, ix := range x.Indices {
@@ -199,7 +201,7 @@ func (r *reverseGen) uniformAddress(p value.Value) bool {
 // parameters, block indices and sizes, through arithmetic, phis and
 // selects (a loop counter).
 func threadIndependent(v value.Value, seen map[value.Value]bool) bool {
-	v = unwrapArg(v)
+	v = irfacts.Unwrap(v)
 	if seen[v] {
 		return true
 	}
@@ -213,7 +215,7 @@ func threadIndependent(v value.Value, seen map[value.Value]bool) bool {
 	case *ir.InstLoad, *ir.InstAlloca:
 		return false
 	case *ir.InstPhi:
-		for _, in := range incomingValues(x) {
+		for _, in := range irfacts.IncomingValues(x) {
 			if !threadIndependent(in, seen) {
 				return false
 			}
@@ -274,11 +276,11 @@ type gidKey struct {
 
 // gidElement matches p = getelementptr T, q, gid with q a parameter.
 func gidElement(p value.Value) (*ir.Param, types.Type, bool) {
-	g, ok := unwrapArg(p).(*ir.InstGetElementPtr)
+	g, ok := irfacts.Unwrap(p).(*ir.InstGetElementPtr)
 	if !ok || len(g.Indices) != 1 || !isGlobalThreadIndex(g.Indices[0]) {
 		return nil, nil, false
 	}
-	q, ok := unwrapArg(g.Src).(*ir.Param)
+	q, ok := irfacts.Unwrap(g.Src).(*ir.Param)
 	return q, g.ElemType, ok
 }
 
@@ -340,15 +342,15 @@ func (r *reverseGen) onlyGIDAccesses(q *ir.Param, elem types.Type) bool {
 func callLeavesMemory(c *ir.InstCall) bool {
 	for _, a := range c.Args {
 		if holdsPointers(a.Type()) {
-			return isDebugIntrinsic(c) || hasPrefix(calleeName(c), "llvm.lifetime.")
+			return isDebugIntrinsic(c) || strings.HasPrefix(irfacts.CalleeName(c), "llvm.lifetime.")
 		}
 	}
-	name := calleeName(c)
+	name := irfacts.CalleeName(c)
 	if rule, _ := rules.Lookup(name, c.Typ); rule != nil {
 		return true
 	}
-	return isBarrier(c) || hasPrefix(name, "llvm.nvvm.read.ptx.sreg.") || isDebugIntrinsic(c) ||
-		hasPrefix(name, "llvm.assume")
+	return isBarrier(c) || strings.HasPrefix(name, "llvm.nvvm.read.ptx.sreg.") || isDebugIntrinsic(c) ||
+		strings.HasPrefix(name, "llvm.assume")
 }
 
 // isGlobalThreadIndex matches blockIdx.x·blockDim.x + threadIdx.x (in
@@ -360,7 +362,7 @@ func isGlobalThreadIndex(v value.Value) bool {
 		return false
 	}
 	isMul := func(v value.Value) bool {
-		m, ok := unwrapArg(v).(*ir.InstMul)
+		m, ok := irfacts.Unwrap(v).(*ir.InstMul)
 		if !ok {
 			return false
 		}
@@ -372,12 +374,12 @@ func isGlobalThreadIndex(v value.Value) bool {
 
 // sregName is "tid.x" for a call of llvm.nvvm.read.ptx.sreg.tid.x, ...
 func sregName(v value.Value) string {
-	c, ok := unwrapArg(v).(*ir.InstCall)
+	c, ok := irfacts.Unwrap(v).(*ir.InstCall)
 	if !ok {
 		return ""
 	}
 	const prefix = "llvm.nvvm.read.ptx.sreg."
-	if n := calleeName(c); hasPrefix(n, prefix) {
+	if n := irfacts.CalleeName(c); strings.HasPrefix(n, prefix) {
 		return n[len(prefix):]
 	}
 	return ""
@@ -385,7 +387,7 @@ func sregName(v value.Value) string {
 
 // readSreg emits a read of special register name (tid.x, ntid.y, ...).
 func readSreg(m *ir.Module, blk *ir.Block, name string) value.Value {
-	return blk.NewCall(declare(m, "llvm.nvvm.read.ptx.sreg."+name, types.I32))
+	return blk.NewCall(rules.Declare(m, "llvm.nvvm.read.ptx.sreg."+name, types.I32))
 }
 
 // launchIs1D emits into b the i1 "this launch is one-dimensional and has
@@ -444,7 +446,7 @@ func (d *differ) launchVariants(general, oneD *ir.Func) *ir.Func {
 // AD. With GPUPlainAdjoints (benchmarks only) the adds are plain
 // load-add-stores.
 func (d *differ) warpAddHelper(t *types.FloatType) *ir.Func {
-	name := "__gozyme_gpu_add_warp_" + typeSuffix(t)
+	name := "__gozyme_gpu_add_warp_" + rules.TypeSuffix(t)
 	if d.gpuPlainAdjoints {
 		name += "_plain"
 	}
@@ -474,14 +476,14 @@ func (d *differ) warpAddHelper(t *types.FloatType) *ir.Func {
 	// each lane's, voted on.
 	addr := check.NewPtrToInt(p, types.I64)
 	idx := func(x value.Value) value.Value {
-		sh := declare(d.m, "llvm.nvvm.shfl.sync.idx.i32", types.I32, types.I32, types.I32, types.I32, types.I32)
+		sh := rules.Declare(d.m, "llvm.nvvm.shfl.sync.idx.i32", types.I32, types.I32, types.I32, types.I32, types.I32)
 		markConvergent(sh)
 		return check.NewCall(sh, i32(-1), x, i32(0), i32(0x1f))
 	}
 	lo := check.NewTrunc(addr, types.I32)
 	hi := check.NewTrunc(check.NewLShr(addr, constant.NewInt(types.I64, 32)), types.I32)
 	eq := check.NewAnd(check.NewICmp(enum.IPredEQ, lo, idx(lo)), check.NewICmp(enum.IPredEQ, hi, idx(hi)))
-	vote := declare(d.m, "llvm.nvvm.vote.all.sync", types.I1, types.I32, types.I1)
+	vote := rules.Declare(d.m, "llvm.nvvm.vote.all.sync", types.I1, types.I32, types.I1)
 	markConvergent(vote)
 	check.NewCondBr(check.NewCall(vote, i32(-1), eq), sum, atomic)
 	var acc value.Value = v
@@ -512,7 +514,7 @@ func shuffleXor(m *ir.Module, b *ir.Block, x value.Value, lanes int64) value.Val
 	i32 := func(n int64) value.Value { return constant.NewInt(types.I32, n) }
 	shfl := func(v value.Value) value.Value {
 		t := v.Type()
-		f := declare(m, "llvm.nvvm.shfl.sync.bfly."+typeSuffix(t), t, types.I32, t, types.I32, types.I32)
+		f := rules.Declare(m, "llvm.nvvm.shfl.sync.bfly."+rules.TypeSuffix(t), t, types.I32, t, types.I32, types.I32)
 		markConvergent(f)
 		return b.NewCall(f, i32(-1), v, i32(lanes), i32(0x1f))
 	}
@@ -551,7 +553,7 @@ func (d *differ) rootUniform(rt *root) []bool {
 	out := make([]bool, len(rt.args))
 	any := false
 	for i, a := range rt.args {
-		if a.act != Dup && a.act != DupNoNeed {
+		if a.act != activity.Dup && a.act != activity.DupNoNeed {
 			continue
 		}
 		out[i] = uniform(a.val) && len(a.shadows) > 0

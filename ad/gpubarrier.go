@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -19,7 +21,7 @@ import (
 
 // isBarrier reports a block-wide or warp-wide barrier.
 func isBarrier(c *ir.InstCall) bool {
-	switch calleeName(c) {
+	switch irfacts.CalleeName(c) {
 	case "llvm.nvvm.barrier0", "llvm.nvvm.barrier0.and", "llvm.nvvm.barrier0.or", "llvm.nvvm.barrier0.popc",
 		"llvm.nvvm.barrier.sync", "llvm.nvvm.barrier.sync.cnt", "llvm.nvvm.barrier",
 		"llvm.nvvm.barrier.n", "llvm.nvvm.bar.sync", "llvm.nvvm.bar.warp.sync":
@@ -33,9 +35,9 @@ func isBarrier(c *ir.InstCall) bool {
 // sweep had them); the counting and voting forms (__syncthreads_count,
 // _and, _or) as the plain one, their results being integers.
 func (r *reverseGen) mirrorBarrier(blk, at *ir.Block, c *ir.InstCall) {
-	switch calleeName(c) {
+	switch irfacts.CalleeName(c) {
 	case "llvm.nvvm.barrier0.and", "llvm.nvvm.barrier0.or", "llvm.nvvm.barrier0.popc":
-		b := declare(r.m, "llvm.nvvm.barrier0", types.Void)
+		b := rules.Declare(r.m, "llvm.nvvm.barrier0", types.Void)
 		markConvergent(b)
 		blk.NewCall(b)
 		return

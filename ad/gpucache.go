@@ -3,6 +3,8 @@ package ad
 import (
 	"fmt"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -54,7 +56,7 @@ func (r *reverseGen) finishLoopsGPU() error {
 		cur.Term = nil
 		trap := r.g.NewBlock("")
 		cur.NewCondBr(cur.NewICmp(enum.IPredUGE, lc.fwdIdx, constant.NewInt(types.I64, n)), trap, tail)
-		trap.NewCall(declare(r.m, "llvm.trap", types.Void))
+		trap.NewCall(rules.Declare(r.m, "llvm.trap", types.Void))
 		trap.NewUnreachable()
 	}
 	for _, l := range r.cfg.Loops {
@@ -103,7 +105,7 @@ func (r *reverseGen) staticRecords(l *irutil.Loop) (int64, error) {
 		if !f.tc.every {
 			return unknown()
 		}
-		c, ok := evalInt(emitFactor(scratch, f, func(v value.Value) value.Value { return unwrapArg(v) }, false))
+		c, ok := evalInt(emitFactor(scratch, f, func(v value.Value) value.Value { return irfacts.Unwrap(v) }, false))
 		if !ok || c < 0 {
 			return unknown()
 		}
@@ -135,7 +137,7 @@ func loopLoc(l *irutil.Loop) interface{} {
 // evalInt evaluates integer arithmetic on constants (as countHeader emits
 // it) to a 64-bit value.
 func evalInt(v value.Value) (int64, bool) {
-	v = unwrapArg(v)
+	v = irfacts.Unwrap(v)
 	bin := func(x, y value.Value, op func(a, b int64) (int64, bool)) (int64, bool) {
 		a, ok1 := evalInt(x)
 		b, ok2 := evalInt(y)

@@ -3,6 +3,7 @@ package ad
 import (
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/types"
@@ -22,13 +23,13 @@ func checkGPU(f *ir.Func) error {
 			if !ok {
 				continue
 			}
-			name := calleeName(c)
+			name := irfacts.CalleeName(c)
 			switch {
 			case strings.Contains(name, "cudaLaunchDevice") || strings.Contains(name, "cudaGetParameterBuffer"):
 				return errorAt(f, c, "dynamic parallelism (a kernel launched from device code, '%s') is not supported", name)
 			case strings.HasPrefix(name, "cudaCG") || strings.Contains(name, "cooperative_groups"):
 				return errorAt(f, c, "cooperative groups ('%s') are not supported", name)
-			case hasPrefix(name, "llvm.nvvm.shfl.") && len(c.Args) > 1 && fromFloat(c.Args[1], map[value.Value]bool{}):
+			case strings.HasPrefix(name, "llvm.nvvm.shfl.") && len(c.Args) > 1 && fromFloat(c.Args[1], map[value.Value]bool{}):
 				return errorAt(f, c, "a warp shuffle of floating-point data (%s) has no derivative rule", describe(c))
 			}
 		}
@@ -40,8 +41,8 @@ func checkGPU(f *ir.Func) error {
 // bits of floating-point values (bitcasts, shifts, truncations: how a
 // double crosses a shuffle as two 32-bit halves).
 func fromFloat(v value.Value, seen map[value.Value]bool) bool {
-	v = unwrapArg(v)
-	if carriesFloat(v.Type()) {
+	v = irfacts.Unwrap(v)
+	if irfacts.CarriesFloat(v.Type()) {
 		return true
 	}
 	if seen[v] {
@@ -71,7 +72,7 @@ func fromFloat(v value.Value, seen map[value.Value]bool) bool {
 	case *ir.InstExtractValue:
 		ops = []value.Value{x.X}
 	case *ir.InstPhi:
-		ops = incomingValues(x)
+		ops = irfacts.IncomingValues(x)
 	case *ir.InstSelect:
 		ops = []value.Value{x.ValueTrue, x.ValueFalse}
 	}
@@ -90,10 +91,10 @@ func plainLdg(f *ir.Func) {
 	for _, b := range f.Blocks {
 		for i, inst := range b.Insts {
 			c, ok := inst.(*ir.InstCall)
-			if !ok || !hasPrefix(calleeName(c), "llvm.nvvm.ldg.global.") || len(c.Args) != 2 {
+			if !ok || !strings.HasPrefix(irfacts.CalleeName(c), "llvm.nvvm.ldg.global.") || len(c.Args) != 2 {
 				continue
 			}
-			ptr := unwrapArg(c.Args[0])
+			ptr := irfacts.Unwrap(c.Args[0])
 			pt, ok := ptr.Type().(*types.PointerType)
 			if !ok {
 				continue

@@ -3,6 +3,7 @@ package ad
 import (
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -127,7 +128,7 @@ func (r *reverseGen) chainInvariant(d, x *irutil.Loop, memo map[value.Value]bool
 // in every iteration of loop x for the same iteration numbers of the loops
 // between.
 func (r *reverseGen) invariantIn(v value.Value, x, d *irutil.Loop, memo map[value.Value]bool) bool {
-	v = unwrapArg(v)
+	v = irfacts.Unwrap(v)
 	def, ok := r.blockOf[v]
 	if !ok {
 		_, isInst := v.(ir.Instruction)
@@ -213,23 +214,23 @@ func disjointAccess(w ir.Instruction, l *ir.InstLoad) bool {
 // element i of type T; ok is false for other pointers or ranges beyond the
 // element.
 func elementRange(p value.Value, t types.Type) (base value.Value, elem types.Type, lo, hi int64, ok bool) {
-	p = unwrapArg(p)
+	p = irfacts.Unwrap(p)
 	for {
 		bc, isCast := p.(*ir.InstBitCast)
 		if !isCast {
 			break
 		}
-		p = unwrapArg(bc.From)
+		p = irfacts.Unwrap(bc.From)
 	}
 	g, isGEP := p.(*ir.InstGetElementPtr)
 	if !isGEP || len(g.Indices) == 0 {
 		return nil, nil, 0, 0, false
 	}
-	base = unwrapArg(g.Src)
-	if z, ok := unwrapArg(g.Indices[0]).(*constant.Int); ok && z.X.Sign() == 0 {
+	base = irfacts.Unwrap(g.Src)
+	if z, ok := irfacts.Unwrap(g.Indices[0]).(*constant.Int); ok && z.X.Sign() == 0 {
 		// gep T, (gep T, base, i), 0, c...: element i of base (as -O0 writes p[i].f).
 		if inner, ok := base.(*ir.InstGetElementPtr); ok && len(inner.Indices) == 1 && inner.ElemType.Equal(g.ElemType) {
-			base = unwrapArg(inner.Src)
+			base = irfacts.Unwrap(inner.Src)
 		}
 	}
 	size, _, ok := abiLayout(g.ElemType)
@@ -238,7 +239,7 @@ func elementRange(p value.Value, t types.Type) (base value.Value, elem types.Typ
 	}
 	cur := g.ElemType
 	for _, ix := range g.Indices[1:] {
-		c, isConst := unwrapArg(ix).(*constant.Int)
+		c, isConst := irfacts.Unwrap(ix).(*constant.Int)
 		if !isConst || !c.X.IsInt64() || c.X.Int64() < 0 {
 			return nil, nil, 0, 0, false
 		}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gozyme/gozyme/ad/activity"
 )
 
 // particleC is a particle system (forces from p[j] on p[i], then a
@@ -153,7 +155,7 @@ func TestHoistLoopIR(t *testing.T) {
 			d := newDiffer(m, Options{})
 			f := m.Funcs[0]
 			r, err := d.generateReverse(func() (*reverseGen, error) {
-				return newReverseGen(d, f, []Activity{Dup, Const}, true, false, false, "grad_pairs")
+				return newReverseGen(d, f, []activity.Activity{activity.Dup, activity.Const}, true, false, false, "grad_pairs")
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -3,6 +3,7 @@ package ad
 import (
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/types"
 )
@@ -96,7 +97,7 @@ exit:
 // the reverse reads l from its cache rather than from memory).
 func TestInductionRecordIR(t *testing.T) {
 	t.Parallel()
-	eachReverse(t, triIR, []Activity{Dup, Dup, Dup, Const}, func(r *reverseGen, split bool) {
+	eachReverse(t, triIR, []activity.Activity{activity.Dup, activity.Dup, activity.Dup, activity.Const}, func(r *reverseGen, split bool) {
 		outer := r.cfg.LoopOf[r.blockOf[findValue(r.f, "i")]]
 		for _, l := range r.cfg.Loops {
 			lc := r.loops[l]
@@ -200,7 +201,7 @@ exit:
 // TestLaggingInductionIR: %i is not cached, %w is.
 func TestLaggingInductionIR(t *testing.T) {
 	t.Parallel()
-	eachReverse(t, lagIR, []Activity{Dup, Const}, func(r *reverseGen, split bool) {
+	eachReverse(t, lagIR, []activity.Activity{activity.Dup, activity.Const}, func(r *reverseGen, split bool) {
 		i, w := r.vmap[findValue(r.f, "i")], r.vmap[findValue(r.f, "w")]
 		if isCached(r, i) {
 			t.Errorf("split=%v: %%i is cached", split)

@@ -3,6 +3,7 @@ package ad
 import (
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/enum"
@@ -48,7 +49,7 @@ func (d *differ) stepIters(fs []*ir.Func) {
 					continue
 				}
 				if isIterCall(c) {
-					n, k := unwrapArg(c.Args[0]), unwrapArg(c.Args[1])
+					n, k := irfacts.Unwrap(c.Args[0]), irfacts.Unwrap(c.Args[1])
 					if n.Type().Equal(k.Type()) {
 						sum := ir.NewAdd(n, k)
 						out = append(out, sum)
@@ -144,7 +145,7 @@ func finishIters(m *ir.Module) {
 			}
 			b.Insts = out
 			for _, c := range done {
-				var v value.Value = unwrapArg(c.Args[0])
+				var v value.Value = irfacts.Unwrap(c.Args[0])
 				if !v.Type().Equal(c.Typ) {
 					var pre []ir.Instruction
 					if cv, err := coerce(v, c.Typ, &pre); err == nil && len(pre) == 0 {

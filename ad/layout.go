@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"hash/fnv"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -40,7 +42,7 @@ func layoutLeaves(t types.Type) (leaves []leaf, ok bool) {
 		case *types.FloatType, *types.PointerType:
 			leaves = append(leaves, leaf{append([]value.Value(nil), path...), t})
 		case *types.VectorType:
-			if isFloat(x.ElemType) || types.IsPointer(x.ElemType) {
+			if irfacts.IsFloat(x.ElemType) || types.IsPointer(x.ElemType) {
 				leaves = append(leaves, leaf{append([]value.Value(nil), path...), t})
 			}
 		case *types.StructType:
@@ -67,7 +69,7 @@ func layoutLeaves(t types.Type) (leaves []leaf, ok bool) {
 func mixedLayout(t types.Type) bool {
 	switch t.(type) {
 	case *types.StructType, *types.ArrayType:
-		return floatElement(t) == nil && (carriesFloat(t) || containsPointer(t))
+		return floatElement(t) == nil && (irfacts.CarriesFloat(t) || irfacts.ContainsPointer(t))
 	}
 	return false
 }
@@ -117,18 +119,18 @@ func (r *reverseGen) layoutCopyHelper(t types.Type, reverse bool) (*ir.Func, err
 		dp := blk.NewGetElementPtr(t, d, idx...)
 		sp := blk.NewGetElementPtr(t, s, idx...)
 		switch {
-		case reverse && carriesFloat(lf.typ):
+		case reverse && irfacts.CarriesFloat(lf.typ):
 			dv := blk.NewLoad(lf.typ, dp)
-			blk.NewStore(zeroOf(lf.typ), dp)
+			blk.NewStore(rules.ZeroOf(lf.typ), dp)
 			target := blk.NewSelect(hasSrc, sp, dp) // no source shadow: add into the cleared field
 			if ft := floatElement(lf.typ); r.d.gpu && ft != nil && types.Equal(ft, lf.typ) {
 				// Other threads may read the same source (gpuaccum.go).
-				blk.NewAtomicRMW(enum.AtomicOpFAdd, target, blk.NewSelect(hasSrc, dv, zeroOf(lf.typ)), enum.AtomicOrderingMonotonic)
+				blk.NewAtomicRMW(enum.AtomicOpFAdd, target, blk.NewSelect(hasSrc, dv, rules.ZeroOf(lf.typ)), enum.AtomicOrderingMonotonic)
 			} else {
 				sum := blk.NewFAdd(blk.NewLoad(lf.typ, target), dv)
-				blk.NewStore(blk.NewSelect(hasSrc, sum, zeroOf(lf.typ)), target)
+				blk.NewStore(blk.NewSelect(hasSrc, sum, rules.ZeroOf(lf.typ)), target)
 			}
-		case !reverse && !carriesFloat(lf.typ):
+		case !reverse && !irfacts.CarriesFloat(lf.typ):
 			blk.NewStore(blk.NewLoad(lf.typ, sp), dp)
 		}
 	}
@@ -150,10 +152,10 @@ func (r *reverseGen) layoutCopyHelper(t types.Type, reverse bool) (*ir.Func, err
 	}
 	trap, cur := f.NewBlock("partial"), f.NewBlock("")
 	tail.NewCondBr(cut, trap, cur)
-	trap.NewCall(declare(r.m, "llvm.trap", types.Void))
+	trap.NewCall(rules.Declare(r.m, "llvm.trap", types.Void))
 	trap.NewUnreachable()
 	for _, lf := range leaves {
-		if (reverse && !carriesFloat(lf.typ)) || (!reverse && carriesFloat(lf.typ)) {
+		if (reverse && !irfacts.CarriesFloat(lf.typ)) || (!reverse && irfacts.CarriesFloat(lf.typ)) {
 			continue
 		}
 		_, end := leafBytes(t, lf)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/gozyme/gozyme/irutil"
 )
 
@@ -67,7 +68,7 @@ func TestLocalCounter(t *testing.T) {
 		{"sums", sumsIR, map[string]string{"inner": "local", "outer": "records"}},
 		{"sums_last", sumsLastIR, map[string]string{"inner": "after", "outer": "records"}},
 	} {
-		eachReverse(t, tc.src, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
+		eachReverse(t, tc.src, []activity.Activity{activity.Dup, activity.Const, activity.Const}, func(r *reverseGen, split bool) {
 			restarted := map[*irutil.Loop]bool{}
 			for _, l := range restartedLoops(r) {
 				restarted[l] = true

@@ -1,6 +1,10 @@
 package ad
 
 import (
+	"strings"
+
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/value"
@@ -46,7 +50,7 @@ func (r *reverseGen) findLoopSums() map[*ir.InstLoad]*scalarPartial {
 	for _, b := range r.f.Blocks {
 		for _, inst := range b.Insts {
 			x, ok := inst.(*ir.InstLoad)
-			if !ok || x.Volatile || !isFloat(x.ElemType) || !r.act.Active(x) || !r.act.HasShadow(x.Src) || r.d.mayAliasPrimal(x.Src) {
+			if !ok || x.Volatile || !irfacts.IsFloat(x.ElemType) || !r.act.Active(x) || !r.act.HasShadow(x.Src) || r.d.mayAliasPrimal(x.Src) {
 				continue
 			}
 			var best *irutil.Loop
@@ -76,15 +80,15 @@ func (r *reverseGen) touchesShadows(inst ir.Instruction) bool {
 	case *ir.InstAtomicRMW, *ir.InstCmpXchg:
 		return true
 	case *ir.InstCall:
-		name := calleeName(x)
-		if hasPrefix(name, "llvm.lifetime.") || hasPrefix(name, "llvm.dbg.") {
+		name := irfacts.CalleeName(x)
+		if strings.HasPrefix(name, "llvm.lifetime.") || strings.HasPrefix(name, "llvm.dbg.") {
 			return false
 		}
 		if holdsPointers(x.Typ) && r.act.HasShadow(x) {
 			return true
 		}
 		for _, a := range x.Args {
-			if holdsPointers(unwrapArg(a).Type()) && r.act.HasShadow(a) {
+			if holdsPointers(irfacts.Unwrap(a).Type()) && r.act.HasShadow(a) {
 				return true
 			}
 		}
@@ -95,7 +99,7 @@ func (r *reverseGen) touchesShadows(inst ir.Instruction) bool {
 // definedOutside reports whether v is available outside loop l: not
 // computed in it.
 func (r *reverseGen) definedOutside(v value.Value, l *irutil.Loop) bool {
-	b, ok := r.blockOf[unwrapArg(v)]
+	b, ok := r.blockOf[irfacts.Unwrap(v)]
 	return !ok || !l.Contains(b)
 }
 
@@ -115,7 +119,7 @@ func (r *reverseGen) flushLoopSums(blk *ir.Block, l *irutil.Loop, p *ir.Block) e
 		old.Align = g.load.Align
 		st := blk.NewStore(blk.NewFAdd(old, sum), sp)
 		st.Align = g.load.Align
-		blk.NewStore(zeroOf(g.elem), g.slot)
+		blk.NewStore(rules.ZeroOf(g.elem), g.slot)
 	}
 	return nil
 }

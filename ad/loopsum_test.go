@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/llir/llvm/ir"
 )
 
@@ -156,9 +157,9 @@ func TestLoopSumsChosen(t *testing.T) {
 		}
 	}
 	for _, f := range fs {
-		acts := []Activity{Dup, Const}
+		acts := []activity.Activity{activity.Dup, activity.Const}
 		if f.Name() == "alias_kernel" {
-			acts = []Activity{Dup, Dup, Const}
+			acts = []activity.Activity{activity.Dup, activity.Dup, activity.Const}
 		}
 		r, err := d.generateReverse(func() (*reverseGen, error) {
 			return newReverseGen(d, f, acts, true, false, false, "grad_"+f.Name())

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/types"
@@ -23,7 +24,7 @@ func (r *reverseGen) mathSibling(at *ir.Block, call *ir.InstCall, name string) *
 	if !ok {
 		for _, inst := range at.Insts {
 			if c, isCall := inst.(*ir.InstCall); isCall {
-				if f, isFunc := c.Callee.(*ir.Func); isFunc && (len(f.Blocks) == 0 || isFunctionLike(f)) {
+				if f, isFunc := c.Callee.(*ir.Func); isFunc && (len(f.Blocks) == 0 || irfacts.IsFunctionLike(f)) {
 					calls = append(calls, c)
 				}
 			}
@@ -39,7 +40,7 @@ func (r *reverseGen) mathSibling(at *ir.Block, call *ir.InstCall, name string) *
 		}
 		same := true
 		for i, a := range c.Args {
-			if unwrapArg(a) != unwrapArg(call.Args[i]) {
+			if irfacts.Unwrap(a) != irfacts.Unwrap(call.Args[i]) {
 				same = false
 			}
 		}
@@ -53,7 +54,7 @@ func (r *reverseGen) mathSibling(at *ir.Block, call *ir.InstCall, name string) *
 // mathName is the math function f is (its enzyme_math attribute, else its
 // name), as mathRuleOf reads it.
 func mathName(f *ir.Func) string {
-	if like := funcAttr(f, attrMath); like != "" {
+	if like := irfacts.FuncAttr(f, attrMath); like != "" {
 		return like
 	}
 	return f.Name()

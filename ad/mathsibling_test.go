@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/llir/llvm/ir"
 )
 
@@ -24,7 +25,7 @@ func TestMathSiblings(t *testing.T) {
 		n := 0
 		for _, b := range f.Blocks {
 			for _, inst := range b.Insts {
-				if c, ok := inst.(*ir.InstCall); ok && (calleeName(c) == name || strings.HasPrefix(calleeName(c), "llvm."+name+".")) {
+				if c, ok := inst.(*ir.InstCall); ok && (irfacts.CalleeName(c) == name || strings.HasPrefix(irfacts.CalleeName(c), "llvm."+name+".")) {
 					n++
 				}
 			}

@@ -3,6 +3,9 @@ package ad
 import (
 	"strconv"
 
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -19,7 +22,7 @@ import (
 
 // shadowOf returns the forward shadow of primal pointer v.
 func (r *reverseGen) shadowOf(inst interface{}, v value.Value) (value.Value, error) {
-	v = unwrapArg(v)
+	v = irfacts.Unwrap(v)
 	if s, ok := r.shadow[v]; ok {
 		return s, nil
 	}
@@ -36,7 +39,7 @@ func (r *reverseGen) shadowOf(inst interface{}, v value.Value) (value.Value, err
 			return nil, errorAt(r.f, inst, "%v", err)
 		case ok:
 			return s, nil
-		case hasPointerField(v.Type()):
+		case irfacts.HasPointerField(v.Type()):
 			return constant.NewZeroInitializer(v.Type()), nil
 		}
 	}
@@ -82,7 +85,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 				out = append(out, zeroFill(r.m, a, x.ElemType, x.NElems)...)
 			}
 		case *ir.InstCall:
-			if isRealloc(x) {
+			if irfacts.IsRealloc(x) {
 				s, err := r.reallocShadow(b, x, &out)
 				if err != nil {
 					return nil, err
@@ -90,7 +93,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 				sv = s
 				break
 			}
-			if !isAllocation(x) {
+			if !irfacts.IsAllocation(x) {
 				return nil, errorAt(r.f, inst, "pointers returned by calls (%s) are not differentiated yet", describe(inst))
 			}
 			sc := ir.NewCall(x.Callee, irutil.CloneArgs(x.Args)...)
@@ -100,7 +103,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			case isCAllocation(x):
 				// Zeroed over its usable size: realloc may copy all of it.
 				out = append(out, memsetZero(r.m, sv, usableSize(r.m, &out, sv))...)
-			case calleeName(x) != "calloc":
+			case irfacts.CalleeName(x) != "calloc":
 				out = append(out, memsetZero(r.m, sv, allocSizeArg(x))...)
 			}
 		case *ir.InstGetElementPtr:
@@ -171,7 +174,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 	}
 	switch x := inst.(type) {
 	case *ir.InstStore:
-		if r.d.gpu && carriesFloat(x.Src.Type()) && !hasPointerField(x.Src.Type()) && r.act.HasShadow(x.Dst) && sharedBase(x.Dst) {
+		if r.d.gpu && irfacts.CarriesFloat(x.Src.Type()) && !irfacts.HasPointerField(x.Src.Type()) && r.act.HasShadow(x.Dst) && sharedBase(x.Dst) {
 			dst, err := r.shadowOf(inst, x.Dst)
 			if err != nil {
 				return nil, err
@@ -188,7 +191,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			r.d.inactiveWrite(sb, r.f, x, aliasTest(sb, dst, x.Dst))
 			out = append(out, sb.Insts...)
 		}
-		if hasPointerField(x.Src.Type()) && r.act.HasShadow(x.Dst) {
+		if irfacts.HasPointerField(x.Src.Type()) && r.act.HasShadow(x.Dst) {
 			insts, err := r.storeAggregateShadow(x)
 			return append(out, insts...), err
 		}
@@ -200,7 +203,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			if err != nil {
 				return nil, err
 			}
-			src := unwrapArg(x.Src)
+			src := irfacts.Unwrap(x.Src)
 			c, isConst := src.(constant.Constant)
 			own := r.act.HasShadow(src) || (isConst && constShadowed(c))
 			switch {
@@ -233,15 +236,15 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 		}
 	case *ir.InstCall:
 		t := r.d.copyLayout(x)
-		mixed := t != nil && mixedLayout(t) && containsPointer(t)
-		copies := isMemTransfer(x) && r.act.HasShadow(x.Args[0]) && r.d.copiesPointers(r.f, x)
-		if r.d.gpu && (isMemTransfer(x) || isMemSet(x)) && !copies && r.act.HasShadow(x.Args[0]) && sharedBase(x.Args[0]) {
+		mixed := t != nil && mixedLayout(t) && irfacts.ContainsPointer(t)
+		copies := irfacts.IsMemTransfer(x) && r.act.HasShadow(x.Args[0]) && r.d.copiesPointers(r.f, x)
+		if r.d.gpu && (irfacts.IsMemTransfer(x) || irfacts.IsMemSet(x)) && !copies && r.act.HasShadow(x.Args[0]) && sharedBase(x.Args[0]) {
 			// Shared memory written in bulk: its shadow cleared (gpu.go).
 			dst, err := r.shadowOf(inst, x.Args[0])
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, memsetZero(r.m, dst, unwrapArg(x.Args[2]))...)
+			out = append(out, memsetZero(r.m, dst, irfacts.Unwrap(x.Args[2]))...)
 		}
 		if copies {
 			// Copies of pointers copy their shadows too; mixed with
@@ -255,7 +258,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 				return nil, err
 			}
 			sb := &ir.Block{}
-			n := unwrapArg(x.Args[2])
+			n := irfacts.Unwrap(x.Args[2])
 			if r.d.mayAliasPrimal(x.Args[0]) {
 				n = countUnless(sb, aliasTest(sb, dst, x.Args[0]), n)
 			}
@@ -271,7 +274,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			}
 			out = append(out, callLayoutHelper(h, dst, src, n)...)
 		}
-		if isMemTransfer(x) && !copies && r.act.HasShadow(x.Args[0]) && r.d.zeroShadowCopy(r.f, x) {
+		if irfacts.IsMemTransfer(x) && !copies && r.act.HasShadow(x.Args[0]) && r.d.zeroShadowCopy(r.f, x) {
 			// Bytes of unknown type: both shadows must be zero
 			// (zeroshadowcopy.go).
 			dst, err := r.shadowOf(inst, x.Args[0])
@@ -294,7 +297,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 // forward sweep copies their shadows too.
 func (d *differ) copiesPointers(f *ir.Func, x *ir.InstCall) bool {
 	t := d.copyLayout(x)
-	return containsPointer(t) || containsPointer(pointee(x.Args[1])) || d.untypedPointers(f, x)
+	return irfacts.ContainsPointer(t) || irfacts.ContainsPointer(pointee(x.Args[1])) || d.untypedPointers(f, x)
 }
 
 // shadowlessPointerStore checks a store of a pointer without a shadow (an
@@ -308,7 +311,7 @@ func (d *differ) copiesPointers(f *ir.Func, x *ir.InstCall) bool {
 // with run-time activity avoids, runtimeactivity.go); pointers to other
 // data are fine.
 func shadowlessPointerStore(f *ir.Func, x *ir.InstStore) error {
-	src := unwrapArg(x.Src)
+	src := irfacts.Unwrap(x.Src)
 	switch src.(type) {
 	case *constant.Null, *constant.Undef:
 		return nil
@@ -318,7 +321,7 @@ func shadowlessPointerStore(f *ir.Func, x *ir.InstStore) error {
 		// it points to no memory; its shadow is null.
 		return nil
 	}
-	if t := pointee(src); t == nil || !carriesFloat(t) {
+	if t := pointee(src); t == nil || !irfacts.CarriesFloat(t) {
 		return nil
 	}
 	err := errorAt(f, x, "%s stores %s, a pointer to floating point without a shadow (inactive), into memory that has one: derivatives read or added through that copy would have no shadow memory to go to (Enzyme aliases the primal there); make it active (enzyme_dup with a zeroed shadow)", describe(x), describeValue(src))
@@ -326,16 +329,16 @@ func shadowlessPointerStore(f *ir.Func, x *ir.InstStore) error {
 	return err
 }
 
-// derivedFromNull reports a pointer every base of which (pointerBases) is
+// derivedFromNull reports a pointer every base of which (activity.PointerBases) is
 // a null constant.
-func derivedFromNull(p value.Value) bool { return allBases(p, isNullConstant) }
+func derivedFromNull(p value.Value) bool { return activity.AllBases(p, activity.IsNullConstant) }
 
 // aggregateShadowOf is the value standing for v in a shadow aggregate: its
 // shadow where it has one (constant pointers: constshadow.go), null for
 // pointers (and aggregates of them) without (no derivatives reach them),
 // and v itself for other data.
 func (r *reverseGen) aggregateShadowOf(v value.Value) value.Value {
-	v = unwrapArg(v)
+	v = irfacts.Unwrap(v)
 	if s, ok := r.shadow[v]; ok {
 		return s
 	}
@@ -350,7 +353,7 @@ func (r *reverseGen) aggregateShadowOf(v value.Value) value.Value {
 	switch {
 	case types.IsPointer(v.Type()):
 		return constant.NewNull(v.Type().(*types.PointerType))
-	case hasPointerField(v.Type()):
+	case irfacts.HasPointerField(v.Type()):
 		return constant.NewZeroInitializer(v.Type())
 	}
 	return v
@@ -449,7 +452,7 @@ func (r *reverseGen) fillShadowPhis() error {
 
 // lookupShadow is lookup for the shadow of a primal pointer.
 func (r *reverseGen) lookupShadow(blk *ir.Block, at *ir.Block, inst interface{}, p value.Value) (value.Value, error) {
-	p = unwrapArg(p)
+	p = irfacts.Unwrap(p)
 	s, err := r.shadowOf(inst, p)
 	if err != nil {
 		return nil, err
@@ -503,7 +506,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		}
 		return true, nil
 	case *ir.InstStore:
-		if !r.act.HasShadow(x.Dst) || !carriesFloat(x.Src.Type()) {
+		if !r.act.HasShadow(x.Dst) || !irfacts.CarriesFloat(x.Src.Type()) {
 			return true, nil
 		}
 		t := x.Src.Type()
@@ -521,15 +524,15 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		var ds value.Value = blk.NewLoad(t, sp)
 		ds.(*ir.InstLoad).Align = x.Align
 		ds = zeroUnless(blk, alias, ds)
-		if leaves, ok := layoutLeaves(t); ok && hasPointerField(t) {
+		if leaves, ok := layoutLeaves(t); ok && irfacts.HasPointerField(t) {
 			// Clear the float fields only: the pointer fields hold shadow
 			// pointers the rest of the reverse sweep may still read.
 			// Shadow memory is the caller's: cleared to +0.0, as Enzyme
-			// does, not to adjZero's -0.0 (a d_out would print as -0).
+			// does, not to rules.AdjZero's -0.0 (a d_out would print as -0).
 			for _, lf := range leaves {
-				if carriesFloat(lf.typ) {
+				if irfacts.CarriesFloat(lf.typ) {
 					gep := blk.NewGetElementPtr(t, sp, append([]value.Value{constant.NewInt(types.I64, 0)}, lf.path...)...)
-					blk.NewStore(zeroOf(lf.typ), gep)
+					blk.NewStore(rules.ZeroOf(lf.typ), gep)
 				}
 			}
 		} else {
@@ -564,9 +567,9 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			return true, err
 		}
 		switch {
-		case isRealloc(x):
+		case irfacts.IsRealloc(x):
 			return true, r.reverseRealloc(blk, at, x)
-		case isAllocation(x):
+		case irfacts.IsAllocation(x):
 			if !r.act.HasShadow(x) {
 				return true, nil
 			}
@@ -577,14 +580,14 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			// The reverse of the allocation is the last use of its shadow,
 			// which was allocated the same way: release it the same way.
 			raw := blk.NewBitCast(sp, types.I8Ptr)
-			switch name := calleeName(x); name {
+			switch name := irfacts.CalleeName(x); name {
 			case "_Znwm", "_Znam":
 				del := map[string]string{"_Znwm": "_ZdlPv", "_Znam": "_ZdaPv"}[name]
-				blk.NewCall(declare(r.m, del, types.Void, types.I8Ptr), raw)
+				blk.NewCall(rules.Declare(r.m, del, types.Void, types.I8Ptr), raw)
 			case "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t":
 				del := map[string]string{"_ZnwmSt11align_val_t": "_ZdlPvSt11align_val_t", "_ZnamSt11align_val_t": "_ZdaPvSt11align_val_t"}[name]
 				align := r.lookup(blk, at, x.Args[1])
-				blk.NewCall(declare(r.m, del, types.Void, types.I8Ptr, align.Type()), raw, align)
+				blk.NewCall(rules.Declare(r.m, del, types.Void, types.I8Ptr, align.Type()), raw, align)
 			default:
 				f, _ := calleeFunc(x)
 				if al, ok := r.d.allocs[f]; ok {
@@ -605,9 +608,9 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 				blk.NewCall(libc(r.m, "free"), sp)
 			}
 			return true, nil
-		case isMemTransfer(x):
+		case irfacts.IsMemTransfer(x):
 			return true, r.reverseMemTransfer(blk, at, x)
-		case isMemSet(x):
+		case irfacts.IsMemSet(x):
 			if !r.act.HasShadow(x.Args[0]) {
 				return true, nil
 			}
@@ -619,7 +622,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			if r.d.mayAliasPrimal(x.Args[0]) {
 				n = countUnless(blk, aliasTest(blk, sp, r.lookup(blk, at, x.Args[0])), n)
 			}
-			blk.NewCall(declare(r.m, "llvm.memset.p0i8."+typeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
+			blk.NewCall(rules.Declare(r.m, "llvm.memset.p0i8."+rules.TypeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
 				blk.NewBitCast(sp, types.I8Ptr), constant.NewInt(types.I8, 0), n, constant.False)
 			return true, nil
 		}
@@ -634,7 +637,7 @@ func dynamicAlloca(x *ir.InstAlloca) bool {
 	if x.NElems == nil {
 		return false
 	}
-	_, isConst := unwrapArg(x.NElems).(constant.Constant)
+	_, isConst := irfacts.Unwrap(x.NElems).(constant.Constant)
 	return !isConst
 }
 
@@ -646,7 +649,7 @@ func dynamicAlloca(x *ir.InstAlloca) bool {
 // reverse sweep reads it, adding what it reads into adjoints (and the
 // caller's memory is only ever added into), so a zero's sign there changes
 // no result but the sign of zero adjoints, which start from -0.0 anyway.
-// There it gets adjZero's -0.0, the exact additive identity: the reverse of
+// There it gets rules.AdjZero's -0.0, the exact additive identity: the reverse of
 // a read-modify-write (x[j] += ...) clears the shadow and then adds the
 // load's adjoint into it, and -0.0 + d folds to d where +0.0 + d cannot.
 // Every store into private memory clears this way, not only those an
@@ -658,17 +661,17 @@ func dynamicAlloca(x *ir.InstAlloca) bool {
 func (r *reverseGen) clearedShadow(p value.Value, t types.Type) constant.Constant {
 	objs, known := underlyingObjects(p)
 	if !known || len(objs) == 0 {
-		return zeroOf(t)
+		return rules.ZeroOf(t)
 	}
 	for _, o := range objs {
 		// underlyingObjects lists only allocation calls.
 		switch o.(type) {
 		case *ir.InstAlloca, *ir.InstCall:
 		default:
-			return zeroOf(t)
+			return rules.ZeroOf(t)
 		}
 	}
-	return adjZero(t)
+	return rules.AdjZero(t)
 }
 
 // reverseMemTransfer: the adjoints of the copied floats move from the
@@ -693,7 +696,7 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 		elem = floatElement(t)
 	}
 	if elem == nil && t != nil && mixedLayout(t) {
-		if !carriesFloat(t) {
+		if !irfacts.CarriesFloat(t) {
 			return nil
 		}
 		if err := r.sharedAccumulation(x, x.Args[1]); err != nil && r.act.HasShadow(x.Args[1]) {
@@ -714,7 +717,7 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 		return nil
 	}
 	if elem == nil {
-		if !containsFloatBytes(pointee(x.Args[1])) {
+		if !irfacts.ContainsFloatBytes(pointee(x.Args[1])) {
 			return nil
 		}
 		// Untyped bytes: the copy's TBAA tag, or how the same pointers
@@ -770,7 +773,7 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 func callLayoutHelper(h *ir.Func, dst, src, n value.Value) []ir.Instruction {
 	var out []ir.Instruction
 	d, s := bitCastTo(&out, dst, types.I8Ptr), bitCastTo(&out, src, types.I8Ptr)
-	n = zextI64(&out, unwrapArg(n))
+	n = zextI64(&out, irfacts.Unwrap(n))
 	return append(out, ir.NewCall(h, d, s, n))
 }
 
@@ -789,10 +792,10 @@ func (r *reverseGen) memcpyAdjointAtomic(t *types.FloatType) *ir.Func {
 }
 
 func (r *reverseGen) memcpyAdjointHelper(t *types.FloatType, atomic bool) *ir.Func {
-	name := "__gozyme_memcpy_adjoint_" + typeSuffix(t)
+	name := "__gozyme_memcpy_adjoint_" + rules.TypeSuffix(t)
 	if atomic || r.d.gpu {
 		atomic = true
-		name = "__gozyme_memcpy_adjoint_atomic_" + typeSuffix(t)
+		name = "__gozyme_memcpy_adjoint_atomic_" + rules.TypeSuffix(t)
 	}
 	for _, f := range r.m.Funcs {
 		if f.Name() == name {
@@ -840,7 +843,7 @@ func (r *reverseGen) memcpyAdjointHelper(t *types.FloatType, atomic bool) *ir.Fu
 // typed pointer; instructions go to out.
 func callMallocZeroed(m *ir.Module, out *[]ir.Instruction, t types.Type, count value.Value) ir.Instruction {
 	size := byteSize(out, t, count)
-	raw := ir.NewCall(declare(m, "malloc", types.I8Ptr, types.I64), size)
+	raw := ir.NewCall(rules.Declare(m, "malloc", types.I8Ptr, types.I64), size)
 	*out = append(*out, raw)
 	*out = append(*out, memsetZero(m, raw, size)...)
 	return ir.NewBitCast(raw, types.NewPointer(t))
@@ -893,7 +896,7 @@ func byteSize(out *[]ir.Instruction, t types.Type, count value.Value) value.Valu
 func memsetZero(m *ir.Module, p value.Value, size value.Value) []ir.Instruction {
 	var out []ir.Instruction
 	p, size = bitCastTo(&out, p, types.I8Ptr), zextI64(&out, size)
-	ms := declare(m, "llvm.memset.p0i8.i64", types.Void, types.I8Ptr, types.I8, types.I64, types.I1)
+	ms := rules.Declare(m, "llvm.memset.p0i8.i64", types.Void, types.I8Ptr, types.I8, types.I64, types.I1)
 	return append(out, ir.NewCall(ms, p, constant.NewInt(types.I8, 0), size, constant.False))
 }
 
@@ -902,19 +905,19 @@ func memsetZero(m *ir.Module, p value.Value, size value.Value) []ir.Instruction 
 // itself).
 func allocSizeArg(c *ir.InstCall) value.Value {
 	if f, ok := calleeFunc(c); ok {
-		if n, err := strconv.Atoi(funcAttr(f, attrAllocator)); err == nil && n < len(c.Args) {
-			return unwrapArg(c.Args[n])
+		if n, err := strconv.Atoi(irfacts.FuncAttr(f, attrAllocator)); err == nil && n < len(c.Args) {
+			return irfacts.Unwrap(c.Args[n])
 		}
 	}
-	switch calleeName(c) {
+	switch irfacts.CalleeName(c) {
 	case "aligned_alloc":
-		return unwrapArg(c.Args[1])
+		return irfacts.Unwrap(c.Args[1])
 	}
-	return unwrapArg(c.Args[0])
+	return irfacts.Unwrap(c.Args[0])
 }
 
 func isFree(c *ir.InstCall) bool {
-	switch calleeName(c) {
+	switch irfacts.CalleeName(c) {
 	case "free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm", "_ZdlPvSt11align_val_t", "_ZdaPvSt11align_val_t", "_ZdlPvmSt11align_val_t":
 		return true
 	}
@@ -923,12 +926,12 @@ func isFree(c *ir.InstCall) bool {
 
 func isVectorOfFloat(t types.Type) bool {
 	v, ok := t.(*types.VectorType)
-	return ok && isFloat(v.ElemType)
+	return ok && irfacts.IsFloat(v.ElemType)
 }
 
 // addAny adds two values of a float, vector or aggregate type.
 func addAny(blk *ir.Block, x, y value.Value, t types.Type) value.Value {
-	if isFloat(t) || isVectorOfFloat(t) {
+	if irfacts.IsFloat(t) || isVectorOfFloat(t) {
 		return blk.NewFAdd(x, y)
 	}
 	return addAggregate(blk, x, y, t, nil)
@@ -937,7 +940,7 @@ func addAny(blk *ir.Block, x, y value.Value, t types.Type) value.Value {
 // pointee is the element type a (possibly cast) pointer was derived from:
 // typed pointers carry the type analysis gozyme needs for bulk memory.
 func pointee(v value.Value) types.Type {
-	v = unwrapArg(v)
+	v = irfacts.Unwrap(v)
 	for {
 		var from value.Value
 		switch x := v.(type) {

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -82,7 +83,7 @@ func (r *reverseGen) mergeOperands(p *ir.InstPhi) (mergeRebuild, bool) {
 // primal block b, is an instruction whose block does not dominate b: it is
 // computed on the way in from one predecessor only.
 func (r *reverseGen) edgeIncoming(v value.Value, b *ir.Block) bool {
-	d, isInst := r.blockOf[unwrapArg(v)]
+	d, isInst := r.blockOf[irfacts.Unwrap(v)]
 	return isInst && !r.cfg.Dominates(d, b)
 }
 
@@ -98,7 +99,7 @@ func (r *reverseGen) edgeIncoming(v value.Value, b *ir.Block) bool {
 // value of a loop b is outside of is its last iteration's, which the
 // reverse cannot rebuild from values dominating b: not an edge value.
 func (r *reverseGen) edgeValue(v value.Value, b *ir.Block, depth int) bool {
-	v = unwrapArg(v)
+	v = irfacts.Unwrap(v)
 	d, isInst := r.blockOf[v]
 	if !isInst {
 		_, unknown := v.(ir.Instruction)
@@ -158,7 +159,7 @@ func (r *reverseGen) mergeInvariant(p *ir.InstPhi, m mergeRebuild) bool {
 	}
 	if l := r.cfg.LoopOf[r.blockOf[p]]; l != nil {
 		for _, op := range m.ops {
-			if r.definedIn(l, unwrapArg(op)) {
+			if r.definedIn(l, irfacts.Unwrap(op)) {
 				return false
 			}
 		}
@@ -207,7 +208,7 @@ func (r *reverseGen) mergeValue(blk, at *ir.Block, fv *ir.InstPhi, depth int) (v
 	// incoming returns, in the reverse, the value fv takes from primal
 	// predecessor p (the forward phi's edges come from forward tails).
 	incoming := func(p *ir.Block) (value.Value, bool) {
-		x, ok := incomingFrom(fv, r.fwdTail[p])
+		x, ok := irfacts.IncomingFrom(fv, r.fwdTail[p])
 		if !ok {
 			return nil, false
 		}

@@ -1,6 +1,10 @@
 package ad
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gozyme/gozyme/ad/activity"
+)
 
 // A loop nest whose inner loop starts where a merge phi says (k or 0, by
 // a condition computed before the loops, as a vectorized loop's remainder
@@ -46,7 +50,7 @@ exit:
 // on %flag), combined and split.
 func TestMergePhiRecomputed(t *testing.T) {
 	t.Parallel()
-	eachReverse(t, mergeIR, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
+	eachReverse(t, mergeIR, []activity.Activity{activity.Dup, activity.Const, activity.Const}, func(r *reverseGen, split bool) {
 		start := findValue(r.f, "start")
 		for _, l := range r.cfg.Loops {
 			for fv := range r.loops[l].fields {

@@ -2,12 +2,14 @@ package ad
 
 import (
 	"fmt"
-	"github.com/llir/llvm/ir/metadata"
 	"sort"
+	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/metadata"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -140,7 +142,7 @@ func pureOp(inst ir.Instruction) bool {
 // instruction or two (sqrt, fma, fabs, ...), not to a library call.
 func hardwareMath(name string) bool {
 	for _, p := range []string{"llvm.sqrt.", "llvm.fmuladd.", "llvm.fma.", "llvm.fabs.", "llvm.copysign.", "llvm.minnum.", "llvm.maxnum."} {
-		if hasPrefix(name, p) {
+		if strings.HasPrefix(name, p) {
 			return true
 		}
 	}
@@ -185,7 +187,7 @@ func (r *reverseGen) recomputeBytes(call *ir.InstCall) int64 {
 		return 1
 	}
 	for _, op := range call.Args {
-		if r.requested[unwrapArg(op)] {
+		if r.requested[irfacts.Unwrap(op)] {
 			return 1
 		}
 	}
@@ -232,7 +234,7 @@ func (r *reverseGen) earlierLoad(l *ir.InstLoad) *ir.InstLoad {
 // getelementptr, cast or integer operation of the same values (-O0 computes
 // &x[i] anew for every access), looking depth levels deep.
 func sameAddress(a, b value.Value, depth int) bool {
-	a, b = unwrapArg(a), unwrapArg(b)
+	a, b = irfacts.Unwrap(a), irfacts.Unwrap(b)
 	if a == b {
 		return true
 	}
@@ -292,7 +294,7 @@ func (r *reverseGen) planCaches() *cachePlan {
 	var pin func(v value.Value, b *ir.Block)
 	var visit func(v value.Value) (node, bool)
 	visit = func(v value.Value) (node, bool) {
-		v = unwrapArg(v)
+		v = irfacts.Unwrap(v)
 		if nd, ok := nodes[v]; ok {
 			return nd, true
 		}
@@ -367,7 +369,7 @@ func (r *reverseGen) planCaches() *cachePlan {
 	// pin makes the edge values under a merge phi of block b (mergephi.go)
 	// uncuttable: never cached, they are rebuilt where the phi is.
 	pin = func(v value.Value, b *ir.Block) {
-		v = unwrapArg(v)
+		v = irfacts.Unwrap(v)
 		nd, ok := nodes[v]
 		if !ok || !r.edgeIncoming(v, b) || capacity[[2]int{nd.in, nd.out}] >= inf {
 			return

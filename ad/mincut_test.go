@@ -3,6 +3,8 @@ package ad
 import (
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/llir/llvm/ir"
 )
 
@@ -62,7 +64,7 @@ func testPlannedCaches(t *testing.T, split bool) {
 	f := m.Funcs[0]
 	d := newDiffer(m, Options{})
 	r, err := d.generateReverse(func() (*reverseGen, error) {
-		return newReverseGen(d, f, []Activity{Dup, Const}, false, false, split, "grad_pairs")
+		return newReverseGen(d, f, []activity.Activity{activity.Dup, activity.Const}, false, false, split, "grad_pairs")
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +145,7 @@ func TestTriangleBranchNotCached(t *testing.T) {
 	m := parseIR(t, triangleIR)
 	d := newDiffer(m, Options{})
 	r, err := d.generateReverse(func() (*reverseGen, error) {
-		return newReverseGen(d, m.Funcs[0], []Activity{Dup, Const}, true, false, false, "grad_tri")
+		return newReverseGen(d, m.Funcs[0], []activity.Activity{activity.Dup, activity.Const}, true, false, false, "grad_tri")
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -199,12 +201,12 @@ declare double @llvm.exp.f64(double)
 // gateGradient differentiates gateIR with its caches planned.
 func gateGradient(t *testing.T) (*reverseGen, *ir.Func) {
 	t.Helper()
-	return plannedGradient(t, gateIR, []Activity{Dup, Dup, Dup, Const}, "grad_gate")
+	return plannedGradient(t, gateIR, []activity.Activity{activity.Dup, activity.Dup, activity.Dup, activity.Const}, "grad_gate")
 }
 
 // plannedGradient differentiates the first function of src (combined
 // gradient name, arguments acts) with its caches planned.
-func plannedGradient(t *testing.T, src string, acts []Activity, name string) (*reverseGen, *ir.Func) {
+func plannedGradient(t *testing.T, src string, acts []activity.Activity, name string) (*reverseGen, *ir.Func) {
 	t.Helper()
 	m := parseIR(t, src)
 	f := m.Funcs[0]
@@ -226,7 +228,7 @@ func TestLibmResultCached(t *testing.T) {
 	}
 	exps := countInsts(r.g, func(inst ir.Instruction) bool {
 		c, ok := inst.(*ir.InstCall)
-		return ok && calleeName(c) == "llvm.exp.f64"
+		return ok && irfacts.CalleeName(c) == "llvm.exp.f64"
 	})
 	if exps != 1 {
 		t.Errorf("the gradient calls exp at %d sites, want 1 (the forward sweep's)", exps)
@@ -304,7 +306,7 @@ exit:
 
 func TestTiesCacheTheLaterValue(t *testing.T) {
 	t.Parallel()
-	r, f := plannedGradient(t, centredIR, []Activity{Dup, Dup, Dup, Const}, "grad_centred")
+	r, f := plannedGradient(t, centredIR, []activity.Activity{activity.Dup, activity.Dup, activity.Dup, activity.Const}, "grad_centred")
 	if !r.plan.cache[findValue(f, "xc")] || r.plan.cache[findValue(f, "xv")] || r.plan.recompute[findValue(f, "xc")] {
 		t.Errorf("plan: cache %v, recompute %v; want xc cached, not x[i]", r.plan.cache, r.plan.recompute)
 	}

@@ -3,6 +3,8 @@ package ad
 import (
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -137,7 +139,7 @@ var ompAcquires = map[string]bool{"__kmpc_critical": true, "__kmpc_critical_with
 // ompTicket emits, in the forward sweep before an unlock, the ticket of
 // the section it ends; the reverse reads it back (ompReverseRuntime).
 func (r *reverseGen) ompTicket(b *ir.Block, call *ir.InstCall) []ir.Instruction {
-	if !ompReleases[calleeName(call)] {
+	if !ompReleases[irfacts.CalleeName(call)] {
 		return nil
 	}
 	tk := ir.NewCall(r.d.ompTurnHelper("take"))
@@ -155,7 +157,7 @@ func (r *reverseGen) ompTicket(b *ir.Block, call *ir.InstCall) []ir.Instruction 
 // own. It reports whether call was a runtime call (mirrored or kept in
 // forward only), and returns the block emission goes on in.
 func (r *reverseGen) ompReverseRuntime(blk *ir.Block, at *ir.Block, call *ir.InstCall) (*ir.Block, bool) {
-	name := calleeName(call)
+	name := irfacts.CalleeName(call)
 	mirror, ok := ompMirrors[name]
 	if !ok {
 		return blk, ompInactive[name]
@@ -171,7 +173,7 @@ func (r *reverseGen) ompReverseRuntime(blk *ir.Block, at *ir.Block, call *ir.Ins
 		loc := r.lookup(blk, at, call.Args[0])
 		args = []value.Value{loc}
 		if name != "__kmpc_flush" {
-			gtid := blk.NewCall(declare(r.m, "__kmpc_global_thread_num", types.I32, loc.Type()), loc)
+			gtid := blk.NewCall(rules.Declare(r.m, "__kmpc_global_thread_num", types.I32, loc.Type()), loc)
 			args = append(args, gtid)
 			if len(call.Args) > 2 {
 				args = append(args, r.lookup(blk, at, call.Args[2]))
@@ -184,7 +186,7 @@ func (r *reverseGen) ompReverseRuntime(blk *ir.Block, at *ir.Block, call *ir.Ins
 	for i, a := range args {
 		ts[i] = a.Type()
 	}
-	blk.NewCall(declare(r.m, mirror, types.Void, ts...), args...)
+	blk.NewCall(rules.Declare(r.m, mirror, types.Void, ts...), args...)
 	if ompAcquires[name] {
 		blk.NewCall(r.d.ompTurnHelper("done"))
 	}
@@ -246,7 +248,7 @@ func (d *differ) ompTurnHelper(which string) *ir.Func {
 		cur := loop.NewLoad(types.I64, ctr)
 		cur.Atomic, cur.Ordering, cur.Align = true, enum.AtomicOrderingAcquire, 8
 		loop.NewCondBr(loop.NewICmp(enum.IPredEQ, cur, want), done, yield)
-		yield.NewCall(declare(d.m, "sched_yield", types.I32))
+		yield.NewCall(rules.Declare(d.m, "sched_yield", types.I32))
 		yield.NewBr(loop)
 		done.NewRet(nil)
 		none.NewRet(nil)

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
@@ -39,7 +40,7 @@ func rewriteAtomicLoops(f *ir.Func) {
 		b.Insts = append(b.Insts, ir.NewAtomicRMW(m.op, bc, v, m.ordering))
 		b.NewBr(m.exit)
 		for _, in := range m.phi.Incs {
-			if ld, ok := unwrapArg(in.X).(*ir.InstLoad); ok && ld.Atomic && !usedIn(f, ld) {
+			if ld, ok := irfacts.Unwrap(in.X).(*ir.InstLoad); ok && ld.Atomic && !usedIn(f, ld) {
 				removeInst(f, ld)
 			}
 		}
@@ -80,7 +81,7 @@ func matchAtomicLoop(f *ir.Func, b *ir.Block) (atomicLoop, bool) {
 		case *ir.InstBitCast, *ir.InstExtractValue, *ir.InstLoad, *ir.InstFAdd, *ir.InstFSub, *ir.InstFNeg, *ir.InstFMul,
 			*ir.InstFPExt, *ir.InstFPTrunc, *ir.InstGetElementPtr:
 		case *ir.InstCall:
-			if n := calleeName(y); n != "llvm.fmuladd.f64" && n != "llvm.fmuladd.f32" && !isDebugIntrinsic(inst) {
+			if n := irfacts.CalleeName(y); n != "llvm.fmuladd.f64" && n != "llvm.fmuladd.f32" && !isDebugIntrinsic(inst) {
 				return m, false
 			}
 		default:
@@ -88,38 +89,38 @@ func matchAtomicLoop(f *ir.Func, b *ir.Block) (atomicLoop, bool) {
 		}
 	}
 	br, ok := b.Term.(*ir.TermCondBr)
-	if x == nil || m.phi == nil || !ok || br.TargetFalse != b || len(m.phi.Incs) != 2 || unwrapArg(x.Cmp) != m.phi {
+	if x == nil || m.phi == nil || !ok || br.TargetFalse != b || len(m.phi.Incs) != 2 || irfacts.Unwrap(x.Cmp) != m.phi {
 		return m, false
 	}
 	m.exit = br.TargetTrue.(*ir.Block)
-	ev1, ok := unwrapArg(br.Cond).(*ir.InstExtractValue)
-	if !ok || unwrapArg(ev1.X) != x || len(ev1.Indices) != 1 || ev1.Indices[0] != 1 {
+	ev1, ok := irfacts.Unwrap(br.Cond).(*ir.InstExtractValue)
+	if !ok || irfacts.Unwrap(ev1.X) != x || len(ev1.Indices) != 1 || ev1.Indices[0] != 1 {
 		return m, false
 	}
 	for _, in := range m.phi.Incs {
 		if in.Pred == b {
-			ev0, ok := unwrapArg(in.X).(*ir.InstExtractValue)
-			if !ok || unwrapArg(ev0.X) != x || len(ev0.Indices) != 1 || ev0.Indices[0] != 0 {
+			ev0, ok := irfacts.Unwrap(in.X).(*ir.InstExtractValue)
+			if !ok || irfacts.Unwrap(ev0.X) != x || len(ev0.Indices) != 1 || ev0.Indices[0] != 0 {
 				return m, false
 			}
 		}
 	}
 	// The new value: a float's bits, directly or through a stack slot.
 	var g value.Value
-	switch nv := unwrapArg(x.New).(type) {
+	switch nv := irfacts.Unwrap(x.New).(type) {
 	case *ir.InstBitCast:
-		g = unwrapArg(nv.From)
+		g = irfacts.Unwrap(nv.From)
 	case *ir.InstLoad:
 		if st := reachingStore(f, nv); st != nil {
-			g = unwrapArg(st.Src)
+			g = irfacts.Unwrap(st.Src)
 		}
 	}
-	if g == nil || !isFloat(g.Type()) {
+	if g == nil || !irfacts.IsFloat(g.Type()) {
 		return m, false
 	}
 	for _, st := range slotStores {
 		objs, known := underlyingObjects(st.Dst)
-		if !known || len(objs) != 1 || unwrapArg(st.Src) != g {
+		if !known || len(objs) != 1 || irfacts.Unwrap(st.Src) != g {
 			return m, false
 		}
 		if _, ok := objs[0].(*ir.InstAlloca); !ok {
@@ -127,28 +128,28 @@ func matchAtomicLoop(f *ir.Func, b *ir.Block) (atomicLoop, bool) {
 		}
 	}
 	isOld := func(v value.Value) bool {
-		bc, ok := unwrapArg(v).(*ir.InstBitCast)
-		return ok && unwrapArg(bc.From) == m.phi && instIn(b, bc)
+		bc, ok := irfacts.Unwrap(v).(*ir.InstBitCast)
+		return ok && irfacts.Unwrap(bc.From) == m.phi && instIn(b, bc)
 	}
 	switch y := g.(type) {
 	case *ir.InstFAdd:
 		m.op = enum.AtomicOpFAdd
 		switch {
 		case isOld(y.X):
-			m.v = unwrapArg(y.Y)
+			m.v = irfacts.Unwrap(y.Y)
 		case isOld(y.Y):
-			m.v = unwrapArg(y.X)
+			m.v = irfacts.Unwrap(y.X)
 		}
 	case *ir.InstFSub:
 		m.op = enum.AtomicOpFSub
 		if isOld(y.X) {
-			m.v = unwrapArg(y.Y)
+			m.v = irfacts.Unwrap(y.Y)
 		}
 	case *ir.InstCall:
 		// fmuladd(p, q, old): old + p·q (x += p*q, or x -= p*q with -p).
-		if n := calleeName(y); (n == "llvm.fmuladd.f64" || n == "llvm.fmuladd.f32") && isOld(y.Args[2]) {
+		if n := irfacts.CalleeName(y); (n == "llvm.fmuladd.f64" || n == "llvm.fmuladd.f32") && isOld(y.Args[2]) {
 			m.op = enum.AtomicOpFAdd
-			m.mul = [2]value.Value{unwrapArg(y.Args[0]), unwrapArg(y.Args[1])}
+			m.mul = [2]value.Value{irfacts.Unwrap(y.Args[0]), irfacts.Unwrap(y.Args[1])}
 			m.v = m.mul[0]
 		}
 	}
@@ -161,7 +162,7 @@ func matchAtomicLoop(f *ir.Func, b *ir.Block) (atomicLoop, bool) {
 	depStore := map[*ir.InstStore]bool{}
 	for _, inst := range b.Insts {
 		if st, ok := inst.(*ir.InstStore); ok {
-			depStore[st] = dep[unwrapArg(st.Src)]
+			depStore[st] = dep[irfacts.Unwrap(st.Src)]
 			continue
 		}
 		v, isValue := inst.(value.Value)
@@ -194,7 +195,7 @@ func matchAtomicLoop(f *ir.Func, b *ir.Block) (atomicLoop, bool) {
 				return m, false
 			}
 		default:
-			if ld, ok := inst.(*ir.InstLoad); ok && unwrapArg(x.New) == ld {
+			if ld, ok := inst.(*ir.InstLoad); ok && irfacts.Unwrap(x.New) == ld {
 				break // the new value's bits, reloaded
 			}
 			if isDebugIntrinsic(inst) {
@@ -203,7 +204,7 @@ func matchAtomicLoop(f *ir.Func, b *ir.Block) (atomicLoop, bool) {
 			m.keep = append(m.keep, inst)
 		}
 	}
-	m.ptr = unwrapArg(x.Ptr)
+	m.ptr = irfacts.Unwrap(x.Ptr)
 	m.ordering = x.SuccessOrdering
 	return m, true
 }

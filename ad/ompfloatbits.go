@@ -3,6 +3,7 @@ package ad
 import (
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/types"
@@ -39,20 +40,20 @@ func floatFromInt(f *ir.Func, a value.Value, ft types.Type, pre *[]ir.Instructio
 // an integer to the float whose bits it holds.
 func peelFloat(f *ir.Func, v value.Value) (value.Value, bool) {
 	for {
-		switch x := unwrapArg(v).(type) {
+		switch x := irfacts.Unwrap(v).(type) {
 		case *ir.InstZExt:
 			v = x.From
 		case *ir.InstBitCast:
-			if isFloat(x.From.Type()) {
+			if irfacts.IsFloat(x.From.Type()) {
 				return x.From, true
 			}
 			return nil, false
 		case *ir.InstLoad:
 			st := reachingStore(f, x)
-			if st == nil || !isFloat(st.Src.Type()) {
+			if st == nil || !irfacts.IsFloat(st.Src.Type()) {
 				return nil, false
 			}
-			return unwrapArg(st.Src), true
+			return irfacts.Unwrap(st.Src), true
 		default:
 			return nil, false
 		}
@@ -90,7 +91,7 @@ func reachingStore(f *ir.Func, ld *ir.InstLoad) *ir.InstStore {
 			}
 			return nil
 		case *ir.InstCall:
-			if !isDebugIntrinsic(x) && !strings.HasPrefix(calleeName(x), "llvm.lifetime.") {
+			if !isDebugIntrinsic(x) && !strings.HasPrefix(irfacts.CalleeName(x), "llvm.lifetime.") {
 				return nil
 			}
 		case *ir.InstAtomicRMW, *ir.InstCmpXchg:
@@ -149,21 +150,21 @@ func foldFloatBits(f *ir.Func) {
 			for _, inst := range b.Insts {
 				switch x := inst.(type) {
 				case *ir.InstTrunc:
-					if z, ok := unwrapArg(x.From).(*ir.InstZExt); ok && types.Equal(z.From.Type(), x.To) && !folded[x] {
+					if z, ok := irfacts.Unwrap(x.From).(*ir.InstZExt); ok && types.Equal(z.From.Type(), x.To) && !folded[x] {
 						irutil.ReplaceAllUses(f, x, z.From)
 						folded[x], changed = true, true
 					}
 				case *ir.InstBitCast:
-					if y, ok := unwrapArg(x.From).(*ir.InstBitCast); ok && types.Equal(y.From.Type(), x.To) && !types.IsPointer(x.To) && !folded[x] {
+					if y, ok := irfacts.Unwrap(x.From).(*ir.InstBitCast); ok && types.Equal(y.From.Type(), x.To) && !types.IsPointer(x.To) && !folded[x] {
 						irutil.ReplaceAllUses(f, x, y.From)
 						folded[x], changed = true, true
 					}
 				case *ir.InstStore:
-					y, ok := unwrapArg(x.Src).(*ir.InstBitCast)
-					if !ok || !isFloat(y.From.Type()) {
+					y, ok := irfacts.Unwrap(x.Src).(*ir.InstBitCast)
+					if !ok || !irfacts.IsFloat(y.From.Type()) {
 						break
 					}
-					if pc, ok := unwrapArg(x.Dst).(*ir.InstBitCast); ok {
+					if pc, ok := irfacts.Unwrap(x.Dst).(*ir.InstBitCast); ok {
 						if pt, ok := pc.From.Type().(*types.PointerType); ok && types.Equal(pt.ElemType, y.From.Type()) {
 							x.Src, x.Dst = y.From, pc.From
 							changed = true
@@ -176,8 +177,8 @@ func foldFloatBits(f *ir.Func) {
 		}
 		for _, st := range casts {
 			// store iN (bitcast F x), iN* p  ->  store F x, F* (bitcast p)
-			x := unwrapArg(st.Src).(*ir.InstBitCast).From
-			pc := ir.NewBitCast(unwrapArg(st.Dst), types.NewPointer(x.Type()))
+			x := irfacts.Unwrap(st.Src).(*ir.InstBitCast).From
+			pc := ir.NewBitCast(irfacts.Unwrap(st.Dst), types.NewPointer(x.Type()))
 			insertBefore(f, st, pc)
 			st.Src, st.Dst = x, pc
 			changed = true

@@ -1,6 +1,9 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -142,9 +145,9 @@ func (r *reverseGen) ompAugmentFork(b *ir.Block, call *ir.InstCall, site *ompSit
 	var out []ir.Instruction
 	var args []value.Value
 	for i := 2; i < len(call.Args); i++ {
-		a := unwrapArg(call.Args[i])
+		a := irfacts.Unwrap(call.Args[i])
 		args = append(args, toForkArg(a, &out))
-		if acts[i] == Dup {
+		if acts[i] == activity.Dup {
 			s, err := r.shadowOf(call, a)
 			if err != nil {
 				return nil, err
@@ -161,7 +164,7 @@ func (r *reverseGen) ompAugmentFork(b *ir.Block, call *ir.InstCall, site *ompSit
 	if err != nil {
 		return nil, err
 	}
-	maxT := ir.NewCall(declare(r.m, "omp_get_max_threads", types.I32))
+	maxT := ir.NewCall(rules.Declare(r.m, "omp_get_max_threads", types.I32))
 	out = append(out, maxT)
 	var capv value.Value = maxT
 	if nt := site.numThreads; nt != nil && types.Equal(nt.Type(), types.I32) {
@@ -180,7 +183,7 @@ func (r *reverseGen) ompAugmentFork(b *ir.Block, call *ir.InstCall, site *ompSit
 // ompForkCall is __kmpc_fork_call(loc, n, microtask, args...) for a site.
 func ompForkCall(site *ompSite, microtask *ir.Func, args []value.Value) *ir.InstCall {
 	mt := constant.NewBitCast(microtask, site.orig.Args[2].Type())
-	full := append([]value.Value{unwrapArg(site.orig.Args[0]), constant.NewInt(types.I32, int64(len(args))), mt}, args...)
+	full := append([]value.Value{irfacts.Unwrap(site.orig.Args[0]), constant.NewInt(types.I32, int64(len(args))), mt}, args...)
 	return ir.NewCall(site.orig.Callee, full...)
 }
 
@@ -197,7 +200,7 @@ func (r *reverseGen) ompReverseFork(blk *ir.Block, at *ir.Block, call *ir.InstCa
 		args = append(args, toForkArg(r.lookup(blk, at, call.Args[i]), &conv))
 		blk.Insts = append(blk.Insts, conv...)
 		conv = conv[:0]
-		if acts[i] == Dup {
+		if acts[i] == activity.Dup {
 			s, err := r.lookupShadow(blk, at, call, call.Args[i])
 			if err != nil {
 				return err
@@ -212,12 +215,12 @@ func (r *reverseGen) ompReverseFork(blk *ir.Block, at *ir.Block, call *ir.InstCa
 	var outs []outSlot
 	var outTypes []types.Type
 	for i, a := range acts {
-		if a != Out {
+		if a != activity.Out {
 			continue
 		}
 		t := call.Args[i].Type()
 		s := r.newSlot(t, nil)
-		blk.NewStore(zeroOf(t), s)
+		blk.NewStore(rules.ZeroOf(t), s)
 		outs = append(outs, outSlot{call.Args[i], s})
 		outTypes = append(outTypes, types.NewPointer(t))
 		args = append(args, s)
@@ -241,9 +244,9 @@ func (r *reverseGen) ompReverseFork(blk *ir.Block, at *ir.Block, call *ir.InstCa
 	}
 	tp := r.lookupForward(blk, at, r.tapes[call], at)
 	loc := r.lookup(blk, at, site.orig.Args[0])
-	gtid := blk.NewCall(declare(r.m, "__kmpc_global_thread_num", types.I32, loc.Type()), loc)
+	gtid := blk.NewCall(rules.Declare(r.m, "__kmpc_global_thread_num", types.I32, loc.Type()), loc)
 	team := blk.NewCall(r.d.ompTapeHelper("team"), tp)
-	blk.NewCall(declare(r.m, "__kmpc_push_num_threads", types.Void, loc.Type(), types.I32, types.I32), loc, gtid, team)
+	blk.NewCall(rules.Declare(r.m, "__kmpc_push_num_threads", types.Void, loc.Type(), types.I32, types.I32), loc, gtid, team)
 	blk.Insts = append(blk.Insts, ompForkCall(site, w, append(args, tp)))
 	blk.NewCall(libc(r.m, "free"), tp)
 	for _, o := range outs {
@@ -289,8 +292,8 @@ func (d *differ) ompTapeHelper(which string) *ir.Func {
 		}
 	}
 	i64 := func(n int64) *constant.Int { return constant.NewInt(types.I64, n) }
-	threadNum := declare(d.m, "omp_get_thread_num", types.I32)
-	numThreads := declare(d.m, "omp_get_num_threads", types.I32)
+	threadNum := rules.Declare(d.m, "omp_get_thread_num", types.I32)
+	numThreads := rules.Declare(d.m, "omp_get_num_threads", types.I32)
 	slot := func(blk *ir.Block, tp value.Value, k value.Value) value.Value {
 		return blk.NewGetElementPtr(types.I64, blk.NewBitCast(tp, types.NewPointer(types.I64)), k)
 	}
@@ -306,11 +309,11 @@ func (d *differ) ompTapeHelper(which string) *ir.Func {
 		blk := f.NewBlock("entry")
 		var c value.Value = blk.NewSExt(capv, types.I64)
 		c = blk.NewSelect(blk.NewICmp(enum.IPredSLT, c, i64(1)), i64(1), c)
-		tp := blk.NewCall(declare(d.m, "calloc", types.I8Ptr, types.I64, types.I64), blk.NewAdd(c, i64(3)), i64(8))
+		tp := blk.NewCall(rules.Declare(d.m, "calloc", types.I8Ptr, types.I64, types.I64), blk.NewAdd(c, i64(3)), i64(8))
 		fail := f.NewBlock("fail")
 		ok := f.NewBlock("ok")
 		blk.NewCondBr(blk.NewICmp(enum.IPredEQ, tp, constant.NewNull(types.I8Ptr)), fail, ok)
-		fail.NewCall(declare(d.m, "llvm.trap", types.Void))
+		fail.NewCall(rules.Declare(d.m, "llvm.trap", types.Void))
 		fail.NewUnreachable()
 		ok.NewStore(c, slot(ok, tp, i64(1)))
 		ok.NewRet(tp)
@@ -363,8 +366,8 @@ func (d *differ) ompFail(f *ir.Func, msg string) *ir.Block {
 		g.Linkage = enum.LinkagePrivate
 	}
 	ptr := constant.NewGetElementPtr(g.ContentType, g, constant.NewInt(types.I64, 0), constant.NewInt(types.I64, 0))
-	b.NewCall(declare(d.m, "write", types.I64, types.I32, types.I8Ptr, types.I64), constant.NewInt(types.I32, 2), ptr, constant.NewInt(types.I64, int64(len(msg))))
-	b.NewCall(declare(d.m, "abort", types.Void))
+	b.NewCall(rules.Declare(d.m, "write", types.I64, types.I32, types.I8Ptr, types.I64), constant.NewInt(types.I32, 2), ptr, constant.NewInt(types.I64, int64(len(msg))))
+	b.NewCall(rules.Declare(d.m, "abort", types.Void))
 	b.NewUnreachable()
 	return b
 }

@@ -3,6 +3,7 @@ package ad
 import (
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/value"
@@ -38,7 +39,7 @@ func (r *reverseGen) ownedLoads() map[*ir.InstLoad]bool {
 		for _, inst := range b.Insts {
 			switch x := inst.(type) {
 			case *ir.InstLoad:
-				if !r.act.HasShadow(x.Src) || !carriesFloat(x.ElemType) || r.threadPrivate(x.Src) {
+				if !r.act.HasShadow(x.Src) || !irfacts.CarriesFloat(x.ElemType) || r.threadPrivate(x.Src) {
 					continue
 				}
 				if p, ok := stripPointerCasts(x.Src).(*ir.Param); ok && r.d.omp.distinctParams[p] {
@@ -69,7 +70,7 @@ func (r *reverseGen) ownedLoads() map[*ir.InstLoad]bool {
 // memory: one taking no shadowed pointer but thread-private ones, or a
 // bookkeeping intrinsic or OpenMP runtime call.
 func (r *reverseGen) callLeavesShadowsAlone(c *ir.InstCall) bool {
-	name := calleeName(c)
+	name := irfacts.CalleeName(c)
 	if strings.HasPrefix(name, "llvm.lifetime.") || strings.HasPrefix(name, "llvm.dbg.") || isOMPRuntime(name) {
 		return true
 	}
@@ -94,7 +95,7 @@ func (r *reverseGen) iterationElement(p value.Value) (value.Value, *ir.InstPhi, 
 	if !ok {
 		return nil, nil, false
 	}
-	base := unwrapArg(gep.Src)
+	base := irfacts.Unwrap(gep.Src)
 	if k, ok := r.slotOf(base, map[value.Value]bool{}); ok {
 		// Loaded (in the loop or not) from a slot (a shared variable's)
 		// the function only reads: the same base in every iteration.
@@ -113,7 +114,7 @@ func (r *reverseGen) slotOf(v value.Value, seen map[value.Value]bool) (slotKey, 
 	switch x := v.(type) {
 	case *ir.InstLoad:
 		if r.onlyRead(x.Src) {
-			return slotKey{unwrapArg(x.Src)}, true
+			return slotKey{irfacts.Unwrap(x.Src)}, true
 		}
 	case *ir.InstPhi:
 		if seen[x] {
@@ -142,7 +143,7 @@ type slotKey struct{ value.Value }
 // onlyRead reports a parameter of r.f that the function uses only as the
 // address of loads.
 func (r *reverseGen) onlyRead(p value.Value) bool {
-	p = unwrapArg(p)
+	p = irfacts.Unwrap(p)
 	if _, ok := p.(*ir.Param); !ok {
 		return false
 	}
@@ -152,7 +153,7 @@ func (r *reverseGen) onlyRead(p value.Value) bool {
 				if op != p {
 					continue
 				}
-				if ld, ok := inst.(*ir.InstLoad); !ok || unwrapArg(ld.Src) != p {
+				if ld, ok := inst.(*ir.InstLoad); !ok || irfacts.Unwrap(ld.Src) != p {
 					return false
 				}
 			}
@@ -178,10 +179,10 @@ func (r *reverseGen) ompIterationVar(v value.Value) (*ir.InstPhi, bool) {
 	}
 	var start value.Value
 	for _, in := range phi.Incs {
-		x := unwrapArg(in.X)
+		x := irfacts.Unwrap(in.X)
 		if l.Contains(in.Pred.(*ir.Block)) {
 			add, ok := x.(*ir.InstAdd)
-			if !ok || unwrapArg(add.X) != phi || !isConstOne(add.Y) {
+			if !ok || irfacts.Unwrap(add.X) != phi || !isConstOne(add.Y) {
 				return nil, false
 			}
 			continue
@@ -192,14 +193,14 @@ func (r *reverseGen) ompIterationVar(v value.Value) (*ir.InstPhi, bool) {
 	if !ok {
 		return nil, false
 	}
-	lb := unwrapArg(ld.Src)
+	lb := irfacts.Unwrap(ld.Src)
 	for _, b := range r.f.Blocks {
 		for _, inst := range b.Insts {
 			c, ok := inst.(*ir.InstCall)
-			if !ok || !strings.HasPrefix(calleeName(c), "__kmpc_for_static_init_") || len(c.Args) != 9 || unwrapArg(c.Args[4]) != lb {
+			if !ok || !strings.HasPrefix(irfacts.CalleeName(c), "__kmpc_for_static_init_") || len(c.Args) != 9 || irfacts.Unwrap(c.Args[4]) != lb {
 				continue
 			}
-			sched, ok := unwrapArg(c.Args[2]).(*constant.Int)
+			sched, ok := irfacts.Unwrap(c.Args[2]).(*constant.Int)
 			return phi, ok && sched.X.Int64() == 34 && r.cfg.LoopOf[b] == nil
 		}
 	}
@@ -209,18 +210,18 @@ func (r *reverseGen) ompIterationVar(v value.Value) (*ir.InstPhi, bool) {
 // stripIntExt follows sext and zext back.
 func stripIntExt(v value.Value) value.Value {
 	for {
-		switch x := unwrapArg(v).(type) {
+		switch x := irfacts.Unwrap(v).(type) {
 		case *ir.InstSExt:
 			v = x.From
 		case *ir.InstZExt:
 			v = x.From
 		default:
-			return unwrapArg(v)
+			return irfacts.Unwrap(v)
 		}
 	}
 }
 
 func isConstOne(v value.Value) bool {
-	c, ok := unwrapArg(v).(*constant.Int)
+	c, ok := irfacts.Unwrap(v).(*constant.Int)
 	return ok && c.X.IsInt64() && c.X.Int64() == 1
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -69,7 +70,7 @@ func (d *differ) ompTargets() map[*ir.Func]bool {
 		for _, b := range f.Blocks {
 			for _, inst := range b.Insts {
 				c, ok := inst.(*ir.InstCall)
-				if !ok || calleeName(c) != ompFork || len(c.Args) < 3 {
+				if !ok || irfacts.CalleeName(c) != ompFork || len(c.Args) < 3 {
 					continue
 				}
 				mt, ok := irutil.StripCasts(c.Args[2]).(*ir.Func)
@@ -78,7 +79,7 @@ func (d *differ) ompTargets() map[*ir.Func]bool {
 				}
 				d.omp.targets[mt] = true
 				if slots == nil {
-					slots = privateAllocasBut(f, func(c *ir.InstCall) bool { return calleeName(c) == ompFork || isOutlinedCall(c) })
+					slots = privateAllocasBut(f, func(c *ir.InstCall) bool { return irfacts.CalleeName(c) == ompFork || isOutlinedCall(c) })
 				}
 				d.noteDistinct(mt, c.Args[3:], slots)
 			}
@@ -138,7 +139,7 @@ func (d *differ) ompNeeds(f *ir.Func) bool {
 		for _, inst := range b.Insts {
 			switch x := inst.(type) {
 			case *ir.InstCall:
-				name := calleeName(x)
+				name := irfacts.CalleeName(x)
 				if strings.HasPrefix(name, "__kmpc_") || strings.HasPrefix(name, "omp_") || strings.HasPrefix(name, "GOMP_") {
 					return true
 				}
@@ -171,7 +172,7 @@ func (d *differ) prepareOMP(f, p *ir.Func) (*ir.Func, error) {
 	for _, b := range p.Blocks {
 		for _, inst := range b.Insts {
 			if c, ok := inst.(*ir.InstCall); ok {
-				if what := ompUnsupported(calleeName(c)); what != "" && d.omp.bad[p] == nil {
+				if what := ompUnsupported(irfacts.CalleeName(c)); what != "" && d.omp.bad[p] == nil {
 					err := errorAt(f, c, "OpenMP %s cannot be differentiated", what)
 					if owner := d.omp.owner[f]; owner != "" {
 						err.Msg += fmt.Sprintf(" (in a parallel region of '%s')", owner)
@@ -243,9 +244,9 @@ func (d *differ) virtualForks(f, p *ir.Func) error {
 			if !ok {
 				continue
 			}
-			name := calleeName(c)
+			name := irfacts.CalleeName(c)
 			if name == "__kmpc_push_num_threads" && len(c.Args) == 3 {
-				numThreads = unwrapArg(c.Args[2])
+				numThreads = irfacts.Unwrap(c.Args[2])
 				continue
 			}
 			var target *ir.Func
@@ -279,7 +280,7 @@ func (d *differ) virtualForks(f, p *ir.Func) error {
 			}
 			var pre []ir.Instruction
 			for k := range args {
-				a := unwrapArg(args[k])
+				a := irfacts.Unwrap(args[k])
 				pt := oc.fn.Params[k].Typ
 				switch {
 				case oc.retyped[k]:

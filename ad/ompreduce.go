@@ -3,6 +3,8 @@ package ad
 import (
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -34,19 +36,19 @@ func rewriteReductions(f *ir.Func) {
 				insts = append(insts, inst)
 				continue
 			}
-			switch name := calleeName(c); {
+			switch name := irfacts.CalleeName(c); {
 			case (name == "__kmpc_reduce" || name == "__kmpc_reduce_nowait") && len(c.Args) == 7:
-				loc, gtid, lock := unwrapArg(c.Args[0]), unwrapArg(c.Args[1]), unwrapArg(c.Args[6])
-				crit := ir.NewCall(declare(moduleOf(f, c), "__kmpc_critical", types.Void, loc.Type(), gtid.Type(), lock.Type()), loc, gtid, lock)
+				loc, gtid, lock := irfacts.Unwrap(c.Args[0]), irfacts.Unwrap(c.Args[1]), irfacts.Unwrap(c.Args[6])
+				crit := ir.NewCall(rules.Declare(moduleOf(f, c), "__kmpc_critical", types.Void, loc.Type(), gtid.Type(), lock.Type()), loc, gtid, lock)
 				insts = append(insts, crit)
 				irutil.ReplaceAllUses(f, c, constant.NewInt(c.Typ.(*types.IntType), 1))
 				dropWritesOnly(f, c.Args[4])
 				rewrote = true
 			case (name == "__kmpc_end_reduce" || name == "__kmpc_end_reduce_nowait") && len(c.Args) == 3:
-				loc, gtid, lock := unwrapArg(c.Args[0]), unwrapArg(c.Args[1]), unwrapArg(c.Args[2])
-				insts = append(insts, ir.NewCall(declare(moduleOf(f, c), "__kmpc_end_critical", types.Void, loc.Type(), gtid.Type(), lock.Type()), loc, gtid, lock))
+				loc, gtid, lock := irfacts.Unwrap(c.Args[0]), irfacts.Unwrap(c.Args[1]), irfacts.Unwrap(c.Args[2])
+				insts = append(insts, ir.NewCall(rules.Declare(moduleOf(f, c), "__kmpc_end_critical", types.Void, loc.Type(), gtid.Type(), lock.Type()), loc, gtid, lock))
 				if name == "__kmpc_end_reduce" {
-					insts = append(insts, ir.NewCall(declare(moduleOf(f, c), "__kmpc_barrier", types.Void, loc.Type(), gtid.Type()), loc, gtid))
+					insts = append(insts, ir.NewCall(rules.Declare(moduleOf(f, c), "__kmpc_barrier", types.Void, loc.Type(), gtid.Type()), loc, gtid))
 				}
 			default:
 				insts = append(insts, inst)
@@ -100,12 +102,12 @@ func dropWritesOnly(f *ir.Func, p value.Value) {
 							changed = true
 						}
 					case *ir.InstStore:
-						if unwrapArg(x.Src) == op {
+						if irfacts.Unwrap(x.Src) == op {
 							return
 						}
 						stores = append(stores, x)
 					case *ir.InstCall:
-						if !strings.HasPrefix(calleeName(x), "llvm.lifetime.") {
+						if !strings.HasPrefix(irfacts.CalleeName(x), "llvm.lifetime.") {
 							return
 						}
 					default:
@@ -140,7 +142,7 @@ func unwrappedOperands(inst interface{}) []value.Value {
 	var out []value.Value
 	for _, op := range u.Operands() {
 		if *op != nil {
-			out = append(out, unwrapArg(*op))
+			out = append(out, irfacts.Unwrap(*op))
 		}
 	}
 	return out
@@ -153,8 +155,8 @@ func foldConstantBranches(f *ir.Func) {
 	for _, b := range f.Blocks {
 		for _, inst := range b.Insts {
 			if c, ok := inst.(*ir.InstICmp); ok {
-				x, xok := unwrapArg(c.X).(*constant.Int)
-				y, yok := unwrapArg(c.Y).(*constant.Int)
+				x, xok := irfacts.Unwrap(c.X).(*constant.Int)
+				y, yok := irfacts.Unwrap(c.Y).(*constant.Int)
 				if xok && yok && (c.Pred == enum.IPredEQ || c.Pred == enum.IPredNE) {
 					eq := x.X.Cmp(y.X) == 0
 					irutil.ReplaceAllUses(f, c, constant.NewBool(eq == (c.Pred == enum.IPredEQ)))
@@ -163,7 +165,7 @@ func foldConstantBranches(f *ir.Func) {
 		}
 		switch t := b.Term.(type) {
 		case *ir.TermSwitch:
-			if x, ok := unwrapArg(t.X).(*constant.Int); ok {
+			if x, ok := irfacts.Unwrap(t.X).(*constant.Int); ok {
 				target := t.TargetDefault.(*ir.Block)
 				for _, cs := range t.Cases {
 					if ci, ok := cs.X.(*constant.Int); ok && ci.X.Cmp(x.X) == 0 {
@@ -173,7 +175,7 @@ func foldConstantBranches(f *ir.Func) {
 				b.NewBr(target)
 			}
 		case *ir.TermCondBr:
-			if x, ok := unwrapArg(t.Cond).(*constant.Int); ok {
+			if x, ok := irfacts.Unwrap(t.Cond).(*constant.Int); ok {
 				if x.X.Sign() != 0 {
 					b.NewBr(t.TargetTrue.(*ir.Block))
 				} else {

@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -71,7 +73,7 @@ func (r *reverseGen) findPartials() map[*ir.InstLoad]*scalarPartial {
 		for _, inst := range b.Insts {
 			switch x := inst.(type) {
 			case *ir.InstCall:
-				if isMemTransfer(x) || isMemSet(x) || isMaskedLoad(x) || isMaskedStore(x) || !r.callLeavesShadowsAlone(x) {
+				if irfacts.IsMemTransfer(x) || irfacts.IsMemSet(x) || irfacts.IsMaskedLoad(x) || irfacts.IsMaskedStore(x) || !r.callLeavesShadowsAlone(x) {
 					unsafe[l] = true
 				}
 			case *ir.InstAtomicRMW, *ir.InstCmpXchg:
@@ -86,7 +88,7 @@ func (r *reverseGen) findPartials() map[*ir.InstLoad]*scalarPartial {
 		}
 		for _, inst := range b.Insts {
 			x, ok := inst.(*ir.InstLoad)
-			if !ok || !isFloat(x.ElemType) || !r.act.Active(x) || r.ownedLoads()[x] {
+			if !ok || !irfacts.IsFloat(x.ElemType) || !r.act.Active(x) || r.ownedLoads()[x] {
 				continue
 			}
 			p, ok := stripPointerCasts(x.Src).(*ir.Param)
@@ -121,20 +123,20 @@ func (r *reverseGen) outermostLoop(b *ir.Block) *irutil.Loop {
 
 // stripPointerCasts follows bitcasts back.
 func stripPointerCasts(v value.Value) value.Value {
-	v = unwrapArg(v)
+	v = irfacts.Unwrap(v)
 	for {
 		bc, ok := v.(*ir.InstBitCast)
 		if !ok {
 			return v
 		}
-		v = unwrapArg(bc.From)
+		v = irfacts.Unwrap(bc.From)
 	}
 }
 
 // partialSlot returns g's slot, creating it zeroed.
 func (r *reverseGen) partialSlot(g *scalarPartial) *ir.InstAlloca {
 	if g.slot == nil {
-		g.slot = r.newSlot(g.elem, zeroOf(g.elem))
+		g.slot = r.newSlot(g.elem, rules.ZeroOf(g.elem))
 	}
 	return g.slot
 }
@@ -151,10 +153,10 @@ func (r *reverseGen) addToPartial(blk *ir.Block, g *scalarPartial, d value.Value
 func (r *reverseGen) flushPartial(blk *ir.Block, g *scalarPartial) *ir.Block {
 	sum := blk.NewLoad(g.elem, g.slot)
 	add, next := r.g.NewBlock(""), r.g.NewBlock("")
-	blk.NewCondBr(blk.NewFCmp(enum.FPredUNE, sum, zeroOf(g.elem)), add, next)
+	blk.NewCondBr(blk.NewFCmp(enum.FPredUNE, sum, rules.ZeroOf(g.elem)), add, next)
 	dst := add.NewBitCast(r.shadow[g.param], types.NewPointer(g.elem))
 	atomicAddScalars(add, dst, sum)
-	add.NewStore(zeroOf(g.elem), g.slot)
+	add.NewStore(rules.ZeroOf(g.elem), g.slot)
 	add.NewBr(next)
 	return next
 }

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/value"
@@ -22,7 +23,7 @@ func innerFirst(roots []*root) []*root {
 		if hasSRet(args[0]) && len(args) > 1 {
 			args = args[1:]
 		}
-		fns, err := resolveFuncs(irutil.StripCasts(unwrapArg(args[0])), map[value.Value]bool{})
+		fns, err := resolveFuncs(irutil.StripCasts(irfacts.Unwrap(args[0])), map[value.Value]bool{})
 		if err != nil {
 			continue // parseArgs reports it when the root is lowered
 		}

@@ -1,6 +1,10 @@
 package ad
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gozyme/gozyme/ad/activity"
+)
 
 // A table written by one loop and only read afterwards (by a loop nest), a
 // free at the end and an lgamma call (which sets signgam, nothing the
@@ -61,7 +65,7 @@ func TestReloadsNotOverwritten(t *testing.T) {
 	m := parseIR(t, tableIR)
 	d := newDiffer(m, Options{})
 	r, err := d.generateReverse(func() (*reverseGen, error) {
-		return newReverseGen(d, m.Funcs[0], []Activity{Dup, Const}, true, false, false, "grad_table")
+		return newReverseGen(d, m.Funcs[0], []activity.Activity{activity.Dup, activity.Const}, true, false, false, "grad_table")
 	})
 	if err != nil {
 		t.Fatal(err)

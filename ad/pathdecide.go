@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -106,7 +107,7 @@ func (st pathState) entering(x, y *ir.Block) pathState {
 			break
 		}
 		delete(next.phis, p)
-		if v, ok := incomingFrom(p, x); ok {
+		if v, ok := irfacts.IncomingFrom(p, x); ok {
 			next.phis[p] = v
 		}
 	}
@@ -136,7 +137,7 @@ func (w *pathWalk) from(x *ir.Block, st pathState, depth int) (*decision, pathOu
 	case *ir.TermBr:
 		return w.edge(x, t.Target.(*ir.Block), st, depth)
 	case *ir.TermCondBr:
-		c := unwrapArg(t.Cond)
+		c := irfacts.Unwrap(t.Cond)
 		if k, ok := c.(*constant.Int); ok {
 			return w.takeSide(x, t, k.X.Sign() != 0, st, depth)
 		}
@@ -241,7 +242,7 @@ func loneExit(m *irutil.Loop) (exiting, target *ir.Block) {
 // constant or parameter, a value defined outside l in a loop around it, a
 // phi the path fixed to such a value, or a pure operation of such values.
 func (r *reverseGen) invariantCond(l *irutil.Loop, v value.Value, phis map[*ir.InstPhi]value.Value, depth int) bool {
-	v = unwrapArg(v)
+	v = irfacts.Unwrap(v)
 	if depth < 0 {
 		return false
 	}
@@ -284,7 +285,7 @@ func pureOf(inst ir.Instruction, ok func(value.Value) bool) bool {
 // rebuilds it from l's counter (lookup: induction variables, remat.go),
 // where the path reaching its branch computed it.
 func (r *reverseGen) iterationCond(l *irutil.Loop, v value.Value, phis map[*ir.InstPhi]value.Value, depth int) bool {
-	v = unwrapArg(v)
+	v = irfacts.Unwrap(v)
 	if l == nil || depth < 0 {
 		return false
 	}
@@ -325,7 +326,7 @@ func (r *reverseGen) iterationCond(l *irutil.Loop, v value.Value, phis map[*ir.I
 //   - a pure operation defined in b's loop (invariantCond, iterationCond)
 //     is rebuilt here from its operands' decisionCond.
 func (r *reverseGen) decisionCond(blk, b *ir.Block, v value.Value, phis map[*ir.InstPhi]value.Value) value.Value {
-	v = unwrapArg(v)
+	v = irfacts.Unwrap(v)
 	if p, ok := v.(*ir.InstPhi); ok && phis[p] != nil {
 		return r.decisionCond(blk, b, phis[p], phis)
 	}

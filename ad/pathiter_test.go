@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/value"
@@ -73,7 +74,7 @@ func TestIterationPathIR(t *testing.T) {
 // through its exit test) carry no clamp of a negative distance.
 func TestIterationCondIR(t *testing.T) {
 	t.Parallel()
-	eachReverse(t, triIR, []Activity{Dup, Dup, Dup, Const}, func(r *reverseGen, split bool) {
+	eachReverse(t, triIR, []activity.Activity{activity.Dup, activity.Dup, activity.Dup, activity.Const}, func(r *reverseGen, split bool) {
 		latch := r.blockOf[findValue(r.f, "i1.next")]
 		tree, ok := r.pathDecision(latch)
 		if !ok {
@@ -185,7 +186,7 @@ declare double @llvm.cos.f64(double)
 // distance.
 func TestExitCountIR(t *testing.T) {
 	t.Parallel()
-	eachReverse(t, downIR, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
+	eachReverse(t, downIR, []activity.Activity{activity.Dup, activity.Const, activity.Const}, func(r *reverseGen, split bool) {
 		for _, name := range []string{"i", "j"} {
 			l := r.cfg.LoopOf[r.blockOf[findValue(r.f, name)]]
 			if len(r.exitPres[l]) == 0 {

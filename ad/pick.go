@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/value"
@@ -38,7 +40,7 @@ func (d *differ) pickOf(c *ir.InstCall) pick {
 	if f, ok := irutil.StripCasts(c.Callee).(*ir.Func); ok && len(c.Args) == 2 {
 		if rule := mathRuleOf(f, c.Typ); rule != nil && rule.Pick != nil {
 			scratch := &ir.Block{}
-			rule.Pick(&builder{M: d.m, B: scratch}, unwrapArg(c.Args[0]), unwrapArg(c.Args[1]))
+			rule.Pick(&rules.Builder{M: d.m, B: scratch}, irfacts.Unwrap(c.Args[0]), irfacts.Unwrap(c.Args[1]))
 			p = scratch.Insts
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
@@ -69,7 +70,7 @@ func TestPickCachedNotOperands(t *testing.T) {
   %mx.next = select i1 %gt, double %xi, double %mx`, noUse, false, []string{"gt"}, 1, 0},
 	} {
 		src := strings.NewReplacer("$CALL", tc.call, "$USE", tc.use).Replace(pickLoopIR)
-		eachReverse(t, src, []Activity{Dup, Const}, func(r *reverseGen, split bool) {
+		eachReverse(t, src, []activity.Activity{activity.Dup, activity.Const}, func(r *reverseGen, split bool) {
 			what := fmt.Sprintf("%s (split %v)", tc.name, split)
 			if call, ok := findValue(r.f, "mx.next").(*ir.InstCall); ok {
 				p := r.d.pickOf(call)
@@ -167,10 +168,10 @@ func TestPickRouteIR(t *testing.T) {
 		"$USE", `%s.next = fadd double %s, 1.000000e+00`).Replace(pickLoopIR)
 	for _, tc := range []struct {
 		name, src string
-		acts      []Activity
+		acts      []activity.Activity
 	}{
-		{"loop", loop, []Activity{Dup, Const}},
-		{"scalar", pickScalarIR, []Activity{Out, Out}},
+		{"loop", loop, []activity.Activity{activity.Dup, activity.Const}},
+		{"scalar", pickScalarIR, []activity.Activity{activity.Out, activity.Out}},
 	} {
 		eachReverse(t, tc.src, tc.acts, func(r *reverseGen, split bool) {
 			routes := 0

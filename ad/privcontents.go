@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
@@ -60,7 +61,7 @@ func (r *reverseGen) privateArgs(c *ir.InstCall) []bool {
 	owner := map[value.Value]int{} // fresh allocation -> the argument whose S holds it
 	for i, a := range c.Args {
 		ok := false
-		if types.IsPointer(unwrapArg(a).Type()) {
+		if types.IsPointer(irfacts.Unwrap(a).Type()) {
 			ok = r.privateArg(c, i, owner)
 		}
 		priv = append(priv, ok)
@@ -119,7 +120,7 @@ func (r *reverseGen) slotStays(s *ir.InstAlloca, c *ir.InstCall, i int, loaded *
 		for _, u := range r.users[v] {
 			switch x := u.(type) {
 			case *ir.InstGetElementPtr:
-				if unwrapArg(x.Src) != v {
+				if irfacts.Unwrap(x.Src) != v {
 					return false
 				}
 				work = append(work, x)
@@ -136,13 +137,13 @@ func (r *reverseGen) slotStays(s *ir.InstAlloca, c *ir.InstCall, i int, loaded *
 					return false // an integer or aggregate copy of what S holds
 				}
 			case *ir.InstStore:
-				if unwrapArg(x.Src) == v || !storedIntoSlot(x.Src, bufs) {
+				if irfacts.Unwrap(x.Src) == v || !storedIntoSlot(x.Src, bufs) {
 					return false
 				}
 			case *ir.InstCall:
 				if x == c {
 					for j, a := range x.Args {
-						if unwrapArg(a) == v && j != i {
+						if irfacts.Unwrap(a) == v && j != i {
 							return false
 						}
 					}
@@ -151,7 +152,7 @@ func (r *reverseGen) slotStays(s *ir.InstAlloca, c *ir.InstCall, i int, loaded *
 				if !nonEscapingIntrinsic(x) {
 					return false
 				}
-				if isMemSet(x) && unwrapArg(x.Args[0]) != v {
+				if irfacts.IsMemSet(x) && irfacts.Unwrap(x.Args[0]) != v {
 					return false
 				}
 			default:
@@ -166,7 +167,7 @@ func (r *reverseGen) slotStays(s *ir.InstAlloca, c *ir.InstCall, i int, loaded *
 // a float, a null or non-pointer constant, or an address into fresh
 // allocations or null (added to bufs).
 func storedIntoSlot(src value.Value, bufs map[value.Value]bool) bool {
-	src = unwrapArg(src)
+	src = irfacts.Unwrap(src)
 	t := src.Type()
 	if types.IsFloat(t) {
 		return true
@@ -184,7 +185,7 @@ func storedIntoSlot(src value.Value, bufs map[value.Value]bool) bool {
 	}
 	for _, o := range objs {
 		a, ok := o.(*ir.InstCall)
-		if !ok || !isAllocation(a) {
+		if !ok || !irfacts.IsAllocation(a) {
 			return false
 		}
 		bufs[a] = true
@@ -210,11 +211,11 @@ func addressStays(d *differ, users map[value.Value][]interface{}, v value.Value,
 			switch x := u.(type) {
 			case *ir.InstLoad, *ir.InstICmp:
 			case *ir.InstStore:
-				if unwrapArg(x.Src) == v && (storeOK == nil || !storeOK(x.Dst)) {
+				if irfacts.Unwrap(x.Src) == v && (storeOK == nil || !storeOK(x.Dst)) {
 					return false
 				}
 			case *ir.InstGetElementPtr:
-				if unwrapArg(x.Src) != v {
+				if irfacts.Unwrap(x.Src) != v {
 					return false
 				}
 				work = append(work, x)
@@ -258,9 +259,9 @@ func integerStays(users map[value.Value][]interface{}, v value.Value) bool {
 				*ir.InstTrunc, *ir.InstZExt, *ir.InstSExt, *ir.InstPhi, *ir.InstSelect:
 				work = append(work, x.(value.Value))
 			case *ir.InstCall:
-				switch name := calleeName(x); {
-				case isAllocation(x), (isMemSet(x) || isMemTransfer(x)) && onlyLength(x, v):
-				case hasPrefix(name, "llvm.umax."), hasPrefix(name, "llvm.umin."), hasPrefix(name, "llvm.smax."), hasPrefix(name, "llvm.smin."):
+				switch name := irfacts.CalleeName(x); {
+				case irfacts.IsAllocation(x), (irfacts.IsMemSet(x) || irfacts.IsMemTransfer(x)) && onlyLength(x, v):
+				case strings.HasPrefix(name, "llvm.umax."), strings.HasPrefix(name, "llvm.umin."), strings.HasPrefix(name, "llvm.smax."), strings.HasPrefix(name, "llvm.smin."):
 					work = append(work, x)
 				default:
 					return false
@@ -277,7 +278,7 @@ func integerStays(users map[value.Value][]interface{}, v value.Value) bool {
 // argument (memset's fill byte would write it into memory).
 func onlyLength(c *ir.InstCall, v value.Value) bool {
 	for i, a := range c.Args {
-		if unwrapArg(a) == v && i != 2 {
+		if irfacts.Unwrap(a) == v && i != 2 {
 			return false
 		}
 	}
@@ -322,7 +323,7 @@ func onlyLoadedThrough(d *differ, users map[value.Value][]interface{}, p *ir.Par
 		for _, u := range users[v] {
 			switch x := u.(type) {
 			case *ir.InstGetElementPtr:
-				if unwrapArg(x.Src) != v {
+				if irfacts.Unwrap(x.Src) != v {
 					return false
 				}
 				work = append(work, x)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/llir/llvm/ir"
 )
 
@@ -56,7 +57,7 @@ func TestPrivateContentsFact(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := d.generateReverse(func() (*reverseGen, error) {
-			return newReverseGen(d, pf, []Activity{Dup, Const}, true, false, false, "grad_"+c.root)
+			return newReverseGen(d, pf, []activity.Activity{activity.Dup, activity.Const}, true, false, false, "grad_"+c.root)
 		}); err != nil {
 			t.Fatalf("%s: %v", c.root, err)
 		}

@@ -1,6 +1,11 @@
 package ad
 
-import "github.com/llir/llvm/ir"
+import (
+	"strings"
+
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/llir/llvm/ir"
+)
 
 // Reloads across a split. A called function's reverse (split.go) runs in
 // another function than its augmented forward: after the forward returned,
@@ -99,5 +104,5 @@ func hasAlloca(f *ir.Func) bool {
 // share.
 func (r *reverseGen) dropsLifetime(inst ir.Instruction) bool {
 	c, ok := inst.(*ir.InstCall)
-	return ok && !r.split && !r.d.gpu && hasPrefix(calleeName(c), "llvm.lifetime.")
+	return ok && !r.split && !r.d.gpu && strings.HasPrefix(irfacts.CalleeName(c), "llvm.lifetime.")
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/llir/llvm/ir"
 )
 
@@ -82,7 +83,7 @@ func TestQuietSplitChoice(t *testing.T) {
 	if f := has("wsum", true); f != nil {
 		for _, b := range f.Blocks {
 			for _, inst := range b.Insts {
-				if c, ok := inst.(*ir.InstCall); ok && calleeName(c) == "realloc" {
+				if c, ok := inst.(*ir.InstCall); ok && irfacts.CalleeName(c) == "realloc" {
 					t.Errorf("%s allocates a cache: %s", f.Name(), c.LLString())
 				}
 			}

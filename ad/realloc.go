@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -22,7 +24,7 @@ import (
 
 // isCAllocation reports allocations whose memory realloc may resize.
 func isCAllocation(c *ir.InstCall) bool {
-	switch calleeName(c) {
+	switch irfacts.CalleeName(c) {
 	case "malloc", "calloc", "aligned_alloc", "realloc":
 		return true
 	}
@@ -31,7 +33,7 @@ func isCAllocation(c *ir.InstCall) bool {
 
 // usableSize emits malloc_usable_size(p) (0 for a null p).
 func usableSize(m *ir.Module, out *[]ir.Instruction, p value.Value) value.Value {
-	c := ir.NewCall(declare(m, "malloc_usable_size", types.I64, types.I8Ptr), bitCastTo(out, p, types.I8Ptr))
+	c := ir.NewCall(rules.Declare(m, "malloc_usable_size", types.I64, types.I8Ptr), bitCastTo(out, p, types.I8Ptr))
 	*out = append(*out, c)
 	return c
 }
@@ -46,8 +48,8 @@ func (r *reverseGen) reallocShadow(b *ir.Block, x *ir.InstCall, out *[]ir.Instru
 		}
 		sp = s
 	}
-	n := zextI64(out, unwrapArg(x.Args[1]))
-	sq := ir.NewCall(declare(r.m, "malloc", types.I8Ptr, types.I64), n)
+	n := zextI64(out, irfacts.Unwrap(x.Args[1]))
+	sq := ir.NewCall(rules.Declare(r.m, "malloc", types.I8Ptr, types.I64), n)
 	*out = append(*out, sq)
 	*out = append(*out, memsetZero(r.m, sq, usableSize(r.m, out, sq))...)
 	old := usableSize(r.m, out, sp)
@@ -55,7 +57,7 @@ func (r *reverseGen) reallocShadow(b *ir.Block, x *ir.InstCall, out *[]ir.Instru
 	m := ir.NewSelect(less, old, n)
 	*out = append(*out, less, m)
 	sp = bitCastTo(out, sp, types.I8Ptr)
-	cp := declare(r.m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, types.I8Ptr, types.I8Ptr, types.I64, types.I1)
+	cp := rules.Declare(r.m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, types.I8Ptr, types.I8Ptr, types.I64, types.I1)
 	*out = append(*out, ir.NewCall(cp, sq, sp, m, constant.False))
 	r.blockOf[m] = b
 	if r.reallocCopied == nil {
@@ -123,7 +125,7 @@ func (r *reverseGen) reallocElement(x *ir.InstCall) (elem *types.FloatType, mixe
 		if ok && !types.Equal(pt.ElemType, types.I8) {
 			typed = true
 		}
-		if !ok || types.Equal(pt.ElemType, types.I8) || !carriesFloat(pt.ElemType) {
+		if !ok || types.Equal(pt.ElemType, types.I8) || !irfacts.CarriesFloat(pt.ElemType) {
 			continue
 		}
 		e := floatElement(pt.ElemType)

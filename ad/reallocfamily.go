@@ -2,7 +2,9 @@ package ad
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -29,12 +31,12 @@ func reallocFamily(f *ir.Func, x *ir.InstCall) (family map[value.Value]bool, use
 		case *ir.InstBitCast:
 			return []value.Value{y.From}
 		case *ir.InstPhi:
-			return incomingValues(y)
+			return irfacts.IncomingValues(y)
 		case *ir.InstSelect:
 			return []value.Value{y.ValueTrue, y.ValueFalse}
 		case *ir.InstCall:
-			if isRealloc(y) {
-				return []value.Value{unwrapArg(y.Args[0])}
+			if irfacts.IsRealloc(y) {
+				return []value.Value{irfacts.Unwrap(y.Args[0])}
 			}
 		}
 		return nil
@@ -56,7 +58,7 @@ func reallocFamily(f *ir.Func, x *ir.InstCall) (family map[value.Value]bool, use
 						continue
 					}
 					key, ok := locationKey(y.Dst)
-					src := unwrapArg(y.Src)
+					src := irfacts.Unwrap(y.Src)
 					switch {
 					case family[src] && ok && !locs[key]:
 						locs[key], changed = true, true
@@ -122,7 +124,7 @@ func familyUses(f *ir.Func, family map[value.Value]bool) familyUse {
 	// bytes: those at byte offsets (an i8 getelementptr on the way), where
 	// the members' element types say nothing of what is found.
 	derived, bytes := map[value.Value]bool{}, map[value.Value]bool{}
-	held := func(v value.Value) bool { v = unwrapArg(v); return family[v] || derived[v] }
+	held := func(v value.Value) bool { v = irfacts.Unwrap(v); return family[v] || derived[v] }
 	for changed := true; changed; {
 		changed = false
 		for _, b := range f.Blocks {
@@ -141,7 +143,7 @@ func familyUses(f *ir.Func, family map[value.Value]bool) familyUse {
 				if held(src) && !held(v) {
 					derived[v], changed = true, true
 				}
-				if derived[v] && !bytes[v] && (byteOffset || bytes[unwrapArg(src)]) {
+				if derived[v] && !bytes[v] && (byteOffset || bytes[irfacts.Unwrap(src)]) {
 					bytes[v], changed = true, true
 				}
 			}
@@ -151,7 +153,7 @@ func familyUses(f *ir.Func, family map[value.Value]bool) familyUse {
 		if c, ok := v.(*ir.InstBitCast); ok {
 			if pt, ok := c.To.(*types.PointerType); ok && !types.Equal(pt.ElemType, types.I8) {
 				u.offsetTyped = true
-				u.offsetFloat = u.offsetFloat || carriesFloat(pt.ElemType)
+				u.offsetFloat = u.offsetFloat || irfacts.CarriesFloat(pt.ElemType)
 			}
 		}
 	}
@@ -162,7 +164,7 @@ func familyUses(f *ir.Func, family map[value.Value]bool) familyUse {
 				u.elsewhere = u.elsewhere || held(y.Src)
 			case *ir.InstCall:
 				for i, a := range y.Args {
-					if held(a) && !(isRealloc(y) && i == 0) && !isFree(y) && !nonEscapingIntrinsic(y) {
+					if held(a) && !(irfacts.IsRealloc(y) && i == 0) && !isFree(y) && !nonEscapingIntrinsic(y) {
 						u.elsewhere = true
 					}
 				}
@@ -184,8 +186,8 @@ func familyUses(f *ir.Func, family map[value.Value]bool) familyUse {
 // nonEscapingIntrinsic reports calls that neither keep a pointer argument
 // nor write floats through it unseen: debug info, lifetimes, memset.
 func nonEscapingIntrinsic(c *ir.InstCall) bool {
-	name := calleeName(c)
-	return hasPrefix(name, "llvm.dbg.") || hasPrefix(name, "llvm.lifetime.") || isMemSet(c)
+	name := irfacts.CalleeName(c)
+	return strings.HasPrefix(name, "llvm.dbg.") || strings.HasPrefix(name, "llvm.lifetime.") || irfacts.IsMemSet(c)
 }
 
 // locationKey names the memory location p points to: its base (casts
@@ -194,7 +196,7 @@ func nonEscapingIntrinsic(c *ir.InstCall) bool {
 // element). Two pointers with the same key are the same address; ok is
 // false where an index is not constant or getelementptrs nest.
 func locationKey(p value.Value) (key string, ok bool) {
-	p = unwrapArg(p)
+	p = irfacts.Unwrap(p)
 	var path []int64
 	var elem types.Type
 	for {

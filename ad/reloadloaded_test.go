@@ -1,6 +1,10 @@
 package ad
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/gozyme/gozyme/ad/activity"
+)
 
 // A nest reading a points array and a centroids array, each through a data
 // pointer read from a struct (a std::vector's begin), in a function that
@@ -47,7 +51,7 @@ func TestReloadsThroughLoadedPointers(t *testing.T) {
 	m := parseIR(t, loadedBasesIR)
 	d := newDiffer(m, Options{})
 	r, err := d.generateReverse(func() (*reverseGen, error) {
-		return newReverseGen(d, m.Funcs[0], []Activity{Const, Dup, Const, Const}, true, false, false, "grad_cost")
+		return newReverseGen(d, m.Funcs[0], []activity.Activity{activity.Const, activity.Dup, activity.Const, activity.Const}, true, false, false, "grad_cost")
 	})
 	if err != nil {
 		t.Fatal(err)

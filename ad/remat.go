@@ -2,7 +2,9 @@ package ad
 
 import (
 	"math/big"
+	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -407,15 +409,15 @@ func (r *reverseGen) writers() []memWriter {
 				add(x.Ptr)
 			case *ir.InstCall:
 				switch {
-				case isMemTransfer(x), isMemSet(x), isMaskedStore(x) && len(x.Args) > 1:
-					if isMaskedStore(x) {
+				case irfacts.IsMemTransfer(x), irfacts.IsMemSet(x), irfacts.IsMaskedStore(x) && len(x.Args) > 1:
+					if irfacts.IsMaskedStore(x) {
 						add(x.Args[1])
 					} else {
 						add(x.Args[0])
 					}
 				case r.dropsLifetime(x):
 					// Not emitted: the object lives through the gradient.
-				case hasPrefix(calleeName(x), "llvm.lifetime.") && len(x.Args) > 1:
+				case strings.HasPrefix(irfacts.CalleeName(x), "llvm.lifetime.") && len(x.Args) > 1:
 					add(x.Args[1]) // the object's contents end (or start) here
 				case r.deferredFree(x):
 				case isFree(x):
@@ -474,7 +476,7 @@ func (r *reverseGen) freeAtExit(c *ir.InstCall) bool {
 		return false
 	}
 	for _, a := range c.Args {
-		if d, ok := r.blockOf[unwrapArg(a)]; ok && (r.cfg.LoopOf[d] != nil || !r.postDomRet[d]) {
+		if d, ok := r.blockOf[irfacts.Unwrap(a)]; ok && (r.cfg.LoopOf[d] != nil || !r.postDomRet[d]) {
 			return false
 		}
 	}
@@ -485,7 +487,7 @@ func (r *reverseGen) freeAtExit(c *ir.InstCall) bool {
 // functions, which at most set errno; bookkeeping intrinsics; functions
 // declared readnone or readonly; allocations, which only create memory).
 func writesNoMemory(c *ir.InstCall) bool {
-	if isAllocation(c) {
+	if irfacts.IsAllocation(c) {
 		return true
 	}
 	f, ok := irutil.StripCasts(c.Callee).(*ir.Func)
@@ -505,7 +507,7 @@ func writesNoMemory(c *ir.InstCall) bool {
 		return true
 	}
 	for _, p := range []string{"llvm.vector.reduce.", "llvm.masked.load."} {
-		if hasPrefix(name, p) {
+		if strings.HasPrefix(name, p) {
 			return true
 		}
 	}
@@ -517,7 +519,7 @@ func writesNoMemory(c *ir.InstCall) bool {
 // holding one).
 func passesPointer(c *ir.InstCall) bool {
 	for _, a := range c.Args {
-		if holdsPointers(unwrapArg(a).Type()) {
+		if holdsPointers(irfacts.Unwrap(a).Type()) {
 			return true
 		}
 	}
@@ -550,7 +552,7 @@ func objectsOfIn(v value.Value, throughLoads bool, loadObject func(*ir.InstLoad)
 	seen := map[value.Value]bool{}
 	var walk func(v value.Value)
 	walk = func(v value.Value) {
-		v = unwrapArg(v)
+		v = irfacts.Unwrap(v)
 		if seen[v] || !known {
 			return
 		}
@@ -559,7 +561,7 @@ func objectsOfIn(v value.Value, throughLoads bool, loadObject func(*ir.InstLoad)
 		case *ir.InstAlloca, *ir.Param, *ir.Global:
 			objs = append(objs, v)
 		case *ir.InstCall:
-			if isAllocation(x) {
+			if irfacts.IsAllocation(x) {
 				objs = append(objs, v)
 			} else {
 				known = false

@@ -3,6 +3,7 @@ package ad
 import (
 	"fmt"
 
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -99,7 +100,7 @@ func (d *differ) threadExitRegistration(g *ir.Func, homes []*ir.Global) *ir.Func
 	for _, h := range homes {
 		t := h.ContentType
 		if pt, ok := t.(*types.PointerType); ok {
-			b.NewCall(declare(d.m, "free", types.Void, types.I8Ptr), b.NewBitCast(b.NewLoad(t, h), types.I8Ptr))
+			b.NewCall(rules.Declare(d.m, "free", types.Void, types.I8Ptr), b.NewBitCast(b.NewLoad(t, h), types.I8Ptr))
 			b.NewStore(constant.NewNull(pt), h)
 		} else {
 			b.NewStore(constant.NewInt(types.I64, 0), h)
@@ -114,7 +115,7 @@ func (d *differ) threadExitRegistration(g *ir.Func, homes []*ir.Global) *ir.Func
 	isNew := entry.NewICmp(enum.IPredEQ, entry.NewLoad(types.I64, flag), constant.NewInt(types.I64, 0))
 	entry.NewCondBr(isNew, first, done)
 	dtor := types.NewPointer(release.Sig)
-	atexit := declare(d.m, "__cxa_thread_atexit_impl", types.I32, dtor, types.I8Ptr, types.I8Ptr)
+	atexit := rules.Declare(d.m, "__cxa_thread_atexit_impl", types.I32, dtor, types.I8Ptr, types.I8Ptr)
 	first.NewCall(atexit, release, constant.NewNull(types.I8Ptr), d.dsoHandle())
 	first.NewStore(constant.NewInt(types.I64, 1), flag)
 	first.NewBr(done)
@@ -157,7 +158,7 @@ func (d *differ) retainLoop(rt *retainable, i int, lc *loopCache) []*ir.Global {
 	pm := x.NewLoad(t, lc.slot)
 	pt := x.NewLoad(t, g)
 	x.NewStore(x.NewSelect(keep, pm, pt), g)
-	x.NewCall(declare(d.m, "free", types.Void, types.I8Ptr), x.NewBitCast(x.NewSelect(keep, pt, pm), types.I8Ptr))
+	x.NewCall(rules.Declare(d.m, "free", types.Void, types.I8Ptr), x.NewBitCast(x.NewSelect(keep, pt, pm), types.I8Ptr))
 	return homes
 }
 

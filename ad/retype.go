@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/ad/typeanalysis"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
@@ -146,7 +147,7 @@ func rootFuncs(r *root) []*ir.Func {
 	if len(args) == 0 {
 		return nil
 	}
-	fns, err := resolveFuncs(irutil.StripCasts(unwrapArg(args[0])), map[value.Value]bool{})
+	fns, err := resolveFuncs(irutil.StripCasts(irfacts.Unwrap(args[0])), map[value.Value]bool{})
 	if err != nil {
 		return nil
 	}

@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
@@ -100,7 +102,7 @@ func (w *bodyRewrite) plan(inst ir.Instruction) {
 			w.setTwin(x, s)
 		}
 	case *ir.InstAnd, *ir.InstOr, *ir.InstXor:
-		if t := w.rt.carrierType(v); t != nil && isFloat(scalarOf(t)) && signOperand(inst) != nil {
+		if t := w.rt.carrierType(v); t != nil && irfacts.IsFloat(rules.ScalarOf(t)) && signOperand(inst) != nil {
 			w.setTwin(v, nil) // made in rebuild: the float operations
 		}
 	case *ir.InstCall:
@@ -255,7 +257,7 @@ func (w *bodyRewrite) retypeStore(x *ir.InstStore, emit func(...ir.Instruction))
 	if t == nil {
 		// A float's bits stored as an integer, whatever the analysis
 		// concluded about the integer's other uses.
-		if bc, ok := unwrapArg(x.Src).(*ir.InstBitCast); ok && isFloatScalarOrVector(bc.From.Type()) {
+		if bc, ok := irfacts.Unwrap(x.Src).(*ir.InstBitCast); ok && isFloatScalarOrVector(bc.From.Type()) {
 			t = bc.From.Type()
 		}
 	}
@@ -315,7 +317,7 @@ func (w *bodyRewrite) signOp(inst ir.Instruction, emit func(...ir.Instruction)) 
 	t := w.rt.carrierType(v)
 	x := w.asCarrier(signOperand(inst), t, emit)
 	fabs := func(y value.Value) value.Value {
-		c := ir.NewCall(declare(w.rt.d.m, "llvm.fabs."+typeSuffix(t), t, t), y)
+		c := ir.NewCall(rules.Declare(w.rt.d.m, "llvm.fabs."+rules.TypeSuffix(t), t, t), y)
 		emit(c)
 		return c
 	}
@@ -399,7 +401,7 @@ func isSignBits(c value.Value, t types.Type, all bool) bool {
 		return false
 	}
 	var elems []constant.Constant
-	switch k := unwrapArg(c).(type) {
+	switch k := irfacts.Unwrap(c).(type) {
 	case *constant.Int:
 		elems = []constant.Constant{k}
 	case *constant.Vector:

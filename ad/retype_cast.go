@@ -7,6 +7,8 @@ package ad
 import (
 	"math"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -19,7 +21,7 @@ import (
 // type holding the same bits): its twin, the float a bitcast made it
 // from, a converted constant, or else a cast emitted before the use.
 func (w *bodyRewrite) asCarrier(x value.Value, t types.Type, emit func(...ir.Instruction)) value.Value {
-	x = unwrapArg(x)
+	x = irfacts.Unwrap(x)
 	if types.Equal(x.Type(), t) {
 		return x
 	}
@@ -54,7 +56,7 @@ func (w *bodyRewrite) asCarrier(x value.Value, t types.Type, emit func(...ir.Ins
 
 // castPtr is pointer p cast to point to t.
 func (w *bodyRewrite) castPtr(p value.Value, t types.Type, emit func(...ir.Instruction)) value.Value {
-	p = unwrapArg(p)
+	p = irfacts.Unwrap(p)
 	pt := types.NewPointer(t)
 	if opt, ok := p.Type().(*types.PointerType); ok {
 		pt.AddrSpace = opt.AddrSpace
@@ -86,7 +88,7 @@ func backCast(twin value.Value, t types.Type) value.Value {
 // castTo is integer x as a float (bitcast) or pointer (inttoptr) of type
 // t; constants fold.
 func castTo(x value.Value, t types.Type) value.Value {
-	x = unwrapArg(x)
+	x = irfacts.Unwrap(x)
 	if c, ok := x.(constant.Constant); ok {
 		return constCarrier(c, t)
 	}
@@ -108,7 +110,7 @@ func constCarrier(c constant.Constant, t types.Type) constant.Constant {
 		if types.IsPointer(t) {
 			return constant.NewNull(t.(*types.PointerType))
 		}
-		return zeroOf(t)
+		return rules.ZeroOf(t)
 	case *constant.Int:
 		if pt, ok := t.(*types.PointerType); ok {
 			if k.X.Sign() == 0 {
@@ -155,7 +157,7 @@ func floatFromBits(k *constant.Int, ft *types.FloatType) (constant.Constant, boo
 }
 
 func isFloatScalarOrVector(t types.Type) bool {
-	if ft, ok := scalarOf(t).(*types.FloatType); ok {
+	if ft, ok := rules.ScalarOf(t).(*types.FloatType); ok {
 		return ft.Kind == types.FloatKindDouble || ft.Kind == types.FloatKindFloat
 	}
 	return false
@@ -190,7 +192,7 @@ func (w *bodyRewrite) foldCasts() {
 			for i, inst := range b.Insts {
 				switch x := inst.(type) {
 				case *ir.InstBitCast:
-					if in, ok := unwrapArg(x.From).(*ir.InstBitCast); ok && types.Equal(in.From.Type(), x.To) {
+					if in, ok := irfacts.Unwrap(x.From).(*ir.InstBitCast); ok && types.Equal(in.From.Type(), x.To) {
 						repl[x] = in.From
 					} else if cast, ins, ok := laneInsert(x); ok {
 						if cast != nil {
@@ -200,7 +202,7 @@ func (w *bodyRewrite) foldCasts() {
 						repl[x] = ins
 					}
 				case *ir.InstIntToPtr:
-					if in, ok := unwrapArg(x.From).(*ir.InstPtrToInt); ok {
+					if in, ok := irfacts.Unwrap(x.From).(*ir.InstPtrToInt); ok {
 						if types.Equal(in.From.Type(), x.To) {
 							repl[x] = in.From
 						} else {
@@ -258,10 +260,10 @@ func (w *bodyRewrite) foldCasts() {
 // from the bits of a double passed as an integer (memcpy(&d, &bits, 8)).
 func laneInsert(x *ir.InstBitCast) (*ir.InstBitCast, *ir.InstInsertElement, bool) {
 	to, ok := x.To.(*types.VectorType)
-	if !ok || !isFloat(to.ElemType) {
+	if !ok || !irfacts.IsFloat(to.ElemType) {
 		return nil, nil, false
 	}
-	in, ok := unwrapArg(x.From).(*ir.InstInsertElement)
+	in, ok := irfacts.Unwrap(x.From).(*ir.InstInsertElement)
 	if !ok {
 		return nil, nil, false
 	}
@@ -269,7 +271,7 @@ func laneInsert(x *ir.InstBitCast) (*ir.InstBitCast, *ir.InstInsertElement, bool
 	if !ok || from.Len != to.Len || !types.IsInt(from.ElemType) {
 		return nil, nil, false
 	}
-	elem, ok := unwrapArg(in.Elem).(*ir.InstBitCast)
+	elem, ok := irfacts.Unwrap(in.Elem).(*ir.InstBitCast)
 	if !ok || !types.Equal(elem.From.Type(), to.ElemType) {
 		return nil, nil, false
 	}

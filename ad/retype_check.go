@@ -2,8 +2,10 @@ package ad
 
 import (
 	"fmt"
-	"github.com/gozyme/gozyme/ad/activity"
+	"strings"
 
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
@@ -54,11 +56,11 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 	for _, b := range f.Blocks {
 		for _, inst := range b.Insts {
 			for _, op := range operandsOf(inst) {
-				users[unwrapArg(op)] = append(users[unwrapArg(op)], inst)
+				users[irfacts.Unwrap(op)] = append(users[irfacts.Unwrap(op)], inst)
 			}
 			switch x := inst.(type) {
 			case *ir.InstBitCast:
-				if isIntegers(x.To) && carriesFloat(x.From.Type()) && act.Varied[unwrapArg(x.From)] {
+				if isIntegers(x.To) && irfacts.CarriesFloat(x.From.Type()) && act.Varied[irfacts.Unwrap(x.From)] {
 					seed(x, taint{reason: fmt.Sprintf("the bits of %s", x.From.Ident())})
 				}
 			case *ir.InstLoad:
@@ -83,7 +85,7 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 		for _, u := range users[v] {
 			switch x := u.(type) {
 			case *ir.InstStore:
-				if !t.deep && !t.unknown && unwrapArg(x.Src) == v {
+				if !t.deep && !t.unknown && irfacts.Unwrap(x.Src) == v {
 					return sinkErr(v, x, t, "the value stored")
 				}
 			case *ir.InstCall:
@@ -97,7 +99,7 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 				// An atomic update of a float through its bits: the
 				// atomics' own rules name it (atomics.go).
 			case *ir.InstBitCast:
-				if carriesFloat(x.To) {
+				if irfacts.CarriesFloat(x.To) {
 					return sinkErr(v, x, t, "the float made from it")
 				}
 				if isIntegers(x.To) {
@@ -116,7 +118,7 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 			}
 		}
 		for _, r := range rets {
-			if !t.deep && !t.unknown && unwrapArg(r.X) == v {
+			if !t.deep && !t.unknown && irfacts.Unwrap(r.X) == v {
 				return sinkErr(v, r, t, "the returned value")
 			}
 		}
@@ -146,11 +148,11 @@ func movesBits(inst ir.Instruction, v value.Value) bool {
 		*ir.InstShuffleVector, *ir.InstAnd, *ir.InstOr, *ir.InstXor:
 		return true
 	case *ir.InstShl:
-		return byteShift(x.Y) && unwrapArg(x.X) == v
+		return byteShift(x.Y) && irfacts.Unwrap(x.X) == v
 	case *ir.InstLShr:
-		return byteShift(x.Y) && unwrapArg(x.X) == v
+		return byteShift(x.Y) && irfacts.Unwrap(x.X) == v
 	case *ir.InstAShr:
-		return byteShift(x.Y) && unwrapArg(x.X) == v
+		return byteShift(x.Y) && irfacts.Unwrap(x.X) == v
 	}
 	return false
 }
@@ -173,8 +175,8 @@ func isComparison(inst ir.Instruction) bool {
 // passesBits reports a call that may keep or pass on integer arguments as
 // data: defined functions and unknown ones, not intrinsics and output.
 func passesBits(c *ir.InstCall) bool {
-	name := calleeName(c)
-	if hasPrefix(name, "llvm.") {
+	name := irfacts.CalleeName(c)
+	if strings.HasPrefix(name, "llvm.") {
 		return false
 	}
 	switch name {
@@ -186,7 +188,7 @@ func passesBits(c *ir.InstCall) bool {
 
 // intConstOf is the value of an integer constant (a splat's element).
 func intConstOf(v value.Value) (int64, bool) {
-	switch x := unwrapArg(v).(type) {
+	switch x := irfacts.Unwrap(v).(type) {
 	case *constant.Int:
 		if x.X.IsInt64() {
 			return x.X.Int64(), true
@@ -214,7 +216,7 @@ func (d *differ) opaqueBits(v value.Value) (string, bool) {
 	if d.bits == nil {
 		return "", false
 	}
-	why, ok := d.bits.opaque[unwrapArg(v)]
+	why, ok := d.bits.opaque[irfacts.Unwrap(v)]
 	return why, ok
 }
 

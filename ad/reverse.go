@@ -2,8 +2,10 @@ package ad
 
 import (
 	"fmt"
-	"github.com/gozyme/gozyme/ad/activity"
 
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -41,7 +43,7 @@ type reverseGen struct {
 	f          *ir.Func // the primal
 	cfg        *irutil.CFG
 	act        *activity.Info
-	acts       []Activity // per primal parameter
+	acts       []activity.Activity // per primal parameter
 	passes     func(*ir.InstCall) bool
 	g          *ir.Func
 	allocas    *ir.Block
@@ -112,7 +114,7 @@ type loopCache struct {
 // activities. In split mode the result is later cut into an augmented
 // forward function and a reverse function that share a tape (see split.go);
 // otherwise it is one combined function named name, added to the module.
-func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow, split bool, name string) (*reverseGen, error) {
+func newReverseGen(d *differ, f *ir.Func, acts []activity.Activity, retActive, retShadow, split bool, name string) (*reverseGen, error) {
 	cfg, err := irutil.NewCFG(f)
 	if err != nil {
 		return nil, errorAt(f, nil, "%v", err)
@@ -141,7 +143,7 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 	}
 	r.retShadow = retShadow
 	for i, p := range f.Params {
-		if acts[i] != Dup && acts[i] != DupNoNeed && hasPointerField(p.Typ) && r.act.HasShadow(p) {
+		if acts[i] != activity.Dup && acts[i] != activity.DupNoNeed && irfacts.HasPointerField(p.Typ) && r.act.HasShadow(p) {
 			return nil, errorAt(f, nil, "parameter %d, a struct passed by value, holds pointers to memory that carries derivatives but has no shadow (pass the struct by pointer)", paramIndex(f, p))
 		}
 	}
@@ -158,9 +160,9 @@ func newReverseGen(d *differ, f *ir.Func, acts []Activity, retActive, retShadow,
 		params = append(params, np)
 		r.vmap[p] = np
 		switch acts[i] {
-		case Out:
+		case activity.Out:
 			r.outTypes = append(r.outTypes, p.Typ)
-		case Dup, DupNoNeed:
+		case activity.Dup, activity.DupNoNeed:
 			if !holdsPointers(p.Typ) {
 				return nil, errorAt(f, nil, "parameter %d is duplicated (enzyme_dup) but is not a pointer", paramIndex(f, p))
 			}
@@ -395,8 +397,8 @@ func (r *reverseGen) forward() error {
 					// Record its arguments where it runs (remat.go).
 					slots := make([]*ir.InstAlloca, len(call.Args))
 					for i, a := range call.Args {
-						a = unwrapArg(a)
-						slots[i] = r.newSlot(a.Type(), zeroOf(a.Type()))
+						a = irfacts.Unwrap(a)
+						slots[i] = r.newSlot(a.Type(), rules.ZeroOf(a.Type()))
 						rest = append(rest, ir.NewStore(a, slots[i])) // remapped below
 					}
 					if r.freeSlots == nil {
@@ -566,7 +568,7 @@ func isDebugIntrinsic(inst ir.Instruction) bool {
 func (r *reverseGen) takeAdjoint(blk *ir.Block, v value.Value, t types.Type) value.Value {
 	s := r.adjSlot(v)
 	d := blk.NewLoad(t, s)
-	blk.NewStore(adjZero(t), s)
+	blk.NewStore(rules.AdjZero(t), s)
 	return d
 }
 
@@ -575,7 +577,7 @@ func (r *reverseGen) adjSlot(v value.Value) *ir.InstAlloca {
 	if s, ok := r.adj[v]; ok {
 		return s
 	}
-	s := r.newSlot(v.Type(), adjZero(v.Type()))
+	s := r.newSlot(v.Type(), rules.AdjZero(v.Type()))
 	r.adj[v] = s
 	return s
 }
@@ -584,7 +586,7 @@ func (r *reverseGen) adjSlot(v value.Value) *ir.InstAlloca {
 // (field by field for aggregates such as a forward derivative's {y, dy}).
 // Constants and inactive values have no adjoint.
 func (r *reverseGen) accumulate(blk *ir.Block, v, delta value.Value) {
-	v = unwrapArg(v)
+	v = irfacts.Unwrap(v)
 	if !r.act.Active(v) {
 		return
 	}
@@ -597,7 +599,7 @@ func (r *reverseGen) accumulate(blk *ir.Block, v, delta value.Value) {
 // forward value of primal value v: reused where the forward definition
 // dominates, otherwise loaded from the cache the forward sweep filled.
 func (r *reverseGen) lookup(blk *ir.Block, at *ir.Block, v value.Value) value.Value {
-	v = unwrapArg(v)
+	v = irfacts.Unwrap(v)
 	fv := r.mapValue(v)
 	def, isInst := r.blockOf[v]
 	if !isInst {
@@ -747,7 +749,7 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		e := r.g.NewBlock("")
 		r.noteExitEdge(e, p, b)
 		for _, pa := range pas {
-			if x, ok := incomingFrom(pa.phi, p); ok {
+			if x, ok := irfacts.IncomingFrom(pa.phi, p); ok {
 				r.accumulate(e, x, pa.d)
 			}
 		}
@@ -958,22 +960,22 @@ func (r *reverseGen) finishExit() {
 			if slots, ok := r.freeSlots[c]; ok {
 				args[i] = x.NewLoad(slots[i].ElemType, slots[i])
 			} else {
-				args[i] = r.mapValue(unwrapArg(a))
+				args[i] = r.mapValue(irfacts.Unwrap(a))
 			}
 		}
 		x.NewCall(c.Callee, args...)
 	}
 	var outs []value.Value
 	for i, p := range r.f.Params {
-		if r.acts[i] == Out {
+		if r.acts[i] == activity.Out {
 			if r.act.Active(p) {
 				var o value.Value = x.NewLoad(p.Typ, r.adjSlot(p))
-				if isFloat(p.Typ) || isVectorOfFloat(p.Typ) {
-					o = x.NewFAdd(o, zeroOf(p.Typ)) // an untouched adjoint is -0.0 (adjZero): return +0.0
+				if irfacts.IsFloat(p.Typ) || isVectorOfFloat(p.Typ) {
+					o = x.NewFAdd(o, rules.ZeroOf(p.Typ)) // an untouched adjoint is -0.0 (rules.AdjZero): return +0.0
 				}
 				outs = append(outs, o)
 			} else {
-				outs = append(outs, zeroOf(p.Typ))
+				outs = append(outs, rules.ZeroOf(p.Typ))
 			}
 		}
 	}
@@ -1077,7 +1079,7 @@ func (r *reverseGen) growRecords(cur *ir.Block, lc *loopCache, full func(b *ir.B
 	r.tapeMem = append(r.tapeMem, np)
 	grow.NewStore(grow.NewBitCast(np, slot.ElemType), slot)
 	grow.NewCondBr(grow.NewICmp(enum.IPredEQ, np, constant.NewNull(types.I8Ptr)), failed, next)
-	failed.NewCall(declare(r.m, "llvm.trap", types.Void))
+	failed.NewCall(rules.Declare(r.m, "llvm.trap", types.Void))
 	failed.NewUnreachable()
 }
 
@@ -1093,9 +1095,9 @@ func sizeOf(t types.Type) constant.Constant {
 func libc(m *ir.Module, name string) *ir.Func {
 	switch name {
 	case "free":
-		return declare(m, "free", types.Void, types.I8Ptr)
+		return rules.Declare(m, "free", types.Void, types.I8Ptr)
 	case "realloc":
-		return declare(m, "realloc", types.I8Ptr, types.I8Ptr, types.I64)
+		return rules.Declare(m, "realloc", types.I8Ptr, types.I8Ptr, types.I64)
 	}
 	panic(fmt.Sprintf("libc: %s", name))
 }

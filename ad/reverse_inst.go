@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -23,7 +24,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 			return next, nil
 		}
 	}
-	if st, ok := inst.(*ir.InstStore); ok && r.parallel && len(r.partialList) > 0 && r.act.HasShadow(st.Dst) && carriesFloat(st.Src.Type()) {
+	if st, ok := inst.(*ir.InstStore); ok && r.parallel && len(r.partialList) > 0 && r.act.HasShadow(st.Dst) && irfacts.CarriesFloat(st.Src.Type()) {
 		sp, err := r.lookupShadow(blk, at, st, st.Dst)
 		if err != nil {
 			return blk, err
@@ -59,7 +60,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 	}
 	// d: the adjoint of the result, consumed here.
 	d := r.takeAdjoint(blk, v, v.Type())
-	b := &builder{M: r.m, B: blk}
+	b := &rules.Builder{M: r.m, B: blk}
 	look := func(x value.Value) value.Value { return r.lookup(blk, at, x) }
 	acc := func(x, delta value.Value) { r.accumulate(blk, x, delta) }
 
@@ -76,7 +77,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 		r.applyPartials(b, at, rules.Fmod, []value.Value{x.X, x.Y}, x, d)
 	case *ir.InstExtractValue:
 		if r.act.Active(x.X) {
-			agg := r.adjSlot(unwrapArg(x.X))
+			agg := r.adjSlot(irfacts.Unwrap(x.X))
 			old := blk.NewLoad(x.X.Type(), agg)
 			cur := blk.NewExtractValue(old, x.Indices...)
 			blk.NewStore(blk.NewInsertValue(old, blk.NewFAdd(cur, d), x.Indices...), agg)
@@ -84,7 +85,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 	case *ir.InstExtractElement:
 		if r.act.Active(x.X) {
 			idx := r.lookup(blk, at, x.Index)
-			s := r.adjSlot(unwrapArg(x.X))
+			s := r.adjSlot(irfacts.Unwrap(x.X))
 			old := blk.NewLoad(x.X.Type(), s)
 			lane := blk.NewExtractElement(old, idx)
 			blk.NewStore(blk.NewInsertElement(old, blk.NewFAdd(lane, d), idx), s)
@@ -128,7 +129,7 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 }
 
 // applyPartials accumulates d·∂f/∂arg_i into every active argument.
-func (r *reverseGen) applyPartials(b *builder, at *ir.Block, rule *rules.Rule, args []value.Value, result value.Value, d value.Value) {
+func (r *reverseGen) applyPartials(b *rules.Builder, at *ir.Block, rule *rules.Rule, args []value.Value, result value.Value, d value.Value) {
 	looked := make([]value.Value, len(args))
 	operand := func(i int) value.Value {
 		if looked[i] == nil {
@@ -147,7 +148,7 @@ func (r *reverseGen) applyPartials(b *builder, at *ir.Block, rule *rules.Rule, a
 		if !rule.Differentiable(i) || !r.act.Active(a) {
 			continue
 		}
-		b.Arg = unwrapArg(a).Type()
+		b.Arg = irfacts.Unwrap(a).Type()
 		r.accumulate(b.B, a, rule.Term(b, operand, resultOf, i, d))
 	}
 }
@@ -159,7 +160,7 @@ func addAggregate(blk *ir.Block, x, y value.Value, t types.Type, idx []uint64) v
 	case *types.StructType:
 		out := x
 		for i, ft := range t.Fields {
-			if !carriesFloat(ft) {
+			if !irfacts.CarriesFloat(ft) {
 				continue
 			}
 			out = addField(blk, out, y, ft, append(idx, uint64(i)))
@@ -229,7 +230,7 @@ func (r *reverseGen) reverseShuffle(blk *ir.Block, x *ir.InstShuffleVector, d va
 		if !r.act.Active(src.v) {
 			continue
 		}
-		var delta value.Value = adjZero(src.v.Type())
+		var delta value.Value = rules.AdjZero(src.v.Type())
 		for i, m := range mask {
 			if m < src.offset || m >= src.offset+n {
 				continue
@@ -252,7 +253,7 @@ func (r *reverseGen) reverseShuffle(blk *ir.Block, x *ir.InstShuffleVector, d va
 // optimizer merges r with any other recomputation of q). Elsewhere q is
 // the forward quotient, read (cached or at hand) as the sweep reads any
 // value, and the partials are those of dividing twice, bit for bit.
-func (r *reverseGen) reverseFDiv(b *builder, x *ir.InstFDiv, d value.Value, look func(value.Value) value.Value, acc func(x, delta value.Value)) {
+func (r *reverseGen) reverseFDiv(b *rules.Builder, x *ir.InstFDiv, d value.Value, look func(value.Value) value.Value, acc func(x, delta value.Value)) {
 	if _, recompute := r.planned(r.mapValue(x)); recompute && r.act.Active(x.Y) {
 		inv := b.FDiv(b.Konst(d, 1), look(x.Y))
 		dx := b.FMul(d, inv)

@@ -1,6 +1,9 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -44,13 +47,13 @@ func (d *differ) mayAliasPrimal(p value.Value) bool {
 		return false
 	}
 	var bases []value.Value
-	pointerBases(p, map[value.Value]bool{}, &bases)
+	activity.PointerBases(p, map[value.Value]bool{}, &bases)
 	for _, b := range bases {
 		switch x := b.(type) {
 		case *ir.Param, *ir.InstLoad, *ir.InstExtractValue:
 			return true
 		case *ir.InstCall:
-			if !isAllocation(x) {
+			if !irfacts.IsAllocation(x) {
 				return true
 			}
 		}
@@ -84,8 +87,8 @@ func (d *differ) sink(t types.Type) (value.Value, bool) {
 // aliasTest emits shadow == primal (as i8*) into blk.
 func aliasTest(blk *ir.Block, shadow, primal value.Value) value.Value {
 	// Operands of calls carry their attributes (align 8 %p): the values.
-	s := blk.NewBitCast(unwrapArg(shadow), types.I8Ptr)
-	p := blk.NewBitCast(unwrapArg(primal), types.I8Ptr)
+	s := blk.NewBitCast(irfacts.Unwrap(shadow), types.I8Ptr)
+	p := blk.NewBitCast(irfacts.Unwrap(primal), types.I8Ptr)
 	return blk.NewICmp(enum.IPredEQ, s, p)
 }
 
@@ -112,7 +115,7 @@ func zeroUnless(blk *ir.Block, alias, v value.Value) value.Value {
 	if alias == nil {
 		return v
 	}
-	return blk.NewSelect(alias, zeroOf(v.Type()), v)
+	return blk.NewSelect(alias, rules.ZeroOf(v.Type()), v)
 }
 
 // countUnless is byte count n, or 0 where alias holds.
@@ -179,8 +182,8 @@ func differsFrom(blk *ir.Block, t, v value.Value) value.Value {
 	switch {
 	case types.IsPointer(t.Type()):
 		return blk.NewICmp(enum.IPredNE, blk.NewBitCast(t, types.I8Ptr), blk.NewBitCast(v, types.I8Ptr))
-	case isFloat(t.Type()):
-		return blk.NewFCmp(enum.FPredUNE, t, zeroOf(t.Type()))
+	case irfacts.IsFloat(t.Type()):
+		return blk.NewFCmp(enum.FPredUNE, t, rules.ZeroOf(t.Type()))
 	}
 	return constant.True
 }

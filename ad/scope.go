@@ -1,6 +1,9 @@
 package ad
 
 import (
+	"strings"
+
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/metadata"
 )
@@ -77,6 +80,6 @@ func addScope(md ir.Metadata, kind string, scope, list *metadata.Tuple) ir.Metad
 // isMemIntrinsic reports whether c calls llvm.memcpy, llvm.memmove or
 // llvm.memset.
 func isMemIntrinsic(c *ir.InstCall) bool {
-	n := calleeName(c)
-	return hasPrefix(n, "llvm.memcpy.") || hasPrefix(n, "llvm.memmove.") || hasPrefix(n, "llvm.memset.")
+	n := irfacts.CalleeName(c)
+	return strings.HasPrefix(n, "llvm.memcpy.") || strings.HasPrefix(n, "llvm.memmove.") || strings.HasPrefix(n, "llvm.memset.")
 }

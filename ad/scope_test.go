@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/gozyme/gozyme/toolchains"
 	"github.com/llir/llvm/ir"
@@ -54,7 +55,7 @@ func TestCacheAliasScope(t *testing.T) {
 	m := parseIR(t, triangleInPlaceIR)
 	f := m.Funcs[0]
 	d := newDiffer(m, Options{})
-	r, err := newReverseGen(d, f, []Activity{Dup, Const}, true, false, false, "grad_tri")
+	r, err := newReverseGen(d, f, []activity.Activity{activity.Dup, activity.Const}, true, false, false, "grad_tri")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/gozyme/gozyme/ad/activity"
 )
 
 // sharedRecIR is function name(x, n): for i < 3, a loop a over j < c = n/3
@@ -85,7 +87,7 @@ func TestSharedRecordIR(t *testing.T) {
 		{"skip", "c", true, true},
 		{"other", "cm1", false, false},
 	} {
-		eachReverse(t, sharedRecIR("f", tc.cb, tc.guard), []Activity{Dup, Const}, func(r *reverseGen, split bool) {
+		eachReverse(t, sharedRecIR("f", tc.cb, tc.guard), []activity.Activity{activity.Dup, activity.Const}, func(r *reverseGen, split bool) {
 			var a, b *loopCache
 			for _, l := range r.cfg.Loops {
 				switch l.Header.Name() {

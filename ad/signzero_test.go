@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
@@ -81,7 +82,7 @@ declare void @free(i8*)
 // caller's memory, or into memory that may be the caller's, clear to +0.0.
 func TestPrivateShadowClearedToNegativeZero(t *testing.T) {
 	t.Parallel()
-	eachReverse(t, rmwIR, []Activity{Dup, Const}, func(r *reverseGen, split bool) {
+	eachReverse(t, rmwIR, []activity.Activity{activity.Dup, activity.Const}, func(r *reverseGen, split bool) {
 		want := map[string]float64{"bip": math.Copysign(0, -1), "bjp": math.Copysign(0, -1), "xjp": 0, "either": 0}
 		for _, b := range r.f.Blocks {
 			for _, inst := range b.Insts {

@@ -3,6 +3,7 @@ package ad
 import (
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/value"
 )
@@ -95,7 +96,7 @@ func reverseOf(t *testing.T, m *ir.Module, name string, split bool, tag string) 
 		t.Fatal(err)
 	}
 	r, err := d.generateReverse(func() (*reverseGen, error) {
-		return newReverseGen(d, pf, []Activity{Dup, Const}, true, false, split, tag)
+		return newReverseGen(d, pf, []activity.Activity{activity.Dup, activity.Const}, true, false, split, tag)
 	})
 	if err != nil {
 		t.Fatal(err)

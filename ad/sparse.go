@@ -3,6 +3,8 @@ package ad
 import (
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -73,7 +75,7 @@ func viewKind(call *ir.InstCall) int {
 // access through it is left after AD (LowerDenseViews).
 func (d *differ) wrapNoNeedPrimals(rt *root) {
 	for i, a := range rt.args {
-		if a.act != DupNoNeed {
+		if a.act != activity.DupNoNeed {
 			continue
 		}
 		pt, ok := a.val.Type().(*types.PointerType)
@@ -209,7 +211,7 @@ func PrepareDenseViews(m *ir.Module) bool {
 				}
 				next := map[value.Value]bool{}
 				for i, a := range call.Args {
-					if derived[irutil.StripCasts(unwrapArg(a))] && i < len(callee.Params) {
+					if derived[irutil.StripCasts(irfacts.Unwrap(a))] && i < len(callee.Params) {
 						if seen[callee] == nil {
 							seen[callee] = map[int]bool{}
 						}
@@ -309,14 +311,14 @@ func lowerView(f *ir.Func, view *ir.InstCall) error {
 			return errorAt(f, view, "%s takes a load function, a store function and their extra arguments", name)
 		}
 		var ok bool
-		if fns.load, ok = irutil.StripCasts(unwrapArg(view.Args[0])).(*ir.Func); !ok {
+		if fns.load, ok = irutil.StripCasts(irfacts.Unwrap(view.Args[0])).(*ir.Func); !ok {
 			return errorAt(f, view, "the load function of %s must be a known function", name)
 		}
-		if fns.store, ok = irutil.StripCasts(unwrapArg(view.Args[1])).(*ir.Func); !ok {
+		if fns.store, ok = irutil.StripCasts(irfacts.Unwrap(view.Args[1])).(*ir.Func); !ok {
 			return errorAt(f, view, "the store function of %s must be a known function", name)
 		}
 		for _, a := range view.Args[2:] {
-			fns.extra = append(fns.extra, unwrapArg(a))
+			fns.extra = append(fns.extra, irfacts.Unwrap(a))
 		}
 	}
 	// Addresses of the view kept in memory that holds nothing else are

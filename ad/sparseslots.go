@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -218,7 +220,7 @@ func (s memSlot) arrayAccesses(f *ir.Func, p *ir.InstLoad) (stores []*ir.InstSto
 		case *ir.InstBitCast:
 			for _, v := range usersIn(f, x) {
 				c, ok := v.(*ir.InstCall)
-				if !ok || !(isRealloc(c) && len(c.Args) > 0 && c.Args[0] == value.Value(x) || isFree(c)) {
+				if !ok || !(irfacts.IsRealloc(c) && len(c.Args) > 0 && c.Args[0] == value.Value(x) || isFree(c)) {
 					return nil, nil, false
 				}
 			}
@@ -272,7 +274,7 @@ func tapePool(g *ir.Global) bool {
 // into alloca a and compared.
 func freshArray(f *ir.Func, v value.Value, a *ir.InstAlloca) bool {
 	v = irutil.StripCasts(v)
-	if isNullConstant(v) {
+	if activity.IsNullConstant(v) {
 		return true
 	}
 	switch x := v.(type) {
@@ -281,7 +283,7 @@ func freshArray(f *ir.Func, v value.Value, a *ir.InstAlloca) bool {
 			return false
 		}
 	case *ir.InstCall:
-		if !isAllocation(x) && !isRealloc(x) {
+		if !irfacts.IsAllocation(x) && !irfacts.IsRealloc(x) {
 			return false
 		}
 	default:
@@ -320,7 +322,7 @@ func lifetimeOnly(f *ir.Func, u ir.Instruction) bool {
 		}
 		return true
 	case *ir.InstCall:
-		return strings.HasPrefix(calleeName(x), "llvm.lifetime.")
+		return strings.HasPrefix(irfacts.CalleeName(x), "llvm.lifetime.")
 	}
 	return false
 }

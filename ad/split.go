@@ -3,6 +3,8 @@ package ad
 import (
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -39,7 +41,7 @@ type splitGrad struct {
 	userHeld, parallel bool
 }
 
-func splitName(prefix string, f *ir.Func, acts []Activity, retActive, retShadow, parallel, quiet bool) string {
+func splitName(prefix string, f *ir.Func, acts []activity.Activity, retActive, retShadow, parallel, quiet bool) string {
 	var sb strings.Builder
 	sb.WriteString(prefix)
 	sb.WriteString(f.Name())
@@ -65,7 +67,7 @@ func splitName(prefix string, f *ir.Func, acts []Activity, retActive, retShadow,
 // splitGradient returns the augmented forward and reverse functions of f,
 // creating them on first use. Their shells are registered before their
 // bodies are generated, so recursion finds them.
-func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive, retShadow bool) (*splitGrad, error) {
+func (d *differ) splitGradient(f *ir.Func, acts []activity.Activity, retActive, retShadow bool) (*splitGrad, error) {
 	return d.splitGradientIn(f, acts, retActive, retShadow, false, false)
 }
 
@@ -74,7 +76,7 @@ func (d *differ) splitGradient(f *ir.Func, acts []Activity, retActive, retShadow
 // threads may touch is atomic (atomics.go); quiet asks for the pair whose
 // every call site lets nothing write primal memory between the augmented
 // forward and the reverse (quiet.go).
-func (d *differ) splitGradientIn(f *ir.Func, acts []Activity, retActive, retShadow, parallel, quiet bool) (*splitGrad, error) {
+func (d *differ) splitGradientIn(f *ir.Func, acts []activity.Activity, retActive, retShadow, parallel, quiet bool) (*splitGrad, error) {
 	return d.splitGradientAt(f, acts, retActive, retShadow, parallel, quiet, siteFacts{})
 }
 
@@ -101,7 +103,7 @@ func (s siteFacts) suffix() string {
 
 // splitGradientAt is splitGradientIn for a call site with facts: a pair of
 // its own, named for them.
-func (d *differ) splitGradientAt(f *ir.Func, acts []Activity, retActive, retShadow, parallel, quiet bool, facts siteFacts) (*splitGrad, error) {
+func (d *differ) splitGradientAt(f *ir.Func, acts []activity.Activity, retActive, retShadow, parallel, quiet bool, facts siteFacts) (*splitGrad, error) {
 	suffix := facts.suffix()
 	private, framed := facts.private, facts.framed
 	augName := splitName("__gozyme_aug_", f, acts, retActive, retShadow, parallel, quiet) + suffix
@@ -112,7 +114,7 @@ func (d *differ) splitGradientAt(f *ir.Func, acts []Activity, retActive, retShad
 		var ps []*ir.Param
 		for i, p := range f.Params {
 			ps = append(ps, ir.NewParam("", p.Typ))
-			if acts[i] == Dup || acts[i] == DupNoNeed {
+			if acts[i] == activity.Dup || acts[i] == activity.DupNoNeed {
 				ps = append(ps, ir.NewParam("", p.Typ))
 			}
 		}
@@ -134,7 +136,7 @@ func (d *differ) splitGradientAt(f *ir.Func, acts []Activity, retActive, retShad
 	revParams := params()
 	var outs []types.Type
 	for i, p := range f.Params {
-		if acts[i] == Out {
+		if acts[i] == activity.Out {
 			outs = append(outs, p.Typ)
 		}
 	}
@@ -271,7 +273,7 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 		if framed {
 			raw = aug.Params[len(aug.Params)-1]
 		} else {
-			malloc := declare(r.m, "malloc", types.I8Ptr, types.I64)
+			malloc := rules.Declare(r.m, "malloc", types.I8Ptr, types.I64)
 			call := augEntry.NewCall(malloc, sizeOf(tapeType))
 			r.tapeMem = append(r.tapeMem, call)
 			raw = call

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
@@ -156,8 +157,8 @@ func (rt *root) storeTape(sg *splitGrad, tape value.Value, pre *[]ir.Instruction
 		return rt.errorf("enzyme_tape: %v", err)
 	}
 	m := rt.caller.Parent
-	cp := declare(m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, types.I8Ptr, types.I8Ptr, types.I64, types.I1)
-	free := declare(m, "free", types.Void, types.I8Ptr)
+	cp := rules.Declare(m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, types.I8Ptr, types.I8Ptr, types.I64, types.I1)
+	free := rules.Declare(m, "free", types.Void, types.I8Ptr)
 	*pre = append(*pre, ir.NewCall(cp, buf, tape, constant.NewInt(types.I64, n), constant.False), ir.NewCall(free, tape))
 	return nil
 }
@@ -174,9 +175,9 @@ func (rt *root) loadTape(sg *splitGrad, pre *[]ir.Instruction) (value.Value, err
 		return nil, rt.errorf("enzyme_tape: %v", err)
 	}
 	m := rt.caller.Parent
-	malloc := declare(m, "malloc", types.I8Ptr, types.I64)
+	malloc := rules.Declare(m, "malloc", types.I8Ptr, types.I64)
 	t := ir.NewCall(malloc, constant.NewInt(types.I64, n))
-	cp := declare(m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, types.I8Ptr, types.I8Ptr, types.I64, types.I1)
+	cp := rules.Declare(m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, types.I8Ptr, types.I8Ptr, types.I64, types.I1)
 	*pre = append(*pre, t, ir.NewCall(cp, t, buf, constant.NewInt(types.I64, n), constant.False))
 	return t, nil
 }
@@ -213,7 +214,7 @@ func (d *differ) lowerReverseWithPrimal(rt *root) error {
 	pre = append(pre, aug, primal, tape)
 	revArgs := append([]value.Value(nil), args...)
 	if retActive {
-		revArgs = append(revArgs, floatConst(f.Sig.RetType, 1))
+		revArgs = append(revArgs, rules.FloatConst(f.Sig.RetType, 1))
 	}
 	rev := ir.NewCall(sg.rev, append(revArgs, tape)...)
 	pre = append(pre, rev)

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/llir/llvm/ir"
 )
 
@@ -55,7 +56,7 @@ func newSummaries() *summaries {
 // with retShadow, returns a pointer into its memory whose shadow the
 // caller needs) while acts gives it no shadow: the caller must give it one;
 // and whether f returns a pointer to memory that holds derivatives.
-func (d *differ) callSummary(f *ir.Func, acts []Activity, retShadow bool) *summary {
+func (d *differ) callSummary(f *ir.Func, acts []activity.Activity, retShadow bool) *summary {
 	s := d.sums
 	key := derivativeName("", f, acts)
 	if retShadow {
@@ -98,7 +99,7 @@ func (d *differ) callSummary(f *ir.Func, acts []Activity, retShadow bool) *summa
 
 // summarize analyzes f for acts and lists the parameters it asks shadows
 // for that acts does not give.
-func (d *differ) summarize(f *ir.Func, acts []Activity, retShadow bool) *summary {
+func (d *differ) summarize(f *ir.Func, acts []activity.Activity, retShadow bool) *summary {
 	out := &summary{needs: make([]bool, len(acts)), hard: make([]bool, len(acts))}
 	pf, err := d.prepared(f)
 	if err != nil {

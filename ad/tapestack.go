@@ -3,6 +3,8 @@ package ad
 import (
 	"sort"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -102,7 +104,7 @@ func (d *differ) tapeStackRuntime() *tapeStack {
 		f.Linkage = enum.LinkageInternal
 		return f
 	}
-	malloc := declare(m, "malloc", i8p, types.I64)
+	malloc := rules.Declare(m, "malloc", i8p, types.I64)
 	free := libc(m, "free")
 
 	// release(i8*): the thread's chunks and spare, at thread exit.
@@ -147,14 +149,14 @@ func (d *differ) tapeStackRuntime() *tapeStack {
 		raw := doMalloc.NewCall(malloc, size)
 		doMalloc.NewStore(gep(doMalloc, raw, size), word(doMalloc, raw, 4, i8p))
 		doMalloc.NewCondBr(doMalloc.NewICmp(enum.IPredEQ, raw, constant.NewNull(i8p)), failed, reg)
-		failed.NewCall(declare(m, "llvm.trap", types.Void))
+		failed.NewCall(rules.Declare(m, "llvm.trap", types.Void))
 		failed.NewUnreachable()
 		// The thread's first chunk registers the release at thread exit.
 		first := reg.NewICmp(enum.IPredEQ, reg.NewLoad(types.I64, registered), i64(0))
 		regNow := newChunk.NewBlock("")
 		reg.NewCondBr(first, regNow, regDone)
 		dtor := types.NewPointer(release.Sig)
-		atexit := declare(m, "__cxa_thread_atexit_impl", types.I32, dtor, i8p, i8p)
+		atexit := rules.Declare(m, "__cxa_thread_atexit_impl", types.I32, dtor, i8p, i8p)
 		regNow.NewCall(atexit, release, constant.NewNull(i8p), d.dsoHandle())
 		regNow.NewStore(i64(1), registered)
 		regNow.NewBr(regDone)
@@ -267,7 +269,7 @@ func (d *differ) tapeStackRuntime() *tapeStack {
 		notTop.NewCondBr(notTop.NewICmp(enum.IPredULE, sz, old), keep, move)
 		keep.NewRet(p)
 		q := move.NewCall(alloc, n)
-		memcpy := declare(m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, i8p, i8p, types.I64, types.I1)
+		memcpy := rules.Declare(m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, i8p, i8p, types.I64, types.I1)
 		// old's low bit is clear: the block is live.
 		move.NewCall(memcpy, q, p, old, constant.False)
 		move.NewCall(fr, p)
@@ -322,7 +324,7 @@ func (d *differ) stackTapes() {
 		}
 		rt := d.tapeStackRuntime()
 		for _, c := range s.tapeMem {
-			switch calleeName(c) {
+			switch irfacts.CalleeName(c) {
 			case "malloc":
 				c.Callee = rt.alloc
 			case "realloc":

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/llir/llvm/ir"
 )
 
@@ -50,7 +51,7 @@ func TestTapeStackChoice(t *testing.T) {
 	calls := func(f *ir.Func, name string) bool {
 		for _, b := range f.Blocks {
 			for _, inst := range b.Insts {
-				if c, ok := inst.(*ir.InstCall); ok && calleeName(c) == name {
+				if c, ok := inst.(*ir.InstCall); ok && irfacts.CalleeName(c) == name {
 					return true
 				}
 			}

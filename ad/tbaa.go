@@ -1,8 +1,8 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/ad/typeanalysis"
-
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -121,7 +121,7 @@ func castEvidence(f *ir.Func, p value.Value) types.Type {
 // to the copy's constant length. Nil when absent, for variable lengths, and
 // when a field is unknown or overlaps another (unions).
 func tbaaStructLayout(x *ir.InstCall) types.Type {
-	n, ok := unwrapArg(x.Args[2]).(*constant.Int)
+	n, ok := irfacts.Unwrap(x.Args[2]).(*constant.Int)
 	if !ok {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -73,7 +74,7 @@ func (d *differ) instWriteTags(inst ir.Instruction) writeTags {
 		w.add(x)
 	case *ir.InstCall:
 		switch {
-		case isMemTransfer(x), isMemSet(x):
+		case irfacts.IsMemTransfer(x), irfacts.IsMemSet(x):
 			w.add(x)
 		default:
 			return d.callTags(x)
@@ -112,9 +113,9 @@ func (d *differ) callTags(c *ir.InstCall) writeTags {
 					w.add(x)
 				case *ir.InstCall:
 					switch {
-					case isMemTransfer(x), isMemSet(x):
+					case irfacts.IsMemTransfer(x), irfacts.IsMemSet(x):
 						w.add(x)
-					case isFree(x), isMaskedStore(x):
+					case isFree(x), irfacts.IsMaskedStore(x):
 						w.typed = false
 					case writesNoMemory(x):
 					default:

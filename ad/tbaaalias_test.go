@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/llir/llvm/ir"
 )
 
@@ -48,7 +49,7 @@ func TestTypedReloadsFact(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := d.generateReverse(func() (*reverseGen, error) {
-			return newReverseGen(d, pf, []Activity{Dup, Const}, true, false, false, "grad_det")
+			return newReverseGen(d, pf, []activity.Activity{activity.Dup, activity.Const}, true, false, false, "grad_det")
 		}); err != nil {
 			t.Fatal(err)
 		}

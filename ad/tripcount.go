@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -227,7 +228,7 @@ func inductionStep(p *ir.InstPhi, outside, latch *ir.Block) (int64, value.Value,
 // stepNoWrap reports whether the latch value of induction variable p (p +
 // step, or a phi of such sums) is computed by adds that carry nsw.
 func stepNoWrap(p *ir.InstPhi, latch *ir.Block) bool {
-	next, ok := incomingFrom(p, latch)
+	next, ok := irfacts.IncomingFrom(p, latch)
 	if !ok {
 		return false
 	}

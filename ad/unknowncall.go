@@ -1,9 +1,10 @@
 package ad
 
 import (
-	"github.com/gozyme/gozyme/ad/activity"
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 )
@@ -30,7 +31,7 @@ func (d *differ) unknownMemoryCall(f *ir.Func, act *activity.Info, c *ir.InstCal
 		return errorAt(f, c, "%s %s takes pointers to memory that carries derivatives and has no derivative", what, describe(c))
 	}
 	if len(callee.Blocks) > 0 || d.inactive[callee] || d.custom[callee] != nil || isBlasCall(c) ||
-		strings.HasPrefix(callee.Name(), "llvm.") || isFree(c) || isAllocation(c) || isRealloc(c) || isMemAlign(c) ||
+		strings.HasPrefix(callee.Name(), "llvm.") || isFree(c) || irfacts.IsAllocation(c) || irfacts.IsRealloc(c) || isMemAlign(c) ||
 		callee.Name() == "malloc_usable_size" {
 		return nil
 	}

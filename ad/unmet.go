@@ -1,11 +1,12 @@
 package ad
 
 import (
-	"github.com/gozyme/gozyme/ad/activity"
 	"sort"
+	"strings"
 
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
-
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/value"
 )
@@ -152,7 +153,7 @@ func readsBackWith(f *ir.Func, a *activity.Info, root func(value.Value) bool, in
 			}
 			switch x := inst.(type) {
 			case *ir.InstLoad:
-				if carriesFloat(x.ElemType) && a.Useful[x] && reaches(x.Src) {
+				if irfacts.CarriesFloat(x.ElemType) && a.Useful[x] && reaches(x.Src) {
 					return true
 				}
 			case *ir.InstStore:
@@ -165,8 +166,8 @@ func readsBackWith(f *ir.Func, a *activity.Info, root func(value.Value) bool, in
 				}
 			case *ir.InstCall:
 				switch {
-				case isMemSet(x) || isDebugIntrinsic(x) || hasPrefix(calleeName(x), "llvm.lifetime."):
-				case isMemTransfer(x):
+				case irfacts.IsMemSet(x) || isDebugIntrinsic(x) || strings.HasPrefix(irfacts.CalleeName(x), "llvm.lifetime."):
+				case irfacts.IsMemTransfer(x):
 					if a.HasShadow(x.Args[0]) && reaches(x.Args[1]) {
 						return true
 					}
@@ -192,7 +193,7 @@ func readsBackWith(f *ir.Func, a *activity.Info, root func(value.Value) bool, in
 // pointers, its parameters standing for the call's arguments).
 func mayPointInto(v value.Value, root func(value.Value) bool, seen map[value.Value]bool, depth int) bool {
 	var bases []value.Value
-	pointerBases(v, seen, &bases)
+	activity.PointerBases(v, seen, &bases)
 	for _, b := range bases {
 		if root(b) {
 			return true
@@ -204,13 +205,13 @@ func mayPointInto(v value.Value, root func(value.Value) bool, seen map[value.Val
 			}
 		case *ir.InstCall:
 			callee, ok := x.Callee.(*ir.Func)
-			if !ok || len(callee.Blocks) == 0 || isAllocation(x) || depth > 8 {
+			if !ok || len(callee.Blocks) == 0 || irfacts.IsAllocation(x) || depth > 8 {
 				continue
 			}
 			args := map[value.Value]value.Value{}
 			for i, p := range callee.Params {
 				if i < len(x.Args) {
-					args[p] = unwrapArg(x.Args[i])
+					args[p] = irfacts.Unwrap(x.Args[i])
 				}
 			}
 			inner := func(w value.Value) bool {
@@ -333,21 +334,21 @@ func readBackOutside(outside []*ir.Func, g *ir.Global) bool {
 			for _, inst := range b.Insts {
 				switch x := inst.(type) {
 				case *ir.InstLoad:
-					if carriesFloat(x.ElemType) && reaches(x.Src) {
+					if irfacts.CarriesFloat(x.ElemType) && reaches(x.Src) {
 						return true
 					}
 				case *ir.InstStore:
 					// Floats written through a pointer the global holds (not
 					// into the global's own memory, which only drops what
 					// it held).
-					if carriesFloat(x.Src.Type()) && !pointsDirectlyInto(x.Dst, g) && reaches(x.Dst) {
+					if irfacts.CarriesFloat(x.Src.Type()) && !pointsDirectlyInto(x.Dst, g) && reaches(x.Dst) {
 						return true
 					}
 				case *ir.InstCall:
 					switch {
-					case isMemSet(x) || isDebugIntrinsic(x) || hasPrefix(calleeName(x), "llvm.lifetime."),
-						isAllocation(x) || isFree(x) || isRealloc(x):
-					case isMemTransfer(x):
+					case irfacts.IsMemSet(x) || isDebugIntrinsic(x) || strings.HasPrefix(irfacts.CalleeName(x), "llvm.lifetime."),
+						irfacts.IsAllocation(x) || isFree(x) || irfacts.IsRealloc(x):
+					case irfacts.IsMemTransfer(x):
 						if reaches(x.Args[1]) {
 							return true
 						}
@@ -368,5 +369,5 @@ func readBackOutside(outside []*ir.Func, g *ir.Global) bool {
 // pointsDirectlyInto reports a pointer whose every base is global g
 // itself (not a pointer loaded from it).
 func pointsDirectlyInto(ptr value.Value, g *ir.Global) bool {
-	return allBases(ptr, func(b value.Value) bool { return b == g })
+	return activity.AllBases(ptr, func(b value.Value) bool { return b == g })
 }

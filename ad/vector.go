@@ -3,6 +3,8 @@ package ad
 import (
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -16,7 +18,7 @@ import (
 // reverseReduction emits the adjoint of a vector reduction and reports
 // whether call was one.
 func (r *reverseGen) reverseReduction(blk *ir.Block, at *ir.Block, call *ir.InstCall, d value.Value) bool {
-	name := calleeName(call)
+	name := irfacts.CalleeName(call)
 	if !strings.HasPrefix(name, "llvm.vector.reduce.") {
 		return false
 	}
@@ -24,7 +26,7 @@ func (r *reverseGen) reverseReduction(blk *ir.Block, at *ir.Block, call *ir.Inst
 	op = op[:strings.IndexByte(op, '.')]
 	args := make([]value.Value, len(call.Args))
 	for i, a := range call.Args {
-		args[i] = unwrapArg(a)
+		args[i] = irfacts.Unwrap(a)
 	}
 	switch op {
 	case "fadd": // start + Σ v
@@ -38,12 +40,12 @@ func (r *reverseGen) reverseReduction(blk *ir.Block, at *ir.Block, call *ir.Inst
 			lanes[i] = blk.NewExtractElement(vec, constant.NewInt(types.I32, int64(i)))
 		}
 		// ∂/∂start = Π v; ∂/∂v_i = start · Π_{j≠i} v_j.
-		var all value.Value = floatConst(start.Type(), 1)
+		var all value.Value = rules.FloatConst(start.Type(), 1)
 		for _, l := range lanes {
 			all = blk.NewFMul(all, l)
 		}
 		r.accumulate(blk, args[0], blk.NewFMul(d, all))
-		var dv value.Value = adjZero(vec.Type())
+		var dv value.Value = rules.AdjZero(vec.Type())
 		for i := range lanes {
 			p := start
 			for j, l := range lanes {
@@ -57,9 +59,9 @@ func (r *reverseGen) reverseReduction(blk *ir.Block, at *ir.Block, call *ir.Inst
 	case "fmax", "fmin", "fmaximum", "fminimum":
 		// The derivative goes to the first lane holding the result.
 		vec, res := r.lookup(blk, at, args[0]), r.lookup(blk, at, call)
-		var dv value.Value = adjZero(vec.Type())
+		var dv value.Value = rules.AdjZero(vec.Type())
 		for i, hit := range resultLane(blk, vec, res) {
-			dv = blk.NewInsertElement(dv, blk.NewSelect(hit, d, adjZero(d.Type())), constant.NewInt(types.I32, int64(i)))
+			dv = blk.NewInsertElement(dv, blk.NewSelect(hit, d, rules.AdjZero(d.Type())), constant.NewInt(types.I32, int64(i)))
 		}
 		r.accumulate(blk, args[0], dv)
 	default:
@@ -87,20 +89,20 @@ func resultLane(blk *ir.Block, vec, res value.Value) []value.Value {
 // was one. mv maps primal operands to the forward function, tg gives
 // tangents.
 func tangentVectorOp(blk *ir.Block, call *ir.InstCall, mv func(value.Value) value.Value, tg func(value.Value) (value.Value, error)) (value.Value, bool, error) {
-	name := calleeName(call)
+	name := irfacts.CalleeName(call)
 	args := make([]value.Value, len(call.Args))
 	for i, a := range call.Args {
-		args[i] = unwrapArg(a)
+		args[i] = irfacts.Unwrap(a)
 	}
 	switch {
-	case isMaskedLoad(call): // (ptr, align, mask, passthru): masked lanes keep the passthru's tangent
+	case irfacts.IsMaskedLoad(call): // (ptr, align, mask, passthru): masked lanes keep the passthru's tangent
 		t, err := tangents(tg, args[0], args[3])
 		if err != nil {
 			return nil, true, err
 		}
 		return blk.NewCall(call.Callee, t[0], args[1], mv(args[2]), t[1]), true, nil
-	case isMaskedStore(call): // (value, ptr, align, mask)
-		if !carriesFloat(args[0].Type()) {
+	case irfacts.IsMaskedStore(call): // (value, ptr, align, mask)
+		if !irfacts.CarriesFloat(args[0].Type()) {
 			return nil, true, nil
 		}
 		t, err := tangents(tg, args[0], args[1])
@@ -132,7 +134,7 @@ func tangentVectorOp(blk *ir.Block, call *ir.InstCall, mv func(value.Value) valu
 		lane := func(v value.Value, i uint64) value.Value {
 			return blk.NewExtractElement(v, constant.NewInt(types.I32, int64(i)))
 		}
-		var all value.Value = floatConst(start.Type(), 1)
+		var all value.Value = rules.FloatConst(start.Type(), 1)
 		for i := uint64(0); i < n; i++ {
 			all = blk.NewFMul(all, lane(vec, i))
 		}
@@ -152,7 +154,7 @@ func tangentVectorOp(blk *ir.Block, call *ir.InstCall, mv func(value.Value) valu
 		if err != nil {
 			return nil, true, err
 		}
-		var t value.Value = zeroOf(call.Typ)
+		var t value.Value = rules.ZeroOf(call.Typ)
 		for i, hit := range resultLane(blk, mv(args[0]), mv(call)) {
 			t = blk.NewSelect(hit, blk.NewExtractElement(dv, constant.NewInt(types.I32, int64(i))), t)
 		}
@@ -188,7 +190,7 @@ func splat(blk *ir.Block, s value.Value, t types.Type) value.Value {
 // the mask leaves out neither read nor write the shadow).
 func (r *reverseGen) reverseMasked(blk *ir.Block, at *ir.Block, call *ir.InstCall) (bool, error) {
 	switch {
-	case isMaskedLoad(call): // (ptr, align, mask, passthru)
+	case irfacts.IsMaskedLoad(call): // (ptr, align, mask, passthru)
 		if !r.act.Active(call) {
 			return true, nil
 		}
@@ -202,18 +204,18 @@ func (r *reverseGen) reverseMasked(blk *ir.Block, at *ir.Block, call *ir.InstCal
 			if err != nil {
 				return true, err
 			}
-			align := unwrapArg(call.Args[1])
+			align := irfacts.Unwrap(call.Args[1])
 			old := maskedLoad(r.m, blk, sp, align, mask, call.Typ)
 			maskedStore(r.m, blk, blk.NewFAdd(old, d), sp, align, mask)
 		}
-		r.accumulate(blk, call.Args[3], blk.NewSelect(mask, adjZero(call.Typ), d))
+		r.accumulate(blk, call.Args[3], blk.NewSelect(mask, rules.AdjZero(call.Typ), d))
 		return true, nil
-	case isMaskedStore(call): // (value, ptr, align, mask)
+	case irfacts.IsMaskedStore(call): // (value, ptr, align, mask)
 		if !r.act.HasShadow(call.Args[1]) {
 			return true, nil
 		}
 		t := call.Args[0].Type()
-		if !carriesFloat(t) {
+		if !irfacts.CarriesFloat(t) {
 			return true, nil
 		}
 		sp, err := r.lookupShadow(blk, at, call, call.Args[1])
@@ -221,9 +223,9 @@ func (r *reverseGen) reverseMasked(blk *ir.Block, at *ir.Block, call *ir.InstCal
 			return true, err
 		}
 		mask := r.lookup(blk, at, call.Args[3])
-		align := unwrapArg(call.Args[2])
+		align := irfacts.Unwrap(call.Args[2])
 		ds := maskedLoad(r.m, blk, sp, align, mask, t)
-		maskedStore(r.m, blk, zeroOf(t), sp, align, mask)
+		maskedStore(r.m, blk, rules.ZeroOf(t), sp, align, mask)
 		r.accumulate(blk, call.Args[0], ds)
 		return true, nil
 	}
@@ -231,14 +233,14 @@ func (r *reverseGen) reverseMasked(blk *ir.Block, at *ir.Block, call *ir.InstCal
 }
 
 func maskedLoad(m *ir.Module, blk *ir.Block, p, align, mask value.Value, t types.Type) value.Value {
-	name := "llvm.masked.load." + typeSuffix(t) + ".p0" + typeSuffix(t)
-	f := declare(m, name, t, p.Type(), types.I32, mask.Type(), t)
-	return blk.NewCall(f, p, align, mask, zeroOf(t))
+	name := "llvm.masked.load." + rules.TypeSuffix(t) + ".p0" + rules.TypeSuffix(t)
+	f := rules.Declare(m, name, t, p.Type(), types.I32, mask.Type(), t)
+	return blk.NewCall(f, p, align, mask, rules.ZeroOf(t))
 }
 
 func maskedStore(m *ir.Module, blk *ir.Block, v, p, align, mask value.Value) {
 	t := v.Type()
-	name := "llvm.masked.store." + typeSuffix(t) + ".p0" + typeSuffix(t)
-	f := declare(m, name, types.Void, t, p.Type(), types.I32, mask.Type())
+	name := "llvm.masked.store." + rules.TypeSuffix(t) + ".p0" + rules.TypeSuffix(t)
+	f := rules.Declare(m, name, types.Void, t, p.Type(), types.I32, mask.Type())
 	blk.NewCall(f, v, p, align, mask)
 }

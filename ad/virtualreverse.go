@@ -3,6 +3,7 @@ package ad
 import (
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/value"
@@ -51,7 +52,7 @@ func lowerVirtualReverse(m *ir.Module) error {
 					e.Call = "the " + virtualReverseName + " call in '" + f.Name() + "'"
 					return e
 				}
-				arg := unwrapArg(call.Args[0])
+				arg := irfacts.Unwrap(call.Args[0])
 				var conv []ir.Instruction
 				v, err := coerce(arg, call.Typ, &conv)
 				if err != nil {

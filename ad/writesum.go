@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/value"
@@ -89,10 +90,10 @@ func (d *differ) writesOf(f *ir.Func) *writeSummary {
 // c's arguments.
 func (d *differ) callWrites(c *ir.InstCall, through func(value.Value), s *writeSummary) {
 	switch {
-	case isMemTransfer(c), isMemSet(c):
+	case irfacts.IsMemTransfer(c), irfacts.IsMemSet(c):
 		through(c.Args[0])
 		return
-	case isMaskedStore(c):
+	case irfacts.IsMaskedStore(c):
 		if len(c.Args) > 1 {
 			through(c.Args[1])
 		} else {
@@ -122,7 +123,7 @@ func (d *differ) callWrites(c *ir.InstCall, through func(value.Value), s *writeS
 	for i, a := range c.Args {
 		// Through a pointer the callee read from memory it may write any
 		// argument's memory it stored there: opaque covers them all.
-		if sub.params[i] || (sub.opaque && holdsPointers(unwrapArg(a).Type())) {
+		if sub.params[i] || (sub.opaque && holdsPointers(irfacts.Unwrap(a).Type())) {
 			through(a)
 		}
 	}

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/ad/typeanalysis"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -36,7 +37,7 @@ import (
 // analysis, the TBAA or a known prefix) whose first byte the type analysis
 // says is an integer at one end: it is differentiated by zeroShadowCheck.
 func (d *differ) zeroShadowCopy(f *ir.Func, x *ir.InstCall) bool {
-	if d.gpu || d.runtimeActivity || d.bits == nil || !isMemTransfer(x) || len(x.Args) < 3 {
+	if d.gpu || d.runtimeActivity || d.bits == nil || !irfacts.IsMemTransfer(x) || len(x.Args) < 3 {
 		return false
 	}
 	if _, constant := intConstOf(x.Args[2]); constant {
@@ -66,7 +67,7 @@ func (d *differ) zeroShadowCopy(f *ir.Func, x *ir.InstCall) bool {
 func (d *differ) zeroShadowCheck(a, b, n, msg value.Value) []ir.Instruction {
 	var out []ir.Instruction
 	a, b = bitCastTo(&out, a, types.I8Ptr), bitCastTo(&out, b, types.I8Ptr)
-	n = zextI64(&out, unwrapArg(n))
+	n = zextI64(&out, irfacts.Unwrap(n))
 	return append(out, ir.NewCall(d.zeroShadowHelper(), a, b, n, msg))
 }
 

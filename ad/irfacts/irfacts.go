@@ -107,6 +107,16 @@ func IncomingValues(p *ir.InstPhi) []value.Value {
 	return ops
 }
 
+// IncomingFrom returns phi p's incoming value from block pred.
+func IncomingFrom(p *ir.InstPhi, pred *ir.Block) (value.Value, bool) {
+	for _, in := range p.Incs {
+		if in.Pred == pred {
+			return in.X, true
+		}
+	}
+	return nil, false
+}
+
 // Interposable reports linkages whose definition another one may replace
 // at link time with different contents.
 func Interposable(l enum.Linkage) bool {
