@@ -73,6 +73,56 @@ func usersOf(f *ir.Func) map[value.Value][]interface{} {
 	return users
 }
 
+// useVerdict is what a walk over uses (walkUses) makes of one use.
+type useVerdict int
+
+const (
+	useFails   useVerdict = iota // not allowed: the walk stops and fails
+	useStays                     // allowed, and the user's own uses not walked
+	useFollows                   // allowed, and the user's uses walked as well
+)
+
+// walkUses judges the uses of root, and of each user visit follows, depth
+// first and each value once: visit(v, u) gives the verdict on user u of v
+// (users as usersOf lists them). It reports whether no use failed.
+func walkUses(users map[value.Value][]interface{}, root value.Value, visit func(v value.Value, u interface{}) useVerdict) bool {
+	seen := map[value.Value]bool{}
+	work := []value.Value{root}
+	for len(work) > 0 {
+		v := work[len(work)-1]
+		work = work[:len(work)-1]
+		if seen[v] {
+			continue
+		}
+		seen[v] = true
+		for _, u := range users[v] {
+			switch visit(v, u) {
+			case useFails:
+				return false
+			case useFollows:
+				work = append(work, u.(value.Value))
+			}
+		}
+	}
+	return true
+}
+
+// staysIf is useStays where ok, else useFails.
+func staysIf(ok bool) useVerdict {
+	if ok {
+		return useStays
+	}
+	return useFails
+}
+
+// followsIf is useFollows where ok, else useFails.
+func followsIf(ok bool) useVerdict {
+	if ok {
+		return useFollows
+	}
+	return useFails
+}
+
 // captures reports whether the address of obj, or one derived from it,
 // may leave it: anything but a load or store through it, an address
 // computed from it, a comparison, a bulk operation on its bytes, its end of

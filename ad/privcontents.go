@@ -108,59 +108,39 @@ func (r *reverseGen) privateArg(c *ir.InstCall, i int, owner map[value.Value]int
 // pointers loaded from it and the fresh allocations stored into it; false
 // where s is used otherwise than the fact allows.
 func (r *reverseGen) slotStays(s *ir.InstAlloca, c *ir.InstCall, i int, loaded *[]value.Value, bufs map[value.Value]bool) bool {
-	seen := map[value.Value]bool{}
-	work := []value.Value{s}
-	for len(work) > 0 {
-		v := work[len(work)-1]
-		work = work[:len(work)-1]
-		if seen[v] {
-			continue
-		}
-		seen[v] = true
-		for _, u := range r.users[v] {
-			switch x := u.(type) {
-			case *ir.InstGetElementPtr:
-				if irfacts.Unwrap(x.Src) != v {
-					return false
-				}
-				work = append(work, x)
-			case *ir.InstBitCast, *ir.InstPhi, *ir.InstSelect:
-				// A phi may merge S with other memory: stores of buffer
-				// addresses through it fail addressStays (not into S alone).
-				work = append(work, x.(value.Value))
-			case *ir.InstICmp:
-			case *ir.InstLoad:
-				switch t := x.Type(); {
-				case types.IsPointer(t):
-					*loaded = append(*loaded, x)
-				case !types.IsFloat(t):
-					return false // an integer or aggregate copy of what S holds
-				}
-			case *ir.InstStore:
-				if irfacts.Unwrap(x.Src) == v || !storedIntoSlot(x.Src, bufs) {
-					return false
-				}
-			case *ir.InstCall:
-				if x == c {
-					for j, a := range x.Args {
-						if irfacts.Unwrap(a) == v && j != i {
-							return false
-						}
-					}
-					continue
-				}
-				if !nonEscapingIntrinsic(x) {
-					return false
-				}
-				if irfacts.IsMemSet(x) && irfacts.Unwrap(x.Args[0]) != v {
-					return false
-				}
-			default:
-				return false
+	return walkUses(r.users, s, func(v value.Value, u interface{}) useVerdict {
+		switch x := u.(type) {
+		case *ir.InstGetElementPtr:
+			return followsIf(irfacts.Unwrap(x.Src) == v)
+		case *ir.InstBitCast, *ir.InstPhi, *ir.InstSelect:
+			// A phi may merge S with other memory: stores of buffer
+			// addresses through it fail addressStays (not into S alone).
+			return useFollows
+		case *ir.InstICmp:
+			return useStays
+		case *ir.InstLoad:
+			switch t := x.Type(); {
+			case types.IsPointer(t):
+				*loaded = append(*loaded, x)
+			case !types.IsFloat(t):
+				return useFails // an integer or aggregate copy of what S holds
 			}
+			return useStays
+		case *ir.InstStore:
+			return staysIf(irfacts.Unwrap(x.Src) != v && storedIntoSlot(x.Src, bufs))
+		case *ir.InstCall:
+			if x == c {
+				for j, a := range x.Args {
+					if irfacts.Unwrap(a) == v && j != i {
+						return useFails
+					}
+				}
+				return useStays
+			}
+			return staysIf(nonEscapingIntrinsic(x) && (!irfacts.IsMemSet(x) || irfacts.Unwrap(x.Args[0]) == v))
 		}
-	}
-	return true
+		return useFails
+	})
 }
 
 // storedIntoSlot reports whether a value stored into S keeps the fact:
@@ -198,43 +178,23 @@ func storedIntoSlot(src value.Value, bufs map[value.Value]bool) bool {
 // comparisons, stores into memory storeOK accepts, calls other than c that
 // keep it not, and integers used for arithmetic and comparisons only.
 func addressStays(d *differ, users map[value.Value][]interface{}, v value.Value, c *ir.InstCall, storeOK func(dst value.Value) bool) bool {
-	seen := map[value.Value]bool{}
-	work := []value.Value{v}
-	for len(work) > 0 {
-		v := work[len(work)-1]
-		work = work[:len(work)-1]
-		if seen[v] {
-			continue
+	return walkUses(users, v, func(v value.Value, u interface{}) useVerdict {
+		switch x := u.(type) {
+		case *ir.InstLoad, *ir.InstICmp:
+			return useStays
+		case *ir.InstStore:
+			return staysIf(irfacts.Unwrap(x.Src) != v || (storeOK != nil && storeOK(x.Dst)))
+		case *ir.InstGetElementPtr:
+			return followsIf(irfacts.Unwrap(x.Src) == v)
+		case *ir.InstBitCast, *ir.InstAddrSpaceCast, *ir.InstPhi, *ir.InstSelect:
+			return useFollows
+		case *ir.InstPtrToInt:
+			return staysIf(integerStays(users, x))
+		case *ir.InstCall:
+			return staysIf(x != c && d.callKeepsNot(x, v))
 		}
-		seen[v] = true
-		for _, u := range users[v] {
-			switch x := u.(type) {
-			case *ir.InstLoad, *ir.InstICmp:
-			case *ir.InstStore:
-				if irfacts.Unwrap(x.Src) == v && (storeOK == nil || !storeOK(x.Dst)) {
-					return false
-				}
-			case *ir.InstGetElementPtr:
-				if irfacts.Unwrap(x.Src) != v {
-					return false
-				}
-				work = append(work, x)
-			case *ir.InstBitCast, *ir.InstAddrSpaceCast, *ir.InstPhi, *ir.InstSelect:
-				work = append(work, x.(value.Value))
-			case *ir.InstPtrToInt:
-				if !integerStays(users, x) {
-					return false
-				}
-			case *ir.InstCall:
-				if x == c || !d.callKeepsNot(x, v) {
-					return false
-				}
-			default:
-				return false
-			}
-		}
-	}
-	return true
+		return useFails
+	})
 }
 
 // integerStays reports whether integer v, an address turned into an
@@ -242,36 +202,24 @@ func addressStays(d *differ, users map[value.Value][]interface{}, v value.Value,
 // memset/memcpy sizes: never turned back into a pointer, used as an
 // index, stored, returned or passed on.
 func integerStays(users map[value.Value][]interface{}, v value.Value) bool {
-	seen := map[value.Value]bool{}
-	work := []value.Value{v}
-	for len(work) > 0 {
-		v := work[len(work)-1]
-		work = work[:len(work)-1]
-		if seen[v] {
-			continue
-		}
-		seen[v] = true
-		for _, u := range users[v] {
-			switch x := u.(type) {
-			case *ir.InstICmp:
-			case *ir.InstAdd, *ir.InstSub, *ir.InstMul, *ir.InstUDiv, *ir.InstSDiv, *ir.InstURem, *ir.InstSRem,
-				*ir.InstShl, *ir.InstLShr, *ir.InstAShr, *ir.InstAnd, *ir.InstOr, *ir.InstXor,
-				*ir.InstTrunc, *ir.InstZExt, *ir.InstSExt, *ir.InstPhi, *ir.InstSelect:
-				work = append(work, x.(value.Value))
-			case *ir.InstCall:
-				switch name := irfacts.CalleeName(x); {
-				case irfacts.IsAllocation(x), (irfacts.IsMemSet(x) || irfacts.IsMemTransfer(x)) && onlyLength(x, v):
-				case strings.HasPrefix(name, "llvm.umax."), strings.HasPrefix(name, "llvm.umin."), strings.HasPrefix(name, "llvm.smax."), strings.HasPrefix(name, "llvm.smin."):
-					work = append(work, x)
-				default:
-					return false
-				}
-			default:
-				return false
+	return walkUses(users, v, func(v value.Value, u interface{}) useVerdict {
+		switch x := u.(type) {
+		case *ir.InstICmp:
+			return useStays
+		case *ir.InstAdd, *ir.InstSub, *ir.InstMul, *ir.InstUDiv, *ir.InstSDiv, *ir.InstURem, *ir.InstSRem,
+			*ir.InstShl, *ir.InstLShr, *ir.InstAShr, *ir.InstAnd, *ir.InstOr, *ir.InstXor,
+			*ir.InstTrunc, *ir.InstZExt, *ir.InstSExt, *ir.InstPhi, *ir.InstSelect:
+			return useFollows
+		case *ir.InstCall:
+			switch name := irfacts.CalleeName(x); {
+			case irfacts.IsAllocation(x), (irfacts.IsMemSet(x) || irfacts.IsMemTransfer(x)) && onlyLength(x, v):
+				return useStays
+			case strings.HasPrefix(name, "llvm.umax."), strings.HasPrefix(name, "llvm.umin."), strings.HasPrefix(name, "llvm.smax."), strings.HasPrefix(name, "llvm.smin."):
+				return useFollows
 			}
 		}
-	}
-	return true
+		return useFails
+	})
 }
 
 // onlyLength reports whether v is memset's or memcpy's length and no other
@@ -311,43 +259,25 @@ func (d *differ) calleeContents(f *ir.Func, private []bool) map[*ir.Param]*param
 // (addressStays, no stores of it at all) and each integer loaded used for
 // arithmetic and comparisons only.
 func onlyLoadedThrough(d *differ, users map[value.Value][]interface{}, p *ir.Param) bool {
-	seen := map[value.Value]bool{}
-	work := []value.Value{p}
-	for len(work) > 0 {
-		v := work[len(work)-1]
-		work = work[:len(work)-1]
-		if seen[v] {
-			continue
-		}
-		seen[v] = true
-		for _, u := range users[v] {
-			switch x := u.(type) {
-			case *ir.InstGetElementPtr:
-				if irfacts.Unwrap(x.Src) != v {
-					return false
-				}
-				work = append(work, x)
-			case *ir.InstBitCast:
-				work = append(work, x)
-			case *ir.InstLoad:
-				switch t := x.Type(); {
-				case types.IsPointer(t):
-					if !addressStays(d, users, x, nil, nil) {
-						return false
-					}
-				case types.IsInt(t):
-					if !integerStays(users, x) {
-						return false
-					}
-				case !types.IsFloat(t):
-					return false
-				}
-			default:
-				return false
+	return walkUses(users, p, func(v value.Value, u interface{}) useVerdict {
+		switch x := u.(type) {
+		case *ir.InstGetElementPtr:
+			return followsIf(irfacts.Unwrap(x.Src) == v)
+		case *ir.InstBitCast:
+			return useFollows
+		case *ir.InstLoad:
+			switch t := x.Type(); {
+			case types.IsPointer(t):
+				return staysIf(addressStays(d, users, x, nil, nil))
+			case types.IsInt(t):
+				return staysIf(integerStays(users, x))
+			case !types.IsFloat(t):
+				return useFails
 			}
+			return useStays
 		}
-	}
-	return true
+		return useFails
+	})
 }
 
 // contentsObject is the object a load reads a pointer into, where it
