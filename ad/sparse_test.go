@@ -116,6 +116,47 @@ define double @f(i64 %i) {
   %x = load double, double* %r
   ret double %x
 }`, []string{"'f'", "is stored to memory"}, true},
+		{"spill escapes through an attributed argument", `
+define double @f(i64 %i) {
+  %s = alloca double*
+  %p = call double* @__enzyme_todense(i8* bitcast (double (i64, i64)* @ld to i8*), i8* bitcast (void (double, i64, i64)* @st to i8*), i64 %i)
+  store double* %p, double** %s
+  %sb = bitcast double** %s to double*
+  call void @sink(double* noundef %sb)
+  %r = load double*, double** %s
+  %x = load double, double* %r
+  ret double %x
+}`, []string{"'f'", "is stored to memory"}, true},
+		{"record with attributed arguments and debug values", `
+define double @f(i64 %i, i64 %n) {
+  %s = alloca { i64, double* }*
+  call void @llvm.dbg.value(metadata { i64, double* }** %s, metadata !1, metadata !DIExpression())
+  store { i64, double* }* null, { i64, double* }** %s
+  %p = call double* @__enzyme_todense(i8* bitcast (double (i64, i64)* @ld to i8*), i8* bitcast (void (double, i64, i64)* @st to i8*), i64 %i)
+  %m = call i8* @malloc(i64 %n)
+  %a = bitcast i8* %m to { i64, double* }*
+  store { i64, double* }* %a, { i64, double* }** %s
+  %b = load { i64, double* }*, { i64, double* }** %s
+  %bb = bitcast { i64, double* }* %b to i8*
+  %m2 = call i8* @realloc(i8* noundef %bb, i64 %n)
+  %a2 = bitcast i8* %m2 to { i64, double* }*
+  store { i64, double* }* %a2, { i64, double* }** %s
+  %b2 = load { i64, double* }*, { i64, double* }** %s
+  call void @llvm.dbg.value(metadata { i64, double* }* %b2, metadata !1, metadata !DIExpression())
+  %f1 = getelementptr { i64, double* }, { i64, double* }* %b2, i64 %i, i32 1
+  %q = getelementptr inbounds double, double* %p, i64 %i
+  store double* %q, double** %f1
+  %c = load { i64, double* }*, { i64, double* }** %s
+  %g1 = getelementptr { i64, double* }, { i64, double* }* %c, i64 %i, i32 1
+  %r = load double*, double** %g1
+  %x = load double, double* %r
+  %cb = bitcast { i64, double* }* %c to i8*
+  call void @free(i8* noundef %cb)
+  ret double %x
+}
+declare i8* @realloc(i8*, i64)
+declare void @llvm.dbg.value(metadata, metadata, metadata)
+!1 = !{}`, []string{"call double @ld(i64"}, false},
 		{"record field overlapped", `
 define double @f(i64 %i, i64 %n, i64 %z) {
   %s = alloca { i64, double* }*

@@ -37,6 +37,7 @@ type viewSlots struct {
 // findViewSlots looks at every store of a derived address into memory.
 func findViewSlots(f *ir.Func, is func(value.Value) bool) viewSlots {
 	out := viewSlots{stores: map[*ir.InstStore]bool{}}
+	users := usersOf(f)
 	seen := map[string]bool{}
 	for _, b := range f.Blocks {
 		for _, inst := range b.Insts {
@@ -49,7 +50,7 @@ func findViewSlots(f *ir.Func, is func(value.Value) bool) viewSlots {
 				continue
 			}
 			seen[slot.key()] = true
-			stores, loads, ok := slot.accesses(f)
+			stores, loads, ok := slot.accesses(users)
 			if !ok {
 				continue
 			}
@@ -127,30 +128,30 @@ func fieldPath(g *ir.InstGetElementPtr) (string, bool) {
 // accesses lists the stores into the slot and the loads from it, and
 // whether those are all its accesses: nothing else reads, writes or
 // takes the address of its memory.
-func (s memSlot) accesses(f *ir.Func) (stores []*ir.InstStore, loads []*ir.InstLoad, ok bool) {
+func (s memSlot) accesses(users map[value.Value][]interface{}) (stores []*ir.InstStore, loads []*ir.InstLoad, ok bool) {
 	if s.record == nil {
-		return directAccesses(f, s.alloca)
+		return directAccesses(users, s.alloca)
 	}
 	// The alloca holds the record array's pointer: loaded (then indexed,
 	// passed to realloc or free, compared), or stored a fresh
 	// allocation's result or null.
-	for _, u := range usersIn(f, s.alloca) {
+	for _, u := range users[s.alloca] {
 		switch x := u.(type) {
 		case *ir.InstLoad:
 			if x.Src != value.Value(s.alloca) {
 				return nil, nil, false
 			}
-			st, ld, ok := s.arrayAccesses(f, x)
+			st, ld, ok := s.arrayAccesses(users, x)
 			if !ok {
 				return nil, nil, false
 			}
 			stores, loads = append(stores, st...), append(loads, ld...)
 		case *ir.InstStore:
-			if x.Dst != value.Value(s.alloca) || !freshArray(f, x.Src, s.alloca) {
+			if x.Dst != value.Value(s.alloca) || !freshArray(users, x.Src, s.alloca) {
 				return nil, nil, false
 			}
 		default:
-			if !lifetimeOnly(f, u) {
+			if !lifetimeOnly(users, u) {
 				return nil, nil, false
 			}
 		}
@@ -160,8 +161,8 @@ func (s memSlot) accesses(f *ir.Func) (stores []*ir.InstStore, loads []*ir.InstL
 
 // directAccesses: an alloca only loaded and stored (and its lifetime
 // marked).
-func directAccesses(f *ir.Func, a *ir.InstAlloca) (stores []*ir.InstStore, loads []*ir.InstLoad, ok bool) {
-	for _, u := range usersIn(f, a) {
+func directAccesses(users map[value.Value][]interface{}, a *ir.InstAlloca) (stores []*ir.InstStore, loads []*ir.InstLoad, ok bool) {
+	for _, u := range users[a] {
 		switch x := u.(type) {
 		case *ir.InstLoad:
 			loads = append(loads, x)
@@ -171,7 +172,7 @@ func directAccesses(f *ir.Func, a *ir.InstAlloca) (stores []*ir.InstStore, loads
 			}
 			stores = append(stores, x)
 		default:
-			if !lifetimeOnly(f, u) {
+			if !lifetimeOnly(users, u) {
 				return nil, nil, false
 			}
 		}
@@ -184,8 +185,8 @@ func directAccesses(f *ir.Func, a *ir.InstAlloca) (stores []*ir.InstStore, loads
 // stored with its own type (so fields do not overlap), and casts passed
 // to realloc or free, and comparisons. Those of the slot's field path are
 // returned.
-func (s memSlot) arrayAccesses(f *ir.Func, p *ir.InstLoad) (stores []*ir.InstStore, loads []*ir.InstLoad, ok bool) {
-	for _, u := range usersIn(f, p) {
+func (s memSlot) arrayAccesses(users map[value.Value][]interface{}, p *ir.InstLoad) (stores []*ir.InstStore, loads []*ir.InstLoad, ok bool) {
+	for _, u := range users[p] {
 		switch x := u.(type) {
 		case *ir.InstGetElementPtr:
 			path, ok := fieldPath(x)
@@ -197,7 +198,7 @@ func (s memSlot) arrayAccesses(f *ir.Func, p *ir.InstLoad) (stores []*ir.InstSto
 			case *types.StructType, *types.ArrayType:
 				return nil, nil, false // a field holding fields: paths would overlap
 			}
-			for _, v := range usersIn(f, x) {
+			for _, v := range users[x] {
 				switch a := v.(type) {
 				case *ir.InstLoad:
 					if !types.Equal(a.ElemType, elem) {
@@ -218,15 +219,15 @@ func (s memSlot) arrayAccesses(f *ir.Func, p *ir.InstLoad) (stores []*ir.InstSto
 				}
 			}
 		case *ir.InstBitCast:
-			for _, v := range usersIn(f, x) {
+			for _, v := range users[x] {
 				c, ok := v.(*ir.InstCall)
-				if !ok || !(irfacts.IsRealloc(c) && len(c.Args) > 0 && c.Args[0] == value.Value(x) || isFree(c)) {
+				if !ok || !(irfacts.IsRealloc(c) && len(c.Args) > 0 && irfacts.Unwrap(c.Args[0]) == value.Value(x) || isFree(c)) {
 					return nil, nil, false
 				}
 			}
 		case *ir.InstICmp:
 		case *ir.InstSelect:
-			if !handedBack(f, x) {
+			if !handedBack(users, x) {
 				return nil, nil, false
 			}
 		default:
@@ -238,8 +239,8 @@ func (s memSlot) arrayAccesses(f *ir.Func, p *ir.InstLoad) (stores []*ir.InstSto
 
 // handedBack: a select of record arrays on a retaining gradient's exit
 // (retain.go), only stored into the thread's pool or freed.
-func handedBack(f *ir.Func, x *ir.InstSelect) bool {
-	for _, u := range usersIn(f, x) {
+func handedBack(users map[value.Value][]interface{}, x *ir.InstSelect) bool {
+	for _, u := range users[x] {
 		switch y := u.(type) {
 		case *ir.InstStore:
 			g, ok := y.Dst.(*ir.Global)
@@ -247,7 +248,7 @@ func handedBack(f *ir.Func, x *ir.InstSelect) bool {
 				return false
 			}
 		case *ir.InstBitCast:
-			for _, v := range usersIn(f, y) {
+			for _, v := range users[y] {
 				if c, ok := v.(*ir.InstCall); !ok || !isFree(c) {
 					return false
 				}
@@ -272,7 +273,7 @@ func tapePool(g *ir.Global) bool {
 // freshArray: v is null, the array of a tape pool, or the result of an
 // allocation (malloc, realloc, ...) that is used only to be stored (cast)
 // into alloca a and compared.
-func freshArray(f *ir.Func, v value.Value, a *ir.InstAlloca) bool {
+func freshArray(users map[value.Value][]interface{}, v value.Value, a *ir.InstAlloca) bool {
 	v = irutil.StripCasts(v)
 	if activity.IsNullConstant(v) {
 		return true
@@ -291,7 +292,7 @@ func freshArray(f *ir.Func, v value.Value, a *ir.InstAlloca) bool {
 	}
 	var check func(v value.Value) bool
 	check = func(v value.Value) bool {
-		for _, u := range usersIn(f, v) {
+		for _, u := range users[v] {
 			switch x := u.(type) {
 			case *ir.InstBitCast:
 				if !check(x) {
@@ -312,11 +313,11 @@ func freshArray(f *ir.Func, v value.Value, a *ir.InstAlloca) bool {
 }
 
 // lifetimeOnly: u is a cast used only by lifetime markers, or one.
-func lifetimeOnly(f *ir.Func, u ir.Instruction) bool {
+func lifetimeOnly(users map[value.Value][]interface{}, u interface{}) bool {
 	switch x := u.(type) {
 	case *ir.InstBitCast:
-		for _, v := range usersIn(f, x) {
-			if !lifetimeOnly(f, v) {
+		for _, v := range users[x] {
+			if !lifetimeOnly(users, v) {
 				return false
 			}
 		}
@@ -325,29 +326,4 @@ func lifetimeOnly(f *ir.Func, u ir.Instruction) bool {
 		return strings.HasPrefix(irfacts.CalleeName(x), "llvm.lifetime.")
 	}
 	return false
-}
-
-// usersIn lists the instructions of f using v; a use by a terminator is
-// listed as nil (which no caller accepts).
-func usersIn(f *ir.Func, v value.Value) []ir.Instruction {
-	var out []ir.Instruction
-	for _, b := range f.Blocks {
-		for _, inst := range b.Insts {
-			for _, op := range inst.Operands() {
-				if *op == v {
-					out = append(out, inst)
-					break
-				}
-			}
-		}
-		if b.Term != nil {
-			for _, op := range b.Term.Operands() {
-				if *op == v {
-					out = append(out, nil)
-					break
-				}
-			}
-		}
-	}
-	return out
 }
