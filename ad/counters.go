@@ -1,10 +1,10 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/cacheplan"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
-	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -33,7 +33,7 @@ import (
 // from the counter's loop out to p run the same iterations in every
 // iteration of g (hoist.go's chainInvariant, and p entered in every
 // iteration of g or in none: enteredEveryIteration with g-invariant
-// conditions), with exact header counts (exactCount) computable in the
+// conditions), with exact header counts (cacheplan.ExactCount) computable in the
 // reverse from values defined outside g. A loop's entry counter is the
 // snapshot of its own counter on entry to it. Otherwise the snapshot stays
 // cached.
@@ -53,7 +53,7 @@ type snapshot struct {
 // branches that decide whether an iteration of its parent enters it
 // (entrygrow.go): the count is used only where they all lead into it.
 type countFactor struct {
-	tc     *tripCount
+	tc     *cacheplan.TripCount
 	minus1 bool
 	guards []entryGuard
 }
@@ -99,7 +99,7 @@ func (r *reverseGen) addSnapshot(s snapshot, ld *ir.InstLoad) {
 // end of the block entering s.at on first use.
 func (r *reverseGen) snapshotLoad(s snapshot) (*ir.InstLoad, *ir.Block) {
 	r.initSnapshots()
-	outside, _, _ := r.simpleHeader(s.at.Header)
+	outside, _, _ := r.primal().SimpleHeader(s.at.Header)
 	if ld, ok := r.snapLoads[s]; ok {
 		return ld, outside
 	}
@@ -137,7 +137,7 @@ func (r *reverseGen) planSnapshot(s snapshot) *snapshotPlan {
 //     iterations in every iteration of g (hoist.go's chainInvariant:
 //     g-invariant starts and bounds, exits tested in every iteration);
 //   - one entry of each of them advances the counter by its header count
-//     (exactCount proves the count; its start and bound are defined
+//     (cacheplan.ExactCount proves the count; its start and bound are defined
 //     outside g, so the reverse reads the values of the current entry of
 //     g), and each iteration of a loop of the chain enters the next one
 //     once (enteredEveryIteration, childEntries);
@@ -149,10 +149,10 @@ func (r *reverseGen) proveSnapshot(s snapshot) *snapshotPlan {
 	if g == nil {
 		return nil
 	}
-	if _, _, ok := r.simpleHeader(p.Header); !ok {
+	if _, _, ok := r.primal().SimpleHeader(p.Header); !ok {
 		return nil
 	}
-	gOutside, gLatch, ok := r.simpleHeader(g.Header)
+	gOutside, gLatch, ok := r.primal().SimpleHeader(g.Header)
 	if !ok {
 		return nil
 	}
@@ -180,14 +180,14 @@ func (r *reverseGen) proveSnapshot(s snapshot) *snapshotPlan {
 			continue
 		}
 		tc, ok := r.analyzeTripCount(m)
-		if !ok || r.definedIn(g, tc.start) || r.definedIn(g, tc.bound) || !exactCount(tc) {
+		if !ok || r.primal().DefinedIn(g, tc.Start) || r.primal().DefinedIn(g, tc.Bound) || !cacheplan.ExactCount(tc) {
 			return nil
 		}
 		f := countFactor{tc: tc}
 		if child != nil {
 			// Every iteration of m enters child, or none of any entry of
 			// m within an entry of g.
-			_, mLatch, _ := r.simpleHeader(m.Header)
+			_, mLatch, _ := r.primal().SimpleHeader(m.Header)
 			if !r.enteredEveryIteration(child, mLatch, strict) {
 				return nil
 			}
@@ -205,7 +205,7 @@ func (r *reverseGen) proveSnapshot(s snapshot) *snapshotPlan {
 // latch (every iteration reaches it), one less (minus1) when m exits only
 // from its header (the last header execution leaves at once).
 func (r *reverseGen) childEntries(m *irutil.Loop) (minus1, ok bool) {
-	_, latch, _ := r.simpleHeader(m.Header)
+	_, latch, _ := r.primal().SimpleHeader(m.Header)
 	onlyLatch, onlyHeader := true, true
 	for b := range m.Blocks {
 		for _, x := range irutil.Succs(b) {
@@ -222,7 +222,7 @@ func (r *reverseGen) childEntries(m *irutil.Loop) (minus1, ok bool) {
 // outermost loop that cannot come back to the block entering it. Its
 // counter on entry is 0, and so is the counter of every loop inside it.
 func (r *reverseGen) enteredOnce(l *irutil.Loop) bool {
-	outside, _, ok := r.simpleHeader(l.Header)
+	outside, _, ok := r.primal().SimpleHeader(l.Header)
 	return ok && l.Parent == nil && !r.reachable(l.Header)[outside]
 }
 
@@ -246,8 +246,8 @@ func (r *reverseGen) enteredEveryIteration(l *irutil.Loop, pLatch *ir.Block, inv
 	if r.cfg.Dominates(l.Header, pLatch) {
 		return true
 	}
-	enters := func(b *ir.Block) bool { return reachesInIteration(p, b, l.Header, nil) }
-	skips := func(b *ir.Block) bool { return reachesInIteration(p, b, pLatch, l.Header) }
+	enters := func(b *ir.Block) bool { return cacheplan.ReachesInIteration(p, b, l.Header, nil) }
+	skips := func(b *ir.Block) bool { return cacheplan.ReachesInIteration(p, b, pLatch, l.Header) }
 	for b := range p.Blocks {
 		if l.Contains(b) || !enters(b) || !skips(b) {
 			continue
@@ -261,7 +261,7 @@ func (r *reverseGen) enteredEveryIteration(l *irutil.Loop, pLatch *ir.Block, inv
 		if live < 2 {
 			continue
 		}
-		if c := r.cfg.LoopOf[b]; c != p && oneExitTarget(c) {
+		if c := r.cfg.LoopOf[b]; c != p && cacheplan.OneExitTarget(c) {
 			continue // it decides how long c runs: every way leaves c to one block
 		}
 		br, ok := b.Term.(*ir.TermCondBr)
@@ -270,63 +270,6 @@ func (r *reverseGen) enteredEveryIteration(l *irutil.Loop, pLatch *ir.Block, inv
 		}
 	}
 	return true
-}
-
-// oneExitTarget reports whether every edge leaving loop c goes to the
-// same block.
-func oneExitTarget(c *irutil.Loop) bool {
-	_, target := loneExit(c)
-	return target != nil
-}
-
-// reachesInIteration reports whether a path runs from block from to block
-// to within one iteration of loop p (not back through p's header),
-// avoiding block avoid.
-func reachesInIteration(p *irutil.Loop, from, to, avoid *ir.Block) bool {
-	return from != avoid && reaches(from, to, func(b *ir.Block) bool { return b == avoid || b == p.Header || !p.Contains(b) })
-}
-
-// exactCount reports whether headerCount is the exact header count of an
-// entry of a loop with trip count tc that leaves it through its exit test
-// (the reverse reads it where the loop was left, or entered from below, or
-// ran in an earlier iteration of the loop around: it terminated). It
-// assumes, and proves from the IR:
-//   - every iteration that goes on has evaluated the exit test on its own
-//     x_k: each exiting block dominates the latch (tc.every); the loop is
-//     left at the first k where x_k pred bound fails;
-//   - x_k runs to the bound without wrapping around: for signed
-//     comparisons, the adds computing x_k carry nsw (tc.nsw: a wrapped
-//     value is poison, a branch on it undefined), or x_k moves by 1 from
-//     the start itself (it meets every value between x_0 and the bound,
-//     the bound included, before the end of its range), or it is 64-bit
-//     with a step and offset of at most 16 (wrapping past the bound would
-//     take 2^59 iterations and more). A narrow counter converted back
-//     after each step (a short stepped by 300 under < 32700) wraps where
-//     C defines it, and runs far past the count;
-//   - or it meets the bound exactly (!= on a 64-bit variable with a step
-//     and offset of at most 16: missing the bound, or starting past it, it
-//     would wrap around, 2^59 iterations and more);
-//   - or it continues while equal to the bound (once at most, as x_1 =
-//     x_0 + step differs from x_0).
-//
-// Other loops (unsigned comparisons, != on narrower counters, exits on
-// the data, tests some iterations skip) get no count: the reverse records
-// what it needs instead (their entry counters stay cached).
-func exactCount(tc *tripCount) bool {
-	if !tc.every {
-		return false
-	}
-	it, _ := tc.phi.Typ.(*types.IntType)
-	wide := it != nil && it.BitSize == 64 && tc.step >= -16 && tc.step <= 16 && tc.offset >= -16 && tc.offset <= 16
-	switch tc.pred {
-	case enum.IPredSLT, enum.IPredSLE, enum.IPredSGT, enum.IPredSGE:
-		return tc.nsw || wide || ((tc.step == 1 || tc.step == -1) && tc.offset == 0)
-	case enum.IPredEQ:
-		return true
-	case enum.IPredNE:
-		return wide
-	}
-	return false
 }
 
 // recomputedEntryCount emits, in reverse block blk (the reverse of primal
@@ -394,50 +337,9 @@ func (r *reverseGen) decidingBranch(b *ir.Block) (onTrue, onFalse *ir.Block, con
 	if !isCond || br.TargetTrue == br.TargetFalse {
 		return nil, nil, nil, false
 	}
-	t, f := predsThrough(b, d, br.TargetTrue.(*ir.Block), preds), predsThrough(b, d, br.TargetFalse.(*ir.Block), preds)
+	t, f := cacheplan.PredsThrough(b, d, br.TargetTrue.(*ir.Block), preds), cacheplan.PredsThrough(b, d, br.TargetFalse.(*ir.Block), preds)
 	if len(t) != 1 || len(f) != 1 || t[0] == f[0] {
 		return nil, nil, nil, false
 	}
 	return t[0], f[0], br.Cond, true
-}
-
-// predsThrough returns the predecessors (of b, among preds) through which
-// paths from s, a successor of b's dominator d, reach b without passing d
-// or b again; d itself where s is b.
-func predsThrough(b, d, s *ir.Block, preds []*ir.Block) []*ir.Block {
-	var out []*ir.Block
-	for _, p := range preds {
-		switch {
-		case s == b:
-			if p == d {
-				out = append(out, p)
-			}
-		case p != d && reaches(s, p, func(x *ir.Block) bool { return x == d || x == b }):
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// reaches reports whether a path runs from block from to block to through
-// no block for which stop holds (from and to excepted).
-func reaches(from, to *ir.Block, stop func(*ir.Block) bool) bool {
-	if from == to {
-		return true
-	}
-	seen := map[*ir.Block]bool{}
-	stack := irutil.Succs(from)
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if x == to {
-			return true
-		}
-		if seen[x] || stop(x) {
-			continue
-		}
-		seen[x] = true
-		stack = append(stack, irutil.Succs(x)...)
-	}
-	return false
 }

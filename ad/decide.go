@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/cacheplan"
 	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/value"
@@ -53,7 +54,7 @@ func (r *reverseGen) decide(b, d *ir.Block, preds []*ir.Block, depth int) (*deci
 	if !ok || br.TargetTrue == br.TargetFalse {
 		return nil, false
 	}
-	if l := r.cfg.LoopOf[b]; l != nil && r.definedIn(l, irfacts.Unwrap(br.Cond)) {
+	if l := r.cfg.LoopOf[b]; l != nil && r.primal().DefinedIn(l, irfacts.Unwrap(br.Cond)) {
 		return nil, false
 	}
 	if cb, ok := r.blockOf[irfacts.Unwrap(br.Cond)]; ok && !r.cfg.Dominates(cb, b) {
@@ -65,7 +66,7 @@ func (r *reverseGen) decide(b, d *ir.Block, preds []*ir.Block, depth int) (*deci
 			return nil, false
 		}
 	}
-	t, f := predsThrough(b, d, br.TargetTrue.(*ir.Block), preds), predsThrough(b, d, br.TargetFalse.(*ir.Block), preds)
+	t, f := cacheplan.PredsThrough(b, d, br.TargetTrue.(*ir.Block), preds), cacheplan.PredsThrough(b, d, br.TargetFalse.(*ir.Block), preds)
 	if len(t) == 0 || len(f) == 0 || len(t)+len(f) != len(preds) {
 		return nil, false // a predecessor reached both ways, or neither
 	}

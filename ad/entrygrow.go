@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/cacheplan"
 	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
@@ -12,7 +13,7 @@ import (
 
 // Growth on entry to the nest: when loop l and the loops around it out to
 // some loop top have exact header counts (tripcount.go, exact in the sense
-// of counters.go's exactCount, which the recomputed entry counters rely on
+// of cacheplan.ExactCount, which the recomputed entry counters rely on
 // already) computable on entry to top, the records l writes during one
 // execution of top number at most the product of those counts. The buffer
 // then grows, once, on the forward edge into top's header, instead of
@@ -21,7 +22,7 @@ import (
 // like the primal's, and a short inner loop pays no check at all.
 //
 // It assumes the counts exact: a count too small would overflow the
-// buffer. exactCount proves that from the IR (exit tests in every
+// buffer. cacheplan.ExactCount proves that from the IR (exit tests in every
 // iteration, no wrap past the bound), entryGuards that a loop is counted
 // only where it is entered, and nestChain that every count is computed
 // from values defined outside top. A loop without that proof keeps the
@@ -33,12 +34,12 @@ import (
 // false where l's buffer keeps the check in its header.
 func (r *reverseGen) entryGrowth(l *irutil.Loop) (top *irutil.Loop, chain []countFactor, ok bool) {
 	top, chain = r.nestChain(l, nil, true)
-	if len(chain) == 0 || chain[0].tc.phi == nil || r.cfg.LoopOf[r.blockOf[chain[0].tc.phi]] != l {
+	if len(chain) == 0 || chain[0].tc.Phi == nil || r.cfg.LoopOf[r.blockOf[chain[0].tc.Phi]] != l {
 		return nil, nil, false
 	}
 	// One edge into top's header, which growOnEntry reroutes through the
 	// growth check (irutil.Succs would count a two-edge branch once).
-	outside, _, _ := r.simpleHeader(top.Header)
+	outside, _, _ := r.primal().SimpleHeader(top.Header)
 	return top, chain, edgeCount(outside, top.Header) == 1
 }
 
@@ -50,7 +51,7 @@ func (r *reverseGen) growOnEntry(top *irutil.Loop, chain []countFactor, lc *loop
 	header := r.fwdHead[top.Header]
 	pre, ok := r.entryEdge[top]
 	if !ok {
-		outside, _, _ := r.simpleHeader(top.Header)
+		outside, _, _ := r.primal().SimpleHeader(top.Header)
 		pre = r.fwdTail[outside]
 	}
 	check, join := r.g.NewBlock(""), r.g.NewBlock("")
@@ -87,7 +88,7 @@ func (r *reverseGen) growOnEntry(top *irutil.Loop, chain []countFactor, lc *loop
 	}
 	val := r.entryValue(check, top)
 	// The counts clamp a negative distance, exact != ones too (unlike
-	// exitCount's): they are computed on entry to top, also for a loop
+	// cacheplan.ExitCount's): they are computed on entry to top, also for a loop
 	// never reached because an outer loop leaves from its header at once
 	// (the outer loop's factor is then 0), and a negative count would
 	// saturate the product.
@@ -122,7 +123,7 @@ const mergeDepth = 4
 // incoming values by that condition, which entryValue computes on entry.
 func (r *reverseGen) entryInvariant(l *irutil.Loop, v value.Value, depth int) bool {
 	v = irfacts.Unwrap(v)
-	if !r.definedIn(l, v) {
+	if !r.primal().DefinedIn(l, v) {
 		return true
 	}
 	p, ok := v.(*ir.InstPhi)
@@ -130,7 +131,7 @@ func (r *reverseGen) entryInvariant(l *irutil.Loop, v value.Value, depth int) bo
 		return false
 	}
 	cond, onTrue, onFalse, byIndex, ok := r.mergeDecision(r.blockOf[p])
-	if !ok || byIndex || r.definedIn(l, irfacts.Unwrap(cond)) || !r.distinctIncoming(p, r.blockOf[p]) {
+	if !ok || byIndex || r.primal().DefinedIn(l, irfacts.Unwrap(cond)) || !r.distinctIncoming(p, r.blockOf[p]) {
 		return false
 	}
 	for _, pred := range []*ir.Block{onTrue, onFalse} {
@@ -149,7 +150,7 @@ func (r *reverseGen) entryValue(blk *ir.Block, top *irutil.Loop) func(value.Valu
 	var val func(value.Value) value.Value
 	val = func(v value.Value) value.Value {
 		p, ok := irfacts.Unwrap(v).(*ir.InstPhi)
-		if !ok || !r.definedIn(top, p) {
+		if !ok || !r.primal().DefinedIn(top, p) {
 			return r.mapValue(v)
 		}
 		cond, onTrue, onFalse, _, _ := r.mergeDecision(r.blockOf[p])
@@ -317,7 +318,7 @@ func (r *reverseGen) entryPaths(l *irutil.Loop, toward map[*ir.Block]bool) ([]en
 			for m.Parent != p {
 				m = m.Parent
 			}
-			_, target := loneExit(m)
+			_, target := cacheplan.LoneExit(m)
 			if b != m.Header || target == nil {
 				return nil, false
 			}

@@ -68,7 +68,7 @@ func TestEntryGuardsIR(t *testing.T) {
 				for _, g := range chain[k].guards {
 					for _, c := range g.conds() {
 						// A decision over paths (entryPaths) need not dominate.
-						if b, ok := r.blockOf[c]; ok && (r.definedIn(top, c) || (g.paths == nil && !r.cfg.Dominates(b, cur.Header))) {
+						if b, ok := r.blockOf[c]; ok && (r.primal().DefinedIn(top, c) || (g.paths == nil && !r.cfg.Dominates(b, cur.Header))) {
 							t.Errorf("%s: guard %s of a loop at %s is not decided before the loop at %s", tc.name, c.Ident(), cur.Header.Ident(), top.Header.Ident())
 						}
 					}

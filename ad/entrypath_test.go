@@ -282,7 +282,7 @@ func TestEntryPathQformIR(t *testing.T) {
 				found = true
 			}
 			for _, c := range g.conds() {
-				if r.definedIn(top, c) {
+				if r.primal().DefinedIn(top, c) {
 					t.Errorf("loop %s: its entry reads %s, computed in the loop at %s", l.Header.Ident(), c.Ident(), top.Header.Ident())
 				}
 			}

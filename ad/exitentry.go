@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/cacheplan"
 	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
@@ -13,7 +14,7 @@ import (
 // only from below, on the reverse of an edge leaving the loop, where the
 // loop's counter still holds its value at that exit: its value on entry
 // plus the loop's header count (the forward header advances it once per
-// execution). Where that count is exact (counters.go's exactCount, every
+// execution). Where that count is exact (cacheplan.ExactCount, every
 // exit testing the same induction variable against the same bound), the
 // reverse computes it on that edge from the loop's start and bound (their
 // forward values in the iteration of the loop around that the reverse is
@@ -27,7 +28,7 @@ import (
 
 // exitEntry reports whether the reverse of loop l recomputes l's entry
 // counter on the edges entering it from below. It assumes, and proves:
-//   - l's header count is exact (exactCount: every exit tests the same
+//   - l's header count is exact (cacheplan.ExactCount: every exit tests the same
 //     induction variable against the same bound in every iteration, and
 //     the variable cannot wrap past it);
 //   - its start and bound have forward values the reverse can look up
@@ -41,18 +42,18 @@ import (
 // Otherwise the entry counter stays a forward value: recomputed by
 // counters.go where that is proven, else recorded per execution of l in
 // the records of the loop around (or once, outside every loop).
-func (r *reverseGen) exitEntry(l *irutil.Loop) (*tripCount, bool) {
+func (r *reverseGen) exitEntry(l *irutil.Loop) (*cacheplan.TripCount, bool) {
 	if _, ok := r.entryCount[l.Header]; !ok {
 		return nil, false
 	}
-	if _, _, ok := r.simpleHeader(l.Header); !ok {
+	if _, _, ok := r.primal().SimpleHeader(l.Header); !ok {
 		return nil, false
 	}
 	tc, ok := r.analyzeTripCount(l)
-	if !ok || !exactCount(tc) {
+	if !ok || !cacheplan.ExactCount(tc) {
 		return nil, false
 	}
-	for _, v := range []value.Value{tc.start, tc.bound} {
+	for _, v := range []value.Value{tc.Start, tc.Bound} {
 		// The primal value and its forward copy (reverseCount looks the
 		// copy up: a call's result in the augmented forward) must both be
 		// values the reverse can look up.

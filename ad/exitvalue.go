@@ -1,11 +1,11 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/cacheplan"
 	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
-	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -22,16 +22,16 @@ import (
 // traps. Where m's header dominates the reader, inductionValue rebuilds the
 // same value from m's counter instead.
 
-// affineOf is affineHeader for header phi p, primal or forward.
+// affineOf is cacheplan.AffineHeader for header phi p, primal or forward.
 func (r *reverseGen) affineOf(p *ir.InstPhi) (value.Value, int64, bool) {
-	outside, latch, ok := r.simpleHeader(r.blockOf[p])
+	outside, latch, ok := r.primal().SimpleHeader(r.blockOf[p])
 	if !ok {
 		return nil, 0, false
 	}
 	if _, fwd := r.primalOf[p]; fwd {
 		outside, latch = r.fwdTail[outside], r.fwdTail[latch]
 	}
-	return affineHeader(p, outside, latch)
+	return cacheplan.AffineHeader(p, outside, latch)
 }
 
 // exitInduction recognises v (primal or forward), read in primal block at,
@@ -39,9 +39,9 @@ func (r *reverseGen) affineOf(p *ir.InstPhi) (value.Value, int64, bool) {
 // constant c, where m does not contain at and m's header does not dominate
 // it: v is computed in every iteration before m may exit (its block
 // dominates every exiting block of m), and m's header count is exact
-// (exactCount, which proves it from the IR). Otherwise the value is
+// (cacheplan.ExactCount, which proves it from the IR). Otherwise the value is
 // recorded where it is read (the caller caches).
-func (r *reverseGen) exitInduction(v value.Value, at *ir.Block) (phi *ir.InstPhi, c int64, tc *tripCount, ok bool) {
+func (r *reverseGen) exitInduction(v value.Value, at *ir.Block) (phi *ir.InstPhi, c int64, tc *cacheplan.TripCount, ok bool) {
 	def, isInst := r.blockOf[v]
 	if !isInst {
 		return nil, 0, nil, false
@@ -50,7 +50,7 @@ func (r *reverseGen) exitInduction(v value.Value, at *ir.Block) (phi *ir.InstPhi
 	if m == nil || m.Contains(at) || r.cfg.Dominates(m.Header, at) {
 		return nil, 0, nil, false
 	}
-	phi, c, ok = r.inductionOf(m, v)
+	phi, c, ok = r.primal().InductionOf(m, v)
 	if !ok {
 		return nil, 0, nil, false
 	}
@@ -65,7 +65,7 @@ func (r *reverseGen) exitInduction(v value.Value, at *ir.Block) (phi *ir.InstPhi
 		}
 	}
 	tc, ok = r.analyzeTripCount(m)
-	if !ok || !exactCount(tc) {
+	if !ok || !cacheplan.ExactCount(tc) {
 		return nil, 0, nil, false
 	}
 	return phi, c, tc, true
@@ -73,12 +73,12 @@ func (r *reverseGen) exitInduction(v value.Value, at *ir.Block) (phi *ir.InstPhi
 
 // exitOperands lists the primal values exitInduction's value is rebuilt
 // from: the induction variable's start, the count's start and bound.
-func (r *reverseGen) exitOperands(phi *ir.InstPhi, tc *tripCount) []value.Value {
+func (r *reverseGen) exitOperands(phi *ir.InstPhi, tc *cacheplan.TripCount) []value.Value {
 	start, _, _ := r.affineOf(phi)
 	if p, ok := r.primalOf[start]; ok {
 		start = p
 	}
-	return []value.Value{irfacts.Unwrap(start), irfacts.Unwrap(tc.start), irfacts.Unwrap(tc.bound)}
+	return []value.Value{irfacts.Unwrap(start), irfacts.Unwrap(tc.Start), irfacts.Unwrap(tc.Bound)}
 }
 
 // exitInductionValue rebuilds forward value fv, read in the reverse of
@@ -112,29 +112,16 @@ func (r *reverseGen) exitInductionValue(blk, at *ir.Block, fv value.Value, depth
 }
 
 // reverseCount emits in reverse block blk, the reverse of primal block at,
-// exitCount for the loop with exact trip count tc, its start and bound
+// cacheplan.ExitCount for the loop with exact trip count tc, its start and bound
 // read there as operandInReverse does at depth+1.
-func (r *reverseGen) reverseCount(blk, at *ir.Block, tc *tripCount, depth int) (value.Value, bool) {
+func (r *reverseGen) reverseCount(blk, at *ir.Block, tc *cacheplan.TripCount, depth int) (value.Value, bool) {
 	vals := map[value.Value]value.Value{}
-	for _, x := range []value.Value{tc.start, tc.bound} {
+	for _, x := range []value.Value{tc.Start, tc.Bound} {
 		w, ok := r.operandInReverse(blk, at, r.mapValue(irfacts.Unwrap(x)), depth+1)
 		if !ok {
 			return nil, false
 		}
 		vals[x] = w
 	}
-	return exitCount(blk, tc, func(x value.Value) value.Value { return vals[x] }), true
-}
-
-// exitCount is headerCount for an entry of the loop that left it through its
-// exit test: its exit value is read, its reverse entered from below, or it
-// ran in an earlier iteration of the loop around a recomputed snapshot
-// (counters.go; where it did not run, its count is multiplied by zero there,
-// the number of earlier iterations). Where the count is exact and the test
-// is !=, the induction variable met the bound, so the distance to it is not
-// negative, and headerCount's clamp of a negative one (a do-while loop
-// entered past its bound) is left out. Both values are 64-bit there
-// (exactCount).
-func exitCount(blk *ir.Block, tc *tripCount, val func(value.Value) value.Value) value.Value {
-	return countHeader(blk, tc, val, false, tc.pred == enum.IPredNE && exactCount(tc))
+	return cacheplan.ExitCount(blk, tc, func(x value.Value) value.Value { return vals[x] }), true
 }

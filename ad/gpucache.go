@@ -102,7 +102,7 @@ func (r *reverseGen) staticRecords(l *irutil.Loop) (int64, error) {
 	n := int64(1)
 	scratch := &ir.Block{}
 	for _, f := range chain {
-		if !f.tc.every {
+		if !f.tc.Every {
 			return unknown()
 		}
 		c, ok := evalInt(emitFactor(scratch, f, func(v value.Value) value.Value { return irfacts.Unwrap(v) }, false))
@@ -134,7 +134,7 @@ func loopLoc(l *irutil.Loop) interface{} {
 	return nil
 }
 
-// evalInt evaluates integer arithmetic on constants (as countHeader emits
+// evalInt evaluates integer arithmetic on constants (as cacheplan.CountHeader emits
 // it) to a 64-bit value.
 func evalInt(v value.Value) (int64, bool) {
 	v = irfacts.Unwrap(v)

@@ -3,6 +3,7 @@ package ad
 import (
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/cacheplan"
 	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
@@ -91,16 +92,16 @@ func (r *reverseGen) hoistLoop(v value.Value) *irutil.Loop {
 // and guards skipping a loop of the chain decided the same way in every
 // iteration of x (enteredEveryIteration with x-invariant conditions).
 func (r *reverseGen) chainInvariant(d, x *irutil.Loop, memo map[value.Value]bool) bool {
-	if _, _, ok := r.simpleHeader(x.Header); !ok {
+	if _, _, ok := r.primal().SimpleHeader(x.Header); !ok {
 		return false
 	}
 	for m := d; m != x; m = m.Parent {
-		_, latch, ok := r.simpleHeader(m.Header)
+		_, latch, ok := r.primal().SimpleHeader(m.Header)
 		if !ok {
 			return false
 		}
 		tc, ok := r.analyzeTripCount(m)
-		if !ok || !r.invariantIn(tc.start, x, d, memo) || !r.invariantIn(tc.bound, x, d, memo) {
+		if !ok || !r.invariantIn(tc.Start, x, d, memo) || !r.invariantIn(tc.Bound, x, d, memo) {
 			return false
 		}
 		for b := range m.Blocks {
@@ -114,7 +115,7 @@ func (r *reverseGen) chainInvariant(d, x *irutil.Loop, memo map[value.Value]bool
 			// m's preheader may end in a guard that skips m (a rotated
 			// loop's, or the program's): it must decide alike in every
 			// iteration of x.
-			_, pLatch, ok := r.simpleHeader(p.Header)
+			_, pLatch, ok := r.primal().SimpleHeader(p.Header)
 			xInvariant := func(v value.Value) bool { return r.invariantIn(v, x, d, memo) }
 			if !ok || !r.enteredEveryIteration(m, pLatch, xInvariant) {
 				return false // not entered in the same iterations of its parent in every iteration of x
@@ -181,11 +182,11 @@ func (r *reverseGen) chainInduction(p *ir.InstPhi, x, d *irutil.Loop, memo map[v
 	if !inChain {
 		return false
 	}
-	outside, latch, ok := r.simpleHeader(hb)
+	outside, latch, ok := r.primal().SimpleHeader(hb)
 	if !ok {
 		return false
 	}
-	_, start, ok := inductionStep(p, outside, latch)
+	_, start, ok := cacheplan.InductionStep(p, outside, latch)
 	return ok && r.invariantIn(start, x, d, memo)
 }
 
@@ -401,7 +402,7 @@ func (r *reverseGen) hoistGroup(d, x *irutil.Loop) *hoistCache {
 	h := &hoistCache{inner: d, over: x, lc: &loopCache{loop: d}}
 	h.lc.counter = r.newCacheSlot(types.I64, constant.NewInt(types.I64, 0))
 	h.lc.cap = r.newCacheSlot(types.I64, constant.NewInt(types.I64, 0))
-	outside, _, _ := r.simpleHeader(x.Header)
+	outside, _, _ := r.primal().SimpleHeader(x.Header)
 	pt := r.fwdTail[outside]
 	b := ir.NewLoad(types.I64, h.lc.counter)
 	pt.Insts = append(pt.Insts, b)

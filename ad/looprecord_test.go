@@ -3,12 +3,13 @@ package ad
 import (
 	"testing"
 
+	"github.com/gozyme/gozyme/ad/cacheplan"
 	"github.com/llir/llvm/ir"
 )
 
 // Loop reversal where a trip count or a counter on entry is not provably
 // recomputable: the reverse must record it instead (counters.go's
-// exactCount states what a recomputed count assumes). loopRecordKernels are
+// cacheplan.ExactCount states what a recomputed count assumes). loopRecordKernels are
 // programs built to break the recomputation rules: counts an earlier loop
 // computes from the data, counts reset on a new maximum, counts the outer
 // loop changes, bounds in memory the loops overwrite, several exits, an
@@ -72,7 +73,7 @@ func TestLoopRecordMaxima(t *testing.T) {
 	}
 }
 
-// TestExactCountProofIR: exactCount admits no count whose assumptions the
+// TestExactCountProofIR: cacheplan.ExactCount admits no count whose assumptions the
 // IR does not prove: not the loop whose exit test iterations skip
 // (condexit at -O0), not the 16-bit counter stepped without nsw under a
 // signed test (shortwrap at -O2). Their reverses record the entry counter
@@ -95,7 +96,7 @@ func TestExactCountProofIR(t *testing.T) {
 		d, r := reverseOf(t, m, c.name, false, "exact_"+c.name)
 		var last *ir.Block
 		for _, b := range r.f.Blocks {
-			if r.isHeader(b) {
+			if r.primal().IsHeader(b) {
 				last = b
 			}
 		}
@@ -107,8 +108,8 @@ func TestExactCountProofIR(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s -O%s: no trip count for the loop at %s", c.name, c.level, last.Ident())
 		}
-		if got := exactCount(tc); got != c.exact {
-			t.Errorf("%s -O%s: exactCount = %v, want %v (every %v, nsw %v, step %d, pred %v)", c.name, c.level, got, c.exact, tc.every, tc.nsw, tc.step, tc.pred)
+		if got := cacheplan.ExactCount(tc); got != c.exact {
+			t.Errorf("%s -O%s: ExactCount = %v, want %v (every %v, nsw %v, step %d, pred %v)", c.name, c.level, got, c.exact, tc.Every, tc.NSW, tc.Step, tc.Pred)
 		}
 		if _, ok := r.exitEntry(l); ok != c.exact {
 			t.Errorf("%s -O%s: exitEntry = %v, want %v", c.name, c.level, ok, c.exact)

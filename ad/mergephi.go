@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/cacheplan"
 	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -23,7 +24,7 @@ import (
 // forward sweep came from (onTrue when it holds, onFalse otherwise), or
 // byIndex when only the recorded predecessor index tells.
 func (r *reverseGen) mergeDecision(b *ir.Block) (cond value.Value, onTrue, onFalse *ir.Block, byIndex, ok bool) {
-	if len(r.cfg.Preds[b]) < 2 || r.isHeader(b) {
+	if len(r.cfg.Preds[b]) < 2 || r.primal().IsHeader(b) {
 		return nil, nil, nil, false, false
 	}
 	if p, q, c, pOnTrue, ok := r.triangle(b); ok {
@@ -154,12 +155,12 @@ func (r *reverseGen) hasEdgeIncoming(p *ir.InstPhi) bool {
 // incoming values are rebuilt only where the plan says (it never caches
 // them).
 func (r *reverseGen) mergeInvariant(p *ir.InstPhi, m mergeRebuild) bool {
-	if (m.byIndex && typeBytes(p.Typ) <= 1) || r.hasEdgeIncoming(p) {
+	if (m.byIndex && cacheplan.TypeBytes(p.Typ) <= 1) || r.hasEdgeIncoming(p) {
 		return false
 	}
 	if l := r.cfg.LoopOf[r.blockOf[p]]; l != nil {
 		for _, op := range m.ops {
-			if r.definedIn(l, irfacts.Unwrap(op)) {
+			if r.primal().DefinedIn(l, irfacts.Unwrap(op)) {
 				return false
 			}
 		}

@@ -5,12 +5,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gozyme/gozyme/ad/cacheplan"
 	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/metadata"
-	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
 
@@ -191,11 +191,11 @@ func (r *reverseGen) recomputeBytes(call *ir.InstCall) int64 {
 			return 1
 		}
 	}
-	return typeBytes(call.Typ)
+	return cacheplan.TypeBytes(call.Typ)
 }
 
 // libraryCallInstructions is what recomputing a real library call (exp,
-// tanh) weighs among cuts that cache the same bytes (breakTies), against
+// tanh) weighs among cuts that cache the same bytes (Graph.BreakTies), against
 // 1 per arithmetic instruction: caching its result wins the tie (a tanh
 // whose argument the reverse sweep can load again, free, is still not
 // called twice).
@@ -277,20 +277,11 @@ func (r *reverseGen) planCaches() *cachePlan {
 	type node struct{ in, out int }
 	nodes := map[value.Value]node{}
 	var order []value.Value
-	const source, sink = 0, 1
-	n := 2
-	capacity := map[[2]int]int64{}
-	adj := map[int][]int{}
-	edge := func(a, b int, c int64) {
-		if _, ok := capacity[[2]int{a, b}]; !ok {
-			adj[a] = append(adj[a], b)
-			adj[b] = append(adj[b], a)
-		}
-		capacity[[2]int{a, b}] += c
-	}
-	const inf = int64(1) << 50
+	const source, sink, inf = cacheplan.Source, cacheplan.Sink, cacheplan.Inf
+	g := cacheplan.NewGraph()
+	edge := g.AddEdge
 	recomputable := map[value.Value]bool{}
-	recomputeCost := map[int]int64{} // by a pure op's in node: breakTies's cost
+	recomputeCost := map[int]int64{} // by a pure op's in node: Graph.BreakTies's cost
 	var pin func(v value.Value, b *ir.Block)
 	var visit func(v value.Value) (node, bool)
 	visit = func(v value.Value) (node, bool) {
@@ -303,12 +294,11 @@ func (r *reverseGen) planCaches() *cachePlan {
 		if !ok || !isInst || (r.cfg.LoopOf[def] == nil && r.postDomRet[def] && !r.split) {
 			return node{}, false // available without caching
 		}
-		nd := node{n, n + 1}
-		n += 2
+		nd := node{g.NewNode(), g.NewNode()}
 		nodes[v] = nd
 		order = append(order, v)
 		edge(nd.in, nd.out, r.valueCacheWeight(v, def))
-		if p, ok := inst.(*ir.InstPhi); ok && r.isHeader(def) {
+		if p, ok := inst.(*ir.InstPhi); ok && r.primal().IsHeader(def) {
 			// An induction variable: rebuilt from its start and the
 			// iteration counter (inductionValue), where its start is
 			// available, so the start belongs to the graph.
@@ -349,7 +339,7 @@ func (r *reverseGen) planCaches() *cachePlan {
 					recomputeCost[nd.in] = r.loopScaled(libraryCallInstructions, def)
 				}
 			} else if pureOp(inst) {
-				// An instruction more in the reverse sweep (breakTies).
+				// An instruction more in the reverse sweep (Graph.BreakTies).
 				recomputeCost[nd.in] = r.loopScaled(1, def)
 			}
 			ops := operandsOf(inst)
@@ -371,7 +361,7 @@ func (r *reverseGen) planCaches() *cachePlan {
 	pin = func(v value.Value, b *ir.Block) {
 		v = irfacts.Unwrap(v)
 		nd, ok := nodes[v]
-		if !ok || !r.edgeIncoming(v, b) || capacity[[2]int{nd.in, nd.out}] >= inf {
+		if !ok || !r.edgeIncoming(v, b) || g.Capacity(nd.in, nd.out) >= inf {
 			return
 		}
 		edge(nd.in, nd.out, inf)
@@ -407,45 +397,15 @@ func (r *reverseGen) planCaches() *cachePlan {
 		if !ok {
 			continue
 		}
-		nd := node{n, n + 1}
-		n += 2
+		nd := node{g.NewNode(), g.NewNode()}
 		exitNodes[e] = nd
 		edge(nd.in, nd.out, r.cacheWeight(e.v, e.at))
 		edge(vn.out, nd.in, inf)
 		edge(nd.out, sink, inf)
 	}
-	breakTies(capacity, recomputeCost, adj, source, inf)
-	// Edmonds-Karp: augment along shortest residual paths.
-	flow := map[[2]int]int64{}
-	residual := func(a, b int) int64 { return capacity[[2]int{a, b}] - flow[[2]int{a, b}] + flow[[2]int{b, a}] }
-	for {
-		prev := residualBFS(adj, source, residual)
-		if _, ok := prev[sink]; !ok {
-			break
-		}
-		push := inf
-		for b := sink; b != source; b = prev[b] {
-			if c := residual(prev[b], b); c < push {
-				push = c
-			}
-		}
-		if push >= inf {
-			break // an uncuttable path: keep the current behaviour
-		}
-		for b := sink; b != source; b = prev[b] {
-			a := prev[b]
-			back := flow[[2]int{b, a}]
-			if back >= push {
-				flow[[2]int{b, a}] -= push
-			} else {
-				flow[[2]int{b, a}] = 0
-				flow[[2]int{a, b}] += push - back
-			}
-		}
-	}
-	// The source side of the minimum cut: what the residual graph reaches.
-	tree := residualBFS(adj, source, residual)
-	reach := func(n int) bool { _, ok := tree[n]; return ok }
+	g.BreakTies(recomputeCost)
+	// The source side of the minimum cut.
+	reach := g.MinCut()
 	plan := &cachePlan{cache: map[value.Value]bool{}, recompute: map[value.Value]bool{}, exitCache: map[exitUse]bool{}}
 	for e, nd := range exitNodes {
 		if reach(nd.in) && !reach(nd.out) {
@@ -464,36 +424,16 @@ func (r *reverseGen) planCaches() *cachePlan {
 	return plan
 }
 
-// residualBFS searches the residual graph of a flow network breadth-first
-// from source, along edges with capacity left: every node it reaches maps to
-// the node it was reached from (source to itself), so the map is a shortest
-// path tree.
-func residualBFS(adj map[int][]int, source int, residual func(a, b int) int64) map[int]int {
-	prev := map[int]int{source: source}
-	queue := []int{source}
-	for len(queue) > 0 {
-		a := queue[0]
-		queue = queue[1:]
-		for _, b := range adj[a] {
-			if _, seen := prev[b]; !seen && residual(a, b) > 0 {
-				prev[b] = a
-				queue = append(queue, b)
-			}
-		}
-	}
-	return prev
-}
-
 // cacheWeight is the cost of caching primal value v in primal block at.
 func (r *reverseGen) cacheWeight(v value.Value, at *ir.Block) int64 {
-	return r.loopScaled(typeBytes(v.Type()), at)
+	return r.loopScaled(cacheplan.TypeBytes(v.Type()), at)
 }
 
 // valueCacheWeight is the cost of caching primal value v where it is
 // defined, in primal block def: a value invariant in a loop is cached
 // without that loop's dimension (hoist.go), so that loop does not count.
 func (r *reverseGen) valueCacheWeight(v value.Value, def *ir.Block) int64 {
-	return r.loopScaledExcept(typeBytes(v.Type()), def, r.hoistLoop(v))
+	return r.loopScaledExcept(cacheplan.TypeBytes(v.Type()), def, r.hoistLoop(v))
 }
 
 // loopScaled scales a per-execution cost w of something in primal block at
@@ -566,73 +506,6 @@ func (r *reverseGen) valueOrder(v value.Value) int {
 		}
 	}
 	return r.order[v]
-}
-
-// typeBytes is the size in bytes of a value of type t, as the cache stores
-// it (an estimate: no padding).
-func typeBytes(t types.Type) int64 {
-	switch x := t.(type) {
-	case *types.IntType:
-		return int64(x.BitSize+7) / 8
-	case *types.FloatType:
-		switch x.Kind {
-		case types.FloatKindHalf:
-			return 2
-		case types.FloatKindFloat:
-			return 4
-		case types.FloatKindDouble:
-			return 8
-		}
-		return 16
-	case *types.VectorType:
-		return int64(x.Len) * typeBytes(x.ElemType)
-	case *types.ArrayType:
-		return int64(x.Len) * typeBytes(x.ElemType)
-	case *types.StructType:
-		var s int64
-		for _, f := range x.Fields {
-			s += typeBytes(f)
-		}
-		return s
-	}
-	return 8
-}
-
-// breakTies makes recomputing a pure operation (pureOp, not a library
-// call, whose cost recomputeBytes states) cost a little, less than a byte
-// of cache in all: among the cuts that cache the fewest bytes, the plan
-// takes one that recomputes the fewest arithmetic instructions in the
-// reverse sweep. Without it the plan took the cut nearest the must-cache
-// values: for xc = x[j] - mu[j], read in the reverse, it cached the load
-// x[j] (8 bytes, as xc) and rebuilt xc from it, reloading mu[j] and
-// subtracting again in every reverse iteration. Address arithmetic and
-// loads of memory nothing overwrites stay free: the reverse sweep mostly
-// rebuilds the same addresses for its shadow accesses. Every capacity is
-// scaled by more than the sum of these costs, so they never outweigh a
-// byte; where the scaling would reach the uncuttable capacities, nothing
-// changes.
-func breakTies(capacity map[[2]int]int64, cost map[int]int64, adj map[int][]int, source int, inf int64) {
-	scale := int64(1)
-	for _, c := range cost {
-		scale += c
-	}
-	for _, c := range capacity {
-		if c < inf && c > inf/2/scale {
-			return
-		}
-	}
-	for e, c := range capacity {
-		if c < inf {
-			capacity[e] = c * scale
-		}
-	}
-	for in, c := range cost {
-		if _, ok := capacity[[2]int{source, in}]; !ok {
-			adj[source] = append(adj[source], in)
-			adj[in] = append(adj[in], source)
-		}
-		capacity[[2]int{source, in}] += c
-	}
 }
 
 // loopState is the gradient's loop and cache state: per-loop record

@@ -276,7 +276,7 @@ func TestDivisionGradients(t *testing.T) {
 // A centred product: xc = x[i] - mu[i] and x[i] = c[i]*xc, x overwritten
 // (its load must be cached), mu and c read-only (noalias). The reverse
 // reads xc (for c's adjoint). Caching the load x[i] or xc costs the same 8
-// bytes per iteration; the plan takes xc (breakTies), so the reverse sweep
+// bytes per iteration; the plan takes xc (Graph.BreakTies), so the reverse sweep
 // neither reloads mu[i] nor subtracts again.
 const centredIR = `
 define double @centred(double* noalias %x, double* noalias %mu, double* noalias %c, i64 %n) {

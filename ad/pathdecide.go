@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/cacheplan"
 	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
@@ -67,7 +68,7 @@ const (
 // grows too long (maxPathSteps, maxDecisionDepth).
 func (r *reverseGen) pathDecision(b *ir.Block) (*decision, bool) {
 	d := r.cfg.IDom[b]
-	if d == nil || len(r.cfg.Preds[b]) < 2 || r.cfg.LoopOf[d] != r.cfg.LoopOf[b] || r.isHeader(b) {
+	if d == nil || len(r.cfg.Preds[b]) < 2 || r.cfg.LoopOf[d] != r.cfg.LoopOf[b] || r.primal().IsHeader(b) {
 		return nil, false
 	}
 	w := &pathWalk{r: r, b: b, d: d, l: r.cfg.LoopOf[b]}
@@ -200,7 +201,7 @@ func (w *pathWalk) edge(x, y *ir.Block, st pathState, depth int) (*decision, pat
 		if y != m.Header {
 			return nil, pathUndecided
 		}
-		exiting, target := loneExit(m)
+		exiting, target := cacheplan.LoneExit(m)
 		if target == nil || (target == w.b && exiting == nil) {
 			return nil, pathUndecided
 		}
@@ -210,30 +211,6 @@ func (w *pathWalk) edge(x, y *ir.Block, st pathState, depth int) (*decision, pat
 		st = st.leaving(w.r.blockOf, m)
 		x, y = exiting, target
 	}
-}
-
-// loneExit returns the one edge leaving loop m, or, where several blocks
-// leave it to the same block, that block (exiting is nil then); no target
-// where edges leave it to different blocks.
-func loneExit(m *irutil.Loop) (exiting, target *ir.Block) {
-	n := 0
-	for x := range m.Blocks {
-		for _, s := range irutil.Succs(x) {
-			switch {
-			case m.Contains(s):
-			case target == nil:
-				exiting, target, n = x, s, 1
-			case target != s:
-				return nil, nil
-			case exiting != x:
-				n++
-			}
-		}
-	}
-	if n > 1 {
-		exiting = nil
-	}
-	return exiting, target
 }
 
 // invariantCond reports whether primal value v is, on a path that fixed

@@ -110,7 +110,7 @@ func TestIterationCondIR(t *testing.T) {
 }
 
 // negClamp reports whether v, within depth operands, selects on a
-// comparison "x < 0" (headerCount's clamp of a negative distance).
+// comparison "x < 0" (cacheplan.HeaderCount's clamp of a negative distance).
 func negClamp(v value.Value, depth int) bool {
 	inst, ok := v.(ir.Instruction)
 	if !ok || depth < 0 {
@@ -132,7 +132,7 @@ func negClamp(v value.Value, depth int) bool {
 // downIR: two loops counting down inside an outer loop, left through ==
 // tests (continuing while !=) at steps -1 and -2; they cache nothing (x is
 // read only), so their reverses restart their counters from the exact
-// count on entry (exitentry.go), computed without a clamp (exitCount).
+// count on entry (exitentry.go), computed without a clamp (cacheplan.ExitCount).
 const downIR = `
 define double @down_ir(double* noalias %x, i64 %n, i64 %k) {
 entry:

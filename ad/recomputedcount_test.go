@@ -12,7 +12,7 @@ import (
 // loops with != exit tests (steps 1 and 2, unrolled), the counter
 // snapshots the reverse recomputes from those loops' header counts
 // (recomputedEntryCount) clamp no negative distance: the loops ran to
-// their bounds (exitCount).
+// their bounds (cacheplan.ExitCount).
 func TestRecomputedCountIR(t *testing.T) {
 	t.Parallel()
 	m := preADModuleC(t, particleC(t)+snapshotNests(t)+"int main(void) { return 0; }\n", "2")
@@ -27,7 +27,7 @@ func TestRecomputedCountIR(t *testing.T) {
 				}
 				ne := true
 				for _, f := range plan.factors {
-					ne = ne && f.tc.pred == enum.IPredNE
+					ne = ne && f.tc.Pred == enum.IPredNE
 				}
 				if !ne {
 					continue

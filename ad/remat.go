@@ -1,7 +1,6 @@
 package ad
 
 import (
-	"math/big"
 	"strings"
 
 	"github.com/gozyme/gozyme/ad/irfacts"
@@ -94,11 +93,11 @@ func (r *reverseGen) operandInReverse(blk, at *ir.Block, op value.Value, depth i
 }
 
 // inductionValue rebuilds an induction variable of a simple loop (see
-// affineHeader) as start + step·k where k is the iteration number: the
+// cacheplan.AffineHeader) as start + step·k where k is the iteration number: the
 // counter minus its value on loop entry.
 func (r *reverseGen) inductionValue(blk, at *ir.Block, phi *ir.InstPhi, depth int) (value.Value, bool) {
 	def := r.blockOf[phi]
-	if def == nil || !r.isHeader(def) {
+	if def == nil || !r.primal().IsHeader(def) {
 		return nil, false
 	}
 	it, ok := phi.Typ.(*types.IntType)
@@ -109,7 +108,7 @@ func (r *reverseGen) inductionValue(blk, at *ir.Block, phi *ir.InstPhi, depth in
 	if !ok {
 		return nil, false
 	}
-	outside, _, _ := r.simpleHeader(def)
+	outside, _, _ := r.primal().SimpleHeader(def)
 	start, step, ok := r.affineOf(phi)
 	if !ok {
 		return nil, false
@@ -135,107 +134,6 @@ func (r *reverseGen) inductionValue(blk, at *ir.Block, phi *ir.InstPhi, depth in
 		k = blk.NewZExt(k, it)
 	}
 	return blk.NewAdd(s, blk.NewMul(k, constant.NewInt(it, step))), true
-}
-
-// affineHeader recognises header phi p (primal or forward; outside and
-// latch are the predecessors its incoming values come from) as an affine
-// function of the iteration number k, start + step·k:
-//   - an i1 flag flipped every iteration (toggleStart), step 1;
-//   - p = phi [start, outside], [p + step, latch], the latch value
-//     possibly a phi of such sums (inductionStep);
-//   - p = phi [start, outside], [q, latch], lagging one iteration behind
-//     another such phi q of the same header with the same step, whose start
-//     is start + step (a rotated loop's i beside its i+1: -O2 keeps both).
-//     Then p takes start in iteration 0 and q's value of iteration k-1,
-//     start + step + step·(k-1), in iteration k.
-//
-// The arithmetic wraps as the reverse sweep computes it, so the identity
-// holds modulo 2^bits whatever the flags of the forward adds.
-func affineHeader(p *ir.InstPhi, outside, latch *ir.Block) (value.Value, int64, bool) {
-	it, ok := p.Typ.(*types.IntType)
-	if !ok || len(p.Incs) != 2 {
-		return nil, 0, false
-	}
-	if start, ok := toggleStart(p, outside, latch); ok && it.BitSize == 1 {
-		return start, 1, true
-	}
-	if step, start, ok := inductionStep(p, outside, latch); ok {
-		return start, step, true
-	}
-	var start value.Value
-	var q *ir.InstPhi
-	for _, in := range p.Incs {
-		switch in.Pred {
-		case outside:
-			start = in.X
-		case latch:
-			q, _ = in.X.(*ir.InstPhi)
-		}
-	}
-	if start == nil || q == nil || q == p || len(q.Incs) != 2 || !samePreds(p, q) {
-		return nil, 0, false
-	}
-	step, qstart, ok := inductionStep(q, outside, latch)
-	if !ok {
-		return nil, 0, false
-	}
-	if add, ok := qstart.(*ir.InstAdd); ok {
-		if base, c, ok := phiPlusConst(add); ok && base == start && c == step {
-			return start, step, true
-		}
-	}
-	c0, ok1 := start.(*constant.Int)
-	c1, ok2 := qstart.(*constant.Int)
-	if !ok1 || !ok2 {
-		return nil, 0, false
-	}
-	diff := new(big.Int).Sub(c1.X, c0.X)
-	diff.Sub(diff, big.NewInt(step))
-	diff.Mod(diff, new(big.Int).Lsh(big.NewInt(1), uint(it.BitSize)))
-	return start, step, diff.Sign() == 0
-}
-
-// toggleStart recognises i1 header phi p = phi [start, outside],
-// [xor p, true, latch] (a flag flipped every iteration: `plus = !plus`) and
-// returns start. On i1, xor with true is the add of 1 modulo 2, so p is
-// affine with step 1: start + k (mod 2) in iteration k.
-func toggleStart(p *ir.InstPhi, outside, latch *ir.Block) (value.Value, bool) {
-	var start, next value.Value
-	for _, in := range p.Incs {
-		switch in.Pred {
-		case outside:
-			start = in.X
-		case latch:
-			next = in.X
-		}
-	}
-	x, ok := next.(*ir.InstXor)
-	if start == nil || !ok {
-		return nil, false
-	}
-	isTrue := func(v value.Value) bool {
-		c, ok := v.(*constant.Int)
-		return ok && c.X.Bit(0) == 1
-	}
-	if (x.X == p && isTrue(x.Y)) || (x.Y == p && isTrue(x.X)) {
-		return start, true
-	}
-	return nil, false
-}
-
-// samePreds reports whether phis p and q have their incoming values from
-// the same blocks (those of one header).
-func samePreds(p, q *ir.InstPhi) bool {
-	for _, a := range p.Incs {
-		found := false
-		for _, b := range q.Incs {
-			found = found || a.Pred == b.Pred
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
 }
 
 // loadRecomputable reports whether a forward load may be executed again in

@@ -226,7 +226,7 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 	for _, b := range r.cfg.RPO {
 		head := g.NewBlock("")
 		r.fwdHead[b], r.fwdTail[b] = head, head
-		if r.isHeader(b) {
+		if r.primal().IsHeader(b) {
 			r.fwdTail[b] = g.NewBlock("")
 		}
 	}
@@ -305,11 +305,6 @@ func (r *reverseGen) reverseEntries() []*ir.Block {
 		out[i] = r.rev[b]
 	}
 	return out
-}
-
-func (r *reverseGen) isHeader(b *ir.Block) bool {
-	l := r.cfg.LoopOf[b]
-	return l != nil && l.Header == b
 }
 
 // newSlot allocates a stack slot in the alloca block, initialized to init.
@@ -442,7 +437,7 @@ func (r *reverseGen) forward() error {
 				}
 			}
 		}
-		if outside, _, ok := r.simpleHeader(b); ok {
+		if outside, _, ok := r.primal().SimpleHeader(b); ok {
 			// The reverse tells the first iteration from the others by
 			// the iteration counter: remember its value on loop entry.
 			lc := r.loops[r.cfg.LoopOf[b]]
@@ -467,7 +462,7 @@ func (r *reverseGen) forward() error {
 		}
 		head.Insts = append(head.Insts, phis...)
 		tail.Insts = append(tail.Insts, rest...)
-		if r.isHeader(b) {
+		if r.primal().IsHeader(b) {
 			lc := r.loops[r.cfg.LoopOf[b]]
 			i := head.NewLoad(types.I64, lc.counter)
 			head.NewStore(head.NewAdd(i, constant.NewInt(types.I64, 1)), lc.counter)
@@ -780,7 +775,7 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		return nil
 	}
 	if c0, ok := r.entryCount[b]; ok {
-		outside, latch, _ := r.simpleHeader(b)
+		outside, latch, _ := r.primal().SimpleHeader(b)
 		l := r.cfg.LoopOf[b]
 		cur := blk.NewLoad(types.I64, r.loops[l].counter)
 		entry := r.lookupForward(blk, b, c0, outside)
@@ -878,28 +873,6 @@ func (r *reverseGen) diamond(b *ir.Block) (p, q *ir.Block, cond value.Value, ok 
 		return preds[1], preds[0], br.Cond, true
 	}
 	return nil, nil, nil, false
-}
-
-// simpleHeader reports whether b heads a loop entered from exactly one block
-// outside it and continued from exactly one latch, returning both.
-func (r *reverseGen) simpleHeader(b *ir.Block) (outside, latch *ir.Block, ok bool) {
-	if !r.isHeader(b) {
-		return nil, nil, false
-	}
-	l := r.cfg.LoopOf[b]
-	preds := r.cfg.Preds[b]
-	if len(preds) != 2 || len(l.Latches) != 1 {
-		return nil, nil, false
-	}
-	for _, p := range preds {
-		if !l.Contains(p) {
-			outside = p
-		}
-	}
-	if outside == nil {
-		return nil, nil, false
-	}
-	return outside, l.Latches[0], true
 }
 
 // edgeCount is the number of edges from p to b: a switch may branch to

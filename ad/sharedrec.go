@@ -1,6 +1,6 @@
 package ad
 
-import "github.com/gozyme/gozyme/irutil"
+import "github.com/gozyme/gozyme/ad/cacheplan"
 
 // Shared records: sibling loops that run the same iterations keep their
 // iteration records in one buffer. The second loop to cache a value adds
@@ -38,17 +38,9 @@ func (r *reverseGen) recordOwner(lc *loopCache) *loopCache {
 		if o == l || o.Parent != l.Parent || oc.rec == nil || oc.owner != nil {
 			continue
 		}
-		if otc, ok := r.analyzeTripCount(o); ok && sameCount(tc, otc) {
+		if otc, ok := r.analyzeTripCount(o); ok && cacheplan.SameCount(tc, otc) {
 			return oc
 		}
 	}
 	return nil
-}
-
-// sameCount reports whether trip counts a and b, of two different loops,
-// run the same number of iterations: the same start, bound, step, offset
-// and continue predicate.
-func sameCount(a, b *tripCount) bool {
-	return a.step == b.step && a.offset == b.offset && a.pred == b.pred &&
-		irutil.SameValue(a.start, b.start) && irutil.SameValue(a.bound, b.bound)
 }

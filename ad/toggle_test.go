@@ -8,7 +8,7 @@ import (
 )
 
 // TestToggleFlagInduction: flags flipped every iteration are rebuilt from
-// the iteration counter (toggleStart), from a constant or an input-derived
+// the iteration counter (cacheplan.ToggleStart), from a constant or an input-derived
 // start, in a nest; flags flipped on some iterations or by a value are
 // not taken for toggles; gradients against central differences at every
 // level. At -O2 alternating's gradient caches no i1.
