@@ -21,7 +21,7 @@ func presentADError(ctx context.Context, err error) error {
 	if !errors.As(err, &e) {
 		return err
 	}
-	e.ShowIR = toolchains.Verbose()
+	e.ShowIR = toolchains.ConfigOf(ctx).Verbose
 	demangle := func(s string) string {
 		names := mangled.FindAllStringSubmatch(s, -1)
 		if len(names) == 0 {

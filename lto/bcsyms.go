@@ -38,7 +38,7 @@ func bitcodeSymbols(ctx context.Context, cacheDir, tmp string, inputs []*Input) 
 			syms[in] = nativeSyms(in)
 			continue
 		}
-		if key := symbolsKey(cacheDir, in); key != "" {
+		if key := symbolsKey(toolchains.ConfigOf(ctx), cacheDir, in); key != "" {
 			if data, ok := cacheGet(cacheDir, key, ".syms"); ok {
 				syms[in] = parseSymbolLines(string(data))
 				continue
@@ -67,7 +67,7 @@ func bitcodeSymbols(ctx context.Context, cacheDir, tmp string, inputs []*Input) 
 	for _, in := range byPath {
 		syms[in] = parseSymbolLines(lines[in])
 		if key := keys[in]; key != "" {
-			cachePut(cacheDir, key, ".syms", []byte(lines[in]))
+			cachePut(ctx, cacheDir, key, ".syms", []byte(lines[in]))
 		}
 	}
 	return syms, nil

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/gozyme/gozyme/toolchains"
 )
 
 // Config is what the environment tells gozyme-ld (and gozyme-cc's link
@@ -48,6 +50,12 @@ type Config struct {
 	// for messages (nil when unset or malformed).
 	ObjectSources map[string]string
 
+	// Tools is the toolchain's configuration (toolchains.ConfigFromEnv:
+	// GOZYME_LLVM_BIN, GOZYME_FLANG_BIN, GOZYME_VERBOSE, CUDA_PATH,
+	// GOZYME_LIBDEVICE). Link puts it in the context of its work, where
+	// toolchains.Run finds it.
+	Tools toolchains.Config
+
 	// cacheEnv holds, for each variable of cacheEnv, its name, whether it
 	// is set and its value: they go into every link-cache key.
 	cacheEnv []string
@@ -60,6 +68,7 @@ func ConfigFromEnv() Config {
 		OptLevel:  os.Getenv("GOZYME_OPT_LEVEL"),
 		ADStage:   os.Getenv("GOZYME_AD_STAGE"),
 		KeepTemps: os.Getenv("GOZYME_KEEP_TEMPS"),
+		Tools:     toolchains.ConfigFromEnv(),
 	}
 	if n, err := strconv.Atoi(os.Getenv("GOZYME_JOBS")); err == nil && n > 0 {
 		cfg.Jobs = n

@@ -56,7 +56,7 @@ func RewriteDevice(ctx context.Context, job DeviceJob) error {
 	}
 	level := normalizeOptLevel(job.OptLevel)
 	pre := filepath.Join(dir, "optimized.bc")
-	if err := preopt.Optimize(ctx, job.Bitcode, pre, level, preopt.Options{Warn: warnStderr}); err != nil {
+	if err := preopt.Optimize(ctx, job.Bitcode, pre, level, preopt.Options{Warn: warnings(ctx)}); err != nil {
 		return fmt.Errorf("%s: optimizing device code before AD: %w", job.Origin, err)
 	}
 	cur := pre

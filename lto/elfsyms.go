@@ -78,7 +78,10 @@ func IsBitcode(data []byte) bool {
 }
 
 // bitcodeFileSymbols lists the global symbols of a bitcode file with
-// llvm-nm.
+// llvm-nm. Symbol tables are read from inside the input resolution and
+// the grouping, which carry no context: so this one place reads the
+// toolchain's configuration from the environment itself
+// (toolchains.ConfigFromEnv), as the command's entry did.
 func bitcodeFileSymbols(data []byte) ([]objSym, error) {
 	f, err := os.CreateTemp("", "gozyme-nm-*.bc")
 	if err != nil {
@@ -92,7 +95,7 @@ func bitcodeFileSymbols(data []byte) ([]objSym, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := toolchains.Run(context.Background(), "llvm-nm", "--format=posix", f.Name())
+	out, err := toolchains.Run(toolchains.WithConfig(context.Background(), toolchains.ConfigFromEnv()), "llvm-nm", "--format=posix", f.Name())
 	if err != nil {
 		return nil, fmt.Errorf("unreadable bitcode: %v", strings.ReplaceAll(err.Error(), f.Name(), "<input>"))
 	}

@@ -136,7 +136,7 @@ func compileHuge(ctx context.Context, dir string, args []string, inputArg int, o
 	if err2 := codegen(text); err2 != nil {
 		return err2
 	}
-	if toolchains.Verbose() {
+	if toolchains.ConfigOf(ctx).Verbose {
 		fmt.Fprintf(os.Stderr, "gozyme: %s: compiling with long-lived values spilled and long blocks cut failed, compiled as it was: %v\n", origin, err)
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gozyme/gozyme/toolchains"
 )
 
 // hugeModule is a module whose @big, marked as markHugeFunctions marks,
@@ -61,10 +63,10 @@ func TestCompileHuge(t *testing.T) {
 	}
 	run(t, dir, clang, "-c", "-O2", ll, "-o", filepath.Join(dir, "plain.o"), "-Wno-override-module")
 	want := output(filepath.Join(dir, "plain.o"))
-	t.Setenv("GOZYME_VERBOSE", "1")
+	verbose := toolchains.WithConfig(context.Background(), toolchains.Config{Verbose: true})
 	stderr := captureStderr(t, func() {
 		args := []string{"-c", "-O2", ll, "-o", filepath.Join(dir, "huge.o"), "-Wno-override-module"}
-		if err := compileHuge(context.Background(), dir, args, 2, "huge.ll"); err != nil {
+		if err := compileHuge(verbose, dir, args, 2, "huge.ll"); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -19,7 +19,7 @@ import (
 // RewriteObject and the real linker runs with the rewritten objects (and
 // archive copies) in place of the originals.
 func Link(cfg Config, args []string) int {
-	ctx := context.Background()
+	ctx := toolchains.WithConfig(context.Background(), cfg.Tools)
 	if cfg.Times {
 		var st *stageTimes
 		ctx, st = withStageTimes(ctx)
@@ -39,7 +39,7 @@ func Link(cfg Config, args []string) int {
 func linkRecovering(ctx context.Context, cfg Config, args []string) (code int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			code, err = 1, internalError("link", p)
+			code, err = 1, internalError(ctx, "link", p)
 			if expanded, e := ExpandResponseFiles(args); e == nil {
 				if line, e := ParseLinkArgs(expanded); e == nil {
 					removeOutput(line.Output)
@@ -64,7 +64,7 @@ func link(ctx context.Context, cfg Config, args []string) (int, error) {
 	if err != nil || line.Relocatable() {
 		// The real linker reports malformed lines; ld -r output is an
 		// object whose roots are differentiated when it is linked.
-		return runLinker(realLD, args)
+		return runLinker(cfg.Tools, realLD, args)
 	}
 	var mayHaveRoots bool
 	timeStage(ctx, "scan", func() error { mayHaveRoots = quickScan(line, realLD); return nil })
@@ -73,7 +73,7 @@ func link(ctx context.Context, cfg Config, args []string) (int, error) {
 		var code int
 		err := timeStage(ctx, "native link", func() error {
 			var err error
-			code, err = runLinker(realLD, args)
+			code, err = runLinker(cfg.Tools, realLD, args)
 			return err
 		})
 		return code, err
@@ -94,7 +94,7 @@ func link(ctx context.Context, cfg Config, args []string) (int, error) {
 		var code int
 		err := timeStage(ctx, "native link", func() error {
 			var err error
-			code, err = runLinker(realLD, args)
+			code, err = runLinker(cfg.Tools, realLD, args)
 			return err
 		})
 		return code, err
@@ -186,8 +186,8 @@ func sameFile(a, b string) bool {
 
 // runLinker runs the real linker with the caller's stdio; its failure is
 // passed through as an exit status, not reported again.
-func runLinker(path string, args []string) (int, error) {
-	err := toolchains.Interactive(path, args, nil)
+func runLinker(tools toolchains.Config, path string, args []string) (int, error) {
+	err := tools.Interactive(path, args, nil)
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		return 1, fmt.Errorf("running %s: %v", path, err)

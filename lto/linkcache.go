@@ -83,8 +83,8 @@ func selfIdentity() string {
 }
 
 // toolIdentity identifies an LLVM tool by path, size and modification time.
-func toolIdentity(name string) string {
-	p, err := toolchains.Tool(name)
+func toolIdentity(tools toolchains.Config, name string) string {
+	p, err := tools.Tool(name)
 	if err != nil {
 		return name + ": none"
 	}
@@ -97,12 +97,12 @@ func toolIdentity(name string) string {
 
 // symbolsKey is the cache key of llvm-nm's listing of an input's bitcode,
 // "" when the cache (in dir) is off.
-func symbolsKey(dir string, in *Input) string {
+func symbolsKey(tools toolchains.Config, dir string, in *Input) string {
 	if dir == "" || selfIdentity() == "" {
 		return ""
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s symbols\x00%s\x00%s\x00", cacheFormat, selfIdentity(), toolIdentity("llvm-nm"))
+	fmt.Fprintf(h, "%s symbols\x00%s\x00%s\x00", cacheFormat, selfIdentity(), toolIdentity(tools, "llvm-nm"))
 	writeBytes(h, in.bitcodeDigest())
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -118,7 +118,7 @@ func jobKey(cfg Config, job RewriteJob) string {
 	field(cacheFormat)
 	field(self)
 	for _, t := range cacheTools {
-		field(toolIdentity(t))
+		field(toolIdentity(cfg.Tools, t))
 	}
 	for _, e := range cfg.cacheEnv {
 		field(e)
@@ -186,7 +186,7 @@ func cachedRewrite(ctx context.Context, cfg Config, job RewriteJob, stored *atom
 		return nil
 	})
 	if hit {
-		if toolchains.Verbose() {
+		if cfg.Tools.Verbose {
 			fmt.Fprintf(os.Stderr, "gozyme: %s: reusing %s\n", job.Origin(), cacheEntry(dir, key, ".o"))
 		}
 		return nil
@@ -195,7 +195,7 @@ func cachedRewrite(ctx context.Context, cfg Config, job RewriteJob, stored *atom
 		return err
 	}
 	if data, err := os.ReadFile(job.OutPath); err == nil {
-		cachePut(dir, key, ".o", data)
+		cachePut(ctx, dir, key, ".o", data)
 		stored.Add(1)
 	}
 	return nil
@@ -261,12 +261,12 @@ func cacheGet(dir, key, suffix string) ([]byte, bool) {
 
 // cachePut writes an entry: a temporary file in its directory, renamed
 // into place. Failing to cache is harmless (told under GOZYME_VERBOSE).
-func cachePut(dir, key, suffix string, data []byte) {
+func cachePut(ctx context.Context, dir, key, suffix string, data []byte) {
 	if key == "" || dir == "" {
 		return
 	}
 	entry := cacheEntry(dir, key, suffix)
-	if err := writeAtomic(entry, data); err != nil && toolchains.Verbose() {
+	if err := writeAtomic(entry, data); err != nil && toolchains.ConfigOf(ctx).Verbose {
 		fmt.Fprintf(os.Stderr, "gozyme: not cached: %v\n", err)
 	}
 }

@@ -77,9 +77,9 @@ func writeModule(ctx context.Context, dir string, i int, m Module) (string, erro
 
 // internalError turns a panic in the link pipeline into an error asking
 // for a report (the stack only with GOZYME_VERBOSE).
-func internalError(origin string, p interface{}) error {
+func internalError(ctx context.Context, origin string, p interface{}) error {
 	msg := fmt.Sprintf("%s: internal error: %v; please report this to the gozyme developers with the objects of this link", origin, p)
-	if toolchains.Verbose() {
+	if toolchains.ConfigOf(ctx).Verbose {
 		msg += "\n" + string(debug.Stack())
 	}
 	return fmt.Errorf("%s", msg)

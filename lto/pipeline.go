@@ -53,7 +53,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 	origin := job.Origin()
 	defer func() {
 		if p := recover(); p != nil {
-			err = internalError(origin, p)
+			err = internalError(ctx, origin, p)
 		}
 	}()
 	dir, err := os.MkdirTemp(job.TempDir, "module-")
@@ -84,7 +84,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 	}
 	adLevel := adStageLevel(job.ADStage, level)
 	err = timeStage(ctx, "optimize", func() error {
-		return preopt.Optimize(ctx, in, pre, adLevel, preopt.Options{Extra: optArgs, Warn: warnStderr})
+		return preopt.Optimize(ctx, in, pre, adLevel, preopt.Options{Extra: optArgs, Warn: warnings(ctx)})
 	})
 	if err != nil {
 		return fmt.Errorf("%s: optimizing before AD: %w", origin, err)
@@ -101,7 +101,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 				return fmt.Errorf("%s: %w", origin, err)
 			}
 			m := part.Module
-			if toolchains.Verbose() {
+			if toolchains.ConfigOf(ctx).Verbose {
 				parsed, elided := part.Parsed()
 				fmt.Fprintf(os.Stderr, "gozyme: %s: parsed %d function definitions, left %d unparsed\n", origin, parsed, elided)
 			}
@@ -118,7 +118,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 			}
 			_, err = ad.Differentiate(m, opts)
 			if ad.NeedsRuntimeActivity(err) && !runtimeActivity {
-				if toolchains.Verbose() {
+				if toolchains.ConfigOf(ctx).Verbose {
 					fmt.Fprintf(os.Stderr, "gozyme: %s: differentiating again with run-time activity checks: %v\n", origin, err)
 				}
 				continue
@@ -234,9 +234,14 @@ func normalizeOptLevel(l string) string {
 	return "2"
 }
 
-// warnStderr writes a warning of the pipeline's (preopt.Options.Warn) to
-// stderr.
-func warnStderr(msg string) { fmt.Fprintf(os.Stderr, "gozyme: %s\n", msg) }
+// warnings is the pre-AD pipeline's preopt.Options.Warn: its warnings go
+// to stderr under GOZYME_VERBOSE, nowhere otherwise.
+func warnings(ctx context.Context) func(string) {
+	if !toolchains.ConfigOf(ctx).Verbose {
+		return nil
+	}
+	return func(msg string) { fmt.Fprintf(os.Stderr, "gozyme: %s\n", msg) }
+}
 
 // adStageLevel is the optimization level before AD: the user's, or "0"
 // (locals promoted to SSA values, nothing else) when stage is "pre"

@@ -61,7 +61,7 @@ func linkRewritten(ctx context.Context, cfg Config, realLD string, args []string
 	var code int
 	err = timeStage(ctx, "native link", func() error {
 		var err error
-		code, err = runLinker(realLD, newArgs)
+		code, err = runLinker(cfg.Tools, realLD, newArgs)
 		return err
 	})
 	return code, err
@@ -124,7 +124,7 @@ func rewriteAll(ctx context.Context, cfg Config, groups []*rewriteGroup, tmp, lt
 			// error and the real linker would start while the process dies.
 			defer func() {
 				if p := recover(); p != nil {
-					err = internalError(job.Origin(), p)
+					err = internalError(ctx, job.Origin(), p)
 					errs[i] = err
 				}
 			}()

@@ -56,9 +56,9 @@ const noVectorize = "-vectorize-loops=false"
 type Options struct {
 	// Extra are further opt arguments.
 	Extra []string
-	// Warn receives, under GOZYME_VERBOSE (toolchains.Verbose), each
-	// optimization the pipeline went on without and why, as one line with
-	// no "gozyme: " prefix and no newline; nil drops them.
+	// Warn receives each optimization the pipeline went on without and
+	// why, as one line with no "gozyme: " prefix and no newline; nil
+	// drops them (gozyme-ld gives one under GOZYME_VERBOSE).
 	Warn func(string)
 }
 
@@ -98,7 +98,7 @@ func Optimize(ctx context.Context, in, out, level string, opts Options) error {
 	// (the load after optimizing reports the problem if AD needs that code).
 	// It costs a small part of a link (bench/results/history.md).
 	m, err := irutil.ParseText(lit, text)
-	if err != nil && toolchains.Verbose() {
+	if err != nil {
 		opts.warn("no attribute inference before optimizing: %v", err)
 	}
 	src := lit
@@ -114,9 +114,7 @@ func Optimize(ctx context.Context, in, out, level string, opts Options) error {
 	if err != nil && src != lit {
 		// The fused module as llir wrote it is the one new input here:
 		// should opt reject it, the unfused light module goes on.
-		if toolchains.Verbose() {
-			opts.warn("optimizing without loop fusion: %v", err)
-		}
+		opts.warn("optimizing without loop fusion: %v", err)
 		_, err = toolchains.Run(ctx, "opt", append(args, lit, "-o", out)...)
 	}
 	if err != nil {
@@ -157,9 +155,7 @@ func fuse(m *ir.Module, lit string, text []byte, opts Options) string {
 		err = p.WriteText(out)
 	}
 	if err != nil {
-		if toolchains.Verbose() {
-			opts.warn("no loop fusion: %v", err)
-		}
+		opts.warn("no loop fusion: %v", err)
 		return lit
 	}
 	return out

@@ -14,13 +14,13 @@ type CUDA struct {
 }
 
 // FindCUDA locates a CUDA toolkit: flagPath (a --cuda-path the compile
-// gives), else $CUDA_PATH, else /usr/local/cuda; an installation counts
-// when it has include/cuda_runtime.h (what clang's CUDA headers include).
-// libdevice comes from $GOZYME_LIBDEVICE, else the toolkit's
-// nvvm/libdevice/libdevice.10.bc.
-func FindCUDA(flagPath string) CUDA {
+// gives), else cfg.CUDAPath (CUDA_PATH), else /usr/local/cuda; an
+// installation counts when it has include/cuda_runtime.h (what clang's
+// CUDA headers include). libdevice is cfg.Libdevice (GOZYME_LIBDEVICE),
+// else the toolkit's nvvm/libdevice/libdevice.10.bc.
+func (cfg Config) FindCUDA(flagPath string) CUDA {
 	var c CUDA
-	for _, p := range []string{flagPath, os.Getenv("CUDA_PATH"), "/usr/local/cuda"} {
+	for _, p := range []string{flagPath, cfg.CUDAPath, "/usr/local/cuda"} {
 		if p == "" {
 			continue
 		}
@@ -44,8 +44,8 @@ func FindCUDA(flagPath string) CUDA {
 			c.Libdevice = lib
 		}
 	}
-	if lib := os.Getenv("GOZYME_LIBDEVICE"); lib != "" {
-		c.Libdevice = lib
+	if cfg.Libdevice != "" {
+		c.Libdevice = cfg.Libdevice
 	}
 	return c
 }

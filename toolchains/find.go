@@ -2,26 +2,25 @@ package toolchains
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 )
 
 // FindVersioned returns the path of the tool NAME of an LLVM-based
-// toolchain of the given major version. It looks, in order, in the
-// directory named by the environment variable dirEnv, for NAME-VERSION on
-// $PATH and in /usr/lib/llvm-VERSION/bin. Answers are cached; install
-// names what to install when the tool is missing.
-func FindVersioned(dirEnv, name, version, install string) (string, error) {
-	key := dirEnv + "\x00" + name + "\x00" + version
+// toolchain of the given major version. It looks, in order, in directory
+// dir (when not ""; dirEnv is the variable that gave it, for the error),
+// for NAME-VERSION on $PATH and in /usr/lib/llvm-VERSION/bin. Answers are
+// cached; install names what to install when the tool is missing.
+func FindVersioned(dir, dirEnv, name, version, install string) (string, error) {
+	key := dir + "\x00" + name + "\x00" + version
 	toolMu.Lock()
 	defer toolMu.Unlock()
 	if p, ok := toolCache[key]; ok {
 		return p, nil
 	}
 	var candidates []string
-	if dir := os.Getenv(dirEnv); dir != "" {
+	if dir != "" {
 		candidates = append(candidates, filepath.Join(dir, name))
 	}
 	candidates = append(candidates, name+"-"+version, "/usr/lib/llvm-"+version+"/bin/"+name)

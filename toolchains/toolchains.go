@@ -1,5 +1,6 @@
 // Package toolchains locates the LLVM 14 tools gozyme drives and runs them,
-// echoing every invocation to stderr when GOZYME_VERBOSE is set.
+// echoing every invocation to stderr when its Config says so
+// (GOZYME_VERBOSE).
 package toolchains
 
 import (
@@ -24,23 +25,21 @@ var (
 
 // Tool returns the path of an LLVM tool given its base name ("clang", "clang++",
 // "opt", "llc", "llvm-dis", "llvm-as", "llvm-link", "ld.lld", ...).
-// It looks, in order, in $GOZYME_LLVM_BIN, for NAME-14 on $PATH and in
-// /usr/lib/llvm-14/bin (FindVersioned); an unversioned NAME on $PATH is
-// never taken, since it may be another LLVM.
-func Tool(name string) (string, error) {
-	return FindVersioned("GOZYME_LLVM_BIN", name, LLVMVersion,
+// It looks, in order, in c.LLVMBin (GOZYME_LLVM_BIN), for NAME-14 on $PATH
+// and in /usr/lib/llvm-14/bin (FindVersioned); an unversioned NAME on
+// $PATH is never taken, since it may be another LLVM.
+func (c Config) Tool(name string) (string, error) {
+	return FindVersioned(c.LLVMBin, "GOZYME_LLVM_BIN", name, LLVMVersion,
 		fmt.Sprintf("install clang-%s and llvm-%s", LLVMVersion, LLVMVersion))
 }
 
-// Verbose reports whether GOZYME_VERBOSE asks for every tool invocation to be printed.
-func Verbose() bool {
-	v := os.Getenv("GOZYME_VERBOSE")
-	return v != "" && v != "0"
-}
+// Tool is the zero Config's Tool, for tests and programs that have no
+// configuration of their own.
+func Tool(name string) (string, error) { return Config{}.Tool(name) }
 
-// LogCommand prints argv to stderr, shell-quoted, when verbose.
-func LogCommand(argv []string) {
-	if !Verbose() {
+// LogCommand prints argv to stderr, shell-quoted, when c.Verbose.
+func (c Config) LogCommand(argv []string) {
+	if !c.Verbose {
 		return
 	}
 	quoted := make([]string, len(argv))
@@ -79,9 +78,10 @@ func (e *ToolError) Error() string {
 func (e *ToolError) Unwrap() error { return e.Err }
 
 // Run runs an LLVM tool by base name with args, capturing its stderr for the
-// error it returns. Standard output is returned.
+// error it returns. Standard output is returned. The tool is found, and
+// the command printed, as the Config ctx carries says (ConfigOf).
 func Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	path, err := Tool(name)
+	path, err := ConfigOf(ctx).Tool(name)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func Run(ctx context.Context, name string, args ...string) ([]byte, error) {
 // RunPath is Run for a program given by path.
 func RunPath(ctx context.Context, path string, args ...string) ([]byte, error) {
 	argv := append([]string{path}, args...)
-	LogCommand(argv)
+	ConfigOf(ctx).LogCommand(argv)
 	cmd := exec.CommandContext(ctx, path, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
@@ -116,9 +116,9 @@ func ExitCode(err error) int {
 
 // Interactive runs a program with the caller's stdin, stdout and stderr
 // attached, as a compiler driver passing through to the real compiler does.
-func Interactive(path string, args []string, env []string) error {
+func (c Config) Interactive(path string, args []string, env []string) error {
 	argv := append([]string{path}, args...)
-	LogCommand(argv)
+	c.LogCommand(argv)
 	cmd := exec.Command(path, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if env != nil {

@@ -163,7 +163,7 @@ func (d *driver) compileCUDA(cmd *Command, in Input, obj string, tmp *tempDir) (
 		return 1, err
 	}
 	cf := parseCUDAFlags(cmd)
-	cuda := toolchains.FindCUDA(cf.cudaPath)
+	cuda := d.cfg.Tools.FindCUDA(cf.cudaPath)
 	if len(cf.archs) > 1 && (cuda.Ptxas == "" || cuda.Fatbinary == "") {
 		return 1, fmt.Errorf("%s: several GPU architectures (%s) need a CUDA toolkit's ptxas and fatbinary; without one, give a single --cuda-gpu-arch", in.Path, strings.Join(cf.archs, ", "))
 	}
@@ -204,14 +204,14 @@ func (d *driver) compileCUDA(cmd *Command, in Input, obj string, tmp *tempDir) (
 		if job.PlainAdjoints {
 			fmt.Fprintf(os.Stderr, "%s: warning: GOZYME_GPU_BENCH_PLAIN_ADJOINTS: %s's gradients add adjoints without atomics, wrong wherever threads share memory (for measuring what the atomics cost only)\n", d.prog, in.Path)
 		}
-		if err := lto.RewriteDevice(context.Background(), job); err != nil {
+		if err := lto.RewriteDevice(d.ctx(), job); err != nil {
 			return 1, err
 		}
 		ptxs = append(ptxs, ptx)
 	}
 	binary := ptxs[0] // raw PTX, which the CUDA driver compiles when the program loads
 	if cuda.Ptxas != "" && cuda.Fatbinary != "" {
-		if binary, err = fatBinary(cuda, cf.archs, ptxs, filepath.Join(dir, stem(in.Path)+".fatbin")); err != nil {
+		if binary, err = fatBinary(d.ctx(), cuda, cf.archs, ptxs, filepath.Join(dir, stem(in.Path)+".fatbin")); err != nil {
 			return 1, fmt.Errorf("%s: %v", in.Path, err)
 		}
 	}
@@ -236,8 +236,7 @@ func (d *driver) compileCUDA(cmd *Command, in Input, obj string, tmp *tempDir) (
 // fatBinary assembles each architecture's PTX with ptxas and packs SASS and
 // PTX into one fat binary (what nvcc embeds) at out. fatbinary takes images
 // as --image3=kind=...,sm=... (CUDA 12 on) or --image=profile=... (before).
-func fatBinary(cuda toolchains.CUDA, archs, ptxs []string, out string) (string, error) {
-	ctx := context.Background()
+func fatBinary(ctx context.Context, cuda toolchains.CUDA, archs, ptxs []string, out string) (string, error) {
 	image3 := []string{"-64", "--create=" + out}
 	image := []string{"-64", "--create", out}
 	for i, arch := range archs {
@@ -260,7 +259,7 @@ func fatBinary(cuda toolchains.CUDA, archs, ptxs []string, out string) (string, 
 // note prints a remark of the device pipeline under GOZYME_VERBOSE or
 // GOZYME_GPU_REPORT.
 func (d *driver) note(msg string) {
-	if toolchains.Verbose() || d.env.GPUReport {
+	if d.cfg.Tools.Verbose || d.env.GPUReport {
 		fmt.Fprintf(os.Stderr, "%s: note: %s\n", d.prog, msg)
 	}
 }

@@ -7,6 +7,7 @@ package wrapper
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -64,9 +65,9 @@ func Main(lang string, cfg Config, args []string) (code int) {
 	var path string
 	var err error
 	if d.fortran {
-		path, err = flang.Driver()
+		path, err = flang.Driver(d.cfg.Tools)
 	} else {
-		path, err = toolchains.Tool(tool)
+		path, err = d.cfg.Tools.Tool(tool)
 	}
 	if err != nil {
 		return d.fail(err)
@@ -110,6 +111,12 @@ func Main(lang string, cfg Config, args []string) (code int) {
 	return code
 }
 
+// ctx is the context of the wrapper's tool runs: it carries the
+// toolchain's configuration (toolchains.Run reads it there).
+func (d *driver) ctx() context.Context {
+	return toolchains.WithConfig(context.Background(), d.cfg.Tools)
+}
+
 // fail reports one of the wrapper's own errors the way a compiler does.
 func (d *driver) fail(err error) int {
 	fmt.Fprintf(os.Stderr, "%s: error: %v\n", d.prog, err)
@@ -120,7 +127,7 @@ func (d *driver) fail(err error) int {
 // prints, reads and exits with is exactly its own.
 func (d *driver) exec(args []string) error {
 	argv := append([]string{d.clang}, args...)
-	toolchains.LogCommand(argv)
+	d.cfg.Tools.LogCommand(argv)
 	err := syscall.Exec(d.clang, argv, os.Environ())
 	return fmt.Errorf("running %s: %v", d.clang, err)
 }
@@ -129,7 +136,7 @@ func (d *driver) exec(args []string) error {
 // returned as its exit status (clang has reported it); a failure to run
 // clang at all is an error.
 func (d *driver) run(args []string, env []string) (int, error) {
-	err := toolchains.Interactive(d.clang, args, env)
+	err := d.cfg.Tools.Interactive(d.clang, args, env)
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		return 1, fmt.Errorf("running %s: %v", d.clang, err)
@@ -146,7 +153,7 @@ func (d *driver) driverDiagnostics(args []string) (code int, stop bool) {
 	c := exec.Command(d.clang, append([]string{"-###"}, args...)...)
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
-	toolchains.LogCommand(c.Args)
+	d.cfg.Tools.LogCommand(c.Args)
 	if err := c.Run(); err != nil {
 		if _, ok := err.(*exec.ExitError); !ok {
 			return 0, false

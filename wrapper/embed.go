@@ -99,7 +99,7 @@ func (d *driver) finishFat(cmd *Command, in Input, obj string, tmp *tempDir) err
 	if err := lto.CleanCmdSection(obj, cmdName); err != nil {
 		return fmt.Errorf("%s: %v", obj, err)
 	}
-	if err := remapSourceName(cmd, in, obj, bcName, tmp); err != nil {
+	if err := remapSourceName(d.ctx(), cmd, in, obj, bcName, tmp); err != nil {
 		return err
 	}
 	return d.registerDeclaredRules(cmd, in, obj, tmp)
@@ -130,7 +130,7 @@ func (d *driver) addOwnBitcode(cmd *Command, in Input, obj string, tmp *tempDir)
 	}
 	args = append(args, "-c", "-o", own, "-w", "-Qunused-arguments")
 	args = append(appendSources(args, []Input{in}), ownEmbedFlags(d.headerFlags())...)
-	ctx := context.Background()
+	ctx := d.ctx()
 	if _, err := toolchains.RunPath(ctx, d.clang, args...); err != nil {
 		return fmt.Errorf("%s: compiling gozyme's bitcode beside -fembed-bitcode's: %v", in.Path, err)
 	}
@@ -198,7 +198,7 @@ func remapPath(p string, maps [][2]string) (string, bool) {
 // information but keeps the module's source_filename as given (CMake gives
 // absolute paths), which would make the object depend on the build
 // directory.
-func remapSourceName(cmd *Command, in Input, obj, section string, tmp *tempDir) error {
+func remapSourceName(ctx context.Context, cmd *Command, in Input, obj, section string, tmp *tempDir) error {
 	maps := prefixMaps(cmd)
 	if len(maps) == 0 || in.Path == "-" {
 		return nil
@@ -223,7 +223,6 @@ func remapSourceName(cmd *Command, in Input, obj, section string, tmp *tempDir) 
 	if err := os.WriteFile(base+".bc", bc, 0o644); err != nil {
 		return err
 	}
-	ctx := context.Background()
 	text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", base+".bc")
 	if err != nil {
 		return fmt.Errorf("%s: reading its embedded bitcode: %v", obj, err)

@@ -1,7 +1,6 @@
 package wrapper
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -58,7 +57,7 @@ func (d *driver) embedFortran(step []string, in Input, obj string) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
+	ctx := d.ctx()
 	fc1, err := flang.FrontendArgs(ctx, d.clang, step)
 	var bc []byte
 	if err == nil {
@@ -96,7 +95,7 @@ func (d *driver) fortranLinkArgs(fortranInput bool) []string {
 	if d.fortran {
 		return []string{"-L" + flang.RuntimeDir(d.clang)}
 	}
-	driver, err := flang.Driver()
+	driver, err := flang.Driver(d.cfg.Tools)
 	if err != nil || !fortranInput {
 		// Without flang there is no Fortran runtime to add: a Fortran
 		// object's link reports its symbols missing.
@@ -108,7 +107,7 @@ func (d *driver) fortranLinkArgs(fortranInput bool) []string {
 // needsFortranScan reports whether a link's inputs are looked at for
 // Fortran code: by gozyme-cc and gozyme-c++, when flang is installed.
 func (d *driver) needsFortranScan() bool {
-	_, err := flang.Driver()
+	_, err := flang.Driver(d.cfg.Tools)
 	return !d.fortran && err == nil
 }
 

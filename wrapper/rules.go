@@ -2,7 +2,6 @@ package wrapper
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,7 +26,7 @@ func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, tmp *
 	if mention == noMention {
 		return nil
 	}
-	ctx := context.Background()
+	ctx := d.ctx()
 	if mention == mayMention {
 		// A computed #include hides which headers the TU reads: the
 		// preprocessor knows. Its output is a small fraction of the

@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozyme/gozyme/toolchains"
 	"github.com/gozyme/gozyme/toolchains/flang"
 )
 
 // needFlang skips a test when flang-16 is not installed (make deps-fortran).
 func needFlang(t *testing.T) {
 	t.Helper()
-	if _, err := flang.Driver(); err != nil {
+	if _, err := flang.Driver(toolchains.ConfigFromEnv()); err != nil {
 		t.Skipf("flang-16 is not installed (make deps-fortran): %v", err)
 	}
 }
@@ -200,7 +201,7 @@ func TestFortranPassThrough(t *testing.T) {
 func TestFortranNoBitcodeWarning(t *testing.T) {
 	setup(t)
 	needFlang(t)
-	flangPath, _ := flang.Driver()
+	flangPath, _ := flang.Driver(toolchains.ConfigFromEnv())
 	fake := t.TempDir()
 	script := "#!/bin/sh\nfor a; do [ \"$a\" = -emit-fir ] && { echo 'simulated frontend failure' >&2; exit 1; }; done\nexec " + flangPath + " \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(fake, "flang-new"), []byte(script), 0o755); err != nil {

@@ -31,14 +31,14 @@ import (
 const Version = "16"
 
 // Tool returns the path of a flang-16 tool given its base name
-// ("flang-new", "bbc", ...). It looks, in order, in $GOZYME_FLANG_BIN, for
-// NAME-16 on $PATH and in /usr/lib/llvm-16/bin.
-func Tool(name string) (string, error) {
-	return toolchains.FindVersioned("GOZYME_FLANG_BIN", name, Version, "install flang-"+Version+": make deps-fortran")
+// ("flang-new", "bbc", ...). It looks, in order, in cfg.FlangBin
+// (GOZYME_FLANG_BIN), for NAME-16 on $PATH and in /usr/lib/llvm-16/bin.
+func Tool(cfg toolchains.Config, name string) (string, error) {
+	return toolchains.FindVersioned(cfg.FlangBin, "GOZYME_FLANG_BIN", name, Version, "install flang-"+Version+": make deps-fortran")
 }
 
 // Driver returns the path of flang-new-16.
-func Driver() (string, error) { return Tool("flang-new") }
+func Driver(cfg toolchains.Config) (string, error) { return Tool(cfg, "flang-new") }
 
 // RuntimeDir is the directory holding the Fortran runtime libraries of the
 // flang-new at driver: its installation's lib directory.
@@ -62,7 +62,7 @@ func RuntimeLibs(driver string) []string {
 // (one source, -c, -o), as it prints them under -###.
 func FrontendArgs(ctx context.Context, driver string, compile []string) ([]string, error) {
 	args := append([]string{"-###"}, compile...)
-	toolchains.LogCommand(append([]string{driver}, args...))
+	toolchains.ConfigOf(ctx).LogCommand(append([]string{driver}, args...))
 	cmd := exec.CommandContext(ctx, driver, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -136,7 +136,7 @@ func TestEmbedOptLevel(t *testing.T) {
 // typed-pointer route) at several -O levels, and checks that llvm-14 and
 // llir read the result.
 func TestBitcodeRoute(t *testing.T) {
-	driver, err := Driver()
+	driver, err := Driver(toolchains.Config{})
 	if err != nil {
 		t.Skipf("flang is not installed (make deps-fortran): %v", err)
 	}
