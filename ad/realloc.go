@@ -45,6 +45,12 @@ func (r *reverseGen) reallocShadow(b *ir.Block, x *ir.InstCall, out *[]ir.Instru
 			return nil, err
 		}
 		sp = s
+		// The old block is freed (shadowlife.go).
+		notes, err := r.noteShadowFree(x, x.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		*out = append(*out, notes...)
 	}
 	n := zextI64(out, unwrapArg(x.Args[1]))
 	sq := ir.NewCall(declare(r.m, "malloc", types.I8Ptr, types.I64), n)
@@ -99,7 +105,7 @@ func (r *reverseGen) reverseRealloc(blk, at *ir.Block, x *ir.InstCall) error {
 			blk.Insts = append(blk.Insts, callLayoutHelper(h, sq, sp, blk.NewMul(sz, sizeOf(mixed)))...)
 		}
 	}
-	blk.NewCall(libc(r.m, "free"), blk.NewBitCast(sq, types.I8Ptr))
+	blk.NewCall(r.shadowRelease("free"), blk.NewBitCast(sq, types.I8Ptr))
 	return nil
 }
 
