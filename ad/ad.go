@@ -535,7 +535,7 @@ func (d *differ) lowerForward(rt *root) error {
 		return err
 	}
 	call := ir.NewCall(callee, args...)
-	pre = d.scopeShadowSetCall(rt.caller, rt.fns[0], append(pre, call), call) // shadowlife.go
+	pre = d.scopeShadowSetCalls(rt.caller, rt.fns[0], append(pre, call), call, call) // shadowlife.go
 	var result value.Value
 	_, paired := fgs[0].ret.(*types.StructType) // {primal, tangent}
 	if rt.flags.primalReturn || rt.flags.constReturn {

@@ -23,11 +23,13 @@ import (
 // frees the shadow where it takes it out of the set. A combined gradient
 // opens a set of its own on entry and drops it on exit (shadows noted and
 // never taken are those of memory allocated before the gradient: the
-// user's, which gozyme never frees). Outside a combined gradient (split
-// mode, whose augmented forward and reverse the user calls apart), and in
-// the code of parallel regions and GPU kernels, no set is consulted: the
-// reverse of an allocation frees its shadow, as it always did. A shadow
-// that is its primal (run-time activity) is never noted.
+// user's, which gozyme never frees), and so does the pair of augmented
+// forward and reverse an enzyme_primal_return call runs back to back.
+// Outside those (split mode, whose augmented forward and reverse the user
+// calls apart), and in the code of parallel regions and GPU kernels, no
+// set is consulted: the reverse of an allocation frees its shadow, as it
+// always did. A shadow that is its primal (run-time activity) is never
+// noted. Derivatives of order d use a set of their own (shadowset.go).
 //
 // The set also holds the shadows of nodes linked into red-black trees
 // (rbtree.go) until their primal is freed: a node still there when the
@@ -134,10 +136,11 @@ func (d *differ) scopeShadowSet(f, g *ir.Func) {
 	}
 }
 
-// scopeShadowSetCall opens a set around call (a forward-mode root's, in
-// caller) in the instructions pre replacing the entry point: before call,
-// and after it where it is pre's last.
-func (d *differ) scopeShadowSetCall(caller, f *ir.Func, pre []ir.Instruction, call *ir.InstCall) []ir.Instruction {
+// scopeShadowSetCalls opens a set, in the instructions pre replacing an
+// entry-point call in caller, from before first to after last: around a
+// forward-mode root's call, or the augmented forward and the reverse an
+// enzyme_primal_return gradient calls back to back.
+func (d *differ) scopeShadowSetCalls(caller, f *ir.Func, pre []ir.Instruction, first, last *ir.InstCall) []ir.Instruction {
 	if d.gpu || len(caller.Blocks) == 0 {
 		return pre
 	}
@@ -145,14 +148,16 @@ func (d *differ) scopeShadowSetCall(caller, f *ir.Func, pre []ir.Instruction, ca
 	save := ir.NewAlloca(types.NewArray(shadowSetWords, types.I64))
 	entry := caller.Blocks[0]
 	entry.Insts = append([]ir.Instruction{save}, entry.Insts...)
+	raw := ir.NewBitCast(save, types.I8Ptr)
 	var out []ir.Instruction
 	for _, inst := range pre {
-		if inst == call {
-			raw := ir.NewBitCast(save, types.I8Ptr)
-			out = append(out, raw, ir.NewCall(rt.enter, raw), call, ir.NewCall(rt.leave, raw, d.outlivesMessage(f)))
-			continue
+		if inst == first {
+			out = append(out, raw, ir.NewCall(rt.enter, raw))
 		}
 		out = append(out, inst)
+		if inst == last {
+			out = append(out, ir.NewCall(rt.leave, raw, d.outlivesMessage(f)))
+		}
 	}
 	return out
 }

@@ -109,6 +109,40 @@ func TestStdMapNodeOutlivesStops(t *testing.T) {
 	}
 }
 
+// stdMapPrimalReturn differentiates, with enzyme_primal_return (an
+// augmented forward and a reverse called back to back, as a combined
+// gradient), a function building a map of its own.
+const stdMapPrimalReturn = `#include <map>
+#include <cstdio>
+#include <cmath>
+extern int enzyme_dup, enzyme_primal_return;
+template <typename... T> double __enzyme_autodiff(void *, T...);
+using dict = std::map<int, double>;
+double own(dict &m) { dict loc; for (int i = 0; i < 9; i++) loc[(5 * i) % 9] = m[1] * i; return loc[3] * loc[4]; }
+int main() {
+	dict m, dm;
+	m[1] = 3; dm[1] = 0;
+	/* The result (no derivative returned: m is enzyme_dup). */
+	double y = __enzyme_autodiff((void *)own, enzyme_primal_return, enzyme_dup, &m, &dm);
+	/* loc[3] = 6 m1, loc[4] = 8 m1 (i = 6 and 8): y = 48 m1^2 */
+	int bad = std::fabs(y - 48 * 9) > 1e-9 || std::fabs(dm[1] - 96 * 3) > 1e-9;
+	std::printf("y %g dm %g\nfailures %d\n", y, dm[1], bad);
+	return bad;
+}
+`
+
+// TestStdMapPrimalReturn: a map the function builds, under
+// enzyme_primal_return, whose augmented forward and reverse run back to
+// back like a combined gradient's.
+func TestStdMapPrimalReturn(t *testing.T) {
+	t.Parallel()
+	for _, o := range []string{"0", "2"} {
+		if out := runLeakChecked(t, buildCXX(t, stdMapPrimalReturn, o)); !strings.Contains(out, "failures 0") {
+			t.Errorf("-O%s: %s", o, out)
+		}
+	}
+}
+
 // TestShadowOutlivesGradient: nodes the gradient allocates and links into
 // the caller's list keep their shadows, linked into the caller's shadow
 // list, which the caller reads, writes and frees afterwards; a scratch
