@@ -65,12 +65,13 @@ func TestStdMapKeys(t *testing.T) {
 }
 
 // stdMapStops is a program whose derivative links a node into a tree
-// that outlives it: a key the caller's map lacks (OUTLIVES), or a map of
-// its own in split mode (SPLIT).
+// that outlives it: a key the caller's map lacks (in reverse, or in
+// forward mode: FORWARD), or a map of its own in split mode (SPLIT).
 const stdMapStops = `#include <map>
 extern int enzyme_dup;
 template <typename... T> double __enzyme_autodiff(void *, T...);
 template <typename... T> void *__enzyme_augmentfwd(void *, T...);
+template <typename... T> double __enzyme_fwddiff(void *, T...);
 template <typename... T> void __enzyme_reverse(void *, T...);
 using dict = std::map<int, double>;
 double grow(dict &m) { m[7] = m[1] * m[1]; return m[7]; }
@@ -81,6 +82,8 @@ int main() {
 #if SPLIT
 	void *tape = __enzyme_augmentfwd((void *)own, enzyme_dup, &m, &dm);
 	__enzyme_reverse((void *)own, enzyme_dup, &m, &dm, 1.0, tape);
+#elif FORWARD
+	__enzyme_fwddiff((void *)grow, enzyme_dup, &m, &dm);
 #else
 	__enzyme_autodiff((void *)grow, enzyme_dup, &m, &dm);
 #endif
@@ -95,15 +98,16 @@ int main() {
 // not follow which nodes outlive the derivative.
 func TestStdMapNodeOutlivesStops(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct{ split, want string }{
-		{"0", "inserted a node into a std::map or std::set that outlives it"},
-		{"1", "inserts into a std::map or std::set in split mode"},
+	for _, c := range []struct{ mode, want string }{
+		{"REVERSE", "inserted a node into a std::map or std::set that outlives it"},
+		{"FORWARD", "inserted a node into a std::map or std::set that outlives it"},
+		{"SPLIT", "inserts into a std::map or std::set in split mode"},
 	} {
 		for _, o := range []string{"0", "2"} {
-			exe := buildCXX(t, "#define SPLIT "+c.split+"\n"+stdMapStops, o)
+			exe := buildCXX(t, "#define "+c.mode+" 1\n"+stdMapStops, o)
 			out, err := exec.Command(exe).CombinedOutput()
 			if err == nil || !strings.Contains(string(out), c.want) {
-				t.Errorf("split %s -O%s: %v, want a stop saying %q:\n%s", c.split, o, err, c.want, out)
+				t.Errorf("%s -O%s: %v, want a stop saying %q:\n%s", c.mode, o, err, c.want, out)
 			}
 		}
 	}
