@@ -586,18 +586,18 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			switch name := calleeName(x); name {
 			case "_Znwm", "_Znam":
 				del := map[string]string{"_Znwm": "_ZdlPv", "_Znam": "_ZdaPv"}[name]
-				blk.NewCall(r.shadowRelease(del), raw)
+				blk.NewCall(r.shadowRelease(x, del), raw)
 			case "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t":
 				del := map[string]string{"_ZnwmSt11align_val_t": "_ZdlPvSt11align_val_t", "_ZnamSt11align_val_t": "_ZdaPvSt11align_val_t"}[name]
 				align := r.lookup(blk, at, x.Args[1])
-				blk.NewCall(r.shadowRelease(del, align.Type()), raw, align)
+				blk.NewCall(r.shadowRelease(x, del, align.Type()), raw, align)
 			default:
 				f, _ := calleeFunc(x)
 				if al, ok := r.d.allocs[f]; ok {
 					r.deallocLike(blk, at, x, al, sp)
 					break
 				}
-				blk.NewCall(r.shadowRelease("free"), raw)
+				blk.NewCall(r.shadowRelease(x, "free"), raw)
 			}
 			return true, nil
 		case isFree(x):
@@ -608,7 +608,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 				if err != nil {
 					return true, err
 				}
-				blk.NewCall(r.shadowRelease("free"), sp)
+				blk.NewCall(r.shadowRelease(x, "free"), sp)
 			}
 			return true, nil
 		case isMemTransfer(x):

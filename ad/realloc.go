@@ -105,7 +105,7 @@ func (r *reverseGen) reverseRealloc(blk, at *ir.Block, x *ir.InstCall) error {
 			blk.Insts = append(blk.Insts, callLayoutHelper(h, sq, sp, blk.NewMul(sz, sizeOf(mixed)))...)
 		}
 	}
-	blk.NewCall(r.shadowRelease("free"), blk.NewBitCast(sq, types.I8Ptr))
+	blk.NewCall(r.shadowRelease(x, "free"), blk.NewBitCast(sq, types.I8Ptr))
 	return nil
 }
 
