@@ -38,6 +38,8 @@ type differ struct {
 	splits          map[string]*splitGrad  // augmented forward/reverse pairs, by name
 	prep            map[*ir.Func]*ir.Func  // functions as AD sees them (see prepared)
 	tapeRT          *tapeStack             // the tape stack's runtime, once defined (tapestack.go)
+	shadowRT        map[int]*shadowSet     // the shadow sets' runtimes by derivative order, once defined (shadowset.go)
+	shadowLevels    map[*ir.Func]int       // derivative orders of functions (shadowset.go)
 	custom          map[*ir.Func]*Custom   // user-supplied derivatives
 	fwds            map[string]*forwardGen // forward-mode derivatives, by name
 	retainables     []*retainable          // combined gradients whose caches may be retained (retain.go)
@@ -482,6 +484,7 @@ func (d *differ) gradient(f *ir.Func, acts []activity.Activity, retActive bool, 
 		}
 		d.notef("%sthe gradient of '%s' caches %d bytes per thread in local memory", where, f.Name(), r.cacheBytes)
 	}
+	d.scopeShadowSet(f, g) // shadowlife.go
 	d.grads[name] = g
 	return g, nil
 }
@@ -534,7 +537,7 @@ func (d *differ) lowerForward(rt *root) error {
 		return err
 	}
 	call := ir.NewCall(callee, args...)
-	pre = append(pre, call)
+	pre = d.scopeShadowSetCalls(rt.caller, rt.fns[0], append(pre, call), call, call) // shadowlife.go
 	var result value.Value
 	_, paired := fgs[0].ret.(*types.StructType) // {primal, tangent}
 	if rt.flags.primalReturn || rt.flags.constReturn {

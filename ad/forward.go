@@ -668,6 +668,7 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 			// Not the primal's memory twice.
 			sp = blk.NewSelect(aliasTest(blk, sp, x.Args[0]), constant.NewNull(sp.Type().(*types.PointerType)), sp)
 		}
+		fg.forgetTreeNode(blk, sp) // shadowlife.go
 		blk.NewCall(x.Callee, append([]value.Value{sp}, x.Args[1:]...)...)
 	}
 	return nil
@@ -676,6 +677,11 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 // call handles calls to defined functions (their forward derivative) and to
 // functions with a custom forward rule.
 func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
+	if rbTreeOpOf(call) != rbNone {
+		if insts, handled, err := fg.rbForwardCall(call); handled {
+			return insts, true, err // rbtree.go
+		}
+	}
 	f, ok := call.Callee.(*ir.Func)
 	if !ok && !fg.needsTangent(call) {
 		if err := fg.d.unknownMemoryCall(fg.f, fg.act, call); err != nil {

@@ -61,6 +61,11 @@ func (r *reverseGen) shadowOf(inst interface{}, v value.Value) (value.Value, err
 // forwardShadow emits, after the forward clone c of inst, the shadow of a
 // pointer-valued inst and the shadow side of memory operations.
 func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instruction) ([]ir.Instruction, error) {
+	if x, ok := inst.(*ir.InstCall); ok && rbTreeOpOf(x) != rbNone {
+		if out, handled, err := r.rbReverseForward(b, x, c); handled || err != nil {
+			return out, err // rbtree.go
+		}
+	}
 	var out []ir.Instruction
 	emit := func(s ir.Instruction) value.Value {
 		out = append(out, s)
@@ -578,23 +583,24 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 				return true, err
 			}
 			// The reverse of the allocation is the last use of its shadow,
-			// which was allocated the same way: release it the same way.
+			// which was allocated the same way: release it the same way,
+			// where the primal was freed (shadowlife.go).
 			raw := blk.NewBitCast(sp, types.I8Ptr)
 			switch name := irfacts.CalleeName(x); name {
 			case "_Znwm", "_Znam":
 				del := map[string]string{"_Znwm": "_ZdlPv", "_Znam": "_ZdaPv"}[name]
-				blk.NewCall(rules.Declare(r.m, del, types.Void, types.I8Ptr), raw)
+				blk.NewCall(r.shadowRelease(x, del), raw)
 			case "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t":
 				del := map[string]string{"_ZnwmSt11align_val_t": "_ZdlPvSt11align_val_t", "_ZnamSt11align_val_t": "_ZdaPvSt11align_val_t"}[name]
 				align := r.lookup(blk, at, x.Args[1])
-				blk.NewCall(rules.Declare(r.m, del, types.Void, types.I8Ptr, align.Type()), raw, align)
+				blk.NewCall(r.shadowRelease(x, del, align.Type()), raw, align)
 			default:
 				f, _ := calleeFunc(x)
 				if al, ok := r.d.allocs[f]; ok {
 					r.deallocLike(blk, at, x, al, sp)
 					break
 				}
-				blk.NewCall(libc(r.m, "free"), raw)
+				blk.NewCall(r.shadowRelease(x, "free"), raw)
 			}
 			return true, nil
 		case isFree(x):
@@ -605,7 +611,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 				if err != nil {
 					return true, err
 				}
-				blk.NewCall(libc(r.m, "free"), sp)
+				blk.NewCall(r.shadowRelease(x, "free"), sp)
 			}
 			return true, nil
 		case irfacts.IsMemTransfer(x):

@@ -47,6 +47,12 @@ func (r *reverseGen) reallocShadow(b *ir.Block, x *ir.InstCall, out *[]ir.Instru
 			return nil, err
 		}
 		sp = s
+		// The old block is freed (shadowlife.go).
+		notes, err := r.noteShadowFree(x, x.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		*out = append(*out, notes...)
 	}
 	n := zextI64(out, irfacts.Unwrap(x.Args[1]))
 	sq := ir.NewCall(rules.Declare(r.m, "malloc", types.I8Ptr, types.I64), n)
@@ -101,7 +107,7 @@ func (r *reverseGen) reverseRealloc(blk, at *ir.Block, x *ir.InstCall) error {
 			blk.Insts = append(blk.Insts, callLayoutHelper(h, sq, sp, blk.NewMul(sz, sizeOf(mixed)))...)
 		}
 	}
-	blk.NewCall(libc(r.m, "free"), blk.NewBitCast(sq, types.I8Ptr))
+	blk.NewCall(r.shadowRelease(x, "free"), blk.NewBitCast(sq, types.I8Ptr))
 	return nil
 }
 

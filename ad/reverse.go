@@ -386,6 +386,13 @@ func (r *reverseGen) forward() error {
 			if err != nil {
 				return errorAt(r.f, inst, "%v", err)
 			}
+			if call, ok := inst.(*ir.InstCall); ok && isFree(call) && len(call.Args) > 0 {
+				notes, err := r.noteShadowFree(call, call.Args[0]) // shadowlife.go
+				if err != nil {
+					return err
+				}
+				rest = append(rest, notes...)
+			}
 			if call, ok := inst.(*ir.InstCall); ok && r.deferredFree(call) {
 				r.deferredFrees = append(r.deferredFrees, call)
 				if !r.freeAtExit(call) {

@@ -217,7 +217,7 @@ func (d *differ) lowerReverseWithPrimal(rt *root) error {
 		revArgs = append(revArgs, rules.FloatConst(f.Sig.RetType, 1))
 	}
 	rev := ir.NewCall(sg.rev, append(revArgs, tape)...)
-	pre = append(pre, rev)
+	pre = d.scopeShadowSetCalls(rt.caller, f, append(pre, rev), aug, rev) // shadowlife.go
 	outs := gradientOuts(rt, rev, sg.rev.Sig.RetType, &pre)
 	result, err := rt.returnValues(append(outs, primal), &pre)
 	if err != nil {

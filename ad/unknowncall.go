@@ -32,7 +32,7 @@ func (d *differ) unknownMemoryCall(f *ir.Func, act *activity.Info, c *ir.InstCal
 	}
 	if len(callee.Blocks) > 0 || d.inactive[callee] || d.custom[callee] != nil || isBlasCall(c) ||
 		strings.HasPrefix(callee.Name(), "llvm.") || isFree(c) || irfacts.IsAllocation(c) || irfacts.IsRealloc(c) || isMemAlign(c) ||
-		callee.Name() == "malloc_usable_size" {
+		callee.Name() == "malloc_usable_size" || rbTreeOpOf(c) != rbNone {
 		return nil
 	}
 	if rule := mathRuleOf(callee, c.Typ); rule != nil {

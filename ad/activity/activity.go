@@ -240,8 +240,8 @@ func AllBases(p value.Value, pred func(value.Value) bool) bool {
 // that is no allocation (fopen, getenv): nothing gives it a shadow.
 func OpaqueExternal(v value.Value) bool {
 	c, ok := v.(*ir.InstCall)
-	if !ok || irfacts.IsAllocation(c) || irfacts.CalleeName(c) == "realloc" {
-		return false
+	if !ok || irfacts.IsAllocation(c) || irfacts.CalleeName(c) == "realloc" || irfacts.RbTreeOpOf(c) != irfacts.RbNone {
+		return false // a tree walk's result is a node of its argument's tree (ad/rbtree.go)
 	}
 	f, ok := irutil.StripCasts(c.Callee).(*ir.Func)
 	return !ok || len(f.Blocks) == 0
