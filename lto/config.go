@@ -47,6 +47,10 @@ type Config struct {
 	// source each temporary object of a compile-and-link line comes from,
 	// for messages (nil when unset or malformed).
 	ObjectSources map[string]string
+	// WholeModule is GOZYME_CUT=off (or 0): every rewrite group's module
+	// is optimized and compiled whole, instead of the roots' cut of it
+	// (cut.go).
+	WholeModule bool
 
 	// cacheEnv holds, for each variable of cacheEnv, its name, whether it
 	// is set and its value: they go into every link-cache key.
@@ -67,6 +71,9 @@ func ConfigFromEnv() Config {
 	v := os.Getenv("GOZYME_TIMES")
 	cfg.Times = v != "" && v != "0"
 	cfg.PrintTypes = os.Getenv("GOZYME_PRINT_TYPES") != ""
+	if v := os.Getenv("GOZYME_CUT"); v == "off" || v == "0" {
+		cfg.WholeModule = true
+	}
 	switch v := os.Getenv("GOZYME_CACHE"); {
 	case v == "off" || v == "0" || cfg.KeepTemps != "":
 	case filepath.IsAbs(v):
