@@ -29,7 +29,7 @@ import (
 //
 // Everything else becomes a declaration the native objects define. After
 // AD, the external definitions kept only for AD and inlining go too
-// (trimNative), so code generation compiles the owned functions, the
+// (trimNames), so code generation compiles the owned functions, the
 // internal copies and the derivatives. Whatever the cut cannot prove, it
 // refuses (planCut's reason), and the link falls back to the whole module.
 
@@ -305,6 +305,9 @@ func planCut(m *cutModule, native func(string) bool) (*cutPlan, string) {
 		case !e.local() && !e.fn:
 			reason = "the variable " + k + " refers to a root"
 			return
+		case e.comdat != "":
+			reason = k + " reaches a root from a comdat (the linker may keep the native group)"
+			return
 		case !e.local() && m.sharedPIC:
 			reason = "position-independent code for a shared library (calls to " + k + " may not go through its symbol)"
 			return
@@ -360,6 +363,11 @@ func planCut(m *cutModule, native func(string) bool) (*cutPlan, string) {
 					own(x) // one instance, one address
 				}
 				keepAs(x, full)
+			case !t.fn && full:
+				// Its initializer may be what AD needs (a vtable's
+				// functions are the candidates of a virtual call);
+				// trimNames makes it a declaration after AD.
+				keepAs(x, true)
 			case !t.fn:
 				if !native(t.name) {
 					if t.linkage == "" {
