@@ -10,8 +10,9 @@ import (
 // cutInputs returns what the roots' cut of a group's module needs (see
 // cut.go), or nil where the group must be rewritten whole: a member
 // without native code (a -flto object) or whose symbols cannot be read,
-// or a link that redirects symbols (--wrap, --defsym), whose native
-// objects the cut would have to edit the same way.
+// a member with versioned symbols (.symver), or a link that redirects
+// symbols (--wrap, --defsym), whose native objects the cut would have to
+// edit the same way.
 func cutInputs(grp *rewriteGroup, view *symbolView) *CutInputs {
 	if view != nil && (len(view.rules.wrap) > 0 || len(view.rules.defsym) > 0) {
 		return nil
@@ -27,6 +28,8 @@ func cutInputs(grp *rewriteGroup, view *symbolView) *CutInputs {
 		}
 		for _, s := range nativeSyms(m) {
 			switch {
+			case strings.Contains(s.name, "@"):
+				return nil // a versioned symbol would still name the weak native copy
 			case s.defined:
 				c.Native[s.name] = true
 			case strings.Contains(s.name, "__enzyme_") || strings.HasPrefix(s.name, "enzyme_"):
