@@ -1,11 +1,15 @@
 package lto
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gozyme/gozyme/irutil"
 )
 
 // The roots' cut of a link module. Every object of a rewrite group is
@@ -437,79 +441,123 @@ func cutText(m *cutModule, p *cutPlan) (text string, discard map[string]bool) {
 	return strings.Join(out, "\n"), discard
 }
 
-// trimNames are the external definitions of a differentiated module that
-// the native objects provide and the link does not own: kept for AD and
-// inlining, they leave before code generation.
-func trimNames(m *cutModule, owned map[string]bool, native func(string) bool) map[string]bool {
-	out := map[string]bool{}
-	for _, e := range m.order {
-		if e.decl || e.local() || e.alias || owned[e.name] || strings.HasPrefix(e.key, "@llvm.") {
-			continue
-		}
-		if native(e.name) {
-			out[e.name] = true
-		}
-	}
-	return out
-}
-
-// stubText defines each name as a weak hidden function that traps, for
-// the Enzyme entry points and markers that the native copies of owned
-// functions still refer to (dead code; nothing else defines them),
-// replacing any declaration of them in the module's text.
-func stubText(text string, names []string) string {
-	if len(names) == 0 {
-		return text
-	}
+// trimText edits a differentiated module's text for code generation:
+// the external definitions the native objects provide and the link does
+// not own (kept for AD and inlining) become declarations, and the Enzyme
+// entry points and markers the native copies of owned functions still
+// refer to (dead code, which nothing else defines) become weak hidden
+// definitions: functions that trap, zeroed variables. It reads the text a
+// line at a time without splitting it: a huge derivative's text is
+// hundreds of megabytes; the result goes to w. It returns the names it
+// made declarations.
+func trimText(w io.Writer, text string, owned map[string]bool, native func(string) bool, stubs []string) (map[string]bool, error) {
 	want := map[string]bool{}
-	for _, n := range names {
+	for _, n := range stubs {
 		want[n] = true
 	}
-	lines := strings.Split(text, "\n")
-	out := lines[:0]
-	hasTrap := false
-	defined := map[string]bool{}
-	for _, l := range lines {
-		if strings.HasPrefix(l, "declare ") && want[linkerName(defineKey(l))] {
-			continue
+	trimmable := func(linkage, name string) bool {
+		switch linkage {
+		case "internal", "private", "available_externally", "external", "extern_weak", "appending":
+			return false
 		}
-		if strings.HasPrefix(l, "@") {
-			// A marker still declared keeps its type, now defined.
+		return !owned[name] && native(name)
+	}
+	discard := func(def, name string) (string, error) {
+		decl, _, err := irutil.DiscardDefinitions(def, map[string]bool{name: true})
+		return decl, err
+	}
+	b := bufio.NewWriterSize(w, 1<<20)
+	trimmed := map[string]bool{}
+	defined := map[string]bool{} // stubbed markers that were declared
+	hasTrap := false
+	for pos := 0; pos < len(text); {
+		next := len(text)
+		l := text[pos:]
+		if end := strings.IndexByte(l, '\n'); end >= 0 {
+			l, next = l[:end], pos+end+1
+		}
+		switch {
+		case strings.HasPrefix(l, "define "):
+			key := defineKey(l)
+			name := linkerName(key)
+			if key == "" || !trimmable(leadingLinkage(l[len("define "):]), name) {
+				break
+			}
+			end := strings.Index(text[pos:], "\n}\n")
+			if end < 0 {
+				return nil, fmt.Errorf("the body of %s is not closed by a lone '}'", key)
+			}
+			decl, err := discard(l+"\n}", name)
+			if err != nil {
+				return nil, err
+			}
+			b.WriteString(decl)
+			b.WriteByte('\n')
+			trimmed[name] = true
+			pos = pos + end + len("\n}\n")
+			continue
+		case strings.HasPrefix(l, "declare "):
+			if strings.Contains(l, "@llvm.trap()") {
+				hasTrap = true
+			}
+			if want[linkerName(defineKey(l))] {
+				pos = next
+				continue // defined below
+			}
+		case strings.HasPrefix(l, "@"):
 			key := globalRefRE.FindString(l)
-			if n := linkerName(key); want[n] {
-				rest, ok := strings.CutPrefix(l[len(key):], " = external ")
-				attrs, rest, ok2 := strings.Cut(rest, "global ")
-				if ok && ok2 && !strings.Contains(attrs, "constant") {
-					typ, align, _ := strings.Cut(rest, ", align ")
+			name := linkerName(key)
+			rest, ok := strings.CutPrefix(l[len(key):], " = ")
+			if !ok || strings.HasPrefix(key, "@llvm.") {
+				break
+			}
+			if want[name] {
+				// A marker still declared keeps its type, now defined.
+				attrs, typ, ok := strings.Cut(strings.TrimPrefix(rest, "external "), "global ")
+				if strings.HasPrefix(rest, "external ") && ok && !strings.Contains(attrs, "constant") {
+					typ, align, _ := strings.Cut(typ, ", align ")
 					l = key + " = weak hidden " + attrs + "global " + typ + " zeroinitializer"
 					if align != "" {
 						l += ", align " + align
 					}
-					defined[n] = true
+					defined[name] = true
+				}
+				break
+			}
+			words := strings.Fields(rest)
+			alias := false
+			for _, w := range words {
+				if w == "alias" || w == "ifunc" {
+					alias = true
 				}
 			}
+			if !alias && trimmable(leadingLinkage(rest), name) {
+				decl, err := discard(l, name)
+				if err != nil {
+					return nil, err
+				}
+				l = decl
+				trimmed[name] = true
+			}
 		}
-		if strings.HasPrefix(l, "declare ") && strings.Contains(l, "@llvm.trap()") {
-			hasTrap = true
-		}
-		out = append(out, l)
+		b.WriteString(l)
+		b.WriteByte('\n')
+		pos = next
 	}
-	var b strings.Builder
-	b.WriteString(strings.Join(out, "\n"))
-	b.WriteString("\n")
-	for _, n := range names {
+	for _, n := range stubs {
 		if defined[n] {
 			continue
 		}
 		q := `@"` + strings.NewReplacer(`\`, `\5C`, `"`, `\22`).Replace(n) + `"`
 		if strings.HasPrefix(n, "enzyme_") {
-			fmt.Fprintf(&b, "%s = weak hidden global i64 0\n", q)
+			fmt.Fprintf(b, "%s = weak hidden global i64 0\n", q)
 			continue
 		}
-		fmt.Fprintf(&b, "define weak hidden void %s() {\n  call void @llvm.trap()\n  unreachable\n}\n", q)
+		fmt.Fprintf(b, "define weak hidden void %s() {\n  call void @llvm.trap()\n  unreachable\n}\n", q)
+		if !hasTrap {
+			b.WriteString("declare void @llvm.trap()\n")
+			hasTrap = true
+		}
 	}
-	if !hasTrap {
-		b.WriteString("declare void @llvm.trap()\n")
-	}
-	return b.String()
+	return trimmed, b.Flush()
 }

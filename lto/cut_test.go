@@ -100,9 +100,21 @@ func TestPlanCut(t *testing.T) {
 		}
 	}
 	// After AD, what the native objects define and the link does not
-	// own leaves: f and ext.
-	if got, want := keys(trimNames(m, map[string]bool{"root": true, "reader": true}, native)), "ext f unrelated"; got != want {
+	// own leaves: f and ext (and unrelated, already a declaration in the
+	// cut).
+	var out strings.Builder
+	names, err := trimText(&out, cutSample, map[string]bool{"root": true, "reader": true}, native, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trimmed := out.String()
+	if got, want := keys(names), "ext f unrelated"; got != want {
 		t.Errorf("trimmed %s, want %s", got, want)
+	}
+	for _, want := range []string{"declare dso_local double @f(double %x)", "@ext = external dso_local global double, align 8", "define dso_local double @root(double %x) {", "define internal double @helper(double %x) {"} {
+		if !strings.Contains(trimmed, want) {
+			t.Errorf("the trimmed module lacks %q:\n%s", want, trimmed)
+		}
 	}
 }
 
@@ -158,10 +170,14 @@ define dso_local void @register(void (double (double)*)* %r) {
 	}
 }
 
-func TestStubText(t *testing.T) {
+func TestTrimTextStubs(t *testing.T) {
 	t.Parallel()
 	text := "@enzyme_dup = external local_unnamed_addr global i32, align 4\ndeclare double @__enzyme_autodiff(i8*, ...)\n"
-	got := stubText(text, []string{"__enzyme_autodiff", "enzyme_const", "enzyme_dup"})
+	var out strings.Builder
+	if _, err := trimText(&out, text, nil, func(string) bool { return false }, []string{"__enzyme_autodiff", "enzyme_const", "enzyme_dup"}); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
 	for _, want := range []string{
 		"@enzyme_dup = weak hidden local_unnamed_addr global i32 zeroinitializer, align 4",
 		`@"enzyme_const" = weak hidden global i64 0`,

@@ -3,6 +3,7 @@ package lto
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,19 +72,22 @@ func rewriteCut(ctx context.Context, dir, in string, job RewriteJob) error {
 		ownedSet[n] = true
 	}
 	trim := func(post string) error {
-		data, err := os.ReadFile(post)
+		text, err := readText(post)
 		if err != nil {
 			return err
 		}
-		m, err := parseCutModule(string(data))
+		f, err := os.Create(post + ".trimmed")
 		if err != nil {
 			return err
 		}
-		text, _, err := irutil.DiscardDefinitions(string(data), trimNames(m, ownedSet, native))
+		_, err = trimText(f, text, ownedSet, native, job.Cut.Stubs)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(post, []byte(stubText(text, job.Cut.Stubs)), 0o644)
+		return os.Rename(post+".trimmed", post)
 	}
 	if err := rewriteModule(ctx, cdir, cut, job, trim); err != nil {
 		return err
@@ -99,4 +103,21 @@ func countDefinitions(m *cutModule) int {
 		}
 	}
 	return n
+}
+
+// readText reads a file into a string without a second copy of it.
+func readText(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var b strings.Builder
+	if st, err := f.Stat(); err == nil {
+		b.Grow(int(st.Size()))
+	}
+	if _, err := io.Copy(&b, f); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }
