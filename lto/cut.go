@@ -226,6 +226,18 @@ func linkerName(key string) string {
 	return b.String()
 }
 
+// blasName matches the Fortran names of BLAS and LAPACK routines.
+var blasName = regexp.MustCompile(`^[sdcz][a-z0-9]{2,}_$`)
+
+// adLooksUp reports a function AD uses where the module has it, whether or
+// not the roots reach it (package ad: a LAPACK routine the program links
+// instead of gozyme's own loop, CBLAS routines, Enzyme's error logger). A
+// cut keeps it, so that AD chooses as it would on the whole module; the
+// definition leaves after AD like any other the native objects provide.
+func adLooksUp(name string) bool {
+	return strings.HasPrefix(name, "cblas_") || blasName.MatchString(name) || name == "enzymeLogError"
+}
+
 // cutPlan is what the link module keeps.
 type cutPlan struct {
 	keep  map[string]bool // keys kept as definitions
@@ -328,6 +340,11 @@ func planCut(m *cutModule, native func(string) bool) (*cutPlan, string) {
 	}
 	if len(p.owned) == 0 && reason == "" {
 		return nil, "no function calls an Enzyme entry point"
+	}
+	for _, e := range m.order {
+		if e.fn && !e.decl && !e.local() && adLooksUp(e.name) {
+			keepAs(e.key, false)
+		}
 	}
 	for len(work) > 0 && reason == "" {
 		k := work[len(work)-1]
