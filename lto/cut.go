@@ -202,7 +202,7 @@ func leadingLinkage(s string) string {
 // handed to AD, which the rewritten call no longer refers to.
 func isEnzymeOperand(l string, at int) bool {
 	i := strings.Index(l, "__enzyme_")
-	return i >= 0 && at > i && strings.Contains(l[:i], "call ")
+	return i >= 0 && at > i && (strings.Contains(l[:i], "call ") || strings.Contains(l[:i], "invoke "))
 }
 
 // linkerName is the symbol name of a reference ("@name" or `@"na\22me"`).
