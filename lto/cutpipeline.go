@@ -72,27 +72,32 @@ func rewriteCut(ctx context.Context, dir, in string, job RewriteJob) error {
 		ownedSet[n] = true
 	}
 	trim := func(post string) error {
-		text, err := readText(post)
-		if err != nil {
-			return err
-		}
-		f, err := os.Create(post + ".trimmed")
-		if err != nil {
-			return err
-		}
-		_, err = trimText(f, text, ownedSet, native, job.Cut.Stubs)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-		return os.Rename(post+".trimmed", post)
+		return timeStage(ctx, "cut", func() error { return trimFile(post, ownedSet, native, job.Cut.Stubs) })
 	}
 	if err := rewriteModule(ctx, cdir, cut, job, trim); err != nil {
 		return err
 	}
 	return addSections(job.OutPath, []string{partialSection}, [][]byte{[]byte(strings.Join(owned, "\n"))}, shfExclude)
+}
+
+// trimFile is trimText on the differentiated module's file at post.
+func trimFile(post string, owned map[string]bool, native func(string) bool, stubs []string) error {
+	text, err := readText(post)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(post + ".trimmed")
+	if err != nil {
+		return err
+	}
+	_, err = trimText(f, text, owned, native, stubs)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(post+".trimmed", post)
 }
 
 func countDefinitions(m *cutModule) int {
