@@ -463,11 +463,11 @@ func cutText(m *cutModule, p *cutPlan) (text string, discard map[string]bool) {
 // not own (kept for AD and inlining) become declarations, and the Enzyme
 // entry points and markers the native copies of owned functions still
 // refer to (dead code, which nothing else defines) become weak hidden
-// definitions: functions that trap, zeroed variables. It reads the text a
-// line at a time without splitting it: a huge derivative's text is
-// hundreds of megabytes; the result goes to w. It returns the names it
-// made declarations.
-func trimText(w io.Writer, text string, owned map[string]bool, native func(string) bool, stubs []string) (map[string]bool, error) {
+// definitions: functions that trap, zeroed variables. It edits the text a
+// line at a time, never holding it whole: a huge derivative's text is
+// hundreds of megabytes, read from r as it is written to w. It returns
+// the names it made declarations.
+func trimText(w io.Writer, r io.Reader, owned map[string]bool, native func(string) bool, stubs []string) (map[string]bool, error) {
 	want := map[string]bool{}
 	for _, n := range stubs {
 		want[n] = true
@@ -487,11 +487,16 @@ func trimText(w io.Writer, text string, owned map[string]bool, native func(strin
 	trimmed := map[string]bool{}
 	defined := map[string]bool{} // stubbed markers that were declared
 	hasTrap := false
-	for pos := 0; pos < len(text); {
-		next := len(text)
-		l := text[pos:]
-		if end := strings.IndexByte(l, '\n'); end >= 0 {
-			l, next = l[:end], pos+end+1
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	skipping := "" // the function whose body is being left out
+	for sc.Scan() {
+		l := sc.Text()
+		if skipping != "" {
+			if l == "}" {
+				skipping = ""
+			}
+			continue
 		}
 		switch {
 		case strings.HasPrefix(l, "define "):
@@ -500,10 +505,6 @@ func trimText(w io.Writer, text string, owned map[string]bool, native func(strin
 			if key == "" || !trimmable(leadingLinkage(l[len("define "):]), name) {
 				break
 			}
-			end := strings.Index(text[pos:], "\n}\n")
-			if end < 0 {
-				return nil, fmt.Errorf("the body of %s is not closed by a lone '}'", key)
-			}
 			decl, err := discard(l+"\n}", name)
 			if err != nil {
 				return nil, err
@@ -511,14 +512,13 @@ func trimText(w io.Writer, text string, owned map[string]bool, native func(strin
 			b.WriteString(decl)
 			b.WriteByte('\n')
 			trimmed[name] = true
-			pos = pos + end + len("\n}\n")
+			skipping = key
 			continue
 		case strings.HasPrefix(l, "declare "):
 			if strings.Contains(l, "@llvm.trap()") {
 				hasTrap = true
 			}
 			if want[linkerName(defineKey(l))] {
-				pos = next
 				continue // defined below
 			}
 		case strings.HasPrefix(l, "@"):
@@ -559,7 +559,12 @@ func trimText(w io.Writer, text string, owned map[string]bool, native func(strin
 		}
 		b.WriteString(l)
 		b.WriteByte('\n')
-		pos = next
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if skipping != "" {
+		return nil, fmt.Errorf("the body of %s is not closed by a lone '}'", skipping)
 	}
 	for _, n := range stubs {
 		if defined[n] {

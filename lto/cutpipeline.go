@@ -3,7 +3,6 @@ package lto
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,15 +81,16 @@ func rewriteCut(ctx context.Context, dir, in string, job RewriteJob) error {
 
 // trimFile is trimText on the differentiated module's file at post.
 func trimFile(post string, owned map[string]bool, native func(string) bool, stubs []string) error {
-	text, err := readText(post)
+	in, err := os.Open(post)
 	if err != nil {
 		return err
 	}
+	defer in.Close()
 	f, err := os.Create(post + ".trimmed")
 	if err != nil {
 		return err
 	}
-	_, err = trimText(f, text, owned, native, stubs)
+	_, err = trimText(f, in, owned, native, stubs)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -108,21 +108,4 @@ func countDefinitions(m *cutModule) int {
 		}
 	}
 	return n
-}
-
-// readText reads a file into a string without a second copy of it.
-func readText(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	var b strings.Builder
-	if st, err := f.Stat(); err == nil {
-		b.Grow(int(st.Size()))
-	}
-	if _, err := io.Copy(&b, f); err != nil {
-		return "", err
-	}
-	return b.String(), nil
 }
