@@ -45,7 +45,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # apt-get as every target runs it: waiting for another apt-get's lock.
 APT  := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600
 
-.PHONY: all deps deps-fortran deps-openmp deps-blas adolc bazel-deps build test fmt-check vet gotest fuzz demo bench clean \
+.PHONY: all deps deps-fortran deps-openmp deps-blas adolc json bazel-deps build test fmt-check vet gotest fuzz demo bench clean \
         test-gpu bench-gpu \
         fuzz-deps fuzz-ad suite-deps enzyme-suite
 
@@ -117,6 +117,15 @@ adolc:
 	  $(APT) install -y --no-install-recommends libadolc-dev; \
 	fi
 
+# nlohmann/json, with which the client build benchmark's GMM client
+# (bench/builds/gmmjson.cpp) reads its input.
+json:
+	@if [ ! -f /usr/include/nlohmann/json.hpp ]; then \
+	  echo "make json: installing nlohmann-json3-dev"; \
+	  $(APT) update; \
+	  $(APT) install -y --no-install-recommends nlohmann-json3-dev; \
+	fi
+
 # Only the Bazel tests (tests/e2e/bazel_test.go) need these. The workspace
 # reads rules_go and the Go modules from the Go module cache, offline.
 RULES_GO := github.com/bazelbuild/rules_go@v0.34.0
@@ -157,7 +166,7 @@ demo: deps build
 	$(BIN)/gozyme-cc -O2 examples/relu3/relu3.c -o build/demo/relu3 -lm
 	./build/demo/relu3
 
-bench: deps adolc build
+bench: deps adolc json build
 	$(GO) run ./bench -root . -out bench/results
 
 # CUDA (tests/gpu, bench/gpu). libdevice: GOZYME_LIBDEVICE, else

@@ -49,6 +49,10 @@ type Config struct {
 	// source each temporary object of a compile-and-link line comes from,
 	// for messages (nil when unset or malformed).
 	ObjectSources map[string]string
+	// WholeModule is GOZYME_CUT=off (or 0): every rewrite group's module
+	// is optimized and compiled whole, instead of the roots' cut of it
+	// (cut.go).
+	WholeModule bool
 
 	// Tools is the toolchain's configuration (toolchains.ConfigFromEnv:
 	// GOZYME_LLVM_BIN, GOZYME_FLANG_BIN, GOZYME_VERBOSE, CUDA_PATH,
@@ -76,6 +80,9 @@ func ConfigFromEnv() Config {
 	v := os.Getenv("GOZYME_TIMES")
 	cfg.Times = v != "" && v != "0"
 	cfg.PrintTypes = os.Getenv("GOZYME_PRINT_TYPES") != ""
+	if v := os.Getenv("GOZYME_CUT"); v == "off" || v == "0" {
+		cfg.WholeModule = true
+	}
 	switch v := os.Getenv("GOZYME_CACHE"); {
 	case v == "off" || v == "0" || cfg.KeepTemps != "":
 	case filepath.IsAbs(v):

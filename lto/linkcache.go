@@ -34,7 +34,7 @@ import (
 // (rewriteAll).
 
 // cacheFormat changes whenever what a key covers changes.
-const cacheFormat = "gozyme link cache 2"
+const cacheFormat = "gozyme link cache 3"
 
 // cacheTools are the tools whose identity goes into every key.
 var cacheTools = []string{"clang", "opt", "llvm-dis", "llvm-extract", "llvm-link", "llvm-as", "llc"}
@@ -127,6 +127,16 @@ func jobKey(cfg Config, job RewriteJob) string {
 	field(fmt.Sprint(job.Anchor, len(job.CC1Args), len(job.Modules)))
 	for _, a := range job.CC1Args {
 		field(a)
+	}
+	if c := job.Cut; c != nil {
+		// The cut depends on the native objects' symbols too.
+		field(fmt.Sprint("cut", len(c.Native), len(c.Stubs)))
+		for _, n := range sortedKeys(c.Native) {
+			field(n)
+		}
+		for _, n := range c.Stubs {
+			field(n)
+		}
 	}
 	for _, m := range job.Modules {
 		field(m.Origin)

@@ -41,6 +41,9 @@ type RewriteJob struct {
 	ADStage  string   // "pre": differentiate before optimizing (Config.ADStage)
 	// PrintTypes prints AD's type analysis to stderr (Config.PrintTypes).
 	PrintTypes bool
+	// Cut, when not nil, asks for the roots' cut of the module (cut.go):
+	// the native objects of the group stay in the link.
+	Cut *CutInputs
 }
 
 // Origin names the job in messages: "dir/a.o" or "lib.a(a.o)".
@@ -64,6 +67,24 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 	if err != nil {
 		return err
 	}
+	if job.Cut != nil {
+		cerr := rewriteCut(ctx, dir, in, job)
+		if cerr == nil {
+			return nil
+		}
+		if toolchains.ConfigOf(ctx).Verbose {
+			fmt.Fprintf(os.Stderr, "gozyme: %s: rewriting the whole module: %v\n", origin, cerr)
+		}
+		os.Remove(job.OutPath)
+	}
+	return rewriteModule(ctx, dir, in, job, nil)
+}
+
+// rewriteModule optimizes the module at in, differentiates it, and
+// generates job.OutPath; beforeCodegen, when not nil, edits the
+// differentiated module's text file before code generation.
+func rewriteModule(ctx context.Context, dir, in string, job RewriteJob, beforeCodegen func(path string) error) error {
+	origin := job.Origin()
 	level := normalizeOptLevel(job.OptLevel)
 	pre := filepath.Join(dir, "optimized.bc")
 	var optArgs []string
@@ -83,7 +104,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 		}
 	}
 	adLevel := adStageLevel(job.ADStage, level)
-	err = timeStage(ctx, "optimize", func() error {
+	err := timeStage(ctx, "optimize", func() error {
 		return preopt.Optimize(ctx, in, pre, adLevel, preopt.Options{Extra: optArgs, Warn: warnings(ctx)})
 	})
 	if err != nil {
@@ -140,6 +161,11 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 	})
 	if err != nil {
 		return err
+	}
+	if beforeCodegen != nil {
+		if err := beforeCodegen(post); err != nil {
+			return err
+		}
 	}
 	args := []string{"-c", "-O" + level, post, "-o", job.OutPath, "-Wno-override-module"}
 	if adLevel != "0" {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"debug/elf"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,7 +171,10 @@ func (r *resolver) findLib(name string) string {
 // addFile loads an input file by its kind: object, shared library, archive
 // or input script.
 func (r *resolver) addFile(path string) {
-	data, err := os.ReadFile(path)
+	if r.addSharedLibrary(path) {
+		return
+	}
+	data, err := readInput(path)
 	if err != nil {
 		return
 	}
@@ -211,6 +215,34 @@ func (r *resolver) addFile(path string) {
 	default:
 		r.addScript(path, string(data))
 	}
+}
+
+// addSharedLibrary reads the definitions of a shared library from its
+// dynamic symbol table alone, without reading the whole file (libc and
+// libstdc++ are megabytes, on every link), and reports whether path was
+// one.
+func (r *resolver) addSharedLibrary(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [4]byte
+	if _, err := io.ReadFull(f, magic[:]); err != nil || string(magic[:]) != elf.ELFMAG {
+		return false
+	}
+	ef, err := elf.NewFile(f)
+	if err != nil || ef.Type != elf.ET_DYN {
+		return false
+	}
+	if syms, err := ef.DynamicSymbols(); err == nil {
+		for _, s := range syms {
+			if s.Section != elf.SHN_UNDEF && elf.ST_BIND(s.Info) != elf.STB_LOCAL {
+				r.define(s.Name)
+			}
+		}
+	}
+	return true
 }
 
 // addScript follows the files a GNU ld input script names.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync/atomic"
 
@@ -37,7 +38,7 @@ func linkRewritten(ctx context.Context, cfg Config, realLD string, args []string
 	if err != nil {
 		return 1, err
 	}
-	outs, err := rewriteAll(ctx, cfg, groups, tmp, ltoOptLevel(line))
+	outs, err := rewriteAll(ctx, cfg, groups, tmp, ltoOptLevel(line), view)
 	if err != nil {
 		return 1, explainMissingBody(err, inputs, view)
 	}
@@ -88,7 +89,7 @@ func (cfg Config) linkTempDir() (string, func(), error) {
 // rewriteAll runs RewriteObject on every group, in parallel (cfg.Jobs or
 // GOMAXPROCS at a time). It returns the native object written for each;
 // of several failures the first in link order is reported.
-func rewriteAll(ctx context.Context, cfg Config, groups []*rewriteGroup, tmp, ltoLevel string) ([]string, error) {
+func rewriteAll(ctx context.Context, cfg Config, groups []*rewriteGroup, tmp, ltoLevel string, view *symbolView) ([]string, error) {
 	outs := make([]string, len(groups))
 	errs := make([]error, len(groups))
 	g, gctx := errgroup.WithContext(ctx)
@@ -118,6 +119,9 @@ func rewriteAll(ctx context.Context, cfg Config, groups []*rewriteGroup, tmp, lt
 			}
 			job.Modules = append(job.Modules, mod)
 		}
+		if !cfg.WholeModule && !mentionsCustomRules(job) {
+			job.Cut = cutInputs(grp, view)
+		}
 		g.Go(func() (err error) {
 			// A panic must become this job's error here: unwinding, it
 			// would run errgroup's bookkeeping, Wait would return with no
@@ -141,6 +145,9 @@ func rewriteAll(ctx context.Context, cfg Config, groups []*rewriteGroup, tmp, lt
 	}
 	if werr == nil {
 		for i, grp := range groups {
+			if owned, _ := partialOwned(outs[i]); owned != nil {
+				continue // the members stay in the link, their sections too
+			}
 			if err := keepUserBitcode(outs[i], grp.members); err != nil {
 				return nil, err
 			}
@@ -228,35 +235,86 @@ func (cfg Config) jobLimit() int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// substitutions maps argument indices (LinkLine.Items) to the file that
-// replaces them: the merged, rewritten object for a group's anchor, "" (the
+// substitutions maps argument indices (LinkLine.Items) to what replaces
+// them: the merged, rewritten object for a group's anchor, nothing (the
 // argument is dropped) for an object merged into another, or a copy of an
-// archive with its anchors replaced and its merged members removed.
-func substitutions(groups []*rewriteGroup, outs []string, line *LinkLine, tmp string) (map[int]string, error) {
-	subst := map[int]string{}
+// archive with its anchors replaced and its merged members removed. A
+// group rewritten from the roots' cut (cut.go) keeps its members, with
+// their definitions of the functions it owns made weak, and its object
+// comes beside its anchor (before the archive, for a member). An empty
+// string in a list stands for the argument's own words.
+func substitutions(groups []*rewriteGroup, outs []string, line *LinkLine, tmp string) (map[int][]string, error) {
+	subst := map[int][]string{}
 	type memberEdit struct {
-		in  *Input
-		out string // "" to remove the member
+		in   *Input
+		data []byte // nil to remove the member
 	}
 	archives := map[int][]memberEdit{}
+	before := map[int][]string{} // objects to put before an archive argument
 	var order []int
+	editMember := func(in *Input, data []byte) {
+		if _, ok := archives[in.Item]; !ok {
+			order = append(order, in.Item)
+		}
+		archives[in.Item] = append(archives[in.Item], memberEdit{in, data})
+	}
 	for i, g := range groups {
+		owned, err := partialOwned(outs[i])
+		if err != nil {
+			return nil, err
+		}
 		for _, in := range g.members {
 			if in.ViaScript {
 				return nil, fmt.Errorf("%s: named by linker script %s; pass it on the command line to differentiate it", in.Origin, line.Items[in.Item].Value)
 			}
-			out := ""
-			if in == g.anchor {
-				out = outs[i]
-			}
-			if in.Member == nil {
-				subst[in.Item] = out
+			if owned != nil {
+				native, changed, err := weakenedInput(in, owned)
+				if err != nil {
+					return nil, err
+				}
+				switch {
+				case in.Member != nil:
+					if changed {
+						editMember(in, native)
+					}
+					if in == g.anchor {
+						before[in.Item] = append(before[in.Item], outs[i])
+					}
+				case in == g.anchor:
+					p := ""
+					if changed {
+						p = filepath.Join(tmp, tempName(in)+".native.o")
+						if err := os.WriteFile(p, native, 0o644); err != nil {
+							return nil, err
+						}
+					}
+					subst[in.Item] = []string{p, outs[i]}
+				case changed:
+					p := filepath.Join(tmp, tempName(in)+".native.o")
+					if err := os.WriteFile(p, native, 0o644); err != nil {
+						return nil, err
+					}
+					subst[in.Item] = []string{p}
+				}
 				continue
 			}
-			if _, ok := archives[in.Item]; !ok {
-				order = append(order, in.Item)
+			if in.Member == nil {
+				if in == g.anchor {
+					subst[in.Item] = []string{outs[i]}
+				} else {
+					subst[in.Item] = []string{}
+				}
+				continue
 			}
-			archives[in.Item] = append(archives[in.Item], memberEdit{in, out})
+			if in == g.anchor {
+				data, err := os.ReadFile(outs[i])
+				if err != nil {
+					return nil, fmt.Errorf("%s: %v", in.Origin, err)
+				}
+				editMember(in, data)
+			} else {
+				editMember(in, nil)
+			}
 		}
 	}
 	for _, item := range order {
@@ -265,19 +323,15 @@ func substitutions(groups []*rewriteGroup, outs []string, line *LinkLine, tmp st
 		replace := map[int][]byte{}
 		remove := map[int]bool{}
 		for _, e := range edits {
-			if e.out == "" {
+			if e.data == nil {
 				remove[e.in.Member.Index] = true
 				continue
 			}
-			data, err := os.ReadFile(e.out)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", e.in.Origin, err)
-			}
-			replace[e.in.Member.Index] = data
+			replace[e.in.Member.Index] = e.data
 		}
 		cp := &Archive{Path: a.Path, Members: a.Members}
-		for idx, data := range replace {
-			members, err := cp.ReplaceMember(idx, data)
+		for _, idx := range sortedInts(replace) {
+			members, err := cp.ReplaceMember(idx, replace[idx])
 			if err != nil {
 				return nil, err
 			}
@@ -293,22 +347,42 @@ func substitutions(groups []*rewriteGroup, outs []string, line *LinkLine, tmp st
 		if err := WriteArchiveFile(path, kept); err != nil {
 			return nil, fmt.Errorf("%s: writing archive copy: %v", a.Path, err)
 		}
-		subst[item] = path
+		subst[item] = append(before[item], path)
+	}
+	for _, item := range sortedInts(before) {
+		if _, ok := subst[item]; !ok {
+			subst[item] = append(before[item], "") // the archive as it was
+		}
 	}
 	return subst, nil
 }
 
+func sortedInts[V any](m map[int]V) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	return keys
+}
+
 // substituteArgs rebuilds the argument words with substituted inputs.
-func substituteArgs(line *LinkLine, subst map[int]string) []string {
+func substituteArgs(line *LinkLine, subst map[int][]string) []string {
 	var out []string
 	for i, it := range line.Items {
-		if p, ok := subst[i]; ok {
-			if p != "" {
-				out = append(out, p)
-			}
+		words := line.Args[it.Index : it.Index+it.Words]
+		ps, ok := subst[i]
+		if !ok {
+			out = append(out, words...)
 			continue
 		}
-		out = append(out, line.Args[it.Index:it.Index+it.Words]...)
+		for _, p := range ps {
+			if p == "" {
+				out = append(out, words...)
+			} else {
+				out = append(out, p)
+			}
+		}
 	}
 	return out
 }

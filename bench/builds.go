@@ -1,0 +1,120 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// The build cost of client programs (issue 22): CPU time (user + system of
+// every process) and peak memory (of the largest process) of building a
+// client program, compile and link, with gozyme-c++ (link cache off) next
+// to clang++-14, goal ≤ 1.3x; and with the whole module optimized and
+// compiled at link time (GOZYME_CUT=off), as before the roots' cut.
+// The programs: client-style workloads (their ADOL-C half compiled once by
+// clang++-14, for all) and bench/builds/gmmjson.cpp, a GMM client reading
+// its input with nlohmann/json.
+
+const buildRuns = 3
+
+var buildPrograms = []struct{ name, src string }{
+	{"gmm-cxx", "bench/workloads/gmm-cxx/main.cpp"},
+	{"lstm-cxx", "bench/workloads/lstm-cxx/main.cpp"},
+	{"ba-cxx", "bench/workloads/ba-cxx/main.cpp"},
+	{"gmm-json", "bench/builds/gmmjson.cpp"},
+}
+
+// buildCost is one build's CPU seconds and peak memory (MiB).
+type buildCost struct{ cpu, peak float64 }
+
+// measured runs a command and adds its CPU time and peak memory to c.
+func (c *buildCost) measured(env []string, name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	c.cpu += (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		c.peak = max(c.peak, float64(ru.Maxrss)/1024)
+	}
+	return nil
+}
+
+// clientBuildBench builds each program buildRuns times each way and
+// reports the least CPU time and peak memory of each.
+func clientBuildBench(root, tmp string) (string, error) {
+	cxx, err := exec.LookPath("clang++-14")
+	if err != nil {
+		return "", err
+	}
+	gozyme, err := filepath.Abs(filepath.Join(root, "bin", "gozyme-c++"))
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(tmp, "client-builds")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("\n### Client program builds: compile + link, CPU time and peak memory (goal ≤ 1.3x clang++-14)\n\n")
+	b.WriteString("| program | clang++-14 | gozyme-c++ | ratio CPU | ratio memory | whole module (GOZYME_CUT=off) | ratio CPU |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, p := range buildPrograms {
+		src := filepath.Join(root, p.src)
+		flags := append(append([]string{}, clientFlags...), "-I", filepath.Dir(src))
+		var extra []string // the ADOL-C half of a workload, the same for all
+		if adolc := filepath.Join(filepath.Dir(src), "adolc.cpp"); fileExists(adolc) && p.name != "gmm-json" {
+			obj := filepath.Join(dir, p.name+"-adolc.o")
+			if err := runQuiet(nil, cxx, append(append([]string{}, flags...), "-c", adolc, "-o", obj)...); err != nil {
+				return "", err
+			}
+			extra = []string{obj, "-ladolc"}
+		}
+		build := func(cc string, linkFlags []string, env ...string) (buildCost, error) {
+			best := buildCost{}
+			for r := 0; r < buildRuns; r++ {
+				var c buildCost
+				exe := filepath.Join(dir, p.name)
+				obj := exe + ".o"
+				if err := c.measured(env, cc, append(append([]string{}, flags...), "-c", src, "-o", obj)...); err != nil {
+					return c, err
+				}
+				link := append(append(append(append([]string{}, flags...), obj), extra...), linkFlags...)
+				if err := c.measured(env, cc, append(link, "-o", exe, "-lm")...); err != nil {
+					return c, err
+				}
+				if r == 0 || c.cpu < best.cpu {
+					best.cpu = c.cpu
+				}
+				if r == 0 || c.peak < best.peak {
+					best.peak = c.peak
+				}
+			}
+			return best, nil
+		}
+		clang, err := build(cxx, []string{"-Wl,--unresolved-symbols=ignore-all"}) // its Enzyme calls unresolved
+		if err != nil {
+			return "", err
+		}
+		cut, err := build(gozyme, nil, "GOZYME_CACHE=off")
+		if err != nil {
+			return "", err
+		}
+		whole, err := build(gozyme, nil, "GOZYME_CACHE=off", "GOZYME_CUT=off")
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "| %s | %s, %.0f MiB | %s, %.0f MiB | %.2fx | %.2fx | %s | %.2fx |\n", p.name,
+			seconds(clang.cpu), clang.peak, seconds(cut.cpu), cut.peak, cut.cpu/clang.cpu, cut.peak/clang.peak,
+			seconds(whole.cpu), whole.cpu/clang.cpu)
+	}
+	return b.String(), nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
