@@ -8,8 +8,9 @@
  * the sum needs every loop's reverse), expdist a distance through exp
  * starting from an active value, scratch a distance over a buffer
  * rewritten in every outer iteration (the inner loop's values cached per
- * iteration, the skipped reverse leaves the counters indexing them right)
- * and early a loop leaving on its data. Each gradient against central
+ * iteration, the skipped reverse leaves the counters indexing them right),
+ * early a loop leaving on its data, and via_call the first two as
+ * callees (their pairs, split mode). Each gradient against central
  * differences, and nearest's Hessian times a vector by forward over
  * reverse against central differences of its gradient. */
 extern int enzyme_dup, enzyme_const, enzyme_out, enzyme_dupnoneed;
@@ -21,7 +22,7 @@ enum { K = 5, N = 7, D = 3, P = K * D };
 int k = K, n = N, d = D;
 double pts[N * D];
 
-double nearest(const double *c) {
+__attribute__((noinline)) double nearest(const double *c) {
 	double cost = 0;
 	for (int i = 0; i < n; i++) {
 		double best = 0;
@@ -38,7 +39,7 @@ double nearest(const double *c) {
 	return cost;
 }
 
-double farthest(const double *c) {
+__attribute__((noinline)) double farthest(const double *c) {
 	double cost = 0;
 	for (int i = 0; i < n; i++) {
 		double best = -1;
@@ -136,6 +137,10 @@ double early(const double *c) {
 	return cost;
 }
 
+/* via_call differentiates nearest and farthest as callees: their
+ * augmented forward and reverse pairs (split mode). */
+double via_call(const double *c) { return nearest(c) * c[1] + farthest(c); }
+
 static void nearest_grad(const double *c, double *dc) {
 	for (int i = 0; i < P; i++) dc[i] = 0;
 	__enzyme_autodiff((void *)nearest, enzyme_dup, c, dc);
@@ -178,6 +183,7 @@ int main(void) {
 	GRADIENT_CHECK("expdist", expdist, c0);
 	GRADIENT_CHECK("scratch", scratch, c0);
 	GRADIENT_CHECK("early", early, c0);
+	GRADIENT_CHECK("via_call", via_call, c0);
 	/* H v by forward over reverse, against central differences of the
 	 * gradient along v. */
 	double c[P], dc[P], hv[P], gp[P], gm[P], h = 1e-5;
