@@ -10,6 +10,7 @@ import (
 	"github.com/gozyme/gozyme/toolchains"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/value"
 )
 
 // A primal whose accesses carry clang's TBAA tags, a range, and alias
@@ -114,5 +115,61 @@ func TestForwardSweepKeepsAccessMetadata(t *testing.T) {
 	}
 	if out, err := toolchains.Run(context.Background(), "opt", "-S", "-passes=verify", ll, "-o", filepath.Join(dir, "v.ll")); err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// TestTangentAccessesCarryPrimalTags: forward mode gives the tangent's
+// load and store of shadow memory the primal access's !tbaa (a shadow has
+// its primal's layout), so that the optimizer can tell them from accesses
+// of other types (a vector's data pointer read in the same loop); the
+// tangent of the int load has none (integers have no tangent).
+func TestTangentAccessesCarryPrimalTags(t *testing.T) {
+	t.Parallel()
+	m := parseIR(t, taggedAccessIR)
+	f := m.Funcs[0]
+	d := newDiffer(m, Options{})
+	fg, err := d.forward(f, []Activity{Dup, Const, Dup}, 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (x, dx, k, y, dy): the shadows follow their Dup parameters.
+	shadows := map[value.Value]bool{fg.g.Params[1]: true, fg.g.Params[4]: true}
+	loads, stores := 0, 0
+	for _, b := range fg.g.Blocks {
+		for _, inst := range b.Insts {
+			var addr value.Value
+			var md ir.Metadata
+			switch x := inst.(type) {
+			case *ir.InstGetElementPtr:
+				if shadows[x.Src] {
+					shadows[x] = true
+				}
+				continue
+			case *ir.InstLoad:
+				addr, md = x.Src, x.Metadata
+			case *ir.InstStore:
+				addr, md = x.Dst, x.Metadata
+			default:
+				continue
+			}
+			if !shadows[addr] {
+				continue
+			}
+			if _, isLoad := inst.(*ir.InstLoad); isLoad {
+				loads++
+			} else {
+				stores++
+			}
+			tagged := false
+			for _, a := range md {
+				tagged = tagged || a.Name == "tbaa"
+			}
+			if !tagged {
+				t.Errorf("%s: a tangent access without the primal's !tbaa", inst.LLString())
+			}
+		}
+	}
+	if loads != 2 || stores != 1 {
+		t.Errorf("%d tangent loads and %d stores of shadow memory, want 2 and 1:\n%s", loads, stores, fg.g.LLString())
 	}
 }

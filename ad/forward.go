@@ -442,8 +442,12 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 				}
 				dst = addr
 			}
+			from := len(scratch.Insts)
 			st := scratch.NewStore(src, dst)
 			st.Align = x.Align
+			if !fg.d.gpu {
+				tagShadowAccesses(scratch, from, dst, x) // the shadow has the primal's layout
+			}
 		}
 	case *ir.InstCall:
 		if err := fg.memoryCall(scratch, x); err != nil {
@@ -506,8 +510,12 @@ func (fg *forwardGen) tangentRule(b *rules.Builder, inst ir.Instruction, mv func
 				return nil, err
 			}
 		}
+		from := len(blk.Insts)
 		ld := blk.NewLoad(x.ElemType, sp)
 		ld.Align = x.Align
+		if !fg.d.gpu {
+			tagShadowAccesses(blk, from, sp, x)
+		}
 		return zeroUnless(blk, alias, ld), nil
 	case *ir.InstGetElementPtr:
 		src, err := tg(x.Src)

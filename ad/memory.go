@@ -665,8 +665,11 @@ func dynamicAlloca(x *ir.InstAlloca) bool {
 // loop that only clears private memory is no memset in the reverse (a
 // store loop instead).
 func (r *reverseGen) clearedShadow(p value.Value, t types.Type) constant.Constant {
-	objs, known := underlyingObjects(p)
-	if !known || len(objs) == 0 {
+	// A null among p's origins (a std::vector's data pointer when empty)
+	// is no store's address: a store through it would be undefined, so
+	// where the store runs p points into the others.
+	objs, opaque, known := objectsOf(p, true)
+	if !known || opaque || len(objs) == 0 {
 		return rules.ZeroOf(t)
 	}
 	for _, o := range objs {

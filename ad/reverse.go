@@ -55,6 +55,8 @@ type reverseGen struct {
 	retShadow  bool                         // split mode: the forward also returns the shadow of its result
 	callBlock  map[*ir.InstCall]*ir.Block   // primal call -> its block, built on first use (frametape.go)
 	mathCalls  map[*ir.Block][]*ir.InstCall // primal block -> its calls of math functions, built on first use (mathsibling.go)
+	zeroSkips  []*zeroSkip                  // loops whose reverse is skipped where their adjoints are zero (zeroskip.go)
+	skipAt     map[*ir.Block]*zeroSkip      // the skips by the primal block each loop exits into
 
 	// Its state by concern.
 	sweepState    // primal blocks and values in the gradient (reverse.go)
@@ -252,6 +254,7 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 	if err := r.finishExitEntries(); err != nil {
 		return nil, err
 	}
+	r.finishZeroSkips()
 	r.finishExit()
 	if r.d.gpu {
 		if err := r.finishLoopsGPU(); err != nil { // gpucache.go
@@ -746,6 +749,7 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		blk.NewBr(r.exit)
 		return nil
 	}
+	r.zeroSkipGuard(blk, b)
 	edges := make([]*ir.Block, len(preds))
 	for k, p := range preds {
 		e := r.g.NewBlock("")
@@ -772,6 +776,7 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 			}
 		}
 		last.NewBr(r.rev[p])
+		r.noteZeroSkipEdge(e, p, b)
 		if l := r.cfg.LoopOf[b]; l != nil && l.Header == b && l.Contains(p) {
 			r.markReverseLatch(e, l)
 		}

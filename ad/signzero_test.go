@@ -27,8 +27,9 @@ func TestShadowClearedToPositiveZero(t *testing.T) {
 }
 
 // A read-modify-write of a buffer the function allocates (%buf), one of
-// memory the caller passed in (%x), and a store through a pointer that may
-// be either (%either).
+// memory the caller passed in (%x), a store through a pointer that may
+// be either (%either), and one through a pointer into %buf or null (%maybe,
+// as an empty std::vector's data pointer: null is no store's address).
 const rmwIR = `
 define double @rmw_ir(double* %x, i64 %n) {
 entry:
@@ -68,7 +69,13 @@ mix:
   store double %e2, double* %either, align 8
   %b1p = getelementptr inbounds double, double* %buf, i64 1
   %b1 = load double, double* %b1p, align 8
-  %s = fadd double %b0, %b1
+  %nz = icmp sgt i64 %n, 0
+  %maybe = select i1 %nz, double* %b1p, double* null
+  %m = load double, double* %maybe, align 8
+  %m2 = fmul double %m, %m
+  store double %m2, double* %maybe, align 8
+  %s0 = fadd double %b0, %b1
+  %s = fadd double %s0, %m2
   call void @free(i8* %raw)
   ret double %s
 }
@@ -83,7 +90,7 @@ declare void @free(i8*)
 func TestPrivateShadowClearedToNegativeZero(t *testing.T) {
 	t.Parallel()
 	eachReverse(t, rmwIR, []activity.Activity{activity.Dup, activity.Const}, func(r *reverseGen, split bool) {
-		want := map[string]float64{"bip": math.Copysign(0, -1), "bjp": math.Copysign(0, -1), "xjp": 0, "either": 0}
+		want := map[string]float64{"bip": math.Copysign(0, -1), "bjp": math.Copysign(0, -1), "maybe": math.Copysign(0, -1), "xjp": 0, "either": 0}
 		for _, b := range r.f.Blocks {
 			for _, inst := range b.Insts {
 				s, ok := inst.(*ir.InstStore)
