@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"strings"
 
 	"github.com/llir/llvm/ir"
@@ -168,8 +170,8 @@ func newBlasCtx(m *ir.Module, f *ir.Func, call *ir.InstCall) (*blasCtx, error) {
 		if fortran {
 			abi, sig = "the Fortran BLAS's", sig[-blasArgIndex(rule, true, 0):]
 		}
-		err := errorAt(f, call, "the call to '%s' has arguments that are not those of %s %s (%d arguments: %s), which gozyme's derivative rule for it expects", calleeName(call), abi, name, len(sig), blasSigWords(sig, fortran))
-		err.Callee = calleeName(call)
+		err := errorAt(f, call, "the call to '%s' has arguments that are not those of %s %s (%d arguments: %s), which gozyme's derivative rule for it expects", irfacts.CalleeName(call), abi, name, len(sig), blasSigWords(sig, fortran))
+		err.Callee = irfacts.CalleeName(call)
 		return nil, err
 	}
 	_, intResult := call.Typ.(*types.IntType) // f2c's subroutines return int
@@ -352,9 +354,9 @@ func (c *blasCtx) fn(name, sig string, ret bool) *ir.Func {
 				params[i] = types.NewPointer(p)
 			}
 		}
-		return declare(c.m, string(c.p)+name+"_", rt, params...)
+		return rules.Declare(c.m, string(c.p)+name+"_", rt, params...)
 	}
-	return declare(c.m, "cblas_"+string(c.p)+name, rt, params...)
+	return rules.Declare(c.m, "cblas_"+string(c.p)+name, rt, params...)
 }
 
 // blasSigs are the CBLAS signatures of the routines the rules call.
@@ -400,7 +402,7 @@ func (c *blasCtx) blas(name string, args ...value.Value) value.Value {
 		case *types.IntType:
 			byRef = append(byRef, constant.NewInt(t, 1))
 		default:
-			byRef = append(byRef, zeroOf(t))
+			byRef = append(byRef, rules.ZeroOf(t))
 		}
 	}
 	return callConverted(c.b, f, byRef...)
@@ -453,7 +455,7 @@ func convertTo(b *ir.Block, v value.Value, t types.Type) value.Value {
 }
 
 // f is the float constant v; i the BLAS integer v; i64 widens an integer.
-func (c *blasCtx) f(v float64) value.Value { return floatConst(c.elem, v) }
+func (c *blasCtx) f(v float64) value.Value { return rules.FloatConst(c.elem, v) }
 func (c *blasCtx) i(v int64) value.Value   { return constant.NewInt(c.intT.(*types.IntType), v) }
 func (c *blasCtx) i64(v value.Value) value.Value {
 	return convertTo(c.b, v, types.I64)
@@ -663,13 +665,13 @@ func (c *blasCtx) alloc(n value.Value) value.Value {
 	pos := c.b.NewICmp(enum.IPredSGT, n64, constant.NewInt(types.I64, 1))
 	cnt := c.b.NewSelect(pos, n64, constant.NewInt(types.I64, 1))
 	bytes := c.b.NewMul(cnt, constant.NewInt(types.I64, int64(floatBits(c.elem)/8)))
-	raw := c.b.NewCall(declare(c.m, "malloc", types.I8Ptr, types.I64), bytes)
+	raw := c.b.NewCall(rules.Declare(c.m, "malloc", types.I8Ptr, types.I64), bytes)
 	return c.b.NewBitCast(raw, types.NewPointer(c.elem))
 }
 
 // free releases a buffer from alloc.
 func (c *blasCtx) free(p value.Value) {
-	c.b.NewCall(declare(c.m, "free", types.Void, types.I8Ptr), c.b.NewBitCast(p, types.I8Ptr))
+	c.b.NewCall(rules.Declare(c.m, "free", types.Void, types.I8Ptr), c.b.NewBitCast(p, types.I8Ptr))
 }
 
 // mul is the product of two BLAS integers, as an i64.
@@ -702,7 +704,7 @@ func (c *blasCtx) lapackCall(f *ir.Func, args ...value.Value) {
 			if it, ok := p.Typ.(*types.IntType); ok {
 				byRef = append(byRef, constant.NewInt(it, 1))
 			} else {
-				byRef = append(byRef, zeroOf(p.Typ))
+				byRef = append(byRef, rules.ZeroOf(p.Typ))
 			}
 		case types.IsPointer(args[i].Type()):
 			byRef = append(byRef, args[i])

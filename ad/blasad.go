@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"sort"
 	"strings"
 
@@ -30,7 +32,7 @@ func (r *reverseGen) augmentBlas(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 	if r.parallel {
 		// The reverse adds into the inputs' shadows with plain BLAS calls,
 		// which other threads' reverses may touch too.
-		return nil, nil, errorAt(r.f, call, "'%s' is differentiated by a BLAS rule, whose reverse cannot run in threads (an OpenMP parallel region or a GPU kernel): its adjoints are not added atomically", calleeName(call))
+		return nil, nil, errorAt(r.f, call, "'%s' is differentiated by a BLAS rule, whose reverse cannot run in threads (an OpenMP parallel region or a GPU kernel): its adjoints are not added atomically", irfacts.CalleeName(call))
 	}
 	scratch := &ir.Block{}
 	c.b = scratch
@@ -122,7 +124,7 @@ func (c *blasCtx) callArg(i int) value.Value {
 	if j < 0 {
 		return nil
 	}
-	return unwrapArg(c.call.Args[j])
+	return irfacts.Unwrap(c.call.Args[j])
 }
 
 // blasActive reports whether float argument i carries a derivative: an
@@ -269,7 +271,7 @@ func (r *reverseGen) reverseBlas(blk, at *ir.Block, call *ir.InstCall, d value.V
 	if c.rule.ret {
 		c.dret = d
 		if d == nil {
-			c.dret = zeroOf(call.Typ)
+			c.dret = rules.ZeroOf(call.Typ)
 		}
 		// No reverse rule reads the call's result (nrm2's computes the
 		// norm again, as Enzyme's does): c.res stays nil, and the
@@ -306,12 +308,12 @@ func sortedKeys(m map[int]value.Value) []int {
 // once per lane in batch mode.
 func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 	if fg.errMode {
-		return nil, true, errorAt(fg.f, call, "'%s' is differentiated by a BLAS rule, which gives tangents, not error bounds: floating-point error estimation cannot use it", calleeName(call))
+		return nil, true, errorAt(fg.f, call, "'%s' is differentiated by a BLAS rule, which gives tangents, not error bounds: floating-point error estimation cannot use it", irfacts.CalleeName(call))
 	}
 	if fg.d.runtimeActivity {
 		// A shadow may then be its primal at run time, which the reverse
 		// rules test for and these do not.
-		return nil, true, errorAt(fg.f, call, "'%s' is differentiated by a BLAS rule, which forward mode cannot apply with run-time activity checks (a pointer without a shadow stored where pointers have shadows)", calleeName(call))
+		return nil, true, errorAt(fg.f, call, "'%s' is differentiated by a BLAS rule, which forward mode cannot apply with run-time activity checks (a pointer without a shadow stored where pointers have shadows)", irfacts.CalleeName(call))
 	}
 	clone, _ := irutil.CloneInst(call, func(v value.Value) value.Value { return v })
 	fg.vmap[call] = clone.(value.Value)
@@ -326,7 +328,7 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 		c.b = scratch
 		var sp value.Value
 		if c.fortran || strings.ContainsRune(c.rule.sig, 'n') {
-			sp = scratch.NewCall(declare(fg.m, "llvm.stacksave", types.I8Ptr))
+			sp = scratch.NewCall(rules.Declare(fg.m, "llvm.stacksave", types.I8Ptr))
 			c.slot = func(t types.Type) value.Value { return scratch.NewAlloca(t) }
 		}
 		scalars := map[int]value.Value{}
@@ -379,7 +381,7 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 			t, err := fg.tangentOf(call, a)
 			if err != nil {
 				terr = err
-				return zeroOf(c.elem)
+				return rules.ZeroOf(c.elem)
 			}
 			if c.fortran {
 				return scratch.NewLoad(c.elem, t)
@@ -395,7 +397,7 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 		}
 		c.rule.fwd(c)
 		if sp != nil {
-			c.b.NewCall(declare(fg.m, "llvm.stackrestore", types.Void, types.I8Ptr), sp)
+			c.b.NewCall(rules.Declare(fg.m, "llvm.stackrestore", types.Void, types.I8Ptr), sp)
 		}
 		if terr != nil {
 			return nil, true, terr
@@ -403,7 +405,7 @@ func (fg *forwardGen) blasCall(call *ir.InstCall) ([]ir.Instruction, bool, error
 		if c.rule.ret {
 			if fg.needsTangent(call) {
 				if c.out == nil {
-					c.out = zeroOf(call.Typ)
+					c.out = rules.ZeroOf(call.Typ)
 				}
 				lane[call] = c.out
 			}
@@ -459,9 +461,9 @@ func (c *blasCtx) cacheCopy(i int) value.Value {
 	if !c.fortran {
 		return c.cacheInput(i)
 	}
-	sp := c.b.NewCall(declare(c.m, "llvm.stacksave", types.I8Ptr))
+	sp := c.b.NewCall(rules.Declare(c.m, "llvm.stacksave", types.I8Ptr))
 	v := c.cacheInput(i)
-	c.b.NewCall(declare(c.m, "llvm.stackrestore", types.Void, types.I8Ptr), sp)
+	c.b.NewCall(rules.Declare(c.m, "llvm.stackrestore", types.Void, types.I8Ptr), sp)
 	return v
 }
 

@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"github.com/gozyme/gozyme/ad/rules"
 
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -149,7 +150,7 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 	j := loop.NewPhi(ir.NewIncoming(zero, entry))
 	var acc *ir.InstPhi
 	if kind == "frob" || kind == "trfrob" {
-		acc = loop.NewPhi(ir.NewIncoming(floatConst(c.elem, 0), entry))
+		acc = loop.NewPhi(ir.NewIncoming(rules.FloatConst(c.elem, 0), entry))
 	}
 	row := func(p, ld value.Value) value.Value {
 		return loop.NewGetElementPtr(c.elem, p, loop.NewMul(j, ld))
@@ -295,7 +296,7 @@ func blasHelper(c *blasCtx, kind string) *ir.Func {
 	case "cachem":
 		exit.NewRet(buf)
 	case "frob", "trfrob":
-		exit.NewRet(exit.NewPhi(ir.NewIncoming(floatConst(c.elem, 0), entry), ir.NewIncoming(next, loop)))
+		exit.NewRet(exit.NewPhi(ir.NewIncoming(rules.FloatConst(c.elem, 0), entry), ir.NewIncoming(next, loop)))
 	default:
 		exit.NewRet(nil)
 	}

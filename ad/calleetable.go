@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"strings"
 
 	"github.com/gozyme/gozyme/irutil"
@@ -65,7 +66,7 @@ func tableCallee(v value.Value, locals map[*ir.InstAlloca]*localTable) *ir.Func 
 	var elem constant.Constant
 	switch b := base.(type) {
 	case *ir.Global:
-		if !b.Immutable || b.Init == nil || interposable(b.Linkage) {
+		if !b.Immutable || b.Init == nil || irfacts.Interposable(b.Linkage) {
 			return nil
 		}
 		elem = initElement(b.Init, path)
@@ -86,7 +87,7 @@ func tableCallee(v value.Value, locals map[*ir.InstAlloca]*localTable) *ir.Func 
 // 0 and all constant; ok is false for anything else (casts changing the
 // type included).
 func constantPath(p value.Value) (base value.Value, path []int64, ok bool) {
-	p = unwrapArg(p)
+	p = irfacts.Unwrap(p)
 	var src value.Value
 	var indices []value.Value
 	switch g := p.(type) {
@@ -197,7 +198,7 @@ func localTables(f *ir.Func) map[*ir.InstAlloca]*localTable {
 			}
 		}
 	}
-	owner := func(v value.Value) *ir.InstAlloca { return derived[unwrapArg(v)] }
+	owner := func(v value.Value) *ir.InstAlloca { return derived[irfacts.Unwrap(v)] }
 	for _, b := range f.Blocks {
 		for _, inst := range b.Insts {
 			switch x := inst.(type) {
@@ -218,8 +219,8 @@ func localTables(f *ir.Func) map[*ir.InstAlloca]*localTable {
 						continue
 					}
 					switch {
-					case isMemTransfer(x) && i == 1, nonEscapingIntrinsic(x) && !isMemSet(x):
-					case isMemTransfer(x) && i == 0 && tables[a].copy(a, x):
+					case irfacts.IsMemTransfer(x) && i == 1, nonEscapingIntrinsic(x) && !irfacts.IsMemSet(x):
+					case irfacts.IsMemTransfer(x) && i == 0 && tables[a].copy(a, x):
 					default:
 						bad[a] = true
 					}
@@ -284,12 +285,12 @@ func typeAt(p value.Value) types.Type {
 // whose contents are known: the whole of alloca a from a constant global
 // of a's type.
 func (t *localTable) copy(a *ir.InstAlloca, x *ir.InstCall) bool {
-	g, ok := irutil.StripCasts(unwrapArg(x.Args[1])).(*ir.Global)
-	n, isConst := unwrapArg(x.Args[2]).(*constant.Int)
+	g, ok := irutil.StripCasts(irfacts.Unwrap(x.Args[1])).(*ir.Global)
+	n, isConst := irfacts.Unwrap(x.Args[2]).(*constant.Int)
 	size, _, known := abiLayout(a.ElemType)
-	whole := irutil.StripCasts(unwrapArg(x.Args[0])) == value.Value(a)
+	whole := irutil.StripCasts(irfacts.Unwrap(x.Args[0])) == value.Value(a)
 	if !ok || !isConst || !known || !whole || t.copied != nil || !g.Immutable || g.Init == nil ||
-		interposable(g.Linkage) || !types.Equal(g.ContentType, a.ElemType) || n.X.Int64() != size {
+		irfacts.Interposable(g.Linkage) || !types.Equal(g.ContentType, a.ElemType) || n.X.Int64() != size {
 		return false
 	}
 	t.copied = g

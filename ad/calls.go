@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"strings"
 
 	"github.com/llir/llvm/ir"
@@ -12,7 +14,7 @@ import (
 // its body: a direct call of a defined, not inactive, non-intrinsic function.
 func (r *reverseGen) definedCallee(call *ir.InstCall) (*ir.Func, bool) {
 	f, ok := call.Callee.(*ir.Func)
-	if !ok || len(f.Blocks) == 0 || r.d.inactive[f] || strings.HasPrefix(f.Name(), "llvm.") || isFunctionLike(f) || isAllocation(call) || isBlasCall(call) {
+	if !ok || len(f.Blocks) == 0 || r.d.inactive[f] || strings.HasPrefix(f.Name(), "llvm.") || irfacts.IsFunctionLike(f) || irfacts.IsAllocation(call) || isBlasCall(call) {
 		return nil, false
 	}
 	if _, custom := r.customRule(call); custom {
@@ -32,16 +34,16 @@ func (r *reverseGen) callsDerivative(call *ir.InstCall) bool {
 
 // calleeActs is the activity of the callee's parameters at this call, as
 // the activity analysis summarized the callee for it (callActs).
-func (r *reverseGen) calleeActs(call *ir.InstCall) []Activity {
-	acts := make([]Activity, len(call.Args))
+func (r *reverseGen) calleeActs(call *ir.InstCall) []activity.Activity {
+	acts := make([]activity.Activity, len(call.Args))
 	for i, a := range call.Args {
 		switch {
-		case carriesFloat(a.Type()) && r.act.Active(a):
-			acts[i] = Out
-		case holdsPointers(a.Type()) && (r.act.HasShadow(a) || isNullConstant(unwrapArg(a))):
+		case irfacts.CarriesFloat(a.Type()) && r.act.Active(a):
+			acts[i] = activity.Out
+		case holdsPointers(a.Type()) && (r.act.HasShadow(a) || activity.IsNullConstant(irfacts.Unwrap(a))):
 			// A null pointer's shadow is null: the callee may need one
 			// where it reallocates it (push(NULL, v)).
-			acts[i] = Dup
+			acts[i] = activity.Dup
 		}
 	}
 	return acts
@@ -49,11 +51,11 @@ func (r *reverseGen) calleeActs(call *ir.InstCall) []Activity {
 
 // calleeSplit returns the augmented forward and reverse of a call's callee
 // for the call's activities.
-func (r *reverseGen) calleeSplit(call *ir.InstCall) (*splitGrad, []Activity, error) {
+func (r *reverseGen) calleeSplit(call *ir.InstCall) (*splitGrad, []activity.Activity, error) {
 	f, _ := r.definedCallee(call)
 	acts := r.calleeActs(call)
 	for i, a := range call.Args {
-		if acts[i] == Out && hasPointerField(a.Type()) && r.act.HasShadow(a) {
+		if acts[i] == activity.Out && irfacts.HasPointerField(a.Type()) && r.act.HasShadow(a) {
 			return nil, nil, errorAt(r.f, call, "cannot differentiate the call to '%s': argument %d is a struct passed by value holding both floats that carry derivatives and pointers with shadows (pass it by pointer)", f.Name(), i+1)
 		}
 	}
@@ -90,8 +92,8 @@ func (r *reverseGen) augmentCall(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 	}
 	var args []value.Value
 	for i, a := range call.Args {
-		args = append(args, unwrapArg(a))
-		if acts[i] == Dup {
+		args = append(args, irfacts.Unwrap(a))
+		if acts[i] == activity.Dup {
 			s, err := r.shadowOf(call, a)
 			if err != nil {
 				return nil, err
@@ -149,7 +151,7 @@ func (r *reverseGen) reverseCall(blk *ir.Block, at *ir.Block, call *ir.InstCall,
 	var args []value.Value
 	for i, a := range call.Args {
 		args = append(args, r.lookup(blk, at, a))
-		if acts[i] == Dup {
+		if acts[i] == activity.Dup {
 			s, err := r.lookupShadow(blk, at, call, a)
 			if err != nil {
 				return err
@@ -164,7 +166,7 @@ func (r *reverseGen) reverseCall(blk *ir.Block, at *ir.Block, call *ir.InstCall,
 	outs := blk.NewCall(sg.rev, args...)
 	var outIdx []int
 	for i, a := range acts {
-		if a == Out {
+		if a == activity.Out {
 			outIdx = append(outIdx, i)
 		}
 	}
@@ -180,4 +182,4 @@ func (r *reverseGen) reverseCall(blk *ir.Block, at *ir.Block, call *ir.InstCall,
 
 // holdsPointers reports a pointer, or an aggregate with pointer fields: the
 // values whose shadows hold shadow pointers.
-func holdsPointers(t types.Type) bool { return types.IsPointer(t) || hasPointerField(t) }
+func holdsPointers(t types.Type) bool { return types.IsPointer(t) || irfacts.HasPointerField(t) }

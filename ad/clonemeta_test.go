@@ -128,7 +128,7 @@ func TestTangentAccessesCarryPrimalTags(t *testing.T) {
 	m := parseIR(t, taggedAccessIR)
 	f := m.Funcs[0]
 	d := newDiffer(m, Options{})
-	fg, err := d.forward(f, []Activity{Dup, Const, Dup}, 1, false)
+	fg, err := d.forward(f, []activity.Activity{activity.Dup, activity.Const, activity.Dup}, 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}

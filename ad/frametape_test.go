@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"strings"
 	"testing"
 
@@ -29,8 +30,8 @@ func TestFramedTapes(t *testing.T) {
 		var out []string
 		for _, b := range f.Blocks {
 			for _, inst := range b.Insts {
-				if c, ok := inst.(*ir.InstCall); ok && strings.HasPrefix(calleeName(c), "__gozyme_aug_") {
-					out = append(out, strings.TrimPrefix(calleeName(c), "__gozyme_aug_"))
+				if c, ok := inst.(*ir.InstCall); ok && strings.HasPrefix(irfacts.CalleeName(c), "__gozyme_aug_") {
+					out = append(out, strings.TrimPrefix(irfacts.CalleeName(c), "__gozyme_aug_"))
 				}
 			}
 		}

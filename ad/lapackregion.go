@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"github.com/gozyme/gozyme/ad/rules"
 
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -56,7 +57,7 @@ func regionHelper(c *blasCtx, kind string) *ir.Func {
 	f.Linkage = enum.LinkageInternal
 	rm, rows, cols, part := params[0], params[1], params[2], params[3]
 	k := func(v int64) value.Value { return constant.NewInt(i64, v) }
-	zeroF := floatConst(c.elem, 0)
+	zeroF := rules.FloatConst(c.elem, 0)
 
 	entry, band, cols0, colHead, colBody, rowHead, rowBody, colNext, exit :=
 		f.NewBlock("entry"), f.NewBlock("band"), f.NewBlock("start"), f.NewBlock("col"), f.NewBlock("colbody"),

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -353,6 +354,6 @@ func (c *blasCtx) calloc(n value.Value) value.Value {
 	n64 := c.i64(n)
 	pos := c.b.NewICmp(enum.IPredSGT, n64, constant.NewInt(types.I64, 1))
 	cnt := c.b.NewSelect(pos, n64, constant.NewInt(types.I64, 1))
-	raw := c.b.NewCall(declare(c.m, "calloc", types.I8Ptr, types.I64, types.I64), cnt, constant.NewInt(types.I64, int64(floatBits(c.elem)/8)))
+	raw := c.b.NewCall(rules.Declare(c.m, "calloc", types.I8Ptr, types.I64, types.I64), cnt, constant.NewInt(types.I64, int64(floatBits(c.elem)/8)))
 	return c.b.NewBitCast(raw, types.NewPointer(c.elem))
 }

@@ -3,6 +3,7 @@ package ad
 import (
 	"context"
 	"fmt"
+	"github.com/gozyme/gozyme/ad/activity"
 	"os"
 	"path/filepath"
 	"sort"
@@ -186,7 +187,7 @@ func TestLoopHintsIR(t *testing.T) {
 				}
 			}
 			d := newDiffer(m, Options{})
-			fg, err := d.forward(f, []Activity{Dup, Const}, 1, false)
+			fg, err := d.forward(f, []activity.Activity{activity.Dup, activity.Const}, 1, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -305,7 +306,7 @@ func forwardVectorID(id *metadata.Tuple) bool {
 func TestLoopHintsTwoLatches(t *testing.T) {
 	t.Parallel()
 	want := "llvm.loop.unroll.disable llvm.loop.vectorize.width"
-	eachReverse(t, twoLatchIR, []Activity{Dup, Const}, func(r *reverseGen, split bool) {
+	eachReverse(t, twoLatchIR, []activity.Activity{activity.Dup, activity.Const}, func(r *reverseGen, split bool) {
 		l := r.cfg.Loops[0]
 		if len(l.Latches) != 2 {
 			t.Fatalf("the loop has %d latches, want 2", len(l.Latches))
@@ -318,7 +319,7 @@ func TestLoopHintsTwoLatches(t *testing.T) {
 	})
 	m := parseIR(t, twoLatchIR)
 	d := newDiffer(m, Options{})
-	fg, err := d.forward(m.Funcs[0], []Activity{Dup, Const}, 1, false)
+	fg, err := d.forward(m.Funcs[0], []activity.Activity{activity.Dup, activity.Const}, 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +332,7 @@ func TestLoopHintsTwoLatches(t *testing.T) {
 		t.Fatalf("forward mode: the tangent loop's latches carry loop ID %v with hints %q, want one ID with %q", id, hintsOf(id), want)
 	}
 	r, err := d.generateReverse(func() (*reverseGen, error) {
-		return newReverseGen(d, fg.g, []Activity{Dup, Dup, Const}, true, false, false, "grad_fwd")
+		return newReverseGen(d, fg.g, []activity.Activity{activity.Dup, activity.Dup, activity.Const}, true, false, false, "grad_fwd")
 	})
 	if err != nil {
 		t.Fatal(err)

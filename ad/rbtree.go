@@ -70,7 +70,7 @@ func (d *differ) rbShadowed(f *ir.Func, act *activity.Info, c *ir.InstCall) (boo
 	op := rbTreeOpOf(c)
 	n := 0
 	for _, i := range rbNodeArgs(op) {
-		a := unwrapArg(c.Args[i])
+		a := irfacts.Unwrap(c.Args[i])
 		if act.HasShadow(a) {
 			n++
 			if d.mayAliasPrimal(a) {
@@ -97,9 +97,9 @@ func (d *differ) rbShadowed(f *ir.Func, act *activity.Info, c *ir.InstCall) (boo
 // type, the helpers' parameter type.
 func rbTypesAgree(f *ir.Func, c *ir.InstCall) error {
 	op := rbTreeOpOf(c)
-	t := unwrapArg(c.Args[rbNodeArgs(op)[0]]).Type()
+	t := irfacts.Unwrap(c.Args[rbNodeArgs(op)[0]]).Type()
 	for _, i := range rbNodeArgs(op) {
-		if !types.Equal(unwrapArg(c.Args[i]).Type(), t) {
+		if !types.Equal(irfacts.Unwrap(c.Args[i]).Type(), t) {
 			return errorAt(f, c, "%s: tree nodes of different pointer types", describe(c))
 		}
 	}
@@ -118,7 +118,7 @@ func (d *differ) rbInsertMessage(f *ir.Func, c *ir.InstCall) value.Value {
 // rbWalkMessage is the run-time error of a lockstep walk that does not
 // reach libstdc++'s node.
 func (d *differ) rbWalkMessage(f *ir.Func, c *ir.InstCall) value.Value {
-	return d.message(c, "gozyme: the derivative of "+f.Name()+": walking a std::map or std::set tree in step with its shadow did not reach the node libstdc++'s "+calleeName(c)+" returns")
+	return d.message(c, "gozyme: the derivative of "+f.Name()+": walking a std::map or std::set tree in step with its shadow did not reach the node libstdc++'s "+irfacts.CalleeName(c)+" returns")
 }
 
 // rbReverseForward is the forward sweep's side of tree routine call x,
@@ -139,7 +139,7 @@ func (r *reverseGen) rbReverseForward(b *ir.Block, x *ir.InstCall, c ir.Instruct
 			return nil, true, err
 		}
 		h := r.d.rbHelper(op, x.Typ, 2, r.d.shadowLevel(r.f))
-		sc := ir.NewCall(h, unwrapArg(x.Args[0]), sx, c.(value.Value), r.d.rbWalkMessage(r.f, x))
+		sc := ir.NewCall(h, irfacts.Unwrap(x.Args[0]), sx, c.(value.Value), r.d.rbWalkMessage(r.f, x))
 		r.shadow[x] = sc
 		r.blockOf[sc] = b
 		return []ir.Instruction{sc}, true, nil
@@ -155,7 +155,7 @@ func (r *reverseGen) rbReverseForward(b *ir.Block, x *ir.InstCall, c ir.Instruct
 	if op == rbInsert {
 		args = append(args, r.d.rbInsertMessage(r.f, x))
 	}
-	cc.Callee = r.d.rbHelper(op, unwrapArg(x.Args[rbNodeArgs(op)[0]]).Type(), 2, r.d.shadowLevel(r.f))
+	cc.Callee = r.d.rbHelper(op, irfacts.Unwrap(x.Args[rbNodeArgs(op)[0]]).Type(), 2, r.d.shadowLevel(r.f))
 	cc.Args = args
 	if op == rbErase && r.act.HasShadow(x) {
 		// The routine returns the node it unlinks, z.
@@ -172,10 +172,10 @@ func (r *reverseGen) rbReverseForward(b *ir.Block, x *ir.InstCall, c ir.Instruct
 func rbLockstepArgs(x *ir.InstCall, lanes int, shadowIn func(lane int, v value.Value) (value.Value, error)) ([]value.Value, error) {
 	var args []value.Value
 	if rbTreeOpOf(x) == rbInsert {
-		args = append(args, unwrapArg(x.Args[0]))
+		args = append(args, irfacts.Unwrap(x.Args[0]))
 	}
 	for _, i := range rbNodeArgs(rbTreeOpOf(x)) {
-		a := unwrapArg(x.Args[i])
+		a := irfacts.Unwrap(x.Args[i])
 		args = append(args, a)
 		for k := 1; k < lanes; k++ {
 			s, err := shadowIn(k-1, a)
@@ -212,7 +212,7 @@ func (fg *forwardGen) rbForwardCall(call *ir.InstCall) ([]ir.Instruction, bool, 
 			if err != nil {
 				return nil, true, err
 			}
-			sc := ir.NewCall(h, unwrapArg(call.Args[0]), sx, clone.(value.Value), msg)
+			sc := ir.NewCall(h, irfacts.Unwrap(call.Args[0]), sx, clone.(value.Value), msg)
 			lane[call] = sc
 			out = append(out, sc)
 		}
@@ -229,7 +229,7 @@ func (fg *forwardGen) rbForwardCall(call *ir.InstCall) ([]ir.Instruction, bool, 
 	if op == rbInsert {
 		args = append(args, fg.d.rbInsertMessage(fg.f, call))
 	}
-	hc := ir.NewCall(fg.d.rbHelper(op, unwrapArg(call.Args[rbNodeArgs(op)[0]]).Type(), lanes, fg.d.shadowLevel(fg.f)), args...)
+	hc := ir.NewCall(fg.d.rbHelper(op, irfacts.Unwrap(call.Args[rbNodeArgs(op)[0]]).Type(), lanes, fg.d.shadowLevel(fg.f)), args...)
 	if op == rbErase {
 		hc.Typ = call.Typ
 		fg.vmap[call] = hc

@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"strings"
 	"testing"
 
@@ -45,7 +47,7 @@ exit:
 // one realloc, combined and split.
 func TestIterationRecord(t *testing.T) {
 	t.Parallel()
-	eachReverse(t, recordIR, []Activity{Dup, Const, Const}, func(r *reverseGen, split bool) {
+	eachReverse(t, recordIR, []activity.Activity{activity.Dup, activity.Const, activity.Const}, func(r *reverseGen, split bool) {
 		lc := r.loops[r.cfg.Loops[0]]
 		if lc.rec == nil {
 			t.Errorf("split=%v: the loop caches nothing", split)
@@ -74,7 +76,7 @@ func TestIterationRecord(t *testing.T) {
 		reallocs := 0
 		for _, b := range r.g.Blocks {
 			for _, inst := range b.Insts {
-				if c, ok := inst.(*ir.InstCall); ok && calleeName(c) == "realloc" {
+				if c, ok := inst.(*ir.InstCall); ok && irfacts.CalleeName(c) == "realloc" {
 					reallocs++
 				}
 			}
@@ -87,7 +89,7 @@ func TestIterationRecord(t *testing.T) {
 
 // eachReverse generates the gradient of the first function of IR src (its
 // return active), combined and split, and hands each to check.
-func eachReverse(t *testing.T, src string, acts []Activity, check func(r *reverseGen, split bool)) {
+func eachReverse(t *testing.T, src string, acts []activity.Activity, check func(r *reverseGen, split bool)) {
 	t.Helper()
 	for _, split := range []bool{false, true} {
 		m := parseIR(t, src)

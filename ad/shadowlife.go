@@ -1,6 +1,8 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/types"
@@ -49,7 +51,7 @@ func (r *reverseGen) tracksShadowLife() bool { return !r.d.gpu && !r.parallel }
 // where r tracks shadow lifetimes and no free of its own block pairs with
 // x, the same behind the set's check.
 func (r *reverseGen) shadowRelease(x *ir.InstCall, name string, params ...types.Type) *ir.Func {
-	dealloc := declare(r.m, name, types.Void, append([]types.Type{types.I8Ptr}, params...)...)
+	dealloc := rules.Declare(r.m, name, types.Void, append([]types.Type{types.I8Ptr}, params...)...)
 	if !r.tracksShadowLife() || r.freedInBlock(x) {
 		return dealloc
 	}
@@ -81,7 +83,7 @@ func (r *reverseGen) shadowRelease(x *ir.InstCall, name string, params ...types.
 // noteShadowFree emits, for the primal free (or realloc) of pointer p in
 // the forward sweep, the note that its shadow's primal is freed.
 func (r *reverseGen) noteShadowFree(at interface{}, p value.Value) ([]ir.Instruction, error) {
-	p = unwrapArg(p)
+	p = irfacts.Unwrap(p)
 	if !r.tracksShadowLife() || !r.act.HasShadow(p) {
 		return nil, nil
 	}
@@ -177,7 +179,7 @@ func (r *reverseGen) pairedAllocation(f *ir.InstCall) *ir.InstCall {
 		return nil
 	}
 	a, ok := objs[0].(*ir.InstCall)
-	if !ok || !isAllocation(a) || r.blockOf[a] == nil || r.blockOf[a] != r.blockOf[f] {
+	if !ok || !irfacts.IsAllocation(a) || r.blockOf[a] == nil || r.blockOf[a] != r.blockOf[f] {
 		return nil
 	}
 	seen := false

@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"github.com/gozyme/gozyme/ad/rules"
 	"strconv"
 	"strings"
 
@@ -107,7 +108,7 @@ func (d *differ) defineShadowSet(prefix string) {
 		f.Linkage = enum.LinkageInternal
 		return f
 	}
-	calloc := declare(m, "calloc", i8p, i64, i64)
+	calloc := rules.Declare(m, "calloc", i8p, i64, i64)
 	free := libc(m, "free")
 	stop := d.unknownTargetStop()
 	removed := constant.NewIntToPtr(c64(-1), i8p)
@@ -216,7 +217,7 @@ func (d *differ) defineShadowSet(prefix string) {
 		// At least four slots per live entry, at least 16.
 		live := grow.NewLoad(i64, count)
 		want := grow.NewMul(grow.NewAdd(live, c64(1)), c64(4))
-		ctlz := declare(m, "llvm.ctlz.i64", i64, i64, types.I1)
+		ctlz := rules.Declare(m, "llvm.ctlz.i64", i64, i64, types.I1)
 		ncp0 := grow.NewShl(c64(1), grow.NewSub(c64(64), grow.NewCall(ctlz, want, constant.False)))
 		ncp := grow.NewSelect(grow.NewICmp(enum.IPredULT, ncp0, c64(16)), c64(16), ncp0)
 		nt := grow.NewBitCast(grow.NewCall(calloc, ncp, c64(8)), slotsT)

@@ -232,7 +232,7 @@ func (r *reverseGen) skipUse(inst ir.Instruction, ub, b, from *ir.Block, v value
 	}
 	switch x := inst.(type) {
 	case *ir.InstSelect:
-		t, f := unwrapArg(x.ValueTrue) == v, unwrapArg(x.ValueFalse) == v
+		t, f := irfacts.Unwrap(x.ValueTrue) == v, irfacts.Unwrap(x.ValueFalse) == v
 		if t != f && types.Equal(x.Cond.Type(), types.I1) {
 			*uses = append(*uses, skipUse{sel: x, neg: f})
 			return true
@@ -244,7 +244,7 @@ func (r *reverseGen) skipUse(inst ir.Instruction, ub, b, from *ir.Block, v value
 		if f, isFunc := irutil.StripCasts(x.Callee).(*ir.Func); isFunc && len(f.Blocks) == 0 && len(x.Args) == 2 {
 			rule := mathRuleOf(f, x.Typ)
 			_, custom := r.customRule(x)
-			a0, a1 := unwrapArg(x.Args[0]) == v, unwrapArg(x.Args[1]) == v
+			a0, a1 := irfacts.Unwrap(x.Args[0]) == v, irfacts.Unwrap(x.Args[1]) == v
 			if rule != nil && rule.Pick != nil && !custom && a0 != a1 {
 				arg := 0
 				if a1 {
@@ -261,7 +261,7 @@ func (r *reverseGen) skipUse(inst ir.Instruction, ub, b, from *ir.Block, v value
 			return false
 		}
 		for _, inc := range x.Incs {
-			if unwrapArg(inc.X) == v && inc.Pred != from {
+			if irfacts.Unwrap(inc.X) == v && inc.Pred != from {
 				return false
 			}
 		}
@@ -290,7 +290,7 @@ func (r *reverseGen) skipSafe(inst ir.Instruction) bool {
 			return false
 		}
 		for _, a := range x.Args {
-			if holdsPointers(unwrapArg(a).Type()) {
+			if holdsPointers(irfacts.Unwrap(a).Type()) {
 				return false
 			}
 		}
