@@ -17,11 +17,18 @@ RULES_GO_VERSION = "v0.34.0"
 # build-stdlib: always build the standard library, with installgoroot=all;
 # no-pack: append archive members in Go instead of running "go tool pack";
 # tool-binary: the builder is built with "go build" (compiling what it imports).
+# Two more that make building gozyme cheaper, its outputs byte-identical:
+# one-stdlib: go_library reaches the standard library through go_binary's
+# transition (Bazel 4 put it in a second output directory, built twice);
+# stdlib-src: the standard library's src output is left empty (the copy of
+# GOROOT/src "go install" read; no later action does).
 RULES_GO_PATCHES = [
     "@gozyme//bazel/patches:rules_go-sdk-libs.patch",
     "@gozyme//bazel/patches:rules_go-build-stdlib.patch",
     "@gozyme//bazel/patches:rules_go-no-pack.patch",
     "@gozyme//bazel/patches:rules_go-tool-binary.patch",
+    "@gozyme//bazel/patches:rules_go-one-stdlib.patch",
+    "@gozyme//bazel/patches:rules_go-stdlib-src.patch",
 ]
 
 _GO_ENV = ["PATH", "GOMODCACHE", "GOPATH", "HOME", "GOROOT"]

@@ -62,8 +62,11 @@ func trackDir(t *testing.T, dir string) {
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
 	root := filepath.Join(dir, "..", "..", "..")
 	gosrc, _ := filepath.Glob(filepath.Join(root, "*", "*.go"))
-	cmds, _ := filepath.Glob(filepath.Join(root, "cmd", "*", "*.go"))
-	files = append(append(append(files, gosrc...), cmds...), filepath.Join(dir, "..", "harness.h"), filepath.Join(dir, "..", "harness.hpp"), filepath.Join(dir, "..", "..", "kernels", "timing.h"))
+	// cmd/*, ad/typeanalysis, toolchains/flang, ... (and tests/*: more than
+	// needed, never less)
+	nested, _ := filepath.Glob(filepath.Join(root, "*", "*", "*.go"))
+	files = append(append(append(files, gosrc...), nested...), filepath.Join(root, "go.mod"), filepath.Join(root, "go.sum"),
+		filepath.Join(dir, "..", "harness.h"), filepath.Join(dir, "..", "harness.hpp"), filepath.Join(dir, "..", "..", "kernels", "timing.h"))
 	for _, f := range files {
 		if _, err := os.ReadFile(f); err != nil {
 			t.Fatal(err)

@@ -14,8 +14,9 @@ import (
 )
 
 // binDir holds gozyme-cc, gozyme-c++ and gozyme-ld built by TestMain from
-// this checkout (empty under -short, where the end-to-end test is skipped).
-var binDir string
+// the checkout at repoRoot (both empty under -short, where the end-to-end
+// test is skipped).
+var binDir, repoRoot string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -46,16 +47,15 @@ func testMain(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "adfuzz: go build ./cmd/... failed: %v\n%s", err, out)
 		return 1
 	}
-	// go test caches a result by the files the test reads; the commands come
-	// from a separate go build, so read their sources to key the cache on them.
-	if err := readSources(root); err != nil {
-		fmt.Fprintln(os.Stderr, "adfuzz:", err)
-		return 1
-	}
-	binDir = tmp
+	binDir, repoRoot = tmp, root
 	return m.Run()
 }
 
+// readSources reads gozyme's Go sources under root. go test caches a result
+// by the files the test binary opens; the commands come from a separate go
+// build, so a test that runs them reads their sources to key the cache on
+// them (in the test: go test logs the files opened from m.Run on, not
+// those TestMain opens before it).
 func readSources(root string) error {
 	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -149,6 +149,9 @@ func TestGeneratedProgramsPass(t *testing.T) {
 	}
 	if _, err := exec.LookPath("clang-14"); err != nil {
 		t.Skip("clang-14 not installed")
+	}
+	if err := readSources(repoRoot); err != nil {
+		t.Fatal(err)
 	}
 	for _, f := range passingSeeds {
 		f := f

@@ -30,7 +30,7 @@ func TestCompileLines(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cxx := filepath.Join(binDir, "gozyme-c++")
+	cxx := gozymeCXX(t)
 	env := append(os.Environ(), "GOZYME_LIBDEVICE="+lib)
 	do := func(args ...string) {
 		t.Helper()

@@ -40,7 +40,7 @@ func tryBuildCUDA(t *testing.T, name string, env []string, args ...string) (buil
 	dir := t.TempDir()
 	b := build{obj: filepath.Join(dir, name+".o"), keep: filepath.Join(dir, "keep")}
 	src := filepath.Join(repoRoot, "tests", "gpu", "kernels", name+".cu")
-	cmd := exec.Command(filepath.Join(binDir, "gozyme-c++"), append([]string{"-O2", "-c", src, "-o", b.obj}, args...)...)
+	cmd := exec.Command(gozymeCXX(t), append([]string{"-O2", "-c", src, "-o", b.obj}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "GOZYME_KEEP_TEMPS="+b.keep, "GOZYME_GPU_REPORT=1"), env...)
 	out, err := cmd.CombinedOutput()

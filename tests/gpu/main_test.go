@@ -2,9 +2,12 @@ package gpu
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -39,6 +42,62 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	return m.Run()
+}
+
+var (
+	inputsOnce sync.Once
+	inputsErr  error
+)
+
+// gozymeCXX is the gozyme-c++ TestMain built. The first call reads what the
+// tests' results depend on beyond this package's Go files (readInputs): go
+// test caches a result by the files the test binary opens, and these are
+// read by subprocesses it does not see. It is done in a test, not in
+// TestMain: go test logs the files opened from m.Run on.
+func gozymeCXX(t *testing.T) string {
+	t.Helper()
+	inputsOnce.Do(func() { inputsErr = readInputs(repoRoot) })
+	if inputsErr != nil {
+		t.Fatalf("reading the tests' inputs: %v", inputsErr)
+	}
+	return filepath.Join(binDir, "gozyme-c++")
+}
+
+// readInputs reads gozyme's Go sources (the commands TestMain built), the
+// kernels and the emulator's runtime.
+func readInputs(root string) error {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			switch rel {
+			case ".git", "bin", "build", "tests", "bench", "bazel", "examples":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".go") || rel == "go.mod" || rel == "go.sum" {
+			_, err = os.ReadFile(path)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, dir := range []string{"kernels", "emu"} {
+		files, err := filepath.Glob(filepath.Join(root, "tests", "gpu", dir, "*"))
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if _, err := os.ReadFile(f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // libdevice returns NVIDIA's libdevice for the tests, skipping the test
