@@ -20,28 +20,25 @@ import (
 // the loop, so the reverse of a scalar remainder (a few iterations) is not
 // vectorized and unrolled again by the optimizer after AD.
 //
-// A gradient's loops inside other loops are vectorized after AD in the
-// forward sweep only, and there with the scalar path kept cheap, unless
-// their hints decide about it (gradientHints). The optimizer before AD
-// vectorizes no loop (preopt's noVectorize), so after AD is where a
-// gradient's loop could be vectorized, and there a vector loop costs on
-// every entry: it is entered through a minimum-count test (and run-time
-// overlap checks) and left through a scalar remainder. An inner loop is
-// entered once per iteration of the loops around it, so a short one pays
-// that on every iteration. The forward copy is the primal's loop (plus
-// stores into the records): vectorized, its vector body pays off on long
-// loops, and on short ones the scalar path costs little more than the
-// loop's own when the remainder (the whole loop, below the minimum count)
-// is not unrolled again and the interleave count is 2, which keeps the
-// minimum count at twice the vector width. The reverses stay scalar: they
-// count down, address the shadows, the primal and the records at once (more
-// overlap checks), and their sums into the adjoints of values from outside
-// the loop are floating-point reductions the vectorizer may not reorder.
-// bench/results/history.md has the workloads' figures. An outermost loop
-// pays once per call and keeps the optimizer's own choice (the norm
-// gradient's loops over n). The primal's own functions are vectorized after
-// AD as the user's level asks; so are a forward-mode derivative's tangent
-// loops (copyLoopID).
+// A gradient's loops inside other loops are not vectorized after AD unless
+// their hints decide about it (gradientHints): neither their copies in the
+// forward sweep nor their reverses. The optimizer before AD vectorizes no
+// loop either (preopt's noVectorize), so after AD is where a gradient's
+// loop could be vectorized, and there a vector loop costs on every entry:
+// the forward copy and the reverse address the primal's memory, its
+// shadows and the records, so the vector loop is entered through run-time
+// overlap checks and a minimum-count test and left through a scalar
+// remainder; the reverse loops count down (every vector access reversed);
+// the sums into the adjoints of values from outside a loop are
+// floating-point reductions the vectorizer may not reorder, so such
+// reverse loops stay scalar anyway. An inner loop is entered once per
+// iteration of the loops around it, so a short one pays that on every
+// iteration; long inner loops lose what the vector loop gained, but less
+// (bench/results/history.md has the workloads' figures). An outermost loop
+// pays once per call and keeps vectorizing (the norm gradient's loops over
+// n). The primal's own functions are vectorized after AD as the user's
+// level asks; so are a forward-mode derivative's tangent loops
+// (copyLoopID).
 
 // loopIDOf returns the llvm.loop attachment in md, or nil.
 func loopIDOf(md ir.Metadata) *metadata.Tuple {
@@ -152,20 +149,20 @@ func reverseHint(name string) bool {
 // reverseLoopID returns the loop ID for the reverse of l, made once per
 // loop: the hints of l's latches that the reverse keeps (reverseHint).
 func (r *reverseGen) reverseLoopID(l *irutil.Loop) *metadata.Tuple {
-	return r.d.gradientLoopID(r.revLoopIDs, l, reverseHint, true)
+	return r.d.gradientLoopID(r.revLoopIDs, l, reverseHint)
 }
 
 // forwardLoopID returns the loop ID for l's copy in the forward sweep, made
 // once per loop (so the copy's latches agree, as LLVM needs): the hints of
 // l's latches but its locations (copyHint).
 func (r *reverseGen) forwardLoopID(l *irutil.Loop) *metadata.Tuple {
-	return r.d.gradientLoopID(r.fwdLoopIDs, l, copyHint, false)
+	return r.d.gradientLoopID(r.fwdLoopIDs, l, copyHint)
 }
 
 // gradientLoopID returns ids[l], made on first use: a loop ID with the
-// hints of l's latches that keep admits and those gradientHints adds for
-// l's reverse (reverse) or its forward copy; nil where there are none.
-func (d *differ) gradientLoopID(ids map[*irutil.Loop]*metadata.Tuple, l *irutil.Loop, keep func(string) bool, reverse bool) *metadata.Tuple {
+// hints of l's latches that keep admits and noVectorHints where
+// gradientHints adds them; nil where there are none.
+func (d *differ) gradientLoopID(ids map[*irutil.Loop]*metadata.Tuple, l *irutil.Loop, keep func(string) bool) *metadata.Tuple {
 	if id, ok := ids[l]; ok {
 		return id
 	}
@@ -178,7 +175,7 @@ func (d *differ) gradientLoopID(ids map[*irutil.Loop]*metadata.Tuple, l *irutil.
 		}
 	}
 	var id *metadata.Tuple
-	if hints = gradientHints(l, hints, reverse); len(hints) > 0 {
+	if hints = gradientHints(l, hints); len(hints) > 0 {
 		id = d.newLoopID(hints)
 	}
 	ids[l] = id
@@ -238,49 +235,23 @@ func vectorDecided(hints []metadata.Field) bool {
 	return false
 }
 
-// gradientHints is hints for the forward copy or the reverse (reverse) of
-// loop l in a gradient: where l is inside another loop and hints decide
-// nothing about vectorizing, with noVectorHints added for the reverse and
-// forwardVectorHints for the forward copy.
-func gradientHints(l *irutil.Loop, hints []metadata.Field, reverse bool) []metadata.Field {
+// gradientHints is hints for a copy or the reverse of loop l in a
+// gradient: with noVectorHints added where l is inside another loop and
+// hints decide nothing about vectorizing.
+func gradientHints(l *irutil.Loop, hints []metadata.Field) []metadata.Field {
 	if l.Parent == nil || vectorDecided(hints) {
 		return hints
 	}
-	if reverse {
-		return append(hints, noVectorHints()...)
-	}
-	return append(hints, forwardVectorHints()...)
-}
-
-// intHint is a loop hint with an i32 value.
-func intHint(name string, v int64) metadata.Field {
-	return &metadata.Tuple{MetadataID: -1, Fields: []metadata.Field{&metadata.String{Value: name}, constant.NewInt(types.I32, v)}}
+	return append(hints, noVectorHints()...)
 }
 
 // noVectorHints are the hints of `#pragma clang loop vectorize(disable)
 // interleave(disable)`: vector width 1, interleave count 1.
 func noVectorHints() []metadata.Field {
-	return []metadata.Field{intHint("llvm.loop.vectorize.width", 1), intHint("llvm.loop.interleave.count", 1)}
-}
-
-// forwardVectorHints leave the forward copy of a nested loop to the
-// vectorizer with interleave count 2, and name the hints of the loops it
-// makes (followups, which replace its defaults): the vector loop and the
-// scalar remainder are vectorized already, the vector loop is not unrolled
-// at run time and the remainder not at all.
-func forwardVectorHints() []metadata.Field {
-	attr := func(name string) metadata.Field {
-		return &metadata.Tuple{MetadataID: -1, Fields: []metadata.Field{&metadata.String{Value: name}}}
+	hint := func(name string) metadata.Field {
+		return &metadata.Tuple{MetadataID: -1, Fields: []metadata.Field{&metadata.String{Value: name}, constant.NewInt(types.I32, 1)}}
 	}
-	followup := func(name string, attrs ...metadata.Field) metadata.Field {
-		return &metadata.Tuple{MetadataID: -1, Fields: append([]metadata.Field{&metadata.String{Value: name}}, attrs...)}
-	}
-	done := intHint("llvm.loop.isvectorized", 1)
-	return []metadata.Field{
-		intHint("llvm.loop.interleave.count", 2),
-		followup("llvm.loop.vectorize.followup_vectorized", done, attr("llvm.loop.unroll.runtime.disable")),
-		followup("llvm.loop.vectorize.followup_epilogue", done, attr("llvm.loop.unroll.disable")),
-	}
+	return []metadata.Field{hint("llvm.loop.vectorize.width"), hint("llvm.loop.interleave.count")}
 }
 
 // markReverseLatch attaches the reverse loop ID of l to the branch ending e,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"github.com/gozyme/gozyme/ad/activity"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -36,31 +35,6 @@ func TestLoopHintsRun(t *testing.T) {
 		[]string{"ok hcomps[29]", "ok hpragma[12]", "ok hcomps_callee[11]", "ok fwd hcomps", "ok fwd hpragma"})
 }
 
-// TestForwardCopiesVectorizedRun: hcomps's gradients against central
-// differences with the loops as gozyme's link-time pipeline leaves them (not
-// vectorized before AD) and AVX2, so that the forward copies of its inner
-// loops are vectorized after AD (forwardVectorHints): components of 1 to
-// 30 coordinates take the scalar path alone (below the minimum count of 8,
-// the width of 4 interleaved twice), one vector iteration, one and a
-// remainder, several.
-func TestForwardCopiesVectorizedRun(t *testing.T) {
-	t.Parallel()
-	if cpu, err := os.ReadFile("/proc/cpuinfo"); err != nil || !strings.Contains(string(cpu), " avx2") || !strings.Contains(string(cpu), " fma") {
-		t.Skip("no AVX2 and FMA here")
-	}
-	for _, o := range []string{"2", "3"} {
-		t.Run("O"+o, func(t *testing.T) {
-			exe, err := tryBuildOpt(t, "prog.c", hintLoops(t), o, linkedLoops, "-march=x86-64-v3", "-Xclang", "-disable-llvm-passes")
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, v := range []string{"1", "7", "8", "9", "17", "30"} {
-				checkWants(t, runEnv(t, exe, "DIM="+v), fmt.Sprintf("-O%s DIM=%s", o, v), []string{"ok hcomps[29]", "ok hcomps_callee[11]", "ok fwd hcomps"})
-			}
-		})
-	}
-}
-
 // hintsOf lists the hint names of loop ID id (sorted), "" for none.
 func hintsOf(id *metadata.Tuple) string {
 	if id == nil {
@@ -90,11 +64,10 @@ func copied(id *metadata.Tuple) *metadata.Tuple {
 // forward sweep has a loop ID of its own (distinct, naming itself) with the
 // loop's hints, and its reverse back edge one with the hints about
 // vectorizing and unrolling: at least isvectorized for the loops the
-// optimizer vectorized and unroll.disable for the pragma's. Where the loop
-// is inside another and its hints decide nothing about vectorizing, and
-// only there, the reverse adds vector width 1 and interleave count 1 (no
-// vectorizing after AD) and the forward copy interleave count 2 and the
-// followups keeping the vectorizer's remainder from being unrolled. The
+// optimizer vectorized and unroll.disable for the pragma's. Both add
+// vector width 1 and interleave count 1 (no vectorizing after AD) where
+// the loop is inside another and its hints decide nothing about
+// vectorizing, and only there. The
 // tangent loops of the forward-mode derivatives keep the hints, adding
 // none; the module passes LLVM's verifier.
 func TestLoopHintsIR(t *testing.T) {
@@ -124,33 +97,30 @@ func TestLoopHintsIR(t *testing.T) {
 					}
 					add := !decided && l.Parent != nil
 					seen[fmt.Sprintf("added %v", add)] = true
-					want := func(keep func(string) bool, reverse bool) string {
+					want := func(keep func(string) bool) string {
 						var w []string
 						for _, n := range src {
 							if keep(n) {
 								w = append(w, n)
 							}
 						}
-						switch {
-						case add && reverse:
+						if add {
 							w = append(w, "llvm.loop.interleave.count", "llvm.loop.vectorize.width")
-						case add:
-							w = append(w, "llvm.loop.interleave.count", "llvm.loop.vectorize.followup_epilogue", "llvm.loop.vectorize.followup_vectorized")
 						}
 						sort.Strings(w)
 						return strings.Join(w, " ")
 					}
 					fid := loopIDOf(*termMetadata(r.fwdTail[latch].Term))
-					if want(copyHint, false) == "" {
+					if want(copyHint) == "" {
 						if fid != nil {
 							t.Errorf("-O%s %s (split %v): the forward copy of the loop at %s has loop ID %v, want none", o, name, split, l.Header.Ident(), fid)
 						}
-					} else if fid == nil || fid == pid || !fid.Distinct || fid.Fields[0] != fid || hintsOf(fid) != want(copyHint, false) {
+					} else if fid == nil || fid == pid || !fid.Distinct || fid.Fields[0] != fid || hintsOf(fid) != want(copyHint) {
 						t.Errorf("-O%s %s (split %v): the forward copy of the loop at %s has hints %q, want a distinct loop ID of its own with hints %q",
-							o, name, split, l.Header.Ident(), hintsOf(fid), want(copyHint, false))
+							o, name, split, l.Header.Ident(), hintsOf(fid), want(copyHint))
 					}
-					if add && !forwardVectorID(fid) {
-						t.Errorf("-O%s %s (split %v): the forward copy of the loop at %s is not vectorized with interleave count 2 and a remainder not unrolled: %v", o, name, split, l.Header.Ident(), fid)
+					if add && !noVectorID(fid) {
+						t.Errorf("-O%s %s (split %v): the forward copy of the loop at %s does not disable vectorizing: %v", o, name, split, l.Header.Ident(), fid)
 					}
 					var got *metadata.Tuple
 					for _, b := range r.g.Blocks {
@@ -160,9 +130,9 @@ func TestLoopHintsIR(t *testing.T) {
 							}
 						}
 					}
-					if hintsOf(got) != want(reverseHint, true) || (got != nil && got.Fields[0] != got) {
+					if hintsOf(got) != want(reverseHint) || (got != nil && got.Fields[0] != got) {
 						t.Errorf("-O%s %s (split %v): the reverse of the loop at %s has hints %q, want %q",
-							o, name, split, l.Header.Ident(), hintsOf(got), want(reverseHint, true))
+							o, name, split, l.Header.Ident(), hintsOf(got), want(reverseHint))
 					}
 					if add && !noVectorID(got) {
 						t.Errorf("-O%s %s (split %v): the reverse of the loop at %s does not disable vectorizing: %v", o, name, split, l.Header.Ident(), got)
@@ -271,31 +241,6 @@ func noVectorID(id *metadata.Tuple) bool {
 		}
 	}
 	return found == 2
-}
-
-// forwardVectorID reports whether loop ID id states interleave count 2
-// and a vectorizer's remainder (followup_epilogue) not unrolled.
-func forwardVectorID(id *metadata.Tuple) bool {
-	if id == nil {
-		return false
-	}
-	ic, epilogue := false, false
-	for _, f := range id.Fields[1:] {
-		t, ok := f.(*metadata.Tuple)
-		if !ok || len(t.Fields) < 2 {
-			continue
-		}
-		switch hintName(t) {
-		case "llvm.loop.interleave.count":
-			c, ok := t.Fields[1].(*constant.Int)
-			ic = ok && c.X.Int64() == 2
-		case "llvm.loop.vectorize.followup_epilogue":
-			for _, a := range t.Fields[1:] {
-				epilogue = epilogue || hintName(a) == "llvm.loop.unroll.disable"
-			}
-		}
-	}
-	return ic && epilogue
 }
 
 // TestLoopHintsTwoLatches: the forward sweep's copy of a loop with two
