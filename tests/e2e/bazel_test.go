@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"io/fs"
 	"math"
 	"os"
@@ -22,9 +23,10 @@ import (
 // under Bazel takes minutes on 2 busy cores).
 const bazelTimeout = 20 * time.Minute
 
-// bazelCommonFlags keep Bazel from writing convenience symlinks into the
-// workspace and its output readable in a test log.
-var bazelCommonFlags = []string{"--symlink_prefix=/", "--color=no", "--curses=no", "--noshow_progress"}
+// bazelCommonFlags keep Bazel from writing convenience symlinks (into the
+// workspace or anywhere: a build only reports them, see bin) and its
+// output readable in a test log.
+var bazelCommonFlags = []string{"--experimental_convenience_symlinks=log_only", "--color=no", "--curses=no", "--noshow_progress"}
 
 // bazelJVMFlags are startup options for Bazel's Java process: each --batch
 // command is a fresh JVM, short-lived, for which the optimizing JIT
@@ -53,18 +55,54 @@ func (b *bazelRunner) run(command string, args ...string) string {
 	return stderr
 }
 
-// bin is the output base's bazel-bin directory for the build flags given.
-func (b *bazelRunner) bin(flags ...string) string {
+// bin is the bazel-bin directory of the last build: the target of the
+// convenience symlink the build reported in its build events (what
+// `bazel info bazel-bin` with its flags says, without starting another
+// Bazel: ~2 CPU-s each).
+func (b *bazelRunner) bin() string {
 	b.t.Helper()
-	stdout, _ := b.runOut("info", append(flags, "bazel-bin")...)
-	return strings.TrimSpace(stdout)
+	f, err := os.Open(b.events())
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer f.Close()
+	var event struct {
+		Symlinks *struct {
+			List []struct{ Path, Action, Target string } `json:"convenienceSymlinks"`
+		} `json:"convenienceSymlinksIdentified"`
+	}
+	for dec := json.NewDecoder(f); dec.More(); {
+		event.Symlinks = nil
+		if err := dec.Decode(&event); err != nil {
+			b.t.Fatalf("reading %s: %v", b.events(), err)
+		}
+		if event.Symlinks == nil {
+			continue
+		}
+		for _, l := range event.Symlinks.List {
+			if l.Path == "bazel-bin" && l.Action == "CREATE" {
+				if filepath.IsAbs(l.Target) {
+					return l.Target
+				}
+				return filepath.Join(b.outputBase, l.Target)
+			}
+		}
+	}
+	b.t.Fatalf("the build's events (%s) name no bazel-bin", b.events())
+	return ""
 }
+
+// events is the file a build writes its build events to (JSON).
+func (b *bazelRunner) events() string { return b.outputBase + "-events.json" }
 
 // runOut runs `bazel --batch COMMAND ARGS...` and returns its stdout and stderr.
 func (b *bazelRunner) runOut(command string, args ...string) (string, string) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), bazelTimeout)
 	defer cancel()
+	if command == "build" {
+		args = append([]string{"--experimental_convenience_symlinks_bep_event", "--build_event_json_file=" + b.events()}, args...)
+	}
 	argv := append(append(append([]string{"--batch"}, bazelJVMFlags...), "--output_base="+b.outputBase, command), args...)
 	cmd := exec.CommandContext(ctx, b.bazel, argv...)
 	cmd.Dir = b.workspace
@@ -224,7 +262,7 @@ func TestBazelToolchain(t *testing.T) {
 
 	opt := append(append([]string{}, flags...), "-c", "opt", "//app:all")
 	b.run("build", opt...)
-	checkBazelOutputs(t, ws, b.bin("-c", "opt"))
+	checkBazelOutputs(t, ws, b.bin())
 
 	if after := listFiles(t, ws); strings.Join(after, "\n") != strings.Join(before, "\n") {
 		t.Errorf("bazel wrote into the workspace: before %v, after %v", before, after)
