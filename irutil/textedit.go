@@ -235,7 +235,7 @@ func scanGlobalName(l string, i int) (string, int) {
 			return "", -1
 		}
 		// A leading \01 (an asm label) is not part of the linker's name.
-		return strings.TrimPrefix(unescapeName(l[i+2:end-1]), "\x01"), end
+		return strings.TrimPrefix(UnescapeName(l[i+2:end-1]), "\x01"), end
 	}
 	j := i + 1
 	for j < len(l) && isNameChar(l[j]) {
@@ -251,8 +251,8 @@ func isNameChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '$' || c == '.' || c == '_'
 }
 
-// unescapeName resolves the \XX escapes of a quoted LLVM name.
-func unescapeName(s string) string {
+// UnescapeName resolves the \XX escapes of a quoted LLVM name.
+func UnescapeName(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
 	}

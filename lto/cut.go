@@ -6,7 +6,6 @@ import (
 	"io"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/gozyme/gozyme/irutil"
@@ -211,19 +210,7 @@ func linkerName(key string) string {
 	if !strings.HasPrefix(s, `"`) {
 		return s
 	}
-	s = strings.TrimSuffix(strings.TrimPrefix(s, `"`), `"`)
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+2 < len(s) {
-			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
-				b.WriteByte(byte(v))
-				i += 2
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	return irutil.UnescapeName(strings.TrimSuffix(strings.TrimPrefix(s, `"`), `"`))
 }
 
 // blasName matches the Fortran names of BLAS and LAPACK routines.
