@@ -1,6 +1,10 @@
 package cacheplan
 
-import "github.com/llir/llvm/ir/types"
+import (
+	"sort"
+
+	"github.com/llir/llvm/ir/types"
+)
 
 // The choice between caching a value for the reverse sweep and recomputing
 // it there is a minimum cut of a flow network: a node pair (in, out) per
@@ -133,8 +137,15 @@ func (g *Graph) BreakTies(cost map[int]int64) {
 			g.capacity[e] = c * scale
 		}
 	}
-	for in, c := range cost {
-		g.AddEdge(Source, in, c)
+	// In node order: the edges' order is the search's, and a search that
+	// meets an uncuttable path stops with the flow found so far.
+	ins := make([]int, 0, len(cost))
+	for in := range cost {
+		ins = append(ins, in)
+	}
+	sort.Ints(ins)
+	for _, in := range ins {
+		g.AddEdge(Source, in, cost[in])
 	}
 }
 
