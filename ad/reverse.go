@@ -48,15 +48,17 @@ type reverseGen struct {
 	g          *ir.Func
 	allocas    *ir.Block
 	exit       *ir.Block
-	dret       value.Value                  // seed of the return adjoint, nil if the return is inactive
-	outTypes   []types.Type                 // types of the Out adjoints returned
-	retIdx     *ir.InstAlloca               // split mode: which return the forward took
-	rets       []*ir.Block                  // primal blocks that return
-	retShadow  bool                         // split mode: the forward also returns the shadow of its result
-	callBlock  map[*ir.InstCall]*ir.Block   // primal call -> its block, built on first use (frametape.go)
-	mathCalls  map[*ir.Block][]*ir.InstCall // primal block -> its calls of math functions, built on first use (mathsibling.go)
-	zeroSkips  []*zeroSkip                  // loops whose reverse is skipped where their adjoints are zero (zeroskip.go)
-	skipAt     map[*ir.Block]*zeroSkip      // the skips by the primal block each loop exits into
+	dret       value.Value                    // seed of the return adjoint, nil if the return is inactive
+	outTypes   []types.Type                   // types of the Out adjoints returned
+	retIdx     *ir.InstAlloca                 // split mode: which return the forward took
+	rets       []*ir.Block                    // primal blocks that return
+	retShadow  bool                           // split mode: the forward also returns the shadow of its result
+	callBlock  map[*ir.InstCall]*ir.Block     // primal call -> its block, built on first use (frametape.go)
+	mathCalls  map[*ir.Block][]*ir.InstCall   // primal block -> its calls of math functions, built on first use (mathsibling.go)
+	zeroSkips  []*zeroSkip                    // loops whose reverse is skipped where their adjoints are zero (zeroskip.go)
+	skipAt     map[*ir.Block]*zeroSkip        // the skips by the primal block each loop exits into
+	chainSel   map[*ir.InstPhi]*ir.InstSelect // running-minimum chains by their phi, nil where none (minchain.go)
+	chainLive  map[*ir.InstPhi]*ir.InstAlloca // their flags in the reverse; nil once the header's reverse is emitted without one
 
 	// Its state by concern.
 	sweepState    // primal blocks and values in the gradient (reverse.go)
@@ -771,6 +773,7 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		last := e
 		if l := r.cfg.LoopOf[b]; l != nil && l.Header == b && !l.Contains(p) {
 			last = r.flushPartials(e, l) // leaving the loop's reverse
+			r.resetChainFlags(last, b)
 			if err := r.flushLoopSums(last, l, p); err != nil {
 				return err
 			}

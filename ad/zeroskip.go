@@ -325,9 +325,12 @@ func (r *reverseGen) zeroSkipGuard(blk, b *ir.Block) {
 		var c value.Value
 		if u.sel != nil {
 			c = r.lookup(blk, b, u.sel.Cond)
+			other := u.sel.ValueFalse
 			if u.neg {
 				c = blk.NewXor(c, constant.True)
+				other = u.sel.ValueTrue
 			}
+			c = r.chainGuard(blk, u.sel, other, c)
 		} else {
 			c = r.pickedValue(blk, b, u.call)
 			if c == nil {
