@@ -19,7 +19,10 @@ import (
 // (where uses after J deposit the adjoint), and at each select's reverse
 // live' = live && !picked. A zero skip (zeroskip.go) of the loop computing
 // x then runs only where picked && live: the losing candidates' reverse is
-// skipped too, not only the candidates never picked.
+// skipped too, not only the candidates never picked. A loop computing the
+// chain's first value, exiting into J's header with the phi its only user,
+// is skipped where the flag is false once J's reverse is done (the phi's
+// adjoint on the edge from that loop is then zero).
 //
 // Sound when nothing else gives the chain an adjoint inside J: the phi's
 // incoming values from inside J are all the select, the phi's only users
