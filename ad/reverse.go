@@ -642,6 +642,9 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 		// cache it where it is read, not once per iteration.
 		return r.lookupAt(blk, at, r.exitCopy(fv, at), at, depth)
 	}
+	if r.slotOverReload(fv, l, at) {
+		return blk.NewLoad(fv.Type(), r.valueSlot(fv, def))
+	}
 	if cached, _ := r.planned(fv); !cached {
 		if v, ok := r.rematerialize(blk, at, fv, depth); ok {
 			return v
@@ -671,6 +674,22 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 		idx = blk.NewSub(idx, constant.NewInt(types.I64, 1))
 	}
 	return r.readField(blk, lc, buf, idx)
+}
+
+// slotOverReload reports whether forward value fv, a load outside every
+// loop (l nil) read in the reverse of a loop, is kept in a slot (a register
+// after mem2reg) rather than reloaded where it is read: a reload in the
+// reverse loop's body stays there wherever the loop stores through a
+// pointer the optimizer cannot tell apart from the load's (a caller's
+// shadow, an untagged load), once per iteration. Combined mode only: in a
+// split pair the slot would be a field of the tape.
+func (r *reverseGen) slotOverReload(fv value.Value, l *irutil.Loop, at *ir.Block) bool {
+	if l != nil || r.split || r.d.gpu || r.cfg.LoopOf[at] == nil {
+		return false
+	}
+	_, isLoad := fv.(*ir.InstLoad)
+	_, primal := r.primalOf[fv]
+	return isLoad && primal
 }
 
 // valueSlot returns the cache slot of forward value fv, defined outside
