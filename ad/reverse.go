@@ -269,6 +269,7 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 	r.allocas.NewBr(r.fwdHead[f.Blocks[0]])
 	setMinimalAlignment(g)
 	r.applyCacheScope()
+	r.applyOwnScope()
 	return g, nil
 }
 
