@@ -9,7 +9,8 @@
  * across iterations), twice takes two running minima of the same
  * distances. No chain: leaky also sums the running minimum inside the
  * loop, stored writes it to memory in every iteration, after reads the
- * last minimum after the loop through memory and a product. Each gradient
+ * last minimum after the loop through memory and a product. via_call
+ * calls argmin and flipping (their pairs, split mode). Each gradient
  * against central differences, and argmin's and flipping's Hessian times a
  * vector by forward over reverse against central differences of their
  * gradients. */
@@ -128,6 +129,10 @@ __attribute__((noinline)) double after(const double *c) {
 	return cost;
 }
 
+/* via_call differentiates argmin and flipping as callees: their augmented
+ * forward and reverse pairs (split mode). */
+double via_call(const double *c) { return argmin(c) * c[1] + flipping(c); }
+
 static void argmin_grad(const double *c, double *dc) {
 	for (int i = 0; i < P; i++) dc[i] = 0;
 	__enzyme_autodiff((void *)argmin, enzyme_dup, c, dc);
@@ -190,6 +195,7 @@ int main(void) {
 	GRADIENT_CHECK("leaky", leaky, c0);
 	GRADIENT_CHECK("stored", stored, c0);
 	GRADIENT_CHECK("after", after, c0);
+	GRADIENT_CHECK("via_call", via_call, c0);
 	HV_CHECK("argmin Hv", argmin_grad, c0, v);
 	HV_CHECK("flipping Hv", flipping_grad, c0, v);
 	return failures != 0;
