@@ -73,7 +73,9 @@ type zeroSkip struct {
 // exits into (b, or a block between p and b that only forwards: one
 // predecessor, a branch to b, no active instruction, no call), the select
 // terms deciding it and l's active live-out values; ok false where the
-// conditions above fail.
+// conditions above fail. b may also be the header of a loop beside l
+// whose running-minimum chain (minchain.go) alone passes l's values on:
+// the chain's flag, read once that loop's reverse is done, decides.
 func (r *reverseGen) zeroSkipPlan(b *ir.Block) (s *zeroSkip, uses []skipUse, ok bool) {
 	if r.parallel || r.d.gpu {
 		return nil, nil, false
