@@ -509,6 +509,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		if !r.d.gpu {
 			tagShadowAccesses(blk, from, sp, x)
 		}
+		r.markOwnShadow(blk, from, sp, x.Src)
 		return true, nil
 	case *ir.InstStore:
 		if !r.act.HasShadow(x.Dst) || !irfacts.CarriesFloat(x.Src.Type()) {
@@ -545,6 +546,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			if !r.d.gpu {
 				tagShadowAccesses(blk, from, sp, x)
 			}
+			r.markOwnShadow(blk, from, sp, x.Dst)
 		}
 		if r.act.Active(x.Src) {
 			r.accumulate(blk, x.Src, ds)

@@ -522,6 +522,8 @@ type loopState struct {
 	hoists        []*hoistCache                    // cache groups without a loop's dimension (hoist.go)
 	invMemo       map[[2]*irutil.Loop]*invariance  // (d, x) -> invariance analysis (hoist.go)
 	cacheAccess   map[ir.Instruction]bool          // loads and stores of loop buffer elements (scope.go)
+	ownAccess     map[ir.Instruction]bool          // loads and stores through the gradient's own shadows (ownscope.go)
+	primalReload  map[*ir.InstLoad]bool            // loads of primal memory emitted in the reverse sweep (ownscope.go)
 	snapPlans     map[snapshot]*snapshotPlan       // counter snapshot -> how the reverse recomputes it (counters.go)
 	snapOf        map[*ir.InstLoad]snapshot        // forward load -> the counter snapshot it is (counters.go)
 	snapLoads     map[snapshot]*ir.InstLoad        // counter snapshot -> its forward load (counters.go)

@@ -70,6 +70,9 @@ func (r *reverseGen) rematerialize(blk, at *ir.Block, fv value.Value, depth int)
 		n.SetName("")
 	}
 	blk.Insts = append(blk.Insts, c)
+	if l, isLoad := c.(*ir.InstLoad); isLoad {
+		r.notePrimalReload(l)
+	}
 	return c.(value.Value), true
 }
 

@@ -48,15 +48,17 @@ type reverseGen struct {
 	g          *ir.Func
 	allocas    *ir.Block
 	exit       *ir.Block
-	dret       value.Value                  // seed of the return adjoint, nil if the return is inactive
-	outTypes   []types.Type                 // types of the Out adjoints returned
-	retIdx     *ir.InstAlloca               // split mode: which return the forward took
-	rets       []*ir.Block                  // primal blocks that return
-	retShadow  bool                         // split mode: the forward also returns the shadow of its result
-	callBlock  map[*ir.InstCall]*ir.Block   // primal call -> its block, built on first use (frametape.go)
-	mathCalls  map[*ir.Block][]*ir.InstCall // primal block -> its calls of math functions, built on first use (mathsibling.go)
-	zeroSkips  []*zeroSkip                  // loops whose reverse is skipped where their adjoints are zero (zeroskip.go)
-	skipAt     map[*ir.Block]*zeroSkip      // the skips by the primal block each loop exits into
+	dret       value.Value                    // seed of the return adjoint, nil if the return is inactive
+	outTypes   []types.Type                   // types of the Out adjoints returned
+	retIdx     *ir.InstAlloca                 // split mode: which return the forward took
+	rets       []*ir.Block                    // primal blocks that return
+	retShadow  bool                           // split mode: the forward also returns the shadow of its result
+	callBlock  map[*ir.InstCall]*ir.Block     // primal call -> its block, built on first use (frametape.go)
+	mathCalls  map[*ir.Block][]*ir.InstCall   // primal block -> its calls of math functions, built on first use (mathsibling.go)
+	zeroSkips  []*zeroSkip                    // loops whose reverse is skipped where their adjoints are zero (zeroskip.go)
+	skipAt     map[*ir.Block]*zeroSkip        // the skips by the primal block each loop exits into
+	chainSel   map[*ir.InstPhi]*ir.InstSelect // running-minimum chains by their phi, nil where none (minchain.go)
+	chainLive  map[*ir.InstPhi]*ir.InstAlloca // their flags in the reverse; nil once the header's reverse is emitted without one
 
 	// Its state by concern.
 	sweepState    // primal blocks and values in the gradient (reverse.go)
@@ -267,6 +269,7 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 	r.allocas.NewBr(r.fwdHead[f.Blocks[0]])
 	setMinimalAlignment(g)
 	r.applyCacheScope()
+	r.applyOwnScope()
 	return g, nil
 }
 
@@ -640,6 +643,9 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 		// cache it where it is read, not once per iteration.
 		return r.lookupAt(blk, at, r.exitCopy(fv, at), at, depth)
 	}
+	if r.slotOverReload(fv, l, at) {
+		return blk.NewLoad(fv.Type(), r.valueSlot(fv, def))
+	}
 	if cached, _ := r.planned(fv); !cached {
 		if v, ok := r.rematerialize(blk, at, fv, depth); ok {
 			return v
@@ -669,6 +675,22 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 		idx = blk.NewSub(idx, constant.NewInt(types.I64, 1))
 	}
 	return r.readField(blk, lc, buf, idx)
+}
+
+// slotOverReload reports whether forward value fv, a load outside every
+// loop (l nil) read in the reverse of a loop, is kept in a slot (a register
+// after mem2reg) rather than reloaded where it is read: a reload in the
+// reverse loop's body stays there wherever the loop stores through a
+// pointer the optimizer cannot tell apart from the load's (a caller's
+// shadow, an untagged load), once per iteration. Combined mode only: in a
+// split pair the slot would be a field of the tape.
+func (r *reverseGen) slotOverReload(fv value.Value, l *irutil.Loop, at *ir.Block) bool {
+	if l != nil || r.split || r.d.gpu || r.cfg.LoopOf[at] == nil {
+		return false
+	}
+	_, isLoad := fv.(*ir.InstLoad)
+	_, primal := r.primalOf[fv]
+	return isLoad && primal
 }
 
 // valueSlot returns the cache slot of forward value fv, defined outside
@@ -771,6 +793,7 @@ func (r *reverseGen) reverseBlock(b *ir.Block) error {
 		last := e
 		if l := r.cfg.LoopOf[b]; l != nil && l.Header == b && !l.Contains(p) {
 			last = r.flushPartials(e, l) // leaving the loop's reverse
+			r.resetChainFlags(last, b)
 			if err := r.flushLoopSums(last, l, p); err != nil {
 				return err
 			}

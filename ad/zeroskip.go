@@ -50,10 +50,11 @@ import (
 // skipUse is one select (or pick) term guarding a skip: the loop's reverse
 // runs where cond (negated when neg) holds.
 type skipUse struct {
-	sel  *ir.InstSelect // a select in E, or
-	call *ir.InstCall   // an fmin/fmax call in E
-	arg  int            // the call's argument that is the loop's value
-	neg  bool           // the loop's value is the select's false arm
+	sel   *ir.InstSelect // a select in E, or
+	call  *ir.InstCall   // an fmin/fmax call in E
+	arg   int            // the call's argument that is the loop's value
+	chain *ir.InstPhi    // or a chain's phi in E, a loop header (minchain.go)
+	neg   bool           // the loop's value is the select's false arm
 }
 
 // zeroSkip is a planned skip of loop l's reverse, entered from below on
@@ -72,7 +73,9 @@ type zeroSkip struct {
 // exits into (b, or a block between p and b that only forwards: one
 // predecessor, a branch to b, no active instruction, no call), the select
 // terms deciding it and l's active live-out values; ok false where the
-// conditions above fail.
+// conditions above fail. b may also be the header of a loop beside l
+// whose running-minimum chain (minchain.go) alone passes l's values on:
+// the chain's flag, read once that loop's reverse is done, decides.
 func (r *reverseGen) zeroSkipPlan(b *ir.Block) (s *zeroSkip, uses []skipUse, ok bool) {
 	if r.parallel || r.d.gpu {
 		return nil, nil, false
@@ -93,8 +96,17 @@ func (r *reverseGen) zeroSkipPlan(b *ir.Block) (s *zeroSkip, uses []skipUse, ok 
 		}
 		l, p, exit, from = ql, qp, qx, q
 	}
-	if l == nil || r.cfg.LoopOf[b] != l.Parent || r.cfg.LoopOf[exit] != l.Parent {
+	if l == nil || r.cfg.LoopOf[exit] != r.cfg.LoopOf[b] {
 		return nil, nil, false
+	}
+	// header: l exits into the header of a sibling loop, whose chains'
+	// phis alone may pass its values on (minchain.go).
+	header := false
+	if bl := r.cfg.LoopOf[b]; bl != l.Parent {
+		if bl == nil || bl.Header != b || bl.Parent != l.Parent || exit != b {
+			return nil, nil, false
+		}
+		header = true
 	}
 	if _, _, simple := r.primal().SimpleHeader(l.Header); !simple {
 		return nil, nil, false
@@ -165,7 +177,7 @@ func (r *reverseGen) zeroSkipPlan(b *ir.Block) (s *zeroSkip, uses []skipUse, ok 
 				}
 				continue
 			}
-			if !r.skipUse(inst, ub, b, from, v, defined[v], &uses, visit) {
+			if !r.skipUse(inst, ub, b, from, v, defined[v], header, &uses, visit) {
 				return false
 			}
 		}
@@ -216,7 +228,7 @@ func (r *reverseGen) skipUsers() map[value.Value][]interface{} {
 // from them) in a way the skip allows, adding the select terms it
 // contributes; visit follows the values of b computed from v, whose
 // reverse runs in b's before the guard.
-func (r *reverseGen) skipUse(inst ir.Instruction, ub, b, from *ir.Block, v value.Value, inLoop bool, uses *[]skipUse, visit func(value.Value) bool) bool {
+func (r *reverseGen) skipUse(inst ir.Instruction, ub, b, from *ir.Block, v value.Value, inLoop, header bool, uses *[]skipUse, visit func(value.Value) bool) bool {
 	switch inst.(type) {
 	case *ir.InstICmp, *ir.InstFCmp:
 		return true
@@ -229,6 +241,22 @@ func (r *reverseGen) skipUse(inst ir.Instruction, ub, b, from *ir.Block, v value
 	}
 	if ub != b {
 		return false
+	}
+	if header {
+		// b's reverse runs in every iteration of its loop, the guard's
+		// value is the last one's: only a chain's flag, read after the
+		// loop's whole reverse, decides there.
+		x, isPhi := inst.(*ir.InstPhi)
+		if !isPhi || !inLoop || r.minChainSelect(x) == nil {
+			return false
+		}
+		for _, inc := range x.Incs {
+			if irfacts.Unwrap(inc.X) == v && inc.Pred != from {
+				return false
+			}
+		}
+		*uses = append(*uses, skipUse{chain: x})
+		return true
 	}
 	switch x := inst.(type) {
 	case *ir.InstSelect:
@@ -323,11 +351,20 @@ func (r *reverseGen) zeroSkipGuard(blk, b *ir.Block) {
 	var guard value.Value
 	for _, u := range uses {
 		var c value.Value
-		if u.sel != nil {
+		if u.chain != nil {
+			flag := r.chainLive[u.chain]
+			if flag == nil {
+				return // the chain's select kept no flag
+			}
+			c = blk.NewLoad(types.I1, flag)
+		} else if u.sel != nil {
 			c = r.lookup(blk, b, u.sel.Cond)
+			other := u.sel.ValueFalse
 			if u.neg {
 				c = blk.NewXor(c, constant.True)
+				other = u.sel.ValueTrue
 			}
+			c = r.chainGuard(blk, u.sel, other, c)
 		} else {
 			c = r.pickedValue(blk, b, u.call)
 			if c == nil {
