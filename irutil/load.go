@@ -17,6 +17,19 @@ import (
 	"github.com/llir/llvm/ir/types"
 )
 
+// LoadFile parses an IR file: text (a name ending in .ll) as it is, else
+// bitcode, disassembled (LoadBitcode).
+func LoadFile(ctx context.Context, path string) (*ir.Module, error) {
+	if !strings.HasSuffix(path, ".ll") {
+		return LoadBitcode(ctx, path)
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseText(path, text)
+}
+
 // LoadBitcode disassembles a bitcode file with llvm-dis-14 and parses it.
 func LoadBitcode(ctx context.Context, bcPath string) (*ir.Module, error) {
 	text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", bcPath)

@@ -2,6 +2,7 @@ package irutil
 
 import (
 	"context"
+	"os"
 	"regexp"
 	"strings"
 
@@ -28,13 +29,20 @@ type Seeds struct {
 	Global func(name string) bool
 }
 
-// LoadPartial disassembles a bitcode file and parses what seeds need.
-func LoadPartial(ctx context.Context, bcPath string, seeds Seeds) (*Partial, error) {
-	text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", bcPath)
+// LoadPartial reads an IR file, text (a name ending in .ll) or bitcode
+// (disassembled), and parses what seeds need.
+func LoadPartial(ctx context.Context, path string, seeds Seeds) (*Partial, error) {
+	var text []byte
+	var err error
+	if strings.HasSuffix(path, ".ll") {
+		text, err = os.ReadFile(path)
+	} else {
+		text, err = toolchains.Run(ctx, "llvm-dis", "-o", "-", path)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return ParsePartial(bcPath, string(text), seeds)
+	return ParsePartial(path, string(text), seeds)
 }
 
 // globalRef matches a reference to a global value; names in quotes are
