@@ -2,11 +2,9 @@ package irutil
 
 import (
 	"context"
-	"os"
 	"regexp"
 	"strings"
 
-	"github.com/gozyme/gozyme/toolchains"
 	"github.com/llir/llvm/ir"
 )
 
@@ -30,15 +28,9 @@ type Seeds struct {
 }
 
 // LoadPartial reads an IR file, text (a name ending in .ll) or bitcode
-// (disassembled), and parses what seeds need.
+// (ReadText), and parses what seeds need.
 func LoadPartial(ctx context.Context, path string, seeds Seeds) (*Partial, error) {
-	var text []byte
-	var err error
-	if strings.HasSuffix(path, ".ll") {
-		text, err = os.ReadFile(path)
-	} else {
-		text, err = toolchains.Run(ctx, "llvm-dis", "-o", "-", path)
-	}
+	text, err := ReadText(ctx, path)
 	if err != nil {
 		return nil, err
 	}
