@@ -5,7 +5,8 @@
 #   make build  bin/gozyme-cc, bin/gozyme-c++, bin/gozyme-fc, bin/gozyme-ld
 #   make bazel-deps  bazel-bootstrap, bazel-skylib, bazel-platforms (apt-get) and rules_go + the Go modules (Go module cache)
 #   make test   deps + bazel-deps + build + gofmt check + go vet + go test ./... (end-to-end tests included) + fuzz
-#               (go test -short ./ad: a quicker check of the AD tests, at -O0 and -O2 only and without valgrind)
+#               (go test -short ./...: a quicker check: the AD tests at -O0 and -O2 only and without valgrind,
+#               no Bazel, cgo + SQLite or generated-program builds)
 #   make demo   deps + build + compile and run examples/relu3
 #   make bench  deps + build + the benchmark kernels and workloads (bench/results/summary.md, *.png)
 #   make test-gpu   the CUDA tests (tests/gpu): gradients on an emulated GPU here, on the GPU where one is reachable

@@ -2,7 +2,6 @@ package ad
 
 import (
 	"github.com/gozyme/gozyme/ad/rules"
-	"github.com/gozyme/gozyme/ad/typeanalysis"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -41,7 +40,7 @@ func explicitByval(m *ir.Module, f *ir.Func) bool {
 		dst := ir.NewBitCast(c, types.I8Ptr)
 		src := ir.NewBitCast(p, types.I8Ptr)
 		cpy := rules.Declare(m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, types.I8Ptr, types.I8Ptr, types.I64, types.I1)
-		call := ir.NewCall(cpy, dst, src, constant.NewInt(types.I64, typeanalysis.AllocSize(t)), constant.False)
+		call := ir.NewCall(cpy, dst, src, constant.NewInt(types.I64, irutil.AllocSize(t)), constant.False)
 		pre = append(pre, c, dst, src, call)
 		p.Attrs = withoutByval(p.Attrs)
 	}

@@ -8,6 +8,7 @@ package ad
 import (
 	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/ad/typeanalysis"
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/types"
 )
@@ -79,7 +80,7 @@ func layoutType(fields []typeanalysis.Field, n int64) types.Type {
 			elems = append(elems, types.NewArray(uint64(f.Offset-cur), types.I8))
 		}
 		elems = append(elems, scalar(f.Type))
-		cur = f.Offset + typeanalysis.StoreSize(scalar(f.Type))
+		cur = f.Offset + irutil.StoreSize(scalar(f.Type))
 	}
 	if cur < n {
 		elems = append(elems, types.NewArray(uint64(n-cur), types.I8))

@@ -2,7 +2,6 @@ package ad
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,20 +47,13 @@ func TestDeterministicDerivatives(t *testing.T) {
 			}
 			dir := t.TempDir()
 			bc := compileBitcode(t, dir, tc.driver, tc.file, src, "2", tc.flags...)
-			preAD(t, dir, bc, "2") // writes dir/opt.bc
-			opt := filepath.Join(dir, "opt.bc")
-			ctx := context.Background()
+			opt := preADFile(t, dir, bc, "2")
 			var first []byte
 			for i := 0; i < 3; i++ {
-				m, err := irutil.LoadBitcode(ctx, opt)
-				if err != nil {
-					t.Fatal(err)
-				}
+				m := loadIR(t, opt)
 				opts := Options{}
 				if _, err := Differentiate(m, opts); NeedsRuntimeActivity(err) {
-					if m, err = irutil.LoadBitcode(ctx, opt); err != nil {
-						t.Fatal(err)
-					}
+					m = loadIR(t, opt)
 					opts.RuntimeActivity = true
 					_, err = Differentiate(m, opts)
 					if err != nil {

@@ -236,16 +236,28 @@ func preADModuleC(t *testing.T, src, level string, optArgs ...string) *ir.Module
 // loads the result; optArgs go to opt at -O1 and above.
 func preAD(t *testing.T, dir, bc, level string, optArgs ...string) *ir.Module {
 	t.Helper()
-	ctx := context.Background()
+	return loadIR(t, preADFile(t, dir, bc, level, optArgs...))
+}
+
+// preADFile is preAD's optimized module, as the text file opt wrote (no
+// llvm-dis needed to read it).
+func preADFile(t *testing.T, dir, bc, level string, optArgs ...string) string {
+	t.Helper()
 	pipeline := "default<O" + level + ">"
 	if level == "0" {
 		pipeline, optArgs = "always-inline,mem2reg", nil
 	}
-	opt := filepath.Join(dir, "opt.bc")
-	if _, err := toolchains.Run(ctx, "opt", append(optArgs, "-passes="+pipeline, bc, "-o", opt)...); err != nil {
+	opt := filepath.Join(dir, "opt.ll")
+	if _, err := toolchains.Run(context.Background(), "opt", append(optArgs, "-passes="+pipeline, "-S", bc, "-o", opt)...); err != nil {
 		t.Fatal(err)
 	}
-	m, err := irutil.LoadBitcode(ctx, opt)
+	return opt
+}
+
+// loadIR parses the IR file at path (text or bitcode).
+func loadIR(t *testing.T, path string) *ir.Module {
+	t.Helper()
+	m, err := irutil.LoadFile(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,11 +276,12 @@ func finishBuild(t *testing.T, dir, driver, bc, level string, link ...string) (s
 func finishBuildOpt(t *testing.T, dir, driver, bc, level string, optArgs []string, link ...string) (string, error) {
 	t.Helper()
 	ctx := context.Background()
-	m := preAD(t, dir, bc, level, optArgs...)
+	opt := preADFile(t, dir, bc, level, optArgs...)
+	m := loadIR(t, opt)
 	if _, err := Differentiate(m, Options{}); NeedsRuntimeActivity(err) {
 		// As the link does: again, from a fresh copy, with run-time
 		// activity checks.
-		m = preAD(t, dir, bc, level, optArgs...)
+		m = loadIR(t, opt)
 		if _, err := Differentiate(m, Options{RuntimeActivity: true}); err != nil {
 			return "", err
 		}
@@ -300,14 +313,14 @@ func finishBuildOpt(t *testing.T, dir, driver, bc, level string, optArgs []strin
 // the always-inliner puts the functions receiving a view where it is made,
 // then LowerDenseViews turns the accesses through it into calls.
 func lowerViewsInlined(ctx context.Context, dir string, m *ir.Module) (*ir.Module, error) {
-	pre, inlined := filepath.Join(dir, "views.ll"), filepath.Join(dir, "inlined.bc")
+	pre, inlined := filepath.Join(dir, "views.ll"), filepath.Join(dir, "inlined.ll")
 	if err := irutil.WriteText(m, pre); err != nil {
 		return nil, err
 	}
-	if _, err := toolchains.Run(ctx, "opt", "-passes=always-inline", pre, "-o", inlined); err != nil {
+	if _, err := toolchains.Run(ctx, "opt", "-passes=always-inline", "-S", pre, "-o", inlined); err != nil {
 		return nil, err
 	}
-	out, err := irutil.LoadBitcode(ctx, inlined)
+	out, err := irutil.LoadFile(ctx, inlined)
 	if err != nil {
 		return nil, err
 	}

@@ -369,8 +369,8 @@ func storeSize(t types.Type) (int64, bool) {
 		es, _, ok := abiLayout(v.ElemType)
 		return es * int64(v.Len), ok
 	}
-	if it, ok := t.(*types.IntType); ok {
-		return int64(it.BitSize+7) / 8, true
+	if _, ok := t.(*types.IntType); ok {
+		return irutil.StoreSize(t), true
 	}
 	s, _, ok := abiLayout(t)
 	return s, ok

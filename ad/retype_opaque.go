@@ -7,7 +7,6 @@ package ad
 import (
 	"fmt"
 
-	"github.com/gozyme/gozyme/ad/typeanalysis"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/types"
@@ -75,7 +74,7 @@ func (w *bodyRewrite) partialFloatRead(ld *ir.InstLoad) string {
 			variable = true
 		}
 	}
-	size := typeanalysis.StoreSize(ld.ElemType)
+	size := irutil.StoreSize(ld.ElemType)
 	if big := w.rt.ta.LargestFloat(g.Src); variable && big > size {
 		return fmt.Sprintf("reads %d bytes of memory holding %d-byte floats through a variable index (parts of floats)", size, big)
 	}

@@ -487,26 +487,23 @@ func lowerView(f *ir.Func, view *ir.InstCall) error {
 	return nil
 }
 
-// scalarSize is the size in bytes of a scalar type, 0 if not a scalar.
+// scalarSize is the size in bytes of a scalar type (a whole-byte integer,
+// half, float, double or a pointer), 0 if not such a scalar.
 func scalarSize(t types.Type) int64 {
 	switch x := t.(type) {
 	case *types.IntType:
-		if x.BitSize%8 == 0 {
-			return int64(x.BitSize / 8)
+		if x.BitSize%8 != 0 {
+			return 0
 		}
 	case *types.FloatType:
-		switch x.Kind {
-		case types.FloatKindHalf:
-			return 2
-		case types.FloatKindFloat:
-			return 4
-		case types.FloatKindDouble:
-			return 8
+		if x.Kind != types.FloatKindHalf && x.Kind != types.FloatKindFloat && x.Kind != types.FloatKindDouble {
+			return 0
 		}
 	case *types.PointerType:
-		return 8
+	default:
+		return 0
 	}
-	return 0
+	return irutil.StoreSize(t)
 }
 
 // checkAccessType checks that an access of type t (a scalar or a vector

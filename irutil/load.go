@@ -17,6 +17,25 @@ import (
 	"github.com/llir/llvm/ir/types"
 )
 
+// LoadFile parses an IR file: text (a name ending in .ll) or bitcode
+// (ReadText).
+func LoadFile(ctx context.Context, path string) (*ir.Module, error) {
+	text, err := ReadText(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseText(path, text)
+}
+
+// ReadText returns the text of an IR file: a text file (a name ending in
+// .ll) as it is, bitcode disassembled with llvm-dis-14.
+func ReadText(ctx context.Context, path string) ([]byte, error) {
+	if strings.HasSuffix(path, ".ll") {
+		return os.ReadFile(path)
+	}
+	return toolchains.Run(ctx, "llvm-dis", "-o", "-", path)
+}
+
 // LoadBitcode disassembles a bitcode file with llvm-dis-14 and parses it.
 func LoadBitcode(ctx context.Context, bcPath string) (*ir.Module, error) {
 	text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", bcPath)

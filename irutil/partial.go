@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/gozyme/gozyme/toolchains"
 	"github.com/llir/llvm/ir"
 )
 
@@ -28,13 +27,14 @@ type Seeds struct {
 	Global func(name string) bool
 }
 
-// LoadPartial disassembles a bitcode file and parses what seeds need.
-func LoadPartial(ctx context.Context, bcPath string, seeds Seeds) (*Partial, error) {
-	text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", bcPath)
+// LoadPartial reads an IR file, text (a name ending in .ll) or bitcode
+// (ReadText), and parses what seeds need.
+func LoadPartial(ctx context.Context, path string, seeds Seeds) (*Partial, error) {
+	text, err := ReadText(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	return ParsePartial(bcPath, string(text), seeds)
+	return ParsePartial(path, string(text), seeds)
 }
 
 // globalRef matches a reference to a global value; names in quotes are

@@ -39,7 +39,9 @@ func rewriteCut(ctx context.Context, dir, in string, job RewriteJob) error {
 	var owned []string
 	var cut string
 	err := timeStage(ctx, "cut", func() error {
-		text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", in)
+		// in is text where a module was edited before merging (writeModule:
+		// optnone removed at -O0, --wrap, --defsym, discarded definitions).
+		text, err := irutil.ReadText(ctx, in)
 		if err != nil {
 			return err
 		}

@@ -86,7 +86,8 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 func rewriteModule(ctx context.Context, dir, in string, job RewriteJob, beforeCodegen func(path string) error) error {
 	origin := job.Origin()
 	level := normalizeOptLevel(job.OptLevel)
-	pre := filepath.Join(dir, "optimized.bc")
+	// Text: what AD parses, written by opt itself (no llvm-dis).
+	pre := filepath.Join(dir, "optimized.ll")
 	var optArgs []string
 	if mentionsCustomRules(job) {
 		// Functions with custom derivatives must stay calls: their calls
@@ -200,8 +201,8 @@ func rewriteModule(ctx context.Context, dir, in string, job RewriteJob, beforeCo
 // ad.LowerDenseViews turns each load and store into a call of the view's
 // functions.
 func lowerDenseViews(ctx context.Context, dir, path, origin string) error {
-	inlined := filepath.Join(dir, "inlined.bc")
-	if _, err := toolchains.Run(ctx, "opt", "-passes=always-inline", path, "-o", inlined); err != nil {
+	inlined := filepath.Join(dir, "inlined.ll")
+	if _, err := toolchains.Run(ctx, "opt", "-passes=always-inline", "-S", path, "-o", inlined); err != nil {
 		return fmt.Errorf("%s: gozyme generated invalid IR (please report): %w", origin, err)
 	}
 	names := ad.DenseViewNames()

@@ -39,11 +39,11 @@ func frontendBitcode(t *testing.T, dir, name, level string, flags ...string) str
 func optimizedModule(t *testing.T, dir, name, level string) *ir.Module {
 	t.Helper()
 	ctx := context.Background()
-	out := filepath.Join(dir, "opt.bc")
+	out := filepath.Join(dir, "opt.ll")
 	if err := Optimize(ctx, frontendBitcode(t, dir, name, level), out, level, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	m, err := irutil.LoadBitcode(ctx, out)
+	m, err := irutil.LoadFile(ctx, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,15 +57,11 @@ func lightModule(t *testing.T, name string, flags ...string) *ir.Module {
 	ctx := context.Background()
 	dir := t.TempDir()
 	bc := frontendBitcode(t, dir, name, "2", flags...)
-	lit := filepath.Join(dir, name+".light.bc")
-	if _, err := toolchains.Run(ctx, "opt", "-passes="+light, bc, "-o", lit); err != nil {
+	lit := filepath.Join(dir, name+".light.ll")
+	if _, err := toolchains.Run(ctx, "opt", "-passes="+light, "-S", bc, "-o", lit); err != nil {
 		t.Fatal(err)
 	}
-	text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", lit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := irutil.ParseText(lit, text)
+	m, err := irutil.LoadFile(ctx, lit)
 	if err != nil {
 		t.Fatal(err)
 	}

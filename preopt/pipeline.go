@@ -1,8 +1,10 @@
 package preopt
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -70,7 +72,9 @@ func (o Options) warn(format string, args ...any) {
 }
 
 // Optimize runs gozyme's pre-AD pipeline at optimization level ("0".."3",
-// "s", "z") on the bitcode file in and writes bitcode to out, with opts.
+// "s", "z") on the bitcode (or text) file in and writes the result to out,
+// as text where out ends in .ll (what llir reads: no llvm-dis needed), else
+// as bitcode, with opts.
 // -O0 only inlines always_inline functions (as
 // clang's own -O0 pipeline does; the C++ header <enzyme/enzyme> relies on
 // it) and promotes locals to SSA values. Other levels
@@ -80,18 +84,23 @@ func (o Options) warn(format string, args ...any) {
 // (noVectorize).
 func Optimize(ctx context.Context, in, out, level string, opts Options) error {
 	extra := opts.Extra
+	format := outputFormat(out)
 	if level == "0" {
-		_, err := toolchains.Run(ctx, "opt", append([]string{"-passes=always-inline,mem2reg", in, "-o", out}, extra...)...)
+		_, err := toolchains.Run(ctx, "opt", append(append([]string{"-passes=always-inline,mem2reg", in, "-o", out}, format...), extra...)...)
 		return err
 	}
-	lit := strings.TrimSuffix(out, filepath.Ext(out)) + ".light.bc"
-	if _, err := toolchains.Run(ctx, "opt", "-passes="+light, in, "-o", lit); err != nil {
+	// The light module is read twice: here (as text) and by the second opt.
+	// Written as text with its use-list order, it needs no llvm-dis, and opt
+	// reads it as it would have read bitcode (which keeps the order too).
+	lit := strings.TrimSuffix(out, filepath.Ext(out)) + ".light.ll"
+	if _, err := toolchains.Run(ctx, "opt", "-passes="+light, "-S", "-preserve-ll-uselistorder", in, "-o", lit); err != nil {
 		return err
 	}
-	text, err := toolchains.Run(ctx, "llvm-dis", "-o", "-", lit)
+	withOrder, err := os.ReadFile(lit)
 	if err != nil {
 		return err
 	}
+	text := dropUseListOrder(withOrder)
 	passes := "default<O" + level + ">"
 	var args []string
 	// Inference is an optimization: IR llir cannot read goes on without it
@@ -110,6 +119,7 @@ func Optimize(ctx context.Context, in, out, level string, opts Options) error {
 		passes = hoist + "," + passes
 	}
 	args = append(append(append(args, noRuntimeUnroll, noVectorize), extra...), "-passes="+passes)
+	args = append(args, format...)
 	_, err = toolchains.Run(ctx, "opt", append(args, src, "-o", out)...)
 	if err != nil && src != lit {
 		// The fused module as llir wrote it is the one new input here:
@@ -148,7 +158,7 @@ func fuse(m *ir.Module, lit string, text []byte, opts Options) string {
 		}
 		return false
 	}
-	out := strings.TrimSuffix(lit, ".bc") + ".fused.ll"
+	out := strings.TrimSuffix(lit, ".ll") + ".fused.ll"
 	p, err := irutil.ParsePartial(lit, string(text), irutil.Seeds{Func: defines, Global: func(string) bool { return false }})
 	if err == nil {
 		FuseLoops(p.Module)
@@ -159,4 +169,37 @@ func fuse(m *ir.Module, lit string, text []byte, opts Options) string {
 		return lit
 	}
 	return out
+}
+
+// outputFormat is opt's flag for writing out as text (.ll), if it is.
+func outputFormat(out string) []string {
+	if strings.HasSuffix(out, ".ll") {
+		return []string{"-S"}
+	}
+	return nil
+}
+
+// dropUseListOrder is IR text without its uselistorder directives (opt
+// -preserve-ll-uselistorder writes them): what llvm-dis would have printed.
+// Parsed into llir and written back after edits they would no longer
+// match the uses.
+func dropUseListOrder(text []byte) []byte {
+	if !bytes.Contains(text, []byte("uselistorder")) {
+		return text
+	}
+	var out bytes.Buffer
+	out.Grow(len(text))
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i+1], text[i+1:]
+		} else {
+			text = nil
+		}
+		if t := bytes.TrimLeft(line, " "); bytes.HasPrefix(t, []byte("uselistorder")) {
+			continue
+		}
+		out.Write(line)
+	}
+	return out.Bytes()
 }

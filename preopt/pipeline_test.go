@@ -39,11 +39,11 @@ func normModule(t *testing.T) *ir.Module {
 	if _, err := toolchains.Run(ctx, "llvm-link", append([]string{"-o", linked}, bcs...)...); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "optimized.bc")
+	out := filepath.Join(dir, "optimized.ll")
 	if err := Optimize(ctx, linked, out, "2", Options{}); err != nil {
 		t.Fatal(err)
 	}
-	m, err := irutil.LoadBitcode(ctx, out)
+	m, err := irutil.LoadFile(ctx, out)
 	if err != nil {
 		t.Fatal(err)
 	}

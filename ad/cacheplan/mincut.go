@@ -150,7 +150,9 @@ func (g *Graph) BreakTies(cost map[int]int64) {
 }
 
 // TypeBytes is the size in bytes of a value of type t, as the cache stores
-// it (an estimate: no padding).
+// it: an estimate for the cut's costs (no padding; x86_fp80 and other wide
+// floats 16, pointers and other types 8), not the data layout (irutil.StoreSize and
+// AllocSize are).
 func TypeBytes(t types.Type) int64 {
 	switch x := t.(type) {
 	case *types.IntType:

@@ -4,6 +4,7 @@ package typeanalysis
 // of the data layout.
 
 import (
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
@@ -42,7 +43,7 @@ func (v *Tree) without(off, n int64) *Tree {
 func aggregateOffset(t types.Type, indices []uint64) (int64, types.Type) {
 	off := int64(0)
 	for _, i := range indices {
-		d, et := ElementOffset(t, int64(i))
+		d, et := irutil.ElementOffset(t, int64(i))
 		if et == nil {
 			return 0, nil
 		}
@@ -57,7 +58,7 @@ func (a *Analysis) extractElement(x *ir.InstExtractElement) {
 	if !ok {
 		return
 	}
-	s := StoreSize(vt.ElemType)
+	s := irutil.StoreSize(vt.ElemType)
 	if k, ok := intConst(x.Index); ok {
 		a.part(x, x.X, k*s, s)
 		return
@@ -73,7 +74,7 @@ func (a *Analysis) insertElement(x *ir.InstInsertElement) {
 	if !ok {
 		return
 	}
-	s := StoreSize(vt.ElemType)
+	s := irutil.StoreSize(vt.ElemType)
 	if k, ok := intConst(x.Index); ok {
 		a.insert(x, x.X, x.Elem, k*s, s)
 		return
@@ -91,7 +92,7 @@ func (a *Analysis) shuffle(x *ir.InstShuffleVector) {
 	if !ok {
 		return
 	}
-	s := StoreSize(xt.ElemType)
+	s := irutil.StoreSize(xt.ElemType)
 	var mask []constant.Constant
 	switch m := x.Mask.(type) {
 	case *constant.Vector:

@@ -387,15 +387,15 @@ func certain(t types.Type) *Tree {
 				return
 			}
 			for i := int64(0); i < int64(t.Len); i++ {
-				walk(t.ElemType, off+i*StoreSize(t.ElemType))
+				walk(t.ElemType, off+i*irutil.StoreSize(t.ElemType))
 			}
 		case *types.ArrayType:
-			for i := int64(0); i < int64(t.Len) && off+i*AllocSize(t.ElemType) <= MaxOffset; i++ {
-				walk(t.ElemType, off+i*AllocSize(t.ElemType))
+			for i := int64(0); i < int64(t.Len) && off+i*irutil.AllocSize(t.ElemType) <= MaxOffset; i++ {
+				walk(t.ElemType, off+i*irutil.AllocSize(t.ElemType))
 			}
 		case *types.StructType:
 			for i, f := range t.Fields {
-				walk(f, off+FieldOffset(t, i))
+				walk(f, off+irutil.FieldOffset(t, i))
 			}
 		}
 	}
@@ -407,7 +407,7 @@ func certain(t types.Type) *Tree {
 // integers.
 func integers(t types.Type) *Tree {
 	out := NewTree()
-	n := StoreSize(t)
+	n := irutil.StoreSize(t)
 	for b := int64(0); b < n && b <= MaxOffset; b++ {
 		out.Insert(Integer, b)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -73,7 +74,7 @@ func (a *Analysis) Mixed(v value.Value) bool {
 	if size == 0 {
 		return false
 	}
-	bytes := a.get(v).Bytes(StoreSize(v.Type()))
+	bytes := a.get(v).Bytes(irutil.StoreSize(v.Type()))
 	hasFloat := false
 	for _, b := range bytes {
 		if b.IsFloat() || b == Anything {

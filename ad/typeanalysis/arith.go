@@ -4,6 +4,7 @@ package typeanalysis
 // pointers moved as integers, the sign bit of floats masked).
 
 import (
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -23,7 +24,7 @@ func (a *Analysis) allIntegers(r value.Value, ops ...value.Value) {
 // operand is a pointer and the other an integer (pointer minus pointer is
 // an integer), and an integer when both operands are.
 func (a *Analysis) addSub(r, x, y value.Value, sub bool) {
-	size := StoreSize(r.Type())
+	size := irutil.StoreSize(r.Type())
 	if _, vec := r.Type().(*types.VectorType); vec {
 		a.bothIntegers(r, x, y)
 		return
@@ -48,7 +49,7 @@ func (a *Analysis) kind(v value.Value, size int64) Concrete {
 
 // bothIntegers makes r an integer when both operands are.
 func (a *Analysis) bothIntegers(r, x, y value.Value) {
-	size := StoreSize(r.Type())
+	size := irutil.StoreSize(r.Type())
 	if a.kind(x, size) == Integer && a.kind(y, size) == Integer {
 		a.add(r, integers(r.Type()))
 	}
@@ -76,7 +77,7 @@ func (a *Analysis) bitwise(r, x, y value.Value, kind signMask) {
 			return
 		}
 	}
-	size := StoreSize(r.Type())
+	size := irutil.StoreSize(r.Type())
 	if _, vec := r.Type().(*types.VectorType); !vec {
 		_, cx := unwrap(x).(*constant.Int)
 		_, cy := unwrap(y).(*constant.Int)

@@ -1,6 +1,7 @@
 package typeanalysis
 
 import (
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
@@ -37,7 +38,7 @@ func (a *Analysis) constTree(c constant.Constant) *Tree {
 	case *constant.Vector:
 		out := NewTree()
 		for i, e := range x.Elems {
-			out.Join(a.constTree(e).Place(int64(i)*StoreSize(x.Typ.ElemType), StoreSize(x.Typ.ElemType)))
+			out.Join(a.constTree(e).Place(int64(i)*irutil.StoreSize(x.Typ.ElemType), irutil.StoreSize(x.Typ.ElemType)))
 		}
 		return out
 	case *constant.Float:
@@ -90,10 +91,10 @@ func constOffset(elem types.Type, indices []value.Value) (int64, bool) {
 			return 0, false
 		}
 		if i == 0 {
-			off += k * AllocSize(elem)
+			off += k * irutil.AllocSize(elem)
 			continue
 		}
-		d, et := ElementOffset(t, k)
+		d, et := irutil.ElementOffset(t, k)
 		if et == nil {
 			return 0, false
 		}
@@ -143,15 +144,15 @@ func initializerFacts(init constant.Constant) *Tree {
 			out.put([]int64{off}, FromFloat(x.Typ))
 		case *constant.Array:
 			for i, e := range x.Elems {
-				walk(e, off+int64(i)*AllocSize(x.Typ.ElemType))
+				walk(e, off+int64(i)*irutil.AllocSize(x.Typ.ElemType))
 			}
 		case *constant.Struct:
 			for i, e := range x.Fields {
-				walk(e, off+FieldOffset(x.Typ, i))
+				walk(e, off+irutil.FieldOffset(x.Typ, i))
 			}
 		case *constant.Vector:
 			for i, e := range x.Elems {
-				walk(e, off+int64(i)*StoreSize(x.Typ.ElemType))
+				walk(e, off+int64(i)*irutil.StoreSize(x.Typ.ElemType))
 			}
 		case *constant.CharArray, *constant.Int, *constant.ZeroInitializer, *constant.Undef, *constant.Poison:
 		default:

@@ -3,6 +3,7 @@ package typeanalysis
 import (
 	"strings"
 
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/metadata"
@@ -50,7 +51,7 @@ func (a *Analysis) accessHint(v value.Value, t types.Type, md ir.Metadata) {
 	if !(c.IsFloat() || c == Pointer) {
 		return
 	}
-	n := StoreSize(t)
+	n := irutil.StoreSize(t)
 	if !isIntegers(t) || n%c.Size() != 0 {
 		return
 	}

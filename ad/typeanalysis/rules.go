@@ -1,6 +1,7 @@
 package typeanalysis
 
 import (
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -21,7 +22,7 @@ func (a *Analysis) visit(n node) {
 		t := x.Cmp.Type()
 		a.access(x.Cmp, x.Ptr, t)
 		a.access(x.New, x.Ptr, t)
-		a.add(x, a.get(x.Cmp).Truncate(StoreSize(t)))
+		a.add(x, a.get(x.Cmp).Truncate(irutil.StoreSize(t)))
 	case *ir.InstGetElementPtr:
 		a.gep(x)
 	case *ir.InstBitCast:
@@ -45,12 +46,12 @@ func (a *Analysis) visit(n node) {
 	case *ir.InstExtractValue:
 		off, t := aggregateOffset(x.X.Type(), x.Indices)
 		if t != nil {
-			a.part(x, x.X, off, AllocSize(t))
+			a.part(x, x.X, off, irutil.AllocSize(t))
 		}
 	case *ir.InstInsertValue:
 		off, t := aggregateOffset(x.X.Type(), x.Indices)
 		if t != nil {
-			a.insert(x, x.X, x.Elem, off, AllocSize(t))
+			a.insert(x, x.X, x.Elem, off, irutil.AllocSize(t))
 		}
 	case *ir.InstExtractElement:
 		a.extractElement(x)
@@ -152,7 +153,7 @@ func (v *Tree) own() *Tree {
 // holds, both ways. An integer-typed access asserts nothing by itself (the
 // fact that its value is an integer comes from how it is used, if at all).
 func (a *Analysis) access(v, p value.Value, t types.Type) {
-	n := StoreSize(t)
+	n := irutil.StoreSize(t)
 	a.add(v, a.get(p).pointeeWindow(n))
 	a.add(p, a.get(v).placedUnder(n))
 }
@@ -173,7 +174,7 @@ func (a *Analysis) gep(x *ir.InstGetElementPtr) {
 		var d, size int64
 		var next types.Type
 		if i == 0 {
-			size, next = AllocSize(x.ElemType), x.ElemType
+			size, next = irutil.AllocSize(x.ElemType), x.ElemType
 		} else {
 			switch tt := t.(type) {
 			case *types.StructType:
@@ -181,14 +182,14 @@ func (a *Analysis) gep(x *ir.InstGetElementPtr) {
 				if !ok {
 					return
 				}
-				d, next = ElementOffset(tt, k)
+				d, next = irutil.ElementOffset(tt, k)
 				if next == nil {
 					return
 				}
 			case *types.ArrayType:
-				size, next = AllocSize(tt.ElemType), tt.ElemType
+				size, next = irutil.AllocSize(tt.ElemType), tt.ElemType
 			case *types.VectorType:
-				size, next = StoreSize(tt.ElemType), tt.ElemType
+				size, next = irutil.StoreSize(tt.ElemType), tt.ElemType
 			default:
 				return
 			}

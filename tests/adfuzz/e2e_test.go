@@ -4,13 +4,14 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gozyme/gozyme/tests/internal/sources"
 )
 
 // binDir holds gozyme-cc, gozyme-c++ and gozyme-ld built by TestMain from
@@ -49,31 +50,6 @@ func testMain(m *testing.M) int {
 	}
 	binDir, repoRoot = tmp, root
 	return m.Run()
-}
-
-// readSources reads gozyme's Go sources under root. go test caches a result
-// by the files the test binary opens; the commands come from a separate go
-// build, so a test that runs them reads their sources to key the cache on
-// them (in the test: go test logs the files opened from m.Run on, not
-// those TestMain opens before it).
-func readSources(root string) error {
-	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		if d.IsDir() {
-			switch rel {
-			case ".git", "bin", "build", "tests", "bench", "bazel", "examples":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasSuffix(path, ".go") || rel == "go.mod" || rel == "go.sum" {
-			_, err = os.ReadFile(path)
-		}
-		return err
-	})
 }
 
 // fixedSeed is a program of the end-to-end set: the seed's program with
@@ -150,7 +126,7 @@ func TestGeneratedProgramsPass(t *testing.T) {
 	if _, err := exec.LookPath("clang-14"); err != nil {
 		t.Skip("clang-14 not installed")
 	}
-	if err := readSources(repoRoot); err != nil {
+	if err := sources.Read(repoRoot); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range passingSeeds {

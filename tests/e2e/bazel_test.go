@@ -134,11 +134,16 @@ func bazelLog(s string) string {
 	return tail(strings.Join(lines, "\n"), 6000)
 }
 
-// bazelSetup skips the test when Bazel is not installed and returns its
+// bazelSetup skips the test when Bazel is not installed, or with -short
+// (each Bazel test builds gozyme and the Go standard library with rules_go:
+// minutes of CPU), and returns its
 // path and a scratch directory for output bases that is removed afterwards
 // (Bazel leaves read-only directories behind).
 func bazelSetup(t *testing.T) (string, string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no Bazel builds")
+	}
 	bazel, err := exec.LookPath("bazel")
 	if err != nil {
 		t.Skip("bazel is not installed (make bazel-deps installs bazel-bootstrap)")

@@ -15,9 +15,13 @@ const sqliteModule = "github.com/mattn/go-sqlite3@v1.14.22"
 // cgo, with CC=gozyme-cc: the SQLite amalgamation and cgo's own C go
 // through gozyme's compile path and the external link through gozyme-ld.
 // The program must run, and the C objects in go build's kept work
-// directory must be fat objects. Skipped only when the module cannot be
-// downloaded.
+// directory must be fat objects. Skipped when the module cannot be
+// downloaded, and with -short (the amalgamation's build is the longest of
+// the package's C builds).
 func TestCgoSQLite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no SQLite build")
+	}
 	setup(t)
 	mod := filepath.Join(repoRoot, "tests", "cgo-sqlite")
 	env := toolEnv("CC="+tool("gozyme-cc"), "CXX="+tool("gozyme-c++"), "CGO_ENABLED=1", "GOWORK=off",

@@ -2,13 +2,13 @@ package e2e
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gozyme/gozyme/tests/internal/sources"
 )
 
 var (
@@ -67,23 +67,7 @@ var (
 func trackSources(t *testing.T) {
 	t.Helper()
 	trackOnce.Do(func() {
-		trackErr = filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(repoRoot, path)
-			if d.IsDir() {
-				switch rel {
-				case ".git", "bin", "build", "tests":
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if strings.HasSuffix(path, ".go") || rel == "go.mod" || rel == "go.sum" {
-				_, err = os.ReadFile(path)
-			}
-			return err
-		})
+		trackErr = sources.Read(repoRoot)
 	})
 	if trackErr != nil {
 		t.Fatalf("reading the gozyme sources: %v", trackErr)

@@ -2,13 +2,13 @@ package gpu
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gozyme/gozyme/tests/internal/sources"
 )
 
 var (
@@ -66,24 +66,7 @@ func gozymeCXX(t *testing.T) string {
 // readInputs reads gozyme's Go sources (the commands TestMain built), the
 // kernels and the emulator's runtime.
 func readInputs(root string) error {
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		if d.IsDir() {
-			switch rel {
-			case ".git", "bin", "build", "tests", "bench", "bazel", "examples":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasSuffix(path, ".go") || rel == "go.mod" || rel == "go.sum" {
-			_, err = os.ReadFile(path)
-		}
-		return err
-	})
-	if err != nil {
+	if err := sources.Read(root); err != nil {
 		return err
 	}
 	for _, dir := range []string{"kernels", "emu"} {

@@ -1,4 +1,4 @@
-package typeanalysis
+package irutil
 
 import (
 	"github.com/llir/llvm/ir/types"
