@@ -20,6 +20,11 @@ import (
 // archive copies) in place of the originals.
 func Link(cfg Config, args []string) int {
 	ctx := toolchains.WithConfig(context.Background(), cfg.Tools)
+	if cfg.CPUProfile != "" {
+		if stop := startCPUProfile(cfg.CPUProfile); stop != nil {
+			defer stop()
+		}
+	}
 	if cfg.Times {
 		var st *stageTimes
 		ctx, st = withStageTimes(ctx)
