@@ -42,9 +42,12 @@ func (in *Input) bitcodeDigest() []byte {
 
 // ResolveOptions says which linker's behaviour to simulate.
 type ResolveOptions struct {
-	RealLD string            // its default search directories are used (see DefaultSearchDirs)
-	LLD    bool              // lld's archive semantics: no groups needed, lazy symbols remembered
-	Names  map[string]string // object path -> the name messages give it (a compile-and-link's source)
+	RealLD string // its default search directories are used (see DefaultSearchDirs)
+	// CacheDir is the link cache, where the linker's default search
+	// directories are kept between links ("": asked each time).
+	CacheDir string
+	LLD      bool              // lld's archive semantics: no groups needed, lazy symbols remembered
+	Names    map[string]string // object path -> the name messages give it (a compile-and-link's source)
 }
 
 // ObjectSourcesEnv is the environment variable through which gozyme-cc
@@ -99,7 +102,7 @@ func Resolve(line *LinkLine, opt ResolveOptions) ([]*Input, error) {
 	}
 	r.dirs = append(r.dirs, line.LibDirs...)
 	if !line.NoStd && opt.RealLD != "" {
-		for _, d := range DefaultSearchDirs(opt.RealLD) {
+		for _, d := range cachedSearchDirs(opt.CacheDir, opt.RealLD) {
 			r.dirs = append(r.dirs, line.sysrootPath(d))
 		}
 	}
