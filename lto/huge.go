@@ -22,7 +22,7 @@ import (
 // pieces (irutil.SplitLongBlocks), the values it uses far from their
 // definition go through stack slots (irutil.SpillLongLiveValues), it
 // shares no stack slots between spills, and where it is very large its
-// registers are allocated by LLVM's fast allocator.
+// registers are allocated by LLVM's fast allocator and machine CSE is off.
 // Other modules are compiled as before, in one step.
 
 const (
@@ -43,8 +43,9 @@ const (
 )
 
 // fastRegallocSize: a module with a huge function of more than this many
-// instructions (after optimization) gets the fast register allocator: the
-// greedy one grows faster than the function.
+// instructions (after optimization) gets the fast register allocator and
+// no machine CSE: the greedy allocator and machine CSE grow faster than
+// the function.
 var fastRegallocSize = 150000
 
 // markHugeFunctions gives the functions of m with a block of more than
@@ -122,7 +123,10 @@ func compileHuge(ctx context.Context, dir string, args []string, inputArg int, o
 	}
 	var flags []string
 	if irutil.LargestFunction(text, huge) > fastRegallocSize {
-		flags = append(flags, "-mllvm", "-regalloc=fast", "-mllvm", "-optimize-regalloc=false")
+		// Machine CSE, too, grows faster than the function: it merges
+		// the materializations of each constant into one register and
+		// scans all of that register's uses at every merge.
+		flags = append(flags, "-mllvm", "-regalloc=fast", "-mllvm", "-optimize-regalloc=false", "-mllvm", "-disable-machine-cse")
 	}
 	if spilled+cut == 0 {
 		return codegen(text, flags...)
