@@ -71,7 +71,7 @@ func TestCompileHuge(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	for _, flag := range []string{"-regalloc=fast", "-disable-machine-cse", "-disable-cgp-branch-opts"} {
+	for _, flag := range []string{"-regalloc=fast", "-disable-machine-cse", "-disable-cgp-branch-opts", "-disable-branch-fold"} {
 		if !strings.Contains(stderr, flag) {
 			t.Errorf("code generation without %s:\n%s", flag, stderr)
 		}
