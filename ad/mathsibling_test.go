@@ -57,3 +57,65 @@ func TestMathSiblings(t *testing.T) {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}
 }
+
+// TestMathSiblingFirstOfBlock: among a block's calls, the sibling is the
+// first of the asked function on exactly the same operands and type: not
+// a call of another angle, of another type or of another function, and
+// never the differentiated call itself; sinf's sibling is cosf (base
+// name "cos"), a defined function named cos is none.
+func TestMathSiblingFirstOfBlock(t *testing.T) {
+	t.Parallel()
+	m := parseIR(t, `
+declare double @sin(double)
+declare double @cos(double)
+declare float @sinf(float)
+declare float @cosf(float)
+declare double @llvm.cos.f64(double)
+define double @mycos(double %x) {
+  ret double %x
+}
+define double @f(double %a, double %b, float %c) {
+entry:
+  %s = call double @sin(double %a)
+  %cb = call double @cos(double %b)
+  %own = call double @mycos(double %a)
+  %c1 = call double @llvm.cos.f64(double %a)
+  %c2 = call double @cos(double %a)
+  %sf = call float @sinf(float %c)
+  %cf = call float @cosf(float %c)
+  %t = fadd double %c1, %c2
+  ret double %t
+}
+`)
+	var f *ir.Func
+	for _, g := range m.Funcs {
+		if g.Name() == "f" {
+			f = g
+		}
+	}
+	blk := f.Blocks[0]
+	call := func(i int) *ir.InstCall { return blk.Insts[i].(*ir.InstCall) }
+	r := &reverseGen{}
+	for _, c := range []struct {
+		of   int
+		name string
+		want int // instruction index, -1: none
+	}{
+		{0, "cos", 3},  // sin(a): llvm.cos(a), the first cos of a (not cos(b), not mycos)
+		{4, "sin", 0},  // cos(a): sin(a)
+		{1, "sin", -1}, // cos(b): none
+		{5, "cos", 6},  // sinf(c): cosf(c)
+		{6, "sin", 5},  // cosf(c): sinf(c)
+		{3, "cos", 4},  // llvm.cos(a) asking for cos: the other call, not itself
+		{0, "tan", -1},
+	} {
+		got := r.mathSibling(blk, call(c.of), c.name)
+		var want *ir.InstCall
+		if c.want >= 0 {
+			want = call(c.want)
+		}
+		if got != want {
+			t.Errorf("sibling %s of %s: got %v, want %v", c.name, call(c.of).LocalIdent.Ident(), got, want)
+		}
+	}
+}

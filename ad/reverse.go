@@ -54,7 +54,7 @@ type reverseGen struct {
 	rets       []*ir.Block                    // primal blocks that return
 	retShadow  bool                           // split mode: the forward also returns the shadow of its result
 	callBlock  map[*ir.InstCall]*ir.Block     // primal call -> its block, built on first use (frametape.go)
-	mathCalls  map[*ir.Block][]*ir.InstCall   // primal block -> its calls of math functions, built on first use (mathsibling.go)
+	mathCalls  map[*ir.Block]blockMathCalls   // primal block -> its calls of math functions, indexed on first use (mathsibling.go)
 	zeroSkips  []*zeroSkip                    // loops whose reverse is skipped where their adjoints are zero (zeroskip.go)
 	skipAt     map[*ir.Block]*zeroSkip        // the skips by the primal block each loop exits into
 	chainSel   map[*ir.InstPhi]*ir.InstSelect // running-minimum chains by their phi, nil where none (minchain.go)

@@ -20,15 +20,21 @@ type Archive struct {
 	Path    string // as named on the command line
 	Thin    bool   // members live in files beside the archive
 	Members []*Member
+
+	// armap is the archive's GNU symbol index ("/" or "/SYM64/"): the
+	// global symbols each member defines, as ar wrote them and ld reads
+	// them; nil when the archive has none (see armap.go).
+	armap []armapEntry
 }
 
 // Member is one archive member. Duplicate names are allowed (ar q); Index
 // keeps them apart.
 type Member struct {
-	Name  string // resolved name (long and BSD names expanded)
-	Index int    // position among the archive's members, symbol tables excluded
-	Data  []byte // contents; for thin archives read from File
-	File  string // thin archives: the member's path; empty otherwise
+	Name   string // resolved name (long and BSD names expanded)
+	Index  int    // position among the archive's members, symbol tables excluded
+	Offset int    // the offset of its header in the archive (the symbol index names members by it)
+	Data   []byte // contents; for thin archives read from File
+	File   string // thin archives: the member's path; empty otherwise
 
 	// Header fields kept for rewriting the archive.
 	Date, UID, GID, Mode string
@@ -113,6 +119,7 @@ func ParseArchive(data []byte, origin string) (*Archive, error) {
 		name := rawName
 		switch {
 		case rawName == "/" || rawName == "/SYM64/":
+			a.armap = parseArmap(contents, rawName == "/SYM64/")
 			off = next
 			continue
 		case rawName == "//":
@@ -144,12 +151,13 @@ func ParseArchive(data []byte, origin string) (*Archive, error) {
 			continue
 		}
 		m := &Member{
-			Name:  name,
-			Index: len(a.Members),
-			Date:  strings.TrimSpace(string(h[16:28])),
-			UID:   strings.TrimSpace(string(h[28:34])),
-			GID:   strings.TrimSpace(string(h[34:40])),
-			Mode:  strings.TrimSpace(string(h[40:48])),
+			Name:   name,
+			Index:  len(a.Members),
+			Offset: off,
+			Date:   strings.TrimSpace(string(h[16:28])),
+			UID:    strings.TrimSpace(string(h[28:34])),
+			GID:    strings.TrimSpace(string(h[34:40])),
+			Mode:   strings.TrimSpace(string(h[40:48])),
 		}
 		if a.Thin {
 			m.File = name

@@ -32,6 +32,10 @@ type Config struct {
 	// Times is GOZYME_TIMES set and not "0": each link prints the time
 	// each of its stages took to stderr.
 	Times bool
+	// CPUProfile is GOZYME_CPUPROFILE: a file to which each link writes
+	// a Go CPU profile of the gozyme-ld process (go tool pprof reads it;
+	// "": none).
+	CPUProfile string
 	// PrintTypes is GOZYME_PRINT_TYPES set: AD prints the type analysis
 	// of the functions it reaches to stderr (ad.Options.TypeReport); a
 	// job asked for it is not answered from the link cache.
@@ -68,11 +72,12 @@ type Config struct {
 // ConfigFromEnv reads the configuration from the environment.
 func ConfigFromEnv() Config {
 	cfg := Config{
-		RealLD:    os.Getenv("GOZYME_REAL_LD"),
-		OptLevel:  os.Getenv("GOZYME_OPT_LEVEL"),
-		ADStage:   os.Getenv("GOZYME_AD_STAGE"),
-		KeepTemps: os.Getenv("GOZYME_KEEP_TEMPS"),
-		Tools:     toolchains.ConfigFromEnv(),
+		RealLD:     os.Getenv("GOZYME_REAL_LD"),
+		OptLevel:   os.Getenv("GOZYME_OPT_LEVEL"),
+		ADStage:    os.Getenv("GOZYME_AD_STAGE"),
+		KeepTemps:  os.Getenv("GOZYME_KEEP_TEMPS"),
+		CPUProfile: os.Getenv("GOZYME_CPUPROFILE"),
+		Tools:      toolchains.ConfigFromEnv(),
 	}
 	if n, err := strconv.Atoi(os.Getenv("GOZYME_JOBS")); err == nil && n > 0 {
 		cfg.Jobs = n

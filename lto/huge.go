@@ -16,13 +16,14 @@ import (
 // statements without loops is one block of tens of N instructions, and
 // LLVM 14's passes after AD are superlinear in a block's size: the SLP
 // vectorizer, instruction selection, the machine scheduler, the two-address
-// pass, stack-slot coloring. For a module holding such a function the
-// optimizer after AD runs without SLP on it (noimplicitfloat, taken back
-// before code generation), and code generation sees its blocks cut into
-// pieces (irutil.SplitLongBlocks), the values it uses far from their
+// pass, stack-slot coloring, the execution-domain fix. For a module holding
+// such a function the optimizer after AD runs without SLP on it
+// (noimplicitfloat, taken back before code generation), and code
+// generation sees its blocks cut into pieces (irutil.SplitLongBlocks),
+// which it keeps apart to the end, the values it uses far from their
 // definition go through stack slots (irutil.SpillLongLiveValues), it
 // shares no stack slots between spills, and where it is very large its
-// registers are allocated by LLVM's fast allocator.
+// registers are allocated by LLVM's fast allocator and machine CSE is off.
 // Other modules are compiled as before, in one step.
 
 const (
@@ -43,8 +44,9 @@ const (
 )
 
 // fastRegallocSize: a module with a huge function of more than this many
-// instructions (after optimization) gets the fast register allocator: the
-// greedy one grows faster than the function.
+// instructions (after optimization) gets the fast register allocator and
+// no machine CSE: the greedy allocator and machine CSE grow faster than
+// the function.
 var fastRegallocSize = 150000
 
 // markHugeFunctions gives the functions of m with a block of more than
@@ -122,12 +124,19 @@ func compileHuge(ctx context.Context, dir string, args []string, inputArg int, o
 	}
 	var flags []string
 	if irutil.LargestFunction(text, huge) > fastRegallocSize {
-		flags = append(flags, "-mllvm", "-regalloc=fast", "-mllvm", "-optimize-regalloc=false")
+		// Machine CSE, too, grows faster than the function: it merges
+		// the materializations of each constant into one register and
+		// scans all of that register's uses at every merge.
+		flags = append(flags, "-mllvm", "-regalloc=fast", "-mllvm", "-optimize-regalloc=false", "-mllvm", "-disable-machine-cse")
 	}
 	if spilled+cut == 0 {
 		return codegen(text, flags...)
 	}
-	err = codegen(edited, append(flags, "-mllvm", "-disable-cgp-branch-opts", "-mllvm", "-no-stack-slot-sharing")...)
+	// The cuts stay cuts: neither CodeGenPrepare nor the branch folder
+	// after register allocation merges the pieces again (merged, the
+	// reaching-definitions queries of the execution-domain fix scan the
+	// whole function's block: quadratic).
+	err = codegen(edited, append(flags, "-mllvm", "-disable-cgp-branch-opts", "-mllvm", "-disable-branch-fold", "-mllvm", "-no-stack-slot-sharing")...)
 	if err == nil {
 		return nil
 	}

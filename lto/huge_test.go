@@ -43,7 +43,8 @@ attributes #0 = { noinline nounwind noimplicitfloat "gozyme-huge" }
 }
 
 // TestCompileHuge compiles a huge function the way compileHuge does
-// (values spilled, blocks cut, the fast register allocator) and as one
+// (values spilled, blocks cut, the fast register allocator, no machine
+// CSE) and as one
 // clang -O2 step: both programs print the same bits.
 func TestCompileHuge(t *testing.T) {
 	clang := needTool(t, "clang-14")
@@ -70,7 +71,7 @@ func TestCompileHuge(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	for _, flag := range []string{"-regalloc=fast", "-disable-cgp-branch-opts"} {
+	for _, flag := range []string{"-regalloc=fast", "-disable-machine-cse", "-disable-cgp-branch-opts", "-disable-branch-fold"} {
 		if !strings.Contains(stderr, flag) {
 			t.Errorf("code generation without %s:\n%s", flag, stderr)
 		}

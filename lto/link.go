@@ -20,6 +20,11 @@ import (
 // archive copies) in place of the originals.
 func Link(cfg Config, args []string) int {
 	ctx := toolchains.WithConfig(context.Background(), cfg.Tools)
+	if cfg.CPUProfile != "" {
+		if stop := startCPUProfile(cfg.CPUProfile); stop != nil {
+			defer stop()
+		}
+	}
 	if cfg.Times {
 		var st *stageTimes
 		ctx, st = withStageTimes(ctx)
@@ -67,7 +72,7 @@ func link(ctx context.Context, cfg Config, args []string) (int, error) {
 		return runLinker(cfg.Tools, realLD, args)
 	}
 	var mayHaveRoots bool
-	timeStage(ctx, "scan", func() error { mayHaveRoots = quickScan(line, realLD); return nil })
+	timeStage(ctx, "scan", func() error { mayHaveRoots = quickScan(line, realLD, cfg.CacheDir); return nil })
 	if !mayHaveRoots {
 		// No input mentions an Enzyme entry point: the plain link.
 		var code int
@@ -81,7 +86,7 @@ func link(ctx context.Context, cfg Config, args []string) (int, error) {
 	var inputs, roots []*Input
 	err = timeStage(ctx, "gather", func() error {
 		var err error
-		if inputs, err = Resolve(line, ResolveOptions{RealLD: realLD, LLD: IsLLD(realLD), Names: cfg.ObjectSources}); err != nil {
+		if inputs, err = Resolve(line, ResolveOptions{RealLD: realLD, LLD: IsLLD(realLD), Names: cfg.ObjectSources, CacheDir: cfg.CacheDir}); err != nil {
 			return err
 		}
 		roots, err = rootInputs(inputs)

@@ -19,8 +19,8 @@ var enzymeMark = []byte("__enzyme_")
 // "__enzyme_". It reads files but parses no ELF, so a link without Enzyme
 // calls costs little more than the plain link. Shared libraries cannot hold
 // roots and are skipped.
-func quickScan(line *LinkLine, realLD string) bool {
-	s := &scanner{line: line, realLD: realLD, seen: map[string]bool{}}
+func quickScan(line *LinkLine, realLD, cacheDir string) bool {
+	s := &scanner{line: line, realLD: realLD, cacheDir: cacheDir, seen: map[string]bool{}}
 	s.inputs()
 	return s.roots
 }
@@ -49,12 +49,13 @@ func ScanInputs(args []string, also [][]byte) (mayHaveRoots, alsoFound bool) {
 }
 
 type scanner struct {
-	line    *LinkLine
-	realLD  string
-	strict  bool     // no default directories; a library not found may hold roots
-	dirs    []string // -L directories, then ld's defaults once needed
-	withStd bool
-	seen    map[string]bool
+	line     *LinkLine
+	realLD   string
+	cacheDir string   // the link cache, for the linker's default directories
+	strict   bool     // no default directories; a library not found may hold roots
+	dirs     []string // -L directories, then ld's defaults once needed
+	withStd  bool
+	seen     map[string]bool
 
 	also      [][]byte // further byte strings to look for (ScanInputs)
 	roots     bool     // an input may hold an AD root
@@ -192,7 +193,7 @@ func (s *scanner) findLib(name string) string {
 	}
 	if !s.withStd && !s.line.NoStd && !s.strict {
 		s.withStd = true
-		std := DefaultSearchDirs(s.realLD)
+		std := cachedSearchDirs(s.cacheDir, s.realLD)
 		s.dirs = append(s.dirs, std...)
 		p, _ := look(std)
 		return p

@@ -42,9 +42,12 @@ func (in *Input) bitcodeDigest() []byte {
 
 // ResolveOptions says which linker's behaviour to simulate.
 type ResolveOptions struct {
-	RealLD string            // its default search directories are used (see DefaultSearchDirs)
-	LLD    bool              // lld's archive semantics: no groups needed, lazy symbols remembered
-	Names  map[string]string // object path -> the name messages give it (a compile-and-link's source)
+	RealLD string // its default search directories are used (see DefaultSearchDirs)
+	// CacheDir is the link cache, where the linker's default search
+	// directories are kept between links ("": asked each time).
+	CacheDir string
+	LLD      bool              // lld's archive semantics: no groups needed, lazy symbols remembered
+	Names    map[string]string // object path -> the name messages give it (a compile-and-link's source)
 }
 
 // ObjectSourcesEnv is the environment variable through which gozyme-cc
@@ -59,9 +62,11 @@ type resolver struct {
 	opt     ResolveOptions
 	dirs    []string
 	defined map[string]bool
-	undef   map[string]bool      // strong references not yet defined
-	lazy    map[string]lazyRef   // lld: archive members offering a symbol
-	syms    map[*Member][]objSym // member symbol tables, read once
+	shared  []*dynTable                       // shared libraries read so far, asked by name (isDefined)
+	undef   map[string]bool                   // strong references not yet defined
+	lazy    map[string]lazyRef                // lld: archive members offering a symbol
+	syms    map[*Member][]objSym              // member symbol tables, read once
+	index   map[*Archive]map[*Member][]string // archive symbol indexes, read once (nil: none)
 	loaded  map[*Member]bool
 	origin  map[*Archive]argRef // the argument each archive came from
 	static  bool
@@ -93,11 +98,11 @@ func Resolve(line *LinkLine, opt ResolveOptions) ([]*Input, error) {
 	r := &resolver{
 		line: line, opt: opt,
 		defined: map[string]bool{}, undef: map[string]bool{}, lazy: map[string]lazyRef{},
-		syms: map[*Member][]objSym{}, loaded: map[*Member]bool{}, origin: map[*Archive]argRef{},
+		syms: map[*Member][]objSym{}, index: map[*Archive]map[*Member][]string{}, loaded: map[*Member]bool{}, origin: map[*Archive]argRef{},
 	}
 	r.dirs = append(r.dirs, line.LibDirs...)
 	if !line.NoStd && opt.RealLD != "" {
-		for _, d := range DefaultSearchDirs(opt.RealLD) {
+		for _, d := range cachedSearchDirs(opt.CacheDir, opt.RealLD) {
 			r.dirs = append(r.dirs, line.sysrootPath(d))
 		}
 	}
@@ -235,6 +240,22 @@ func (r *resolver) addSharedLibrary(path string) bool {
 	if err != nil || ef.Type != elf.ET_DYN {
 		return false
 	}
+	if t := newDynTable(ef); t != nil {
+		// What the link already needs, the library now defines; later
+		// references ask it by name.
+		r.shared = append(r.shared, t)
+		for name := range r.undef {
+			if t.defines(name) {
+				r.define(name)
+			}
+		}
+		for name := range r.lazy {
+			if t.defines(name) {
+				r.define(name)
+			}
+		}
+		return true
+	}
 	if syms, err := ef.DynamicSymbols(); err == nil {
 		for _, s := range syms {
 			if s.Section != elf.SHN_UNDEF && elf.ST_BIND(s.Info) != elf.STB_LOCAL {
@@ -319,7 +340,7 @@ func (r *resolver) addArchive(a *Archive) {
 				switch {
 				case r.undef[s.name]:
 					r.loadMember(a, m)
-				case !r.defined[s.name]:
+				case !r.isDefined(s.name):
 					if _, ok := r.lazy[s.name]; !ok {
 						r.lazy[s.name] = lazyRef{a, m}
 					}
@@ -336,20 +357,38 @@ func (r *resolver) addArchive(a *Archive) {
 
 // scanArchive loads, pass after pass, every member defining a symbol that
 // is still undefined, as ld.bfd does; it reports whether any was loaded.
+// What a member defines is read from the archive's symbol index, as ld
+// reads it, without parsing the members (libgcc.a has hundreds, on every
+// link); an archive without one has its members' symbol tables read.
 func (r *resolver) scanArchive(a *Archive) bool {
+	index, ok := r.index[a]
+	if !ok {
+		index = a.indexedSymbols()
+		r.index[a] = index
+	}
+	defines := func(m *Member) bool {
+		if index != nil {
+			for _, name := range index[m] {
+				if r.undef[name] {
+					return true
+				}
+			}
+			return false
+		}
+		for _, s := range r.memberSyms(m) {
+			if s.defined && r.undef[s.name] {
+				return true
+			}
+		}
+		return false
+	}
 	any := false
 	for pulled := true; pulled; {
 		pulled = false
 		for _, m := range a.Members {
-			if r.loaded[m] {
-				continue
-			}
-			for _, s := range r.memberSyms(m) {
-				if s.defined && r.undef[s.name] {
-					r.loadMember(a, m)
-					pulled, any = true, true
-					break
-				}
+			if !r.loaded[m] && defines(m) {
+				r.loadMember(a, m)
+				pulled, any = true, true
 			}
 		}
 	}
@@ -412,7 +451,7 @@ func (r *resolver) addObject(path string, data []byte, a *Archive, m *Member) {
 		}
 	}
 	for _, s := range syms {
-		if s.defined || s.weak || r.defined[s.name] {
+		if s.defined || s.weak || r.isDefined(s.name) {
 			continue
 		}
 		r.undef[s.name] = true
@@ -420,6 +459,20 @@ func (r *resolver) addObject(path string, data []byte, a *Archive, m *Member) {
 			r.loadMember(l.a, l.m)
 		}
 	}
+}
+
+// isDefined reports whether an input loaded so far defines name: an
+// object or member, or a shared library.
+func (r *resolver) isDefined(name string) bool {
+	if r.defined[name] {
+		return true
+	}
+	for _, t := range r.shared {
+		if t.defines(name) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *resolver) define(name string) {
