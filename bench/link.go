@@ -19,8 +19,9 @@ import (
 
 const linkRuns = 21
 
-// linkBench builds the generated projects in tmp and returns a markdown report.
-func linkBench(root, tmp string) (string, error) {
+// linkBench builds the generated projects in tmp and returns a markdown
+// report; its charts go to outDir.
+func linkBench(root, tmp, outDir string) (string, error) {
 	cc, err := filepath.Abs(filepath.Join(root, "bin", "gozyme-cc"))
 	if err != nil {
 		return "", err
@@ -122,7 +123,7 @@ double grad%d(double x) { return __enzyme_autodiff((void *)model, x); }
 	b.WriteString(relink)
 
 	// 3. One function of N straight-line statements.
-	straight, err := straightLineBench(cc, tmp)
+	straight, err := straightLineBench(cc, tmp, outDir)
 	if err != nil {
 		return "", err
 	}

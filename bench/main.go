@@ -86,7 +86,7 @@ func run(root, outDir string, sections, workloads []string) error {
 		stdout = report
 	}
 	if contains(sections, "link") {
-		linkReport, err := linkBench(root, tmp)
+		linkReport, err := linkBench(root, tmp, outDir)
 		if err != nil {
 			return err
 		}
