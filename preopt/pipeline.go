@@ -100,6 +100,13 @@ func Optimize(ctx context.Context, in, out, level string, opts Options) error {
 	if err != nil {
 		return err
 	}
+	if kept := dropUseListOrderIf(withOrder, ofInlineAsm); len(kept) != len(withOrder) {
+		// opt 14 writes directives for inline asm that its parser rejects.
+		if err := os.WriteFile(lit, kept, 0o644); err != nil {
+			return err
+		}
+		withOrder = kept
+	}
 	text := dropUseListOrder(withOrder)
 	passes := "default<O" + level + ">"
 	var args []string
@@ -121,6 +128,14 @@ func Optimize(ctx context.Context, in, out, level string, opts Options) error {
 	args = append(append(append(args, noRuntimeUnroll, noVectorize), extra...), "-passes="+passes)
 	args = append(args, format...)
 	_, err = toolchains.Run(ctx, "opt", append(args, src, "-o", out)...)
+	if err != nil && src == lit && len(text) != len(withOrder) {
+		// Should opt reject a use-list order directive it wrote itself, the
+		// module goes on without them (the order only steers the optimizer).
+		opts.warn("optimizing without the light module's use-list order: %v", err)
+		if err = os.WriteFile(lit, text, 0o644); err == nil {
+			_, err = toolchains.Run(ctx, "opt", append(args, lit, "-o", out)...)
+		}
+	}
 	if err != nil && src != lit {
 		// The fused module as llir wrote it is the one new input here:
 		// should opt reject it, the unfused light module goes on.
@@ -184,6 +199,12 @@ func outputFormat(out string) []string {
 // Parsed into llir and written back after edits they would no longer
 // match the uses.
 func dropUseListOrder(text []byte) []byte {
+	return dropUseListOrderIf(text, func([]byte) bool { return true })
+}
+
+// dropUseListOrderIf is text without the uselistorder directives drop
+// accepts (given the directive's line, without leading blanks).
+func dropUseListOrderIf(text []byte, drop func(line []byte) bool) []byte {
 	if !bytes.Contains(text, []byte("uselistorder")) {
 		return text
 	}
@@ -196,10 +217,31 @@ func dropUseListOrder(text []byte) []byte {
 		} else {
 			text = nil
 		}
-		if t := bytes.TrimLeft(line, " "); bytes.HasPrefix(t, []byte("uselistorder")) {
+		if t := bytes.TrimLeft(line, " "); bytes.HasPrefix(t, []byte("uselistorder")) && drop(t) {
 			continue
 		}
 		out.Write(line)
 	}
 	return out.Bytes()
+}
+
+// ofInlineAsm reports a uselistorder directive of an inline asm value
+// ("uselistorder <type> asm [sideeffect ...] "..."", ...): LLVM 14's
+// parser rejects them ("invalid type for inline asm constraint string").
+func ofInlineAsm(directive []byte) bool {
+	q := bytes.IndexByte(directive, '"')
+	if q < 0 {
+		return false
+	}
+	fields := strings.Fields(string(directive[:q]))
+	for i := len(fields) - 1; i > 0; i-- {
+		switch fields[i] {
+		case "sideeffect", "alignstack", "inteldialect", "unwind":
+			continue
+		case "asm":
+			return true
+		}
+		return false
+	}
+	return false
 }
