@@ -282,82 +282,52 @@ func naturalLayout(m *ir.Module) bool {
 	return t == "" || strings.HasPrefix(t, "x86_64") || strings.HasPrefix(t, "aarch64") || strings.HasPrefix(t, "arm64")
 }
 
-// abiLayout is the x86-64 allocation size and alignment of t (ok false for
-// types it does not know).
+// abiLayout is the x86-64 allocation size and alignment of t as LLVM 14
+// lays it out (irutil's layout: i128 is 8-byte aligned, wider integers
+// round up to 8 bytes), ok false for types it does not know.
 func abiLayout(t types.Type) (size, align int64, ok bool) {
+	if !knownLayout(t) {
+		return 0, 0, false
+	}
+	return irutil.AllocSize(t), irutil.Align(t), true
+}
+
+// knownLayout reports a type whose layout irutil knows: integers, the
+// x86-64 float kinds, pointers, and vectors, arrays and (non-opaque)
+// structs of them.
+func knownLayout(t types.Type) bool {
 	switch x := t.(type) {
-	case *types.IntType:
-		n := int64(1)
-		for n*8 < int64(x.BitSize) {
-			n *= 2
-		}
-		return n, min64(n, 16), true
+	case *types.IntType, *types.PointerType:
+		return true
 	case *types.FloatType:
 		switch x.Kind {
-		case types.FloatKindHalf:
-			return 2, 2, true
-		case types.FloatKindFloat:
-			return 4, 4, true
-		case types.FloatKindDouble:
-			return 8, 8, true
-		case types.FloatKindX86_FP80, types.FloatKindFP128:
-			return 16, 16, true
+		case types.FloatKindHalf, types.FloatKindFloat, types.FloatKindDouble, types.FloatKindX86_FP80, types.FloatKindFP128:
+			return true
 		}
-	case *types.PointerType:
-		return 8, 8, true
 	case *types.VectorType:
-		n, ok := storeSize(x)
-		if !ok {
-			return 0, 0, false
-		}
-		a := int64(1)
-		for a < n {
-			a *= 2
-		}
-		return a, a, true
+		return knownLayout(x.ElemType)
 	case *types.ArrayType:
-		s, a, ok := abiLayout(x.ElemType)
-		return s * int64(x.Len), a, ok
+		return knownLayout(x.ElemType)
 	case *types.StructType:
 		if x.Opaque {
-			return 0, 0, false
+			return false
 		}
-		var off, al int64 = 0, 1
 		for _, f := range x.Fields {
-			s, a, ok := abiLayout(f)
-			if !ok {
-				return 0, 0, false
+			if !knownLayout(f) {
+				return false
 			}
-			if x.Packed {
-				a = 1
-			}
-			off = (off + a - 1) / a * a
-			off += s
-			al = max64(al, a)
 		}
-		return (off + al - 1) / al * al, al, true
+		return true
 	}
-	return 0, 0, false
+	return false
 }
 
 // fieldOffset is the byte offset of field k of struct t.
 func fieldOffset(t *types.StructType, k int) (int64, bool) {
-	var off int64
-	for i, f := range t.Fields[:k+1] {
-		s, a, ok := abiLayout(f)
-		if !ok {
-			return 0, false
-		}
-		if t.Packed {
-			a = 1
-		}
-		off = (off + a - 1) / a * a
-		if i == k {
-			break
-		}
-		off += s
+	if !knownLayout(t) {
+		return 0, false
 	}
-	return off, true
+	return irutil.FieldOffset(t, k), true
 }
 
 // storeSize is the number of bytes a load or store of t touches.
@@ -374,13 +344,6 @@ func storeSize(t types.Type) (int64, bool) {
 	}
 	s, _, ok := abiLayout(t)
 	return s, ok
-}
-
-func min64(a, b int64) int64 {
-	if a < b {
-		return a
-	}
-	return b
 }
 
 func max64(a, b int64) int64 {
