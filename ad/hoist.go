@@ -274,12 +274,11 @@ func elementRange(p value.Value, t types.Type) (base value.Value, elem types.Typ
 	return base, g.ElemType, lo, lo + n, true
 }
 
-// naturalLayout reports whether module m targets a 64-bit machine where
-// scalars are aligned to their size (x86-64, AArch64; hand-written IR
-// without a target), the layout abiLayout computes.
+// naturalLayout reports whether module m targets x86-64 (or is
+// hand-written IR without a target), the layout abiLayout computes.
 func naturalLayout(m *ir.Module) bool {
 	t := m.TargetTriple
-	return t == "" || strings.HasPrefix(t, "x86_64") || strings.HasPrefix(t, "aarch64") || strings.HasPrefix(t, "arm64")
+	return t == "" || strings.HasPrefix(t, "x86_64")
 }
 
 // abiLayout is the x86-64 allocation size and alignment of t as LLVM 14
