@@ -372,10 +372,20 @@ func resultTangents(fc value.Value, width int) []value.Value {
 // except tangents, which are already forward values.
 func (fg *forwardGen) instruction(inst ir.Instruction) ([]ir.Instruction, error) {
 	if call, ok := inst.(*ir.InstCall); ok {
+		stop := fg.d.hashInsertStop(fg.f, call, fg.act) // hashinsert.go
 		if insts, handled, err := fg.call(call); handled {
-			return insts, err
+			return append(stop, insts...), err
+		}
+		if stop != nil {
+			out, err := fg.instructionClone(inst)
+			return append(stop, out...), err
 		}
 	}
+	return fg.instructionClone(inst)
+}
+
+// instructionClone is instruction for all but the calls fg.call handles.
+func (fg *forwardGen) instructionClone(inst ir.Instruction) ([]ir.Instruction, error) {
 	c, err := irutil.CloneInst(inst, func(v value.Value) value.Value { return v })
 	if err != nil {
 		return nil, errorAt(fg.f, inst, "%v", err)
