@@ -425,6 +425,15 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 		if err != nil {
 			return err
 		}
+		if ld, ok := fg.d.intPointerCopy(fg.f, x, fg.act); ok {
+			// Integers and pointers copied as one integer (intptrcopy.go).
+			s, err := tg(ld.Src)
+			if err != nil {
+				return err
+			}
+			copyShadowBytes(scratch, ld, x, s, dst)
+			break
+		}
 		var src value.Value
 		if _, ok := fg.tan[irfacts.Unwrap(x.Src)]; !ok && types.IsPointer(x.Src.Type()) && !fg.act.HasShadow(x.Src) && !fg.d.runtimeActivity {
 			if err := shadowlessPointerStore(fg.f, x); err != nil {

@@ -36,6 +36,9 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 	}
 	type taint struct {
 		deep bool // through integer arithmetic
+		// pointer: a pointer among other data in an integer (a struct's
+		// fields copied as one vector), known to the type analysis.
+		pointer bool
 		// unknown: bits the type analysis could not tell are a float's;
 		// only made a float again are they one for sure.
 		unknown bool
@@ -45,7 +48,7 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 	var work []value.Value
 	seed := func(v value.Value, t taint) {
 		old, ok := tainted[v]
-		if ok && (old.deep == t.deep || !old.deep) && (old.unknown == t.unknown || !old.unknown) {
+		if ok && (old.deep == t.deep || !old.deep) && (old.unknown == t.unknown || !old.unknown) && old.pointer == t.pointer {
 			return
 		}
 		tainted[v] = t
@@ -66,8 +69,14 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 			case *ir.InstLoad:
 				if why, ok := d.opaqueBits(x); ok && act.HasShadow(x.Src) {
 					seed(x, taint{reason: fmt.Sprintf("%s, read from memory holding derivatives, %s", x.Ident(), why)})
+				} else if act.HasShadow(x.Src) && d.bits.ta != nil && (isIntegers(x.ElemType) || isIntegerAggregate(x.ElemType)) && d.bits.ta.HoldsPointer(x) {
+					seed(x, taint{unknown: true, pointer: true, reason: fmt.Sprintf("%s, read from memory holding derivatives, holds a pointer together with other data", x.Ident())})
 				} else if act.HasShadow(x.Src) && d.bits.ta != nil && d.bits.ta.UnknownBits(x) {
-					seed(x, taint{unknown: true, reason: fmt.Sprintf("%s, read from memory holding derivatives, bits the type analysis cannot tell", x.Ident())})
+					seed(x, taint{unknown: true, reason: fmt.Sprintf("%s, read from memory holding derivatives, bits the type analysis cannot tell (a float, a pointer or an integer)", x.Ident())})
+				}
+			case *ir.InstCall:
+				if d.unknownResult(x, act) {
+					seed(x, taint{unknown: true, reason: fmt.Sprintf("%s, returned by %s from memory holding derivatives, bits the type analysis cannot tell (a float, a pointer or an integer)", x.Ident(), describe(x))})
 				}
 			}
 		}
@@ -76,6 +85,12 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 		}
 	}
 	sinkErr := func(v value.Value, at interface{}, t taint, where string) error {
+		if t.pointer {
+			return errorAt(f, at, "%s: %s, is %s as an integer: the pointer's shadow would not move with it (copy the struct's fields one by one, or with memcpy)", describe(at), t.reason, where)
+		}
+		if t.unknown {
+			return unknownBitsErr(f, at, t.reason, where)
+		}
 		return errorAt(f, at, "%s: %s carries a derivative as an integer (%s), which gozyme cannot follow: its derivative would be lost (move floats as floats, with memcpy, or pass structs mixing floats and integers by pointer)", describe(at), where, t.reason)
 	}
 	for len(work) > 0 {
@@ -88,12 +103,29 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 				if !t.deep && !t.unknown && irfacts.Unwrap(x.Src) == v {
 					return sinkErr(v, x, t, "the value stored")
 				}
+				if t.pointer && !t.deep && irfacts.Unwrap(x.Src) == v {
+					if _, ok := d.intPointerCopy(f, x, act); ok {
+						continue // the shadows are copied too (intptrcopy.go)
+					}
+				}
+				if !t.deep && t.unknown && irfacts.Unwrap(x.Src) == v && act.HasShadow(x.Dst) {
+					return sinkErr(v, x, t, "stored into memory holding derivatives")
+				}
 			case *ir.InstCall:
 				// A function that carries no derivative (declared inactive,
 				// or in the table of library functions) takes the bits as
 				// it takes floats.
 				if !t.deep && !t.unknown && passesBits(x) && d.passes(x) {
 					return sinkErr(v, x, t, "an argument")
+				}
+				if !t.deep && t.unknown && passesBits(x) && d.passes(x) {
+					stores, returns := d.argFlows(x, v)
+					if stores {
+						return sinkErr(v, x, t, "passed to a function that may store it")
+					}
+					if returns && isIntegers(x.Typ) {
+						seed(x, t)
+					}
 				}
 			case *ir.InstCmpXchg:
 				// An atomic update of a float through its bits: the

@@ -15,14 +15,16 @@ import (
 //     integer is a pointer, so the other operand is not one, and a float's
 //     bits moved by integer arithmetic are integers already to the rules
 //     (as mul makes them);
-//   - an ordering comparison (<, <=, >, >=, signed or unsigned) with an
-//     integer, or with a constant other than the sign tests (0 and -1)
-//     and no larger than a float's exponent field's bit patterns: a
-//     counter checked against a bound (R_end - R_start > 1). A float's
-//     bits are compared as integers in sign tests (x < 0, x > -1) and in
-//     classifications against the bit patterns of infinity, NaN or the
-//     smallest normal (0x7ff0..., 0x0010...: large constants); a
-//     pointer, as i64, against another pointer (which is no integer).
+//   - a comparison with an integer (a loop's exit test i == n against its
+//     induction variable), or an ordering one (<, <=, >, >=, signed or
+//     unsigned) with a constant other than the sign tests (0 and -1) and
+//     smaller than the bit patterns of normal floats: a counter checked
+//     against a bound (R_end - R_start > 1). A float's bits are compared
+//     as integers in sign tests (x < 0, x > -1), for equality with
+//     constants (0, the patterns of infinity), and in classifications
+//     against the patterns of infinity, NaN or the smallest normal
+//     (0x7ff0..., 0x0010...: large constants); a pointer, as i64, against
+//     another pointer (which is no integer) or null.
 // Both hold of the value itself on every path: SSA values have one
 // definition, and the use says what the operation needs of it.
 
@@ -46,13 +48,10 @@ func (a *Analysis) addSubBack(r, x, y value.Value) {
 	}
 }
 
-// compareOrder: an ordering comparison of an integer-typed value with an
-// integer or a small constant makes the value an integer.
+// compareOrder: a comparison of an integer-typed value with an integer,
+// or an ordering one with a small constant, makes the value an integer.
 func (a *Analysis) compareOrder(x *ir.InstICmp) {
-	switch x.Pred {
-	case enum.IPredEQ, enum.IPredNE:
-		return
-	}
+	equality := x.Pred == enum.IPredEQ || x.Pred == enum.IPredNE
 	it, ok := x.X.Type().(*types.IntType)
 	if !ok || it.BitSize < 8 {
 		return
@@ -67,7 +66,7 @@ func (a *Analysis) compareOrder(x *ir.InstICmp) {
 			continue
 		}
 		if k, ok := intConst(other); ok {
-			if k != 0 && k != -1 && k > -maxCountConst && k < maxCountConst {
+			if !equality && k != 0 && k != -1 && k > -maxCountConst && k < maxCountConst {
 				a.add(v, integers(v.Type()))
 			}
 			continue

@@ -153,3 +153,32 @@ func TestReturnedArgumentAccessor(t *testing.T) {
 		t.Errorf("strides[0], of an array of integers read at a variable index: %v, want an integer", a.Tree(named(t, m, "use", "t0")))
 	}
 }
+
+// A rotated loop's exit test compares the next induction value with the
+// bound for equality: the bound, read from memory, is an integer.
+const exitTest = `
+define double @sum(double* %p, i64* %np) {
+entry:
+  %n = load i64, i64* %np, align 8
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %s = phi double [ 0.0, %entry ], [ %s2, %loop ]
+  %e = getelementptr inbounds double, double* %p, i64 %i
+  %x = load double, double* %e, align 8
+  %s2 = fadd double %s, %x
+  %next = add nuw nsw i64 %i, 1
+  %done = icmp eq i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret double %s2
+}
+`
+
+func TestIntegerByExitTest(t *testing.T) {
+	t.Parallel()
+	a, m := analyze(t, exitTest, "sum")
+	if c := a.Tree(named(t, m, "sum", "n")).ScalarAt(0, 8); c != Integer {
+		t.Errorf("%%n: %v, want an integer", c)
+	}
+}
