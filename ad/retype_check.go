@@ -69,14 +69,10 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 			case *ir.InstLoad:
 				if why, ok := d.opaqueBits(x); ok && act.HasShadow(x.Src) {
 					seed(x, taint{reason: fmt.Sprintf("%s, read from memory holding derivatives, %s", x.Ident(), why)})
-				} else if act.HasShadow(x.Src) && d.bits.ta != nil && (isIntegers(x.ElemType) || isIntegerAggregate(x.ElemType)) && d.bits.ta.HoldsPointer(x) {
+				} else if act.HasShadow(x.Src) && d.bits.ta != nil && (isIntegers(x.ElemType) || isIntegerAggregate(x.ElemType)) && d.pointerAmongData(x) {
 					seed(x, taint{unknown: true, pointer: true, reason: fmt.Sprintf("%s, read from memory holding derivatives, holds a pointer together with other data", x.Ident())})
 				} else if act.HasShadow(x.Src) && d.bits.ta != nil && d.bits.ta.UnknownBits(x) {
 					seed(x, taint{unknown: true, reason: fmt.Sprintf("%s, read from memory holding derivatives, bits the type analysis cannot tell (a float, a pointer or an integer)", x.Ident())})
-				}
-			case *ir.InstCall:
-				if d.unknownResult(x, act) {
-					seed(x, taint{unknown: true, reason: fmt.Sprintf("%s, returned by %s from memory holding derivatives, bits the type analysis cannot tell (a float, a pointer or an integer)", x.Ident(), describe(x))})
 				}
 			}
 		}
@@ -104,8 +100,12 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 					return sinkErr(v, x, t, "the value stored")
 				}
 				if t.pointer && !t.deep && irfacts.Unwrap(x.Src) == v {
-					if _, ok := d.intPointerCopy(f, x, act); ok {
-						continue // the shadows are copied too (intptrcopy.go)
+					if _, ok := d.intPointerCopy(f, x, act); ok || !d.pointerAmongData(x.Src) {
+						// The shadows are copied too (intptrcopy.go), or
+						// the pointer is no longer among the bits stored
+						// (a lane of integers, or a pointer alone, which
+						// the retype moves as one).
+						continue
 					}
 				}
 				if !t.deep && t.unknown && irfacts.Unwrap(x.Src) == v && act.HasShadow(x.Dst) {
@@ -118,14 +118,8 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 				if !t.deep && !t.unknown && passesBits(x) && d.passes(x) {
 					return sinkErr(v, x, t, "an argument")
 				}
-				if !t.deep && t.unknown && passesBits(x) && d.passes(x) {
-					stores, returns := d.argFlows(x, v)
-					if stores {
-						return sinkErr(v, x, t, "passed to a function that may store it")
-					}
-					if returns && isIntegers(x.Typ) {
-						seed(x, t)
-					}
+				if !t.deep && t.unknown && passesBits(x) && d.passes(x) && isIntegers(x.Typ) && d.returnsArg(x, v) {
+					seed(x, t) // the same bits, returned (unknownbits.go)
 				}
 			case *ir.InstCmpXchg:
 				// An atomic update of a float through its bits: the

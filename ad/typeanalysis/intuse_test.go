@@ -182,3 +182,46 @@ func TestIntegerByExitTest(t *testing.T) {
 		t.Errorf("%%n: %v, want an integer", c)
 	}
 }
+
+// Getters (Eigen's rows() and outerStride(), the latter forwarding to the
+// former): a caller multiplying rows() makes its object's field an
+// integer, so the stride another getter reads from the same object, and
+// stores into a new evaluator, is one too.
+const getters = `
+%storage = type { double*, i64 }
+define i64 @rows(%storage* %this) {
+  %f = getelementptr inbounds %storage, %storage* %this, i32 0, i32 1
+  %r = load i64, i64* %f, align 8
+  ret i64 %r
+}
+define i64 @outerStride(%storage* %this) {
+  %r = call i64 @rows(%storage* %this)
+  ret i64 %r
+}
+define void @evaluator(%storage* %m, i64* %eval) {
+  %s = call i64 @outerStride(%storage* %m)
+  store i64 %s, i64* %eval, align 8
+  ret void
+}
+define i64 @size(%storage* %m, %storage* %other) {
+  %r = call i64 @rows(%storage* %m)
+  %n = mul i64 %r, 3
+  %o = call i64 @rows(%storage* %other)
+  call void @evaluator(%storage* %m, i64* null)
+  ret i64 %n
+}
+`
+
+func TestGetterResults(t *testing.T) {
+	t.Parallel()
+	a, m := analyze(t, getters, "size")
+	if c := a.Tree(named(t, m, "size", "m")).Data(0).ScalarAt(8, 8); c != Integer {
+		t.Errorf("the field rows() reads, of the object multiplied: %v, want an integer", c)
+	}
+	if !a.UnknownBits(named(t, m, "size", "o")) {
+		t.Errorf("rows() of another object, never used: %v, want unknown bits", a.Tree(named(t, m, "size", "o")))
+	}
+	if a.UnknownBits(named(t, m, "evaluator", "s")) {
+		t.Errorf("outerStride() of the multiplied object: %v, want an integer", a.Tree(named(t, m, "evaluator", "s")))
+	}
+}

@@ -261,3 +261,98 @@ func (a *Analysis) returnedArgCall(c value.Value, g *ir.Func, args []value.Value
 		}
 	}
 }
+
+// Getters: functions that return a value read from memory one parameter
+// points to (rows() returning this->m_rows, outerStride() forwarding to
+// it). A caller multiplying the result learns, through the callee's
+// return tree, what the callee's load reads, but not what its own object
+// holds there when the getter has other callers. At every call site the
+// result is what the argument's memory holds at the offset, so the call
+// relates them as a load through the argument moved by the offset would,
+// both ways.
+
+// loadDerivation is a getter's returned value: n bytes read at off from
+// the memory parameter param points to.
+type loadDerivation struct {
+	param int
+	off   int64
+	n     int64
+}
+
+// returnedLoad is how every value f returns is read from the memory of
+// one parameter at one offset (directly, or by a getter it calls); false
+// otherwise.
+func (a *Analysis) returnedLoad(f *ir.Func) (loadDerivation, bool) {
+	if d, ok := a.retLoads[f]; ok {
+		return d, d.n > 0
+	}
+	a.retLoads[f] = loadDerivation{}
+	var found loadDerivation
+	ok := len(a.rets0[f]) > 0
+	for _, r := range a.rets0[f] {
+		if !ok || r.X == nil {
+			ok = false
+			break
+		}
+		d, dok := a.loadOf(f, r.X)
+		if !dok || (found.n > 0 && d != found) {
+			ok = false
+			break
+		}
+		found = d
+	}
+	if !ok {
+		found = loadDerivation{}
+	}
+	a.retLoads[f] = found
+	return found, found.n > 0
+}
+
+// loadOf is how v, a value of f, is read from the memory of one of f's
+// parameters at a constant offset.
+func (a *Analysis) loadOf(f *ir.Func, v value.Value) (loadDerivation, bool) {
+	index := map[*ir.Param]int{}
+	for i, p := range f.Params {
+		index[p] = i
+	}
+	var ptr value.Value
+	var n int64
+	switch x := unwrap(v).(type) {
+	case *ir.InstLoad:
+		ptr, n = x.Src, StoreSize(x.ElemType)
+	case *ir.InstCall:
+		g := a.callee(x.Callee)
+		if g == nil {
+			return loadDerivation{}, false
+		}
+		d, ok := a.returnedLoad(g)
+		if !ok || d.param >= len(x.Args) {
+			return loadDerivation{}, false
+		}
+		// The getter's argument, moved by its offset, is the pointer read.
+		var out []retDerivation
+		if !a.derive(x.Args[d.param], walk{off: d.off}, index, map[value.Value]bool{}, &out) || len(out) != 1 || out[0].variable || out[0].index >= 0 {
+			return loadDerivation{}, false
+		}
+		return loadDerivation{param: out[0].param, off: out[0].off, n: d.n}, true
+	default:
+		return loadDerivation{}, false
+	}
+	var out []retDerivation
+	if !a.derive(ptr, walk{}, index, map[value.Value]bool{}, &out) || len(out) != 1 || out[0].variable || out[0].index >= 0 {
+		return loadDerivation{}, false
+	}
+	return loadDerivation{param: out[0].param, off: out[0].off, n: n}, true
+}
+
+// returnedLoadCall relates the result c of a call of getter g to the
+// memory of its argument (see returnedLoad).
+func (a *Analysis) returnedLoadCall(c value.Value, g *ir.Func, args []value.Value) {
+	d, ok := a.returnedLoad(g)
+	if !ok || d.param >= len(args) || types.Equal(c.Type(), types.Void) || StoreSize(c.Type()) != d.n {
+		return
+	}
+	arg := args[d.param]
+	a.add(c, a.get(arg).shiftedPointee(-d.off).pointeeWindow(d.n))
+	a.add(arg, a.get(c).placedUnder(d.n).shiftedPointee(d.off))
+}
