@@ -27,6 +27,11 @@ import (
 //     and then made a float again (the fast inverse square root).
 // Integer uses that read the bits without passing them on (sign tests,
 // exponents extracted into integer arithmetic that stays integer) are fine.
+// Bits the analysis cannot tell (a float, a pointer or an integer) stop
+// the link where they are moved from memory with a shadow into memory
+// with one (unknownbits.go); a pointer held with other data in an integer
+// wider than a pointer, where its shadow does not move with it
+// (intptrcopy.go).
 
 // checkOpaqueBits reports the first place in f where the bits of a float
 // that carries a derivative leave as an integer.
@@ -82,7 +87,7 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 	}
 	sinkErr := func(v value.Value, at interface{}, t taint, where string) error {
 		if t.pointer {
-			return errorAt(f, at, "%s: %s, is %s as an integer: the pointer's shadow would not move with it (copy the struct's fields one by one, or with memcpy)", describe(at), t.reason, where)
+			return errorAt(f, at, "%s: %s, is %s as an integer: the pointer's shadow would not move with it (copy the struct with memcpy)", describe(at), t.reason, where)
 		}
 		if t.unknown {
 			return unknownBitsErr(f, at, t.reason, where)
