@@ -372,10 +372,20 @@ func resultTangents(fc value.Value, width int) []value.Value {
 // except tangents, which are already forward values.
 func (fg *forwardGen) instruction(inst ir.Instruction) ([]ir.Instruction, error) {
 	if call, ok := inst.(*ir.InstCall); ok {
+		stop := fg.d.hashInsertStop(fg.f, call, fg.act) // hashinsert.go
 		if insts, handled, err := fg.call(call); handled {
-			return insts, err
+			return append(stop, insts...), err
+		}
+		if stop != nil {
+			out, err := fg.instructionClone(inst)
+			return append(stop, out...), err
 		}
 	}
+	return fg.instructionClone(inst)
+}
+
+// instructionClone is instruction for all but the calls fg.call handles.
+func (fg *forwardGen) instructionClone(inst ir.Instruction) ([]ir.Instruction, error) {
 	c, err := irutil.CloneInst(inst, func(v value.Value) value.Value { return v })
 	if err != nil {
 		return nil, errorAt(fg.f, inst, "%v", err)
@@ -414,6 +424,15 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 		dst, err := tg(x.Dst)
 		if err != nil {
 			return err
+		}
+		if ld, ok := fg.d.intPointerCopy(fg.f, x, fg.act); ok {
+			// Integers and pointers copied as one integer (intptrcopy.go).
+			s, err := tg(ld.Src)
+			if err != nil {
+				return err
+			}
+			copyShadowBytes(scratch, ld, x, s, dst)
+			break
 		}
 		var src value.Value
 		if _, ok := fg.tan[irfacts.Unwrap(x.Src)]; !ok && types.IsPointer(x.Src.Type()) && !fg.act.HasShadow(x.Src) && !fg.d.runtimeActivity {

@@ -1,6 +1,10 @@
 package ad
 
-import "testing"
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
 
 // hashMapSrc: std::unordered_map values differentiated through
 // operator[] (the map and its shadow map, built alike, passed
@@ -35,5 +39,27 @@ func TestHashMapValues(t *testing.T) {
 				run(t, buildCXX(t, src, o))
 			})
 		}
+	}
+}
+
+// TestHashMapNewKey: a differentiated function writing a key of the
+// caller's std::unordered_map: with the key in both maps beforehand the
+// tangent and gradient are exact; a key it inserts (the shadow map's node
+// would have no key) stops the program with a message.
+func TestHashMapNewKey(t *testing.T) {
+	t.Parallel()
+	src := testdataC(t, "hash_map_new_key.cc")
+	for _, o := range []string{"0", "2"} {
+		t.Run("O"+o, func(t *testing.T) {
+			t.Parallel()
+			exe := buildCXX(t, src, o)
+			if out := run(t, exe); !strings.Contains(out, "failures 0") {
+				t.Errorf("existing key: %s", out)
+			}
+			out, err := exec.Command(exe, "new").CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "inserts a new key into a std::unordered_map that carries derivatives") {
+				t.Errorf("a new key ran (%v): %s", err, out)
+			}
+		})
 	}
 }

@@ -196,6 +196,20 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			r.d.inactiveWrite(sb, r.f, x, aliasTest(sb, dst, x.Dst))
 			out = append(out, sb.Insts...)
 		}
+		if ld, ok := r.d.intPointerCopy(r.f, x, r.act); ok {
+			// Integers and pointers copied as one integer (intptrcopy.go).
+			src, err := r.shadowOf(inst, ld.Src)
+			if err != nil {
+				return nil, err
+			}
+			dst, err := r.shadowOf(inst, x.Dst)
+			if err != nil {
+				return nil, err
+			}
+			sb := &ir.Block{}
+			copyShadowBytes(sb, ld, x, src, dst)
+			return append(out, sb.Insts...), nil
+		}
 		if irfacts.HasPointerField(x.Src.Type()) && r.act.HasShadow(x.Dst) {
 			insts, err := r.storeAggregateShadow(x)
 			return append(out, insts...), err

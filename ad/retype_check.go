@@ -27,6 +27,11 @@ import (
 //     and then made a float again (the fast inverse square root).
 // Integer uses that read the bits without passing them on (sign tests,
 // exponents extracted into integer arithmetic that stays integer) are fine.
+// Bits the analysis cannot tell (a float, a pointer or an integer) stop
+// the link where they are moved from memory with a shadow into memory
+// with one (unknownbits.go); a pointer held with other data in an integer
+// wider than a pointer, where its shadow does not move with it
+// (intptrcopy.go).
 
 // checkOpaqueBits reports the first place in f where the bits of a float
 // that carries a derivative leave as an integer.
@@ -36,6 +41,9 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 	}
 	type taint struct {
 		deep bool // through integer arithmetic
+		// pointer: a pointer among other data in an integer (a struct's
+		// fields copied as one vector), known to the type analysis.
+		pointer bool
 		// unknown: bits the type analysis could not tell are a float's;
 		// only made a float again are they one for sure.
 		unknown bool
@@ -45,7 +53,7 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 	var work []value.Value
 	seed := func(v value.Value, t taint) {
 		old, ok := tainted[v]
-		if ok && (old.deep == t.deep || !old.deep) && (old.unknown == t.unknown || !old.unknown) {
+		if ok && (old.deep == t.deep || !old.deep) && (old.unknown == t.unknown || !old.unknown) && old.pointer == t.pointer {
 			return
 		}
 		tainted[v] = t
@@ -66,8 +74,10 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 			case *ir.InstLoad:
 				if why, ok := d.opaqueBits(x); ok && act.HasShadow(x.Src) {
 					seed(x, taint{reason: fmt.Sprintf("%s, read from memory holding derivatives, %s", x.Ident(), why)})
+				} else if act.HasShadow(x.Src) && d.bits.ta != nil && (isIntegers(x.ElemType) || isIntegerAggregate(x.ElemType)) && d.pointerAmongData(x) {
+					seed(x, taint{unknown: true, pointer: true, reason: fmt.Sprintf("%s, read from memory holding derivatives, holds a pointer together with other data", x.Ident())})
 				} else if act.HasShadow(x.Src) && d.bits.ta != nil && d.bits.ta.UnknownBits(x) {
-					seed(x, taint{unknown: true, reason: fmt.Sprintf("%s, read from memory holding derivatives, bits the type analysis cannot tell", x.Ident())})
+					seed(x, taint{unknown: true, reason: fmt.Sprintf("%s, read from memory holding derivatives, bits the type analysis cannot tell (a float, a pointer or an integer)", x.Ident())})
 				}
 			}
 		}
@@ -76,6 +86,12 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 		}
 	}
 	sinkErr := func(v value.Value, at interface{}, t taint, where string) error {
+		if t.pointer {
+			return errorAt(f, at, "%s: %s, is %s as an integer: the pointer's shadow would not move with it (copy the struct with memcpy)", describe(at), t.reason, where)
+		}
+		if t.unknown {
+			return unknownBitsErr(f, at, t.reason, where)
+		}
 		return errorAt(f, at, "%s: %s carries a derivative as an integer (%s), which gozyme cannot follow: its derivative would be lost (move floats as floats, with memcpy, or pass structs mixing floats and integers by pointer)", describe(at), where, t.reason)
 	}
 	for len(work) > 0 {
@@ -88,12 +104,27 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 				if !t.deep && !t.unknown && irfacts.Unwrap(x.Src) == v {
 					return sinkErr(v, x, t, "the value stored")
 				}
+				if t.pointer && !t.deep && irfacts.Unwrap(x.Src) == v {
+					if _, ok := d.intPointerCopy(f, x, act); ok || !d.pointerAmongData(x.Src) {
+						// The shadows are copied too (intptrcopy.go), or
+						// the pointer is no longer among the bits stored
+						// (a lane of integers, or a pointer alone, which
+						// the retype moves as one).
+						continue
+					}
+				}
+				if !t.deep && t.unknown && irfacts.Unwrap(x.Src) == v && act.HasShadow(x.Dst) {
+					return sinkErr(v, x, t, "stored into memory holding derivatives")
+				}
 			case *ir.InstCall:
 				// A function that carries no derivative (declared inactive,
 				// or in the table of library functions) takes the bits as
 				// it takes floats.
 				if !t.deep && !t.unknown && passesBits(x) && d.passes(x) {
 					return sinkErr(v, x, t, "an argument")
+				}
+				if !t.deep && t.unknown && passesBits(x) && d.passes(x) && isIntegers(x.Typ) && d.returnsArg(x, v) {
+					seed(x, t) // the same bits, returned (unknownbits.go)
 				}
 			case *ir.InstCmpXchg:
 				// An atomic update of a float through its bits: the

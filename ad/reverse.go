@@ -368,6 +368,9 @@ func (r *reverseGen) forward() error {
 				rest = append(rest, ompPlainCall(r.d.omp.sites[call]))
 				continue
 			}
+			if call, ok := inst.(*ir.InstCall); ok {
+				rest = append(rest, r.d.hashInsertStop(r.f, call, r.act)...) // hashinsert.go
+			}
 			if call, ok := inst.(*ir.InstCall); ok && r.callsDerivative(call) {
 				insts, err := r.augmentCall(b, call)
 				if err != nil {

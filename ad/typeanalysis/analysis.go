@@ -24,7 +24,9 @@ type Analysis struct {
 	calls    map[*ir.Func][]node        // the call sites of an analyzed body
 	rets0    map[*ir.Func][]*ir.TermRet // the returns of an analyzed body
 	retOwner map[*ir.TermRet]*ir.Func
-	owner    map[*ir.Param]*ir.Func // the body a parameter belongs to
+	owner    map[*ir.Param]*ir.Func       // the body a parameter belongs to
+	retArgs  map[*ir.Func][]retDerivation // what returned pointers derive from (retargs.go)
+	retLoads map[*ir.Func]loadDerivation  // where getters read their results (retargs.go)
 	queued   map[node]bool
 	work     []node
 	// context: calls pass their callers' facts down (second phase); the
@@ -72,7 +74,7 @@ func Analyze(roots []*ir.Func, body func(*ir.Func) *ir.Func) *Analysis {
 	a := &Analysis{body: body, seen: map[*ir.Func]bool{}, trees: map[value.Value]*Tree{},
 		pinned: map[value.Value]map[key]bool{}, rets: map[*ir.Func]*Tree{}, users: map[value.Value][]node{},
 		calls: map[*ir.Func][]node{}, rets0: map[*ir.Func][]*ir.TermRet{}, retOwner: map[*ir.TermRet]*ir.Func{}, owner: map[*ir.Param]*ir.Func{},
-		queued: map[node]bool{}}
+		retArgs: map[*ir.Func][]retDerivation{}, retLoads: map[*ir.Func]loadDerivation{}, queued: map[node]bool{}}
 	for _, r := range roots {
 		if b := body(r); b != nil {
 			a.discover(b)

@@ -247,3 +247,45 @@ func (a *Analysis) UnknownBits(v value.Value) bool {
 	}
 	return false
 }
+
+// HoldsPointer reports an integer-typed value (a scalar, a vector of
+// integers or an aggregate) some 8 aligned bytes of which the analysis
+// found to hold a pointer.
+func (a *Analysis) HoldsPointer(v value.Value) bool {
+	if !a.tracked(unwrap(v)) {
+		return false
+	}
+	t := a.get(v)
+	n := StoreSize(v.Type())
+	for o := int64(0); o+8 <= n && o <= MaxOffset; o += 8 {
+		if t.ScalarAt(o, 8) == Pointer {
+			return true
+		}
+	}
+	return false
+}
+
+// IntegersAndPointers reports an integer-typed value each 8 bytes of
+// which the analysis found to hold an integer or a pointer, at least one
+// a pointer (no float, nothing unknown).
+func (a *Analysis) IntegersAndPointers(v value.Value) bool {
+	if !a.tracked(unwrap(v)) {
+		return false
+	}
+	t := a.get(v)
+	n := StoreSize(v.Type())
+	if n%8 != 0 || n == 0 {
+		return false
+	}
+	pointer := false
+	for o := int64(0); o < n && o <= MaxOffset; o += 8 {
+		switch t.ScalarAt(o, 8) {
+		case Pointer:
+			pointer = true
+		case Integer:
+		default:
+			return false
+		}
+	}
+	return pointer
+}

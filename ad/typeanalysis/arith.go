@@ -36,6 +36,8 @@ func (a *Analysis) addSub(r, x, y value.Value, sub bool) {
 	case cx == Pointer && cy == Pointer && sub, cx == Integer && cy == Integer:
 		a.add(r, integers(r.Type()))
 	}
+	a.addSubBack(r, x, y) // intuse.go
+	a.addSubBack(r, y, x)
 }
 
 // kind is the single type of an integer operand's bytes; constants count

@@ -18,6 +18,8 @@ import (
 // only the IR types (already certain).
 func (a *Analysis) call(c value.Value, callee value.Value, args []value.Value) {
 	if g := a.callee(callee); g != nil {
+		a.returnedArgCall(c, g, args) // retargs.go
+		a.returnedLoadCall(c, g, args)
 		// A callee called from one place only has one context: what its
 		// parameters and return learned from that caller goes back up
 		// whole (as if inlined), not only the frozen summary.

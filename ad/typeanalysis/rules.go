@@ -75,6 +75,7 @@ func (a *Analysis) visit(n node) {
 		a.add(x.From, integers(x.From.Type()))
 	case *ir.InstICmp:
 		a.add(x, integers(x.Typ))
+		a.compareOrder(x) // intuse.go
 	case *ir.InstFCmp:
 		a.add(x, integers(x.Typ))
 	case *ir.InstAdd:
@@ -162,8 +163,9 @@ func (a *Analysis) access(v, p value.Value, t types.Type) {
 // the same, shifted by the constant byte offset. With a variable index
 // (an offset the analysis does not know), only the facts holding at every
 // offset carry over, and an element fully typed by one float or pointer
-// whose size is the variable index's stride (double* p; p[i]) makes both
-// pointers point to arrays of it.
+// whose size is the variable index's stride (double* p; p[i]), or
+// integers in all its bytes, makes both pointers point to arrays of it
+// (elementRep).
 func (a *Analysis) gep(x *ir.InstGetElementPtr) {
 	if _, vec := x.Typ.(*types.VectorType); vec {
 		return
@@ -222,20 +224,33 @@ func (a *Analysis) gep(x *ir.InstGetElementPtr) {
 		a.add(x.Src, down)
 		return
 	}
-	dst := dstT.Data(0)
 	a.add(x, up)
 	a.add(x.Src, down)
-	if c := dst.Window(0, stride).ScalarAt(0, stride); (c.IsFloat() || c == Pointer) && c.Size() == stride {
-		rep := NewTree()
-		for _, e := range dst.Entries() {
-			if e.Path[0] == 0 {
-				e.Path[0] = -1
-				rep.put(e.Path, e.Type)
-			}
-		}
-		a.add(x, rep.Under(0))
-		a.add(x.Src, rep.Under(0))
+	if rep := elementRep(dstT, stride); rep != nil {
+		a.add(x, rep)
+		a.add(x.Src, rep)
 	}
+}
+
+// elementRep: the element at byte 0 of the memory t's pointer points to,
+// of stride bytes, reached by a variable index, is one float or pointer
+// of that size, or integers in every byte (long *p; p[i]): every element
+// of the array holds the same (the tree of a pointer to such an array).
+// Nil otherwise.
+func elementRep(t *Tree, stride int64) *Tree {
+	dst := t.Data(0)
+	c := dst.Window(0, stride).ScalarAt(0, stride)
+	if !((c.IsFloat() || c == Pointer) && c.Size() == stride || c == Integer) {
+		return nil
+	}
+	rep := NewTree()
+	for _, e := range dst.Entries() {
+		if e.Path[0] == 0 {
+			e.Path[0] = -1
+			rep.put(e.Path, e.Type)
+		}
+	}
+	return rep.Under(0)
 }
 
 // ret relates a returned value and its function's return tree.
