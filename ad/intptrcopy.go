@@ -3,7 +3,7 @@ package ad
 import (
 	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/gozyme/gozyme/ad/irfacts"
-	"github.com/gozyme/gozyme/ad/typeanalysis"
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -88,5 +88,5 @@ func copyShadowBytes(blk *ir.Block, ld *ir.InstLoad, x *ir.InstStore, srcShadow,
 // type analysis found to hold a pointer in some 8 aligned bytes: a pointer
 // the retype cannot make a pointer value.
 func (d *differ) pointerAmongData(v value.Value) bool {
-	return d.bits != nil && d.bits.ta != nil && typeanalysis.StoreSize(v.Type()) > 8 && d.bits.ta.HoldsPointer(v)
+	return d.bits != nil && d.bits.ta != nil && irutil.StoreSize(v.Type()) > 8 && d.bits.ta.HoldsPointer(v)
 }

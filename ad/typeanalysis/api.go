@@ -256,7 +256,7 @@ func (a *Analysis) HoldsPointer(v value.Value) bool {
 		return false
 	}
 	t := a.get(v)
-	n := StoreSize(v.Type())
+	n := irutil.StoreSize(v.Type())
 	for o := int64(0); o+8 <= n && o <= MaxOffset; o += 8 {
 		if t.ScalarAt(o, 8) == Pointer {
 			return true
@@ -273,7 +273,7 @@ func (a *Analysis) IntegersAndPointers(v value.Value) bool {
 		return false
 	}
 	t := a.get(v)
-	n := StoreSize(v.Type())
+	n := irutil.StoreSize(v.Type())
 	if n%8 != 0 || n == 0 {
 		return false
 	}

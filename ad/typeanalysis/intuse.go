@@ -1,6 +1,7 @@
 package typeanalysis
 
 import (
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -39,7 +40,7 @@ func (a *Analysis) addSubBack(r, x, y value.Value) {
 	if _, vec := r.Type().(*types.VectorType); vec {
 		return
 	}
-	size := StoreSize(r.Type())
+	size := irutil.StoreSize(r.Type())
 	if a.get(r).ScalarAt(0, size) != Integer {
 		return
 	}
@@ -56,7 +57,7 @@ func (a *Analysis) compareOrder(x *ir.InstICmp) {
 	if !ok || it.BitSize < 8 {
 		return
 	}
-	size := StoreSize(it)
+	size := irutil.StoreSize(it)
 	for _, pair := range [][2]value.Value{{x.X, x.Y}, {x.Y, x.X}} {
 		v, other := pair[0], pair[1]
 		if _, isConst := unwrap(v).(constant.Constant); isConst {

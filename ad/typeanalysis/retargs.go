@@ -1,6 +1,7 @@
 package typeanalysis
 
 import (
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
@@ -186,7 +187,7 @@ func gepOffset(x *ir.InstGetElementPtr) (off int64, idx value.Value, stride int6
 		var size int64
 		var next types.Type
 		if i == 0 {
-			size, next = AllocSize(x.ElemType), x.ElemType
+			size, next = irutil.AllocSize(x.ElemType), x.ElemType
 		} else {
 			switch tt := t.(type) {
 			case *types.StructType:
@@ -194,7 +195,7 @@ func gepOffset(x *ir.InstGetElementPtr) (off int64, idx value.Value, stride int6
 				if !ok {
 					return 0, nil, 0, false
 				}
-				d, nt := ElementOffset(tt, k)
+				d, nt := irutil.ElementOffset(tt, k)
 				if nt == nil {
 					return 0, nil, 0, false
 				}
@@ -202,9 +203,9 @@ func gepOffset(x *ir.InstGetElementPtr) (off int64, idx value.Value, stride int6
 				t = nt
 				continue
 			case *types.ArrayType:
-				size, next = AllocSize(tt.ElemType), tt.ElemType
+				size, next = irutil.AllocSize(tt.ElemType), tt.ElemType
 			case *types.VectorType:
-				size, next = StoreSize(tt.ElemType), tt.ElemType
+				size, next = irutil.StoreSize(tt.ElemType), tt.ElemType
 			default:
 				return 0, nil, 0, false
 			}
@@ -319,7 +320,7 @@ func (a *Analysis) loadOf(f *ir.Func, v value.Value) (loadDerivation, bool) {
 	var n int64
 	switch x := unwrap(v).(type) {
 	case *ir.InstLoad:
-		ptr, n = x.Src, StoreSize(x.ElemType)
+		ptr, n = x.Src, irutil.StoreSize(x.ElemType)
 	case *ir.InstCall:
 		g := a.callee(x.Callee)
 		if g == nil {
@@ -349,7 +350,7 @@ func (a *Analysis) loadOf(f *ir.Func, v value.Value) (loadDerivation, bool) {
 // memory of its argument (see returnedLoad).
 func (a *Analysis) returnedLoadCall(c value.Value, g *ir.Func, args []value.Value) {
 	d, ok := a.returnedLoad(g)
-	if !ok || d.param >= len(args) || types.Equal(c.Type(), types.Void) || StoreSize(c.Type()) != d.n {
+	if !ok || d.param >= len(args) || types.Equal(c.Type(), types.Void) || irutil.StoreSize(c.Type()) != d.n {
 		return
 	}
 	arg := args[d.param]
