@@ -56,7 +56,7 @@ func (d *differ) noteGlobalUnmet(f *ir.Func, a *activity.Info, u activity.Unmet,
 	}
 	if st, ok := u.At.(*ir.InstStore); ok && holdsPointers(st.Src.Type()) && a.HasShadow(st.Src) {
 		if e.stored == nil {
-			e.stored = errorAt(f, st, "%s puts a pointer to memory holding derivatives (%s) into global '%s', which has no shadow: derivatives read or written through pointers read back from the global would be lost (the global cannot carry the shadow pointer); pass that memory to the code using it as an argument instead of through the global, or keep in the global only pointers to data without derivatives", describe(st), describeValue(storedBase(st.Src)), g.Name())
+			e.stored = errorAt(f, st, "%s puts the address of memory holding derivatives (%s) into global '%s', which has no shadow: derivatives read or written through pointers read back from the global would be lost (the global cannot carry the shadow pointer); pass that memory to the code using it as an argument instead of through the global, or keep in the global only pointers to data without derivatives", describe(st), describeValue(storedBase(st.Src)), g.Name())
 		}
 		return
 	}

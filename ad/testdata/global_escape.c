@@ -72,7 +72,11 @@ int main(void) {
 		xm[i] -= h;
 		check("d f / dx (central difference)", dx[i], (f(xp) - f(xm)) / (2 * h), 1e-6);
 	}
-	double scale = SHAPE_INACTIVE_DATA ? 2 : 1;
+#if SHAPE_INACTIVE_DATA
+	double scale = 2;
+#else
+	double scale = 1;
+#endif
 	CHECK("d f / dx0", dx[0], 15 * scale);
 	CHECK("d f / dx1", dx[1], 9 * scale);
 	return failures != 0;
