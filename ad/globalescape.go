@@ -2,8 +2,11 @@ package ad
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/value"
 )
@@ -24,45 +27,98 @@ import (
 // pointer, which would route them, was lost at the store.
 //
 // So such a store is an error where the global's memory is used where
-// derivatives matter: a derivative written through a pointer read from it
-// (globalEscape.aliasWrite), or the reads lostGlobalError looks for
-// (readsBack and readBackOutside, with the global as root). A global that
-// holds the pointer only as a cache never used for floats with
-// derivatives, and a global holding pointers without shadows (inactive
-// data), are fine.
+// derivatives may matter: floats (or pointers) written through a pointer
+// read from it, with derivatives or without (an overwrite the reverse
+// sweep must see), floats read through one that feed derivatives or are
+// kept anywhere, such a pointer given to a call (usesLoaded), or the
+// reads lostGlobalError looks for (readsBack and readBackOutside, with
+// the global as root). Only pointers read with more loads from the global
+// than reach the memory stored into may be the stored one (loadLevels): a
+// log of calls kept in a global (records[n].x = x) may update its own
+// fields. A global that holds the pointer only as a record never used for
+// floats with derivatives, and a global holding pointers without shadows
+// (inactive data), are fine.
 
-// globalEscape is what is known of one global without a shadow.
+// globalEscape is a store of a pointer with a shadow into the memory of
+// a global without one.
 type globalEscape struct {
-	// stored: the error for the first store of a pointer with a shadow
-	// into the global's memory; nil if none was seen.
-	stored *Error
-	// aliasWrite: derivatives are written through a pointer read from the
-	// global's memory (not into the global itself).
-	aliasWrite bool
+	err *Error // naming the first such store
+	// level: the fewest loads from the global that reach the memory
+	// stored into (0: the global itself); pointers read with more loads
+	// may be the stored one.
+	level int
 }
 
-// noteGlobalUnmet records, for global g without a shadow, what unmet need
-// u of f (analyzed as a) tells of pointers kept in it: a store of a
-// pointer with a shadow into its memory, or derivatives written through a
-// pointer read from it.
+// noteGlobalUnmet records, for global g without a shadow, a store by f
+// (analyzed as a) of a pointer with a shadow into g's memory, which unmet
+// need u may be.
 func (d *differ) noteGlobalUnmet(f *ir.Func, a *activity.Info, u activity.Unmet, g *ir.Global) {
-	if g.Immutable || u.At == nil {
+	st, ok := u.At.(*ir.InstStore)
+	if !ok || g.Immutable || !holdsPointers(st.Src.Type()) || !a.HasShadow(st.Src) {
 		return
 	}
-	e := d.globalEscapes[g]
-	if e == nil {
-		e = &globalEscape{}
-		d.globalEscapes[g] = e
-	}
-	if st, ok := u.At.(*ir.InstStore); ok && holdsPointers(st.Src.Type()) && a.HasShadow(st.Src) {
-		if e.stored == nil {
-			e.stored = errorAt(f, st, "%s puts the address of memory holding derivatives (%s) into global '%s', which has no shadow: derivatives read or written through pointers read back from the global would be lost (the global cannot carry the shadow pointer); pass that memory to the code using it as an argument instead of through the global, or keep in the global only pointers to data without derivatives", describe(st), describeValue(storedBase(st.Src)), g.Name())
+	level := 0
+	if ds, known := loadLevels(st.Dst, g, 0); known && len(ds) > 0 {
+		level = ds[0]
+		for _, l := range ds {
+			level = min(level, l)
 		}
+	}
+	if e := d.globalEscapes[g]; e != nil {
+		e.level = min(e.level, level)
 		return
 	}
-	if writesThroughLoaded(u.At, g) {
-		e.aliasWrite = true
+	d.globalEscapes[g] = &globalEscape{level: level, err: errorAt(f, st, "%s puts the address of memory holding derivatives (%s) into global '%s', which has no shadow: derivatives read or written through pointers read back from the global would be lost (the global cannot carry the shadow pointer); pass that memory to the code using it as an argument instead of through the global, or keep in the global only pointers to data without derivatives", describe(st), describeValue(storedBase(st.Src)), g.Name())}
+}
+
+// loadLevels lists how many loads from global g's memory reach pointer p
+// (0: p points into g itself), one entry per way; known is false where
+// some way is not followed (a pointer a call returns, too deep).
+func loadLevels(p value.Value, g *ir.Global, depth int) (levels []int, known bool) {
+	if depth > 8 {
+		return nil, false
 	}
+	var bases []value.Value
+	activity.PointerBases(p, map[value.Value]bool{}, &bases)
+	known = true
+	for _, b := range bases {
+		switch x := b.(type) {
+		case *ir.Global:
+			if x == g {
+				levels = append(levels, 0)
+			}
+		case *ir.InstLoad:
+			inner, ok := loadLevels(x.Src, g, depth+1)
+			known = known && ok
+			for _, l := range inner {
+				levels = append(levels, l+1)
+			}
+		case *ir.InstCall:
+			if mayPointInto(x, func(v value.Value) bool { return v == g }, map[value.Value]bool{}, 0) {
+				known = false
+			}
+		}
+	}
+	return levels, known
+}
+
+// mayHoldStored reports whether pointer p may be one stored by escape e
+// into g's memory, or reached from it: read with more loads from g than
+// reach the memory e stores into.
+func mayHoldStored(p value.Value, g *ir.Global, e *globalEscape) bool {
+	if !holdsPointers(p.Type()) {
+		return false
+	}
+	levels, known := loadLevels(p, g, 0)
+	if !known {
+		return true
+	}
+	for _, l := range levels {
+		if l > e.level {
+			return true
+		}
+	}
+	return false
 }
 
 // storedBase is the pointer to name in the error for a stored pointer:
@@ -76,29 +132,6 @@ func storedBase(p value.Value) value.Value {
 	return p
 }
 
-// writesThroughLoaded reports whether writer at (a store, or any other
-// instruction given pointers) writes through a pointer read from global
-// g's memory rather than into g itself.
-func writesThroughLoaded(at ir.Instruction, g *ir.Global) bool {
-	loaded := func(p value.Value) bool {
-		return holdsPointers(p.Type()) && !pointsDirectlyInto(p, g) &&
-			mayPointInto(p, func(v value.Value) bool { return v == g }, map[value.Value]bool{}, 0)
-	}
-	if st, ok := at.(*ir.InstStore); ok {
-		return loaded(st.Dst)
-	}
-	ops, ok := at.(interface{ Operands() []*value.Value })
-	if !ok {
-		return true // unknown: assume it may
-	}
-	for _, op := range ops.Operands() {
-		if *op != nil && loaded(*op) {
-			return true
-		}
-	}
-	return false
-}
-
 // globalEscapeError is the error for the first global (by name) that a
 // differentiated function stores a pointer with a shadow into, and whose
 // memory is used where derivatives matter; nil if none. outside lists the
@@ -106,27 +139,108 @@ func writesThroughLoaded(at ir.Instruction, g *ir.Global) bool {
 func (d *differ) globalEscapeError(outside func() []*ir.Func) error {
 	var names []string
 	byName := map[string]*ir.Global{}
-	for g, e := range d.globalEscapes {
-		if e.stored != nil {
-			names = append(names, g.Name())
-			byName[g.Name()] = g
-		}
+	for g := range d.globalEscapes {
+		names = append(names, g.Name())
+		byName[g.Name()] = g
 	}
 	sort.Strings(names)
 	for _, n := range names {
 		g := byName[n]
 		e := d.globalEscapes[g]
-		if e.aliasWrite {
-			return e.stored
-		}
 		for _, an := range d.analyzed {
-			if readsBack(an.f, an.a, func(v value.Value) bool { return v == g }) {
-				return e.stored
+			if readsBack(an.f, an.a, func(v value.Value) bool { return v == g }) || usesLoaded(an.f, an.a, g, e) {
+				return e.err
 			}
 		}
 		if readBackOutside(outside(), g) {
-			return e.stored
+			return e.err
 		}
 	}
 	return nil
+}
+
+// usesLoaded reports whether f, as analyzed by a, uses a pointer that may
+// be the one escape e stored into g's memory (mayHoldStored) where
+// derivatives may matter: a store of floats or pointers or an atomic
+// through it, a float load through it whose value is useful or kept
+// (floatKept), or a call given it (other than free and the lifetime and
+// debug intrinsics).
+func usesLoaded(f *ir.Func, a *activity.Info, g *ir.Global, e *globalEscape) bool {
+	loaded := func(p value.Value) bool { return mayHoldStored(p, g, e) }
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			switch x := inst.(type) {
+			case *ir.InstLoad:
+				if irfacts.CarriesFloat(x.ElemType) && loaded(x.Src) && (a.Useful[x] || floatKept(f, x)) {
+					return true
+				}
+			case *ir.InstStore:
+				if (irfacts.CarriesFloat(x.Src.Type()) || holdsPointers(x.Src.Type())) && loaded(x.Dst) {
+					return true
+				}
+			case *ir.InstAtomicRMW:
+				if loaded(x.Dst) {
+					return true
+				}
+			case *ir.InstCmpXchg:
+				if loaded(x.Ptr) {
+					return true
+				}
+			case *ir.InstCall:
+				if isDebugIntrinsic(x) || strings.HasPrefix(irfacts.CalleeName(x), "llvm.lifetime.") || isFree(x) {
+					continue
+				}
+				for _, arg := range x.Args {
+					if loaded(arg) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// floatKept reports whether the value of load, or a float computed from
+// it, is stored, returned or given to a function with a body (which may
+// keep it).
+func floatKept(f *ir.Func, load *ir.InstLoad) bool {
+	set := map[value.Value]bool{load: true}
+	for changed := true; changed; {
+		changed = false
+		for _, b := range f.Blocks {
+			for _, inst := range b.Insts {
+				v, isValue := inst.(value.Value)
+				uses := false
+				for _, op := range inst.Operands() {
+					if *op != nil && set[irfacts.Unwrap(*op)] {
+						uses = true
+						break
+					}
+				}
+				if !uses || (isValue && set[v]) {
+					continue
+				}
+				switch x := inst.(type) {
+				case *ir.InstStore:
+					if set[irfacts.Unwrap(x.Src)] {
+						return true
+					}
+					continue
+				case *ir.InstCall:
+					if callee, ok := irutil.StripCasts(x.Callee).(*ir.Func); ok && len(callee.Blocks) > 0 {
+						return true
+					}
+				}
+				if isValue && irfacts.CarriesFloat(v.Type()) {
+					set[v] = true
+					changed = true
+				}
+			}
+			if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil && set[irfacts.Unwrap(r.X)] {
+				return true
+			}
+		}
+	}
+	return false
 }

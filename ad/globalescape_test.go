@@ -8,7 +8,9 @@ import (
 // TestPointerKeptInGlobal: a function keeps a pointer to memory holding
 // derivatives (a malloc'd buffer, or its parameter) in a global without a
 // shadow and writes or reads the buffer through the pointer read back
-// from the global (in the function, in a callee, in forward mode). The
+// from the global (in the function, in a callee, in forward mode; also
+// overwriting it without a derivative, or handing it to a function given
+// no derivatives, so not differentiated). The
 // global cannot carry the buffer's shadow pointer, so each build either
 // gives the right gradient (where the optimizer forwards the stored
 // pointer to the load, -O2) or stops naming the store; at -O0 the
@@ -29,6 +31,8 @@ func TestPointerKeptInGlobal(t *testing.T) {
 		{"STORE_IN_CALLEE", true},
 		{"READ_THROUGH_GLOBAL", true},
 		{"FORWARD", true},
+		{"OVERWRITE_THROUGH_GLOBAL", true},
+		{"CALLEE_GIVEN_LOADED", true},
 		{"CACHE", false},
 		{"INACTIVE_DATA", false},
 	} {
@@ -47,10 +51,12 @@ func TestPointerKeptInGlobal(t *testing.T) {
 			})
 		}
 	}
-	// Without the optimizer forwarding the pointer, the write through the
+	// Without the optimizer forwarding the pointer, the writes through the
 	// global must stop the build.
-	_, err := tryBuildC(t, checkPrelude+"#define SHAPE_WRITE_THROUGH_GLOBAL 1\n"+testdataC(t, "global_escape.c"), "0")
-	if err == nil || !strings.Contains(err.Error(), "cannot differentiate 'f': ") || !strings.Contains(err.Error(), want+" (the call to 'malloc') into global 'kept'") {
-		t.Errorf("-O0: want the error naming the store into 'kept', got %v", err)
+	for _, shape := range []string{"WRITE_THROUGH_GLOBAL", "OVERWRITE_THROUGH_GLOBAL"} {
+		_, err := tryBuildC(t, checkPrelude+"#define SHAPE_"+shape+" 1\n"+testdataC(t, "global_escape.c"), "0")
+		if err == nil || !strings.Contains(err.Error(), "cannot differentiate 'f': ") || !strings.Contains(err.Error(), want+" (the call to 'malloc') into global 'kept'") {
+			t.Errorf("%s -O0: want the error naming the store into 'kept', got %v", shape, err)
+		}
 	}
 }
