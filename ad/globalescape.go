@@ -57,13 +57,7 @@ func (d *differ) noteGlobalUnmet(f *ir.Func, a *activity.Info, u activity.Unmet,
 	if !ok || g.Immutable || !holdsPointers(st.Src.Type()) || !a.HasShadow(st.Src) {
 		return
 	}
-	level := 0
-	if ds, known := loadLevels(st.Dst, g, 0); known && len(ds) > 0 {
-		level = ds[0]
-		for _, l := range ds {
-			level = min(level, l)
-		}
-	}
+	level := escapeLevel(st, g)
 	if e := d.globalEscapes[g]; e != nil {
 		e.level = min(e.level, level)
 		return
@@ -71,10 +65,25 @@ func (d *differ) noteGlobalUnmet(f *ir.Func, a *activity.Info, u activity.Unmet,
 	d.globalEscapes[g] = &globalEscape{level: level, err: errorAt(f, st, "%s puts the address of memory holding derivatives (%s) into global '%s', which has no shadow: derivatives read or written through pointers read back from the global would be lost (the global cannot carry the shadow pointer); pass that memory to the code using it as an argument instead of through the global, or keep in the global only pointers to data without derivatives", describe(st), describeValue(storedBase(st.Src)), g.Name())}
 }
 
-// loadLevels lists how many loads from global g's memory reach pointer p
-// (0: p points into g itself), one entry per way; known is false where
-// some way is not followed (a pointer a call returns, too deep).
-func loadLevels(p value.Value, g *ir.Global, depth int) (levels []int, known bool) {
+// escapeLevel is the fewest loads from root's memory that reach the
+// memory store st writes (0 where not known).
+func escapeLevel(st *ir.InstStore, root value.Value) int {
+	ds, known := loadLevels(st.Dst, root, 0)
+	if !known || len(ds) == 0 {
+		return 0
+	}
+	level := ds[0]
+	for _, l := range ds {
+		level = min(level, l)
+	}
+	return level
+}
+
+// loadLevels lists how many loads from the memory of root (a global or a
+// parameter) reach pointer p (0: p points into root's memory itself), one
+// entry per way; known is false where some way is not followed (a pointer
+// a call returns, too deep).
+func loadLevels(p, root value.Value, depth int) (levels []int, known bool) {
 	if depth > 8 {
 		return nil, false
 	}
@@ -82,19 +91,19 @@ func loadLevels(p value.Value, g *ir.Global, depth int) (levels []int, known boo
 	activity.PointerBases(p, map[value.Value]bool{}, &bases)
 	known = true
 	for _, b := range bases {
+		if b == root {
+			levels = append(levels, 0)
+			continue
+		}
 		switch x := b.(type) {
-		case *ir.Global:
-			if x == g {
-				levels = append(levels, 0)
-			}
 		case *ir.InstLoad:
-			inner, ok := loadLevels(x.Src, g, depth+1)
+			inner, ok := loadLevels(x.Src, root, depth+1)
 			known = known && ok
 			for _, l := range inner {
 				levels = append(levels, l+1)
 			}
 		case *ir.InstCall:
-			if mayPointInto(x, func(v value.Value) bool { return v == g }, map[value.Value]bool{}, 0) {
+			if mayPointInto(x, func(v value.Value) bool { return v == root }, map[value.Value]bool{}, 0) {
 				known = false
 			}
 		}
@@ -103,22 +112,38 @@ func loadLevels(p value.Value, g *ir.Global, depth int) (levels []int, known boo
 }
 
 // mayHoldStored reports whether pointer p may be one stored by escape e
-// into g's memory, or reached from it: read with more loads from g than
-// reach the memory e stores into.
-func mayHoldStored(p value.Value, g *ir.Global, e *globalEscape) bool {
+// into root's memory, or reached from it: read with more loads from root
+// than reach the memory e stores into (or with as many, where from
+// reaches the memory holding the stored pointer).
+func mayHoldStored(p, root value.Value, e *globalEscape, from bool) bool {
 	if !holdsPointers(p.Type()) {
 		return false
 	}
-	levels, known := loadLevels(p, g, 0)
+	levels, known := loadLevels(p, root, 0)
 	if !known {
 		return true
 	}
 	for _, l := range levels {
-		if l > e.level {
+		if l > e.level || (from && l == e.level) {
 			return true
 		}
 	}
 	return false
+}
+
+// paramEscapeError is the error for store st of a pointer with a shadow
+// into the memory of root parameter p, passed without a shadow
+// (enzyme_const), where f uses what it stores where derivatives may
+// matter (as globalEscapeError's check of a global); nil otherwise.
+func paramEscapeError(f *ir.Func, a *activity.Info, st *ir.InstStore, p *ir.Param) error {
+	if !a.HasShadow(st.Src) {
+		return nil
+	}
+	e := &globalEscape{level: escapeLevel(st, p)}
+	if !readsBack(f, a, func(v value.Value) bool { return v == p }) && !usesLoaded(f, a, p, e) {
+		return nil
+	}
+	return errorAt(f, st, "%s puts the address of memory holding derivatives (%s) into memory reached through parameter %d of '%s', which has no shadow (enzyme_const): derivatives read or written through pointers read back from there would be lost; pass it with enzyme_dup and a zeroed shadow", describe(st), describeValue(storedBase(st.Src)), paramIndex(f, p), f.Name())
 }
 
 // storedBase is the pointer to name in the error for a stored pointer:
@@ -163,10 +188,11 @@ func (d *differ) globalEscapeError(outside func() []*ir.Func) error {
 // be the one escape e stored into g's memory (mayHoldStored) where
 // derivatives may matter: a store of floats or pointers or an atomic
 // through it, a float load through it whose value is useful or kept
-// (floatKept), or a call given it (other than free and the lifetime and
-// debug intrinsics).
-func usesLoaded(f *ir.Func, a *activity.Info, g *ir.Global, e *globalEscape) bool {
-	loaded := func(p value.Value) bool { return mayHoldStored(p, g, e) }
+// (floatKept), or a call given it or the memory holding it (other than
+// free, realloc of the memory holding it, and the lifetime and debug
+// intrinsics), which may read it from there.
+func usesLoaded(f *ir.Func, a *activity.Info, root value.Value, e *globalEscape) bool {
+	loaded := func(p value.Value) bool { return mayHoldStored(p, root, e, false) }
 	for _, b := range f.Blocks {
 		for _, inst := range b.Insts {
 			switch x := inst.(type) {
@@ -190,8 +216,17 @@ func usesLoaded(f *ir.Func, a *activity.Info, g *ir.Global, e *globalEscape) boo
 				if isDebugIntrinsic(x) || strings.HasPrefix(irfacts.CalleeName(x), "llvm.lifetime.") || isFree(x) {
 					continue
 				}
+				if irfacts.IsRealloc(x) {
+					// Moves the memory holding the stored pointers, to a
+					// block the program puts back into the global (a log
+					// grown in place) where the reads from it are checked.
+					if len(x.Args) > 0 && mayHoldStored(x.Args[0], root, e, false) {
+						return true
+					}
+					continue
+				}
 				for _, arg := range x.Args {
-					if loaded(arg) {
+					if mayHoldStored(arg, root, e, true) {
 						return true
 					}
 				}

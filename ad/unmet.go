@@ -33,6 +33,9 @@ func (d *differ) unmetError(f *ir.Func, a *activity.Info, root bool) error {
 				return errorAt(f, u.At, "%s needs a shadow of parameter %d of '%s', which is passed without one (enzyme_const): pass it with enzyme_dup", describeAt(u.At), paramIndex(f, b), f.Name())
 			}
 			if st, ok := u.At.(*ir.InstStore); ok && holdsPointers(st.Src.Type()) {
+				if err := paramEscapeError(f, a, st, b); err != nil {
+					return err
+				}
 				continue // a pointer stored into shadowed memory: shadowlessPointerStore
 			}
 			if !readsBackBesides(f, a, func(v value.Value) bool { return v == b }, ownRead(f, u.At)) {

@@ -16,6 +16,11 @@ __attribute__((noinline)) void bump(const double *x) { kept[1] += x[0] * x[1]; }
 /* A callee keeps the pointer it is given. */
 __attribute__((noinline)) void keep(double *p) { kept = p; }
 #endif
+#if SHAPE_CALLEE_GIVEN_GLOBAL
+/* Given no derivatives, so not differentiated: reads the pointer from the
+   global it is given. */
+__attribute__((noinline)) void twice_through(double **pp) { (*pp)[1] = 2 * (*pp)[0]; }
+#endif
 #if SHAPE_CALLEE_GIVEN_LOADED
 /* Given no derivatives, so not differentiated: the pointer it is given
    was read from the global. */
@@ -45,6 +50,8 @@ double f(const double *x) {
 	kept[1] = kept[0] * 2;
 #elif SHAPE_CALLEE_GIVEN_LOADED
 	twice(kept);
+#elif SHAPE_CALLEE_GIVEN_GLOBAL
+	twice_through(&kept);
 #elif SHAPE_CACHE || SHAPE_INACTIVE_DATA
 	/* kept is only a record of the buffer, never used here. */
 	out[1] += x[0] * x[1];
@@ -85,7 +92,7 @@ int main(void) {
 	}
 #if SHAPE_INACTIVE_DATA
 	double want[2] = {30, 18};
-#elif SHAPE_OVERWRITE_THROUGH_GLOBAL || SHAPE_CALLEE_GIVEN_LOADED
+#elif SHAPE_OVERWRITE_THROUGH_GLOBAL || SHAPE_CALLEE_GIVEN_LOADED || SHAPE_CALLEE_GIVEN_GLOBAL
 	double want[2] = {15, 0}; /* f = 5 x0^2 */
 #else
 	double want[2] = {15, 9};
