@@ -28,24 +28,26 @@ type differ struct {
 	inactive      map[*ir.Func]bool // functions declared inactive (declared.go)
 	// globals declared inactive: derivatives written there are dropped.
 	inactiveGlobals map[*ir.Global]bool
-	allocs          map[*ir.Func]allocLike       // allocation-like functions (declared.go)
-	declErr         error                        // a malformed declaration
-	specs           map[string]*ir.Func          // functions specialized for constant function arguments (abispec.go)
-	grads           map[string]*ir.Func          // combined gradients, by generated name
-	sums            *summaries                   // what callees write derivatives through (summary.go)
-	lostGlobals     map[*ir.Global]error         // globals derivatives are written into, without a shadow (unmet.go)
-	globalEscapes   map[*ir.Global]*globalEscape // pointers with shadows kept in globals without (globalescape.go)
-	analyzed        []analyzedFunc               // functions whose derivatives were generated (unmet.go)
-	splits          map[string]*splitGrad        // augmented forward/reverse pairs, by name
-	prep            map[*ir.Func]*ir.Func        // functions as AD sees them (see prepared)
-	tapeRT          *tapeStack                   // the tape stack's runtime, once defined (tapestack.go)
-	shadowRT        map[int]*shadowSet           // the shadow sets' runtimes by derivative order, once defined (shadowset.go)
-	shadowLevels    map[*ir.Func]int             // derivative orders of functions (shadowset.go)
-	custom          map[*ir.Func]*Custom         // user-supplied derivatives
-	fwds            map[string]*forwardGen       // forward-mode derivatives, by name
-	retainables     []*retainable                // combined gradients whose caches may be retained (retain.go)
-	picks           map[*ir.InstCall]pick        // primal fmin/fmax calls -> the bit their reverse reads (pick.go)
-	taken           map[*ir.Func]bool            // functions whose address the module takes (dispatch.go)
+	allocs          map[*ir.Func]allocLike // allocation-like functions (declared.go)
+	declErr         error                  // a malformed declaration
+	specs           map[string]*ir.Func    // functions specialized for constant function arguments (abispec.go)
+	grads           map[string]*ir.Func    // combined gradients, by generated name
+	sums            *summaries             // what callees write derivatives through (summary.go)
+	lostGlobals     map[*ir.Global]error   // globals derivatives are written into, without a shadow (unmet.go)
+	analyzed        []analyzedFunc         // functions whose derivatives were generated (unmet.go)
+	splits          map[string]*splitGrad  // augmented forward/reverse pairs, by name
+	prep            map[*ir.Func]*ir.Func  // functions as AD sees them (see prepared)
+	tapeRT          *tapeStack             // the tape stack's runtime, once defined (tapestack.go)
+	shadowRT        map[int]*shadowSet     // the shadow sets' runtimes by derivative order, once defined (shadowset.go)
+	shadowLevels    map[*ir.Func]int       // derivative orders of functions (shadowset.go)
+	custom          map[*ir.Func]*Custom   // user-supplied derivatives
+	fwds            map[string]*forwardGen // forward-mode derivatives, by name
+	retainables     []*retainable          // combined gradients whose caches may be retained (retain.go)
+	picks           map[*ir.InstCall]pick  // primal fmin/fmax calls -> the bit their reverse reads (pick.go)
+	taken           map[*ir.Func]bool      // functions whose address the module takes (dispatch.go)
+	// globalEscapes: pointers with shadows stored into globals without
+	// (globalescape.go).
+	globalEscapes map[*ir.Global]*globalEscape
 	// runtimeActivity checks shadows that may be their primal at run time
 	// (Options.RuntimeActivity, runtimeactivity.go).
 	runtimeActivity bool

@@ -185,7 +185,7 @@ func (d *differ) globalEscapeError(outside func() []*ir.Func) error {
 }
 
 // usesLoaded reports whether f, as analyzed by a, uses a pointer that may
-// be the one escape e stored into g's memory (mayHoldStored) where
+// be the one escape e stored into root's memory (mayHoldStored) where
 // derivatives may matter: a store of floats or pointers or an atomic
 // through it, a float load through it whose value is useful or kept
 // (floatKept), or a call given it or the memory holding it (other than
