@@ -45,6 +45,9 @@ type differ struct {
 	retainables     []*retainable          // combined gradients whose caches may be retained (retain.go)
 	picks           map[*ir.InstCall]pick  // primal fmin/fmax calls -> the bit their reverse reads (pick.go)
 	taken           map[*ir.Func]bool      // functions whose address the module takes (dispatch.go)
+	// globalEscapes: pointers with shadows stored into globals without
+	// (globalescape.go).
+	globalEscapes map[*ir.Global]*globalEscape
 	// runtimeActivity checks shadows that may be their primal at run time
 	// (Options.RuntimeActivity, runtimeactivity.go).
 	runtimeActivity bool
@@ -665,7 +668,7 @@ func newDiffer(m *ir.Module, opts Options) *differ {
 	}
 	return &differ{m: m, inactive: decls.inactiveFns, inactiveGlobals: decls.inactiveGlobals, allocs: decls.allocs, declErr: err,
 		grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
-		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, sums: newSummaries(), lostGlobals: map[*ir.Global]error{}, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{},
+		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, sums: newSummaries(), lostGlobals: map[*ir.Global]error{}, globalEscapes: map[*ir.Global]*globalEscape{}, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{},
 		constShadows: map[constShadowKey]*ir.Global{}, runtimeActivity: opts.RuntimeActivity,
 		gpu: rules.IsGPUModule(m), note: opts.Note, gpuLoopRecords: opts.GPULoopRecords,
 		gpuPlainAdjoints: opts.GPUPlainAdjoints, typeReport: opts.TypeReport}

@@ -91,7 +91,7 @@ int main(void) {
 	printf("%g %g\n", dx[0], dx[1]);
 	return 0;
 }`,
-			"writes derivatives into global 'gx', which has no shadow"},
+			"puts the address of memory holding derivatives (a parameter (a pointer)) into global 'gx', which has no shadow"},
 	}
 	for _, c := range cases {
 		for _, o := range []string{"0", "2"} {

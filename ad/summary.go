@@ -112,6 +112,9 @@ func (d *differ) summarize(f *ir.Func, acts []activity.Activity, retShadow bool)
 	}
 	a := d.analyzeActivity(pf, acts, false, retShadow)
 	for _, u := range a.Unmet {
+		if g, ok := u.Base.(*ir.Global); ok {
+			d.noteGlobalUnmet(pf, a, u, g)
+		}
 		if g, ok := u.Base.(*ir.Global); ok && !g.Immutable && !u.Hard {
 			// A write the caller never sees as its own (the callee may not
 			// be differentiated at all when its result is inactive).

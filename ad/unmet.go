@@ -33,6 +33,9 @@ func (d *differ) unmetError(f *ir.Func, a *activity.Info, root bool) error {
 				return errorAt(f, u.At, "%s needs a shadow of parameter %d of '%s', which is passed without one (enzyme_const): pass it with enzyme_dup", describeAt(u.At), paramIndex(f, b), f.Name())
 			}
 			if st, ok := u.At.(*ir.InstStore); ok && holdsPointers(st.Src.Type()) {
+				if err := paramEscapeError(f, a, st, b); err != nil {
+					return err
+				}
 				continue // a pointer stored into shadowed memory: shadowlessPointerStore
 			}
 			if !readsBackBesides(f, a, func(v value.Value) bool { return v == b }, ownRead(f, u.At)) {
@@ -40,6 +43,7 @@ func (d *differ) unmetError(f *ir.Func, a *activity.Info, root bool) error {
 			}
 			return errorAt(f, u.At, "%s writes derivatives into memory reached through parameter %d of '%s', which has no shadow (enzyme_const), and the function reads that memory back: the derivative through it would be lost; pass it with enzyme_dup and a zeroed shadow", describeAt(u.At), paramIndex(f, b), f.Name())
 		case *ir.Global:
+			d.noteGlobalUnmet(f, a, u, b)
 			if b.Immutable {
 				continue // a constant global is never written
 			}
@@ -248,6 +252,17 @@ type analyzedFunc struct {
 // function writes derivatives into (unmetError) and some differentiated
 // function reads back where they matter; nil when there is none.
 func (d *differ) lostGlobalError() error {
+	var outside []*ir.Func
+	computed := false
+	undifferentiated := func() []*ir.Func {
+		if !computed {
+			outside, computed = d.undifferentiatedCallees(), true
+		}
+		return outside
+	}
+	if err := d.globalEscapeError(undifferentiated); err != nil {
+		return err
+	}
 	var names []string
 	byName := map[string]*ir.Global{}
 	for g := range d.lostGlobals {
@@ -255,18 +270,14 @@ func (d *differ) lostGlobalError() error {
 		byName[g.Name()] = g
 	}
 	sort.Strings(names)
-	var outside []*ir.Func
-	for i, n := range names {
+	for _, n := range names {
 		g := byName[n]
 		for _, an := range d.analyzed {
 			if readsBack(an.f, an.a, func(v value.Value) bool { return v == g }) {
 				return d.lostGlobals[g]
 			}
 		}
-		if i == 0 {
-			outside = d.undifferentiatedCallees()
-		}
-		if readBackOutside(outside, g) {
+		if readBackOutside(undifferentiated(), g) {
 			return d.lostGlobals[g]
 		}
 	}
