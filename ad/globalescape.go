@@ -162,15 +162,7 @@ func storedBase(p value.Value) value.Value {
 // memory is used where derivatives matter; nil if none. outside lists the
 // functions called without being differentiated (computed on demand).
 func (d *differ) globalEscapeError(outside func() []*ir.Func) error {
-	var names []string
-	byName := map[string]*ir.Global{}
-	for g := range d.globalEscapes {
-		names = append(names, g.Name())
-		byName[g.Name()] = g
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		g := byName[n]
+	for _, g := range globalsByName(d.globalEscapes) {
 		e := d.globalEscapes[g]
 		for _, an := range d.analyzed {
 			if readsBack(an.f, an.a, func(v value.Value) bool { return v == g }) || usesLoaded(an.f, an.a, g, e) {
@@ -182,6 +174,16 @@ func (d *differ) globalEscapeError(outside func() []*ir.Func) error {
 		}
 	}
 	return nil
+}
+
+// globalsByName are the keys of m, in the order of their names.
+func globalsByName[V any](m map[*ir.Global]V) []*ir.Global {
+	gs := make([]*ir.Global, 0, len(m))
+	for g := range m {
+		gs = append(gs, g)
+	}
+	sort.Slice(gs, func(i, j int) bool { return gs[i].Name() < gs[j].Name() })
+	return gs
 }
 
 // usesLoaded reports whether f, as analyzed by a, uses a pointer that may

@@ -1,7 +1,6 @@
 package ad
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/gozyme/gozyme/ad/activity"
@@ -263,15 +262,7 @@ func (d *differ) lostGlobalError() error {
 	if err := d.globalEscapeError(undifferentiated); err != nil {
 		return err
 	}
-	var names []string
-	byName := map[string]*ir.Global{}
-	for g := range d.lostGlobals {
-		names = append(names, g.Name())
-		byName[g.Name()] = g
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		g := byName[n]
+	for _, g := range globalsByName(d.lostGlobals) {
 		for _, an := range d.analyzed {
 			if readsBack(an.f, an.a, func(v value.Value) bool { return v == g }) {
 				return d.lostGlobals[g]
