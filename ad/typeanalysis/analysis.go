@@ -37,6 +37,8 @@ type Analysis struct {
 	// exhausted, the analysis stops, incomplete.
 	visits, budget int
 	exhausted      bool
+	// up and down are the rules' scratch lists of facts (see fact).
+	up, down []fact
 }
 
 // visitsPerNode is the work budget per instruction: fixed points in
@@ -288,7 +290,10 @@ func (a *Analysis) get(v value.Value) *Tree {
 // IR type makes certain; on a change, the nodes that read v, v's
 // definition, and for parameters and results the call sites, run again.
 // A constant expression on a global passes its memory facts to the global.
-func (a *Analysis) add(v value.Value, t *Tree) {
+func (a *Analysis) add(v value.Value, t *Tree) { a.addTree(v, t, false) }
+
+// addTree is add, leaving out t's conflicts (Anything) with definite.
+func (a *Analysis) addTree(v value.Value, t *Tree, definite bool) {
 	v = unwrap(v)
 	if t == nil || t.Len() == 0 {
 		return
@@ -296,6 +301,9 @@ func (a *Analysis) add(v value.Value, t *Tree) {
 	cur, ok := a.trees[v]
 	if !ok {
 		if base, off, ok := globalBase(v); ok {
+			if definite {
+				t = definiteTree(t)
+			}
 			a.add(base, t.shiftedPointee(off))
 		}
 		return
@@ -303,18 +311,59 @@ func (a *Analysis) add(v value.Value, t *Tree) {
 	pins := a.pinned[v]
 	changed := false
 	for k, c := range t.m {
-		if pins[k] {
+		if definite && c == Anything {
 			continue
 		}
-		old := cur.m[k]
-		if n := old.Join(c); n != old {
-			cur.m[k] = n
+		if joinFact(cur, pins, k, c) {
 			changed = true
 		}
 	}
-	if !changed {
+	if changed {
+		a.changed(v)
+	}
+}
+
+// addFacts is add for a list of facts (see fact).
+func (a *Analysis) addFacts(v value.Value, fs []fact) {
+	v = unwrap(v)
+	if len(fs) == 0 {
 		return
 	}
+	cur, ok := a.trees[v]
+	if !ok {
+		if base, off, ok := globalBase(v); ok {
+			a.add(base, treeOf(fs).shiftedPointee(off))
+		}
+		return
+	}
+	pins := a.pinned[v]
+	changed := false
+	for _, f := range fs {
+		if joinFact(cur, pins, f.k, f.c) {
+			changed = true
+		}
+	}
+	if changed {
+		a.changed(v)
+	}
+}
+
+// joinFact joins c into cur at k unless pins holds k (pins hold value-level
+// paths only, those of one offset), reporting whether cur changed.
+func joinFact(cur *Tree, pins map[key]bool, k key, c Concrete) bool {
+	if k.len() == 1 && pins[k] {
+		return false
+	}
+	old := cur.m[k]
+	if n := old.Join(c); n != old {
+		cur.m[k] = n
+		return true
+	}
+	return false
+}
+
+// changed runs again what depends on v's tree, which changed.
+func (a *Analysis) changed(v value.Value) {
 	for _, u := range a.users[v] {
 		a.enqueue(u)
 	}

@@ -29,7 +29,7 @@ func (a *Analysis) call(c value.Value, callee value.Value, args []value.Value) {
 			if a.context {
 				a.add(p, a.get(args[i]))
 				if single {
-					a.add(args[i], definite(a.get(p)))
+					a.addTree(args[i], a.get(p), true)
 				} else {
 					a.add(args[i], a.paramSum[p])
 				}
@@ -40,7 +40,7 @@ func (a *Analysis) call(c value.Value, callee value.Value, args []value.Value) {
 		if !types.Equal(c.Type(), types.Void) {
 			if a.context {
 				if single {
-					a.add(c, definite(a.rets[g]))
+					a.addTree(c, a.rets[g], true)
 				} else {
 					a.add(c, a.retSum[g])
 				}
@@ -58,10 +58,11 @@ func (a *Analysis) call(c value.Value, callee value.Value, args []value.Value) {
 	a.library(c, f.Name(), args)
 }
 
-// definite is t without its conflicts (Anything): what a single-context
-// callee sends back up adds what its body learned, never a conflict the
-// caller's own facts met there (a union's bytes, hashed as integers).
-func definite(t *Tree) *Tree {
+// definiteTree is t without its conflicts (Anything): what a
+// single-context callee sends back up adds what its body learned, never a
+// conflict the caller's own facts met there (a union's bytes, hashed as
+// integers). Calls join it with addTree(..., true), which leaves them out.
+func definiteTree(t *Tree) *Tree {
 	out := NewTree()
 	for k, c := range t.m {
 		if c != Anything {

@@ -154,8 +154,10 @@ func (v *Tree) own() *Tree {
 // fact that its value is an integer comes from how it is used, if at all).
 func (a *Analysis) access(v, p value.Value, t types.Type) {
 	n := irutil.StoreSize(t)
-	a.add(v, a.get(p).pointeeWindow(n))
-	a.add(p, a.get(v).placedUnder(n))
+	a.up = a.get(p).appendPointeeWindow(a.up[:0], n)
+	a.addFacts(v, a.up)
+	a.down = a.get(v).appendPlacedUnder(a.down[:0], n)
+	a.addFacts(p, a.down)
 }
 
 // gep relates a getelementptr's result and source: their memory facts are
@@ -211,9 +213,10 @@ func (a *Analysis) gep(x *ir.InstGetElementPtr) {
 	// Both sides are read before either is joined into.
 	srcT, dstT := a.get(x.Src), a.get(x)
 	if !variable {
-		up, down := srcT.shiftedPointee(-off), dstT.shiftedPointee(off)
-		a.add(x, up)
-		a.add(x.Src, down)
+		a.up = srcT.appendShiftedPointee(a.up[:0], -off)
+		a.down = dstT.appendShiftedPointee(a.down[:0], off)
+		a.addFacts(x, a.up)
+		a.addFacts(x.Src, a.down)
 		return
 	}
 	up, down := srcT.repeatingPointee(), dstT.repeatingPointee()
@@ -222,19 +225,36 @@ func (a *Analysis) gep(x *ir.InstGetElementPtr) {
 		a.add(x.Src, down)
 		return
 	}
-	dst := dstT.Data(0)
-	a.add(x, up)
-	a.add(x.Src, down)
-	if c := dst.Window(0, stride).ScalarAt(0, stride); (c.IsFloat() || c == Pointer) && c.Size() == stride {
-		rep := NewTree()
-		for _, e := range dst.Entries() {
-			if e.Path[0] == 0 {
-				e.Path[0] = -1
-				rep.put(e.Path, e.Type)
+	// What one element of the destination holds (read before the joins):
+	// ScalarAt reads value-level facts only, those of the window's paths
+	// of one offset.
+	a.up = dstT.appendPointeeWindow(a.up[:0], stride)
+	win := a.down[:0]
+	for _, f := range a.up {
+		if f.k.len() == 1 {
+			win = append(win, f)
+		}
+	}
+	a.down = win
+	var rep *Tree
+	if c := treeOf(win).ScalarAt(0, stride); (c.IsFloat() || c == Pointer) && c.Size() == stride {
+		// The destination's element at offset 0, at every offset.
+		rep = NewTree()
+		var buf [MaxDepth]int64
+		for k, c := range dstT.m {
+			if k.len() >= 2 && k.first() == 0 && k>>level1&offMask == 1 {
+				p := k.appendPath(buf[:0])[1:]
+				p[0] = -1
+				rep.put(p, c)
 			}
 		}
-		a.add(x, rep.Under(0))
-		a.add(x.Src, rep.Under(0))
+		rep = rep.Under(0)
+	}
+	a.add(x, up)
+	a.add(x.Src, down)
+	if rep != nil {
+		a.add(x, rep)
+		a.add(x.Src, rep)
 	}
 }
 
