@@ -164,7 +164,7 @@ func bazelSetup(t *testing.T) (string, string) {
 // bazelDiskCache is the --disk_cache flag the Bazel tests share across
 // runs, as Go's build cache is: $GOZYME_BAZEL_DISK_CACHE, else
 // gozyme/bazel-disk-cache under the user's cache directory (a temporary
-// one, removed afterwards, where there is none). Bazel's disk cache is
+// one, removed afterwards, where there is none or it cannot be made). Bazel's disk cache is
 // content-addressed (an action's key covers its command line and the
 // digests of its inputs), so a changed source rebuilds what depends on it
 // and nothing stale is reused; the Go standard library, llir and the
@@ -175,7 +175,12 @@ func bazelDiskCache(t *testing.T) string {
 	if dir == "" {
 		if base, err := os.UserCacheDir(); err == nil {
 			dir = filepath.Join(base, "gozyme", "bazel-disk-cache")
-		} else {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Logf("no shared Bazel disk cache (%v): a temporary one", err)
+				dir = ""
+			}
+		}
+		if dir == "" {
 			dir = filepath.Join(t.TempDir(), "bazel-disk-cache")
 		}
 	}
