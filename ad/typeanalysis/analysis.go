@@ -39,6 +39,65 @@ type Analysis struct {
 	exhausted      bool
 	// up and down are the rules' scratch lists of facts (see fact).
 	up, down []fact
+	// flows records the version of its source's tree each flow last read
+	// (see stale).
+	flows       map[flow]uint64
+	runAllFlows bool
+}
+
+// flow is one way a rule derives facts from one tracked value's tree and
+// joins them into another value's: what it derives depends on the
+// source's tree alone (op names the derivation, n its parameter).
+type flow struct {
+	src, dst value.Value
+	op       flowOp
+	n        int64
+}
+
+type flowOp uint8
+
+const (
+	flowSame     flowOp = iota // the tree itself
+	flowOwn                    // its value-level facts (own)
+	flowDefinite               // without conflicts (definiteTree)
+	flowWindow                 // pointeeWindow(n)
+	flowPlaced                 // placedUnder(n)
+	flowShift                  // shiftedPointee(n)
+)
+
+// stale reports whether flow f may add anything to its destination: not
+// when its source's tree has not changed since f last ran, for then it
+// derives the facts it joined then, which the destination still holds
+// (trees only grow). It records the version read now; the caller then
+// runs the flow. A source that is not a tracked value (a constant's tree,
+// computed afresh) is always stale.
+func (a *Analysis) stale(f flow) bool {
+	t, ok := a.trees[f.src]
+	if !ok || a.runAllFlows {
+		return true
+	}
+	if v, ran := a.flows[f]; ran && v == t.ver {
+		return false
+	}
+	a.flows[f] = t.ver
+	return true
+}
+
+// flowTree joins the tree of src into dst (add), or its part op selects,
+// unless the flow is not stale.
+func (a *Analysis) flowTree(dst, src value.Value, op flowOp) {
+	dst, src = unwrap(dst), unwrap(src)
+	if !a.stale(flow{src, dst, op, 0}) {
+		return
+	}
+	switch op {
+	case flowOwn:
+		a.add(dst, a.get(src).own())
+	case flowDefinite:
+		a.addTree(dst, a.get(src), true)
+	default:
+		a.add(dst, a.get(src))
+	}
 }
 
 // visitsPerNode is the work budget per instruction: fixed points in
@@ -63,6 +122,12 @@ type node interface{}
 // result; these facts spread through the callee's body but go back up only
 // as the frozen summary. Hints come last, where facts are still unknown.
 func Analyze(roots []*ir.Func, body func(*ir.Func) *ir.Func) *Analysis {
+	return analyzeFlows(roots, body, true)
+}
+
+// analyzeFlows is Analyze, skipping the flows that are not stale or (for
+// tests comparing the two) running every one.
+func analyzeFlows(roots []*ir.Func, body func(*ir.Func) *ir.Func, skipFlows bool) *Analysis {
 	if body == nil {
 		body = func(f *ir.Func) *ir.Func {
 			if len(f.Blocks) == 0 {
@@ -74,7 +139,7 @@ func Analyze(roots []*ir.Func, body func(*ir.Func) *ir.Func) *Analysis {
 	a := &Analysis{body: body, seen: map[*ir.Func]bool{}, trees: map[value.Value]*Tree{},
 		pinned: map[value.Value]map[key]bool{}, rets: map[*ir.Func]*Tree{}, users: map[value.Value][]node{},
 		calls: map[*ir.Func][]node{}, rets0: map[*ir.Func][]*ir.TermRet{}, retOwner: map[*ir.TermRet]*ir.Func{}, owner: map[*ir.Param]*ir.Func{},
-		queued: map[node]bool{}}
+		queued: map[node]bool{}, flows: map[flow]uint64{}, runAllFlows: !skipFlows}
 	for _, r := range roots {
 		if b := body(r); b != nil {
 			a.discover(b)
@@ -357,6 +422,7 @@ func joinFact(cur *Tree, pins map[key]bool, k key, c Concrete) bool {
 	old := cur.m[k]
 	if n := old.Join(c); n != old {
 		cur.m[k] = n
+		cur.ver++
 		return true
 	}
 	return false
@@ -397,6 +463,7 @@ func (a *Analysis) addRet(f *ir.Func, t *Tree) {
 	if !changed {
 		return
 	}
+	cur.ver++
 	for _, c := range a.calls[f] {
 		a.enqueue(c)
 	}

@@ -27,14 +27,14 @@ func (a *Analysis) call(c value.Value, callee value.Value, args []value.Value) {
 				break
 			}
 			if a.context {
-				a.add(p, a.get(args[i]))
+				a.flowTree(p, args[i], flowSame)
 				if single {
-					a.addTree(args[i], a.get(p), true)
+					a.flowTree(args[i], p, flowDefinite)
 				} else {
 					a.add(args[i], a.paramSum[p])
 				}
 			} else {
-				a.add(args[i], a.get(p))
+				a.flowTree(args[i], p, flowSame)
 			}
 		}
 		if !types.Equal(c.Type(), types.Void) {

@@ -121,8 +121,8 @@ func (a *Analysis) visit(n node) {
 // same makes two values that hold the same bits (casts, phis and their
 // incomings) hold the same facts.
 func (a *Analysis) same(x, y value.Value) {
-	a.add(x, a.get(y))
-	a.add(y, a.get(x))
+	a.flowTree(x, y, flowSame)
+	a.flowTree(y, x, flowSame)
 }
 
 // choice relates a phi or select and one of its incoming values: the
@@ -133,8 +133,8 @@ func (a *Analysis) same(x, y value.Value) {
 // the fields at every distance between them, and facts would smear across
 // the object.
 func (a *Analysis) choice(r, x value.Value) {
-	a.add(r, a.get(x))
-	a.add(x, a.get(r).own())
+	a.flowTree(r, x, flowSame)
+	a.flowTree(x, r, flowOwn)
 }
 
 // own is the part of a value tree about the value's own bytes.
@@ -154,10 +154,15 @@ func (v *Tree) own() *Tree {
 // fact that its value is an integer comes from how it is used, if at all).
 func (a *Analysis) access(v, p value.Value, t types.Type) {
 	n := irutil.StoreSize(t)
-	a.up = a.get(p).appendPointeeWindow(a.up[:0], n)
-	a.addFacts(v, a.up)
-	a.down = a.get(v).appendPlacedUnder(a.down[:0], n)
-	a.addFacts(p, a.down)
+	v, p = unwrap(v), unwrap(p)
+	if a.stale(flow{p, v, flowWindow, n}) {
+		a.up = a.get(p).appendPointeeWindow(a.up[:0], n)
+		a.addFacts(v, a.up)
+	}
+	if a.stale(flow{v, p, flowPlaced, n}) {
+		a.down = a.get(v).appendPlacedUnder(a.down[:0], n)
+		a.addFacts(p, a.down)
+	}
 }
 
 // gep relates a getelementptr's result and source: their memory facts are
@@ -213,8 +218,15 @@ func (a *Analysis) gep(x *ir.InstGetElementPtr) {
 	// Both sides are read before either is joined into.
 	srcT, dstT := a.get(x.Src), a.get(x)
 	if !variable {
-		a.up = srcT.appendShiftedPointee(a.up[:0], -off)
-		a.down = dstT.appendShiftedPointee(a.down[:0], off)
+		// Both flows read their trees (stale records the versions)
+		// before either joins.
+		a.up, a.down = a.up[:0], a.down[:0]
+		if a.stale(flow{unwrap(x.Src), x, flowShift, -off}) {
+			a.up = srcT.appendShiftedPointee(a.up, -off)
+		}
+		if a.stale(flow{x, unwrap(x.Src), flowShift, off}) {
+			a.down = dstT.appendShiftedPointee(a.down, off)
+		}
 		a.addFacts(x, a.up)
 		a.addFacts(x.Src, a.down)
 		return

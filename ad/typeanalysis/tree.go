@@ -25,6 +25,9 @@ import (
 // known.
 type Tree struct {
 	m map[key]Concrete
+	// ver counts the changes of a tree Insert, Join, put and the
+	// analysis's joins made (see Analysis.stale).
+	ver uint64
 }
 
 const (
@@ -224,6 +227,7 @@ func (t *Tree) Insert(c Concrete, path ...int64) bool {
 		return false
 	}
 	t.m[k] = n
+	t.ver++
 	return true
 }
 
@@ -239,6 +243,9 @@ func (t *Tree) Join(u *Tree) bool {
 			t.m[k] = n
 			changed = true
 		}
+	}
+	if changed {
+		t.ver++
 	}
 	return changed
 }
@@ -314,6 +321,7 @@ func (t *Tree) put(path []int64, c Concrete) bool {
 		return false
 	}
 	t.m[k] = n
+	t.ver++
 	return true
 }
 
