@@ -39,6 +39,67 @@ type Analysis struct {
 	// exhausted, the analysis stops, incomplete.
 	visits, budget int
 	exhausted      bool
+	// up and down are the rules' scratch lists of facts (see fact).
+	up, down []fact
+	// flows records the version of its source's tree each flow last read
+	// (see stale).
+	flows       map[flow]uint64
+	runAllFlows bool
+}
+
+// flow is one way a rule derives facts from one tracked value's tree and
+// joins them into another value's: what it derives depends on the
+// source's tree alone (op names the derivation, n its parameter).
+type flow struct {
+	src, dst value.Value
+	op       flowOp
+	n        int64
+}
+
+type flowOp uint8
+
+const (
+	flowSame     flowOp = iota // the tree itself
+	flowOwn                    // its value-level facts (own)
+	flowDefinite               // without conflicts (definiteTree)
+	flowWindow                 // pointeeWindow(n)
+	flowPlaced                 // placedUnder(n)
+	flowShift                  // shiftedPointee(n)
+)
+
+// stale reports whether flow f may add anything to its destination: not
+// when its source's tree has not changed since f last ran, for then it
+// derives the facts it joined then, which the destination still holds
+// (trees only grow). It records the version read now; the caller then
+// runs the flow. A source that is not a tracked value (a constant's tree,
+// computed afresh) is always stale.
+func (a *Analysis) stale(f flow) bool {
+	t, ok := a.trees[f.src]
+	if !ok || a.runAllFlows {
+		return true
+	}
+	if v, ran := a.flows[f]; ran && v == t.ver {
+		return false
+	}
+	a.flows[f] = t.ver
+	return true
+}
+
+// flowTree joins the tree of src into dst (add), or its part op selects,
+// unless the flow is not stale.
+func (a *Analysis) flowTree(dst, src value.Value, op flowOp) {
+	dst, src = unwrap(dst), unwrap(src)
+	if !a.stale(flow{src, dst, op, 0}) {
+		return
+	}
+	switch op {
+	case flowOwn:
+		a.add(dst, a.get(src).own())
+	case flowDefinite:
+		a.addTree(dst, a.get(src), true)
+	default:
+		a.add(dst, a.get(src))
+	}
 }
 
 // visitsPerNode is the work budget per instruction: fixed points in
@@ -63,6 +124,12 @@ type node interface{}
 // result; these facts spread through the callee's body but go back up only
 // as the frozen summary. Hints come last, where facts are still unknown.
 func Analyze(roots []*ir.Func, body func(*ir.Func) *ir.Func) *Analysis {
+	return analyzeFlows(roots, body, true)
+}
+
+// analyzeFlows is Analyze, skipping the flows that are not stale or (for
+// tests comparing the two) running every one.
+func analyzeFlows(roots []*ir.Func, body func(*ir.Func) *ir.Func, skipFlows bool) *Analysis {
 	if body == nil {
 		body = func(f *ir.Func) *ir.Func {
 			if len(f.Blocks) == 0 {
@@ -74,7 +141,8 @@ func Analyze(roots []*ir.Func, body func(*ir.Func) *ir.Func) *Analysis {
 	a := &Analysis{body: body, seen: map[*ir.Func]bool{}, trees: map[value.Value]*Tree{},
 		pinned: map[value.Value]map[key]bool{}, rets: map[*ir.Func]*Tree{}, users: map[value.Value][]node{},
 		calls: map[*ir.Func][]node{}, rets0: map[*ir.Func][]*ir.TermRet{}, retOwner: map[*ir.TermRet]*ir.Func{}, owner: map[*ir.Param]*ir.Func{},
-		retArgs: map[*ir.Func][]retDerivation{}, retLoads: map[*ir.Func]loadDerivation{}, queued: map[node]bool{}}
+		retArgs: map[*ir.Func][]retDerivation{}, retLoads: map[*ir.Func]loadDerivation{},
+		queued: map[node]bool{}, flows: map[flow]uint64{}, runAllFlows: !skipFlows}
 	for _, r := range roots {
 		if b := body(r); b != nil {
 			a.discover(b)
@@ -290,7 +358,10 @@ func (a *Analysis) get(v value.Value) *Tree {
 // IR type makes certain; on a change, the nodes that read v, v's
 // definition, and for parameters and results the call sites, run again.
 // A constant expression on a global passes its memory facts to the global.
-func (a *Analysis) add(v value.Value, t *Tree) {
+func (a *Analysis) add(v value.Value, t *Tree) { a.addTree(v, t, false) }
+
+// addTree is add, leaving out t's conflicts (Anything) with definite.
+func (a *Analysis) addTree(v value.Value, t *Tree, definite bool) {
 	v = unwrap(v)
 	if t == nil || t.Len() == 0 {
 		return
@@ -298,6 +369,9 @@ func (a *Analysis) add(v value.Value, t *Tree) {
 	cur, ok := a.trees[v]
 	if !ok {
 		if base, off, ok := globalBase(v); ok {
+			if definite {
+				t = definiteTree(t)
+			}
 			a.add(base, t.shiftedPointee(off))
 		}
 		return
@@ -305,18 +379,60 @@ func (a *Analysis) add(v value.Value, t *Tree) {
 	pins := a.pinned[v]
 	changed := false
 	for k, c := range t.m {
-		if pins[k] {
+		if definite && c == Anything {
 			continue
 		}
-		old := cur.m[k]
-		if n := old.Join(c); n != old {
-			cur.m[k] = n
+		if joinFact(cur, pins, k, c) {
 			changed = true
 		}
 	}
-	if !changed {
+	if changed {
+		a.changed(v)
+	}
+}
+
+// addFacts is add for a list of facts (see fact).
+func (a *Analysis) addFacts(v value.Value, fs []fact) {
+	v = unwrap(v)
+	if len(fs) == 0 {
 		return
 	}
+	cur, ok := a.trees[v]
+	if !ok {
+		if base, off, ok := globalBase(v); ok {
+			a.add(base, treeOf(fs).shiftedPointee(off))
+		}
+		return
+	}
+	pins := a.pinned[v]
+	changed := false
+	for _, f := range fs {
+		if joinFact(cur, pins, f.k, f.c) {
+			changed = true
+		}
+	}
+	if changed {
+		a.changed(v)
+	}
+}
+
+// joinFact joins c into cur at k unless pins holds k (pins hold value-level
+// paths only, those of one offset), reporting whether cur changed.
+func joinFact(cur *Tree, pins map[key]bool, k key, c Concrete) bool {
+	if k.len() == 1 && pins[k] {
+		return false
+	}
+	old := cur.m[k]
+	if n := old.Join(c); n != old {
+		cur.m[k] = n
+		cur.ver++
+		return true
+	}
+	return false
+}
+
+// changed runs again what depends on v's tree, which changed.
+func (a *Analysis) changed(v value.Value) {
 	for _, u := range a.users[v] {
 		a.enqueue(u)
 	}
@@ -350,6 +466,7 @@ func (a *Analysis) addRet(f *ir.Func, t *Tree) {
 	if !changed {
 		return
 	}
+	cur.ver++
 	for _, c := range a.calls[f] {
 		a.enqueue(c)
 	}

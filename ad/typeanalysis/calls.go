@@ -29,20 +29,20 @@ func (a *Analysis) call(c value.Value, callee value.Value, args []value.Value) {
 				break
 			}
 			if a.context {
-				a.add(p, a.get(args[i]))
+				a.flowTree(p, args[i], flowSame)
 				if single {
-					a.add(args[i], definite(a.get(p)))
+					a.flowTree(args[i], p, flowDefinite)
 				} else {
 					a.add(args[i], a.paramSum[p])
 				}
 			} else {
-				a.add(args[i], a.get(p))
+				a.flowTree(args[i], p, flowSame)
 			}
 		}
 		if !types.Equal(c.Type(), types.Void) {
 			if a.context {
 				if single {
-					a.add(c, definite(a.rets[g]))
+					a.addTree(c, a.rets[g], true)
 				} else {
 					a.add(c, a.retSum[g])
 				}
@@ -60,10 +60,11 @@ func (a *Analysis) call(c value.Value, callee value.Value, args []value.Value) {
 	a.library(c, f.Name(), args)
 }
 
-// definite is t without its conflicts (Anything): what a single-context
-// callee sends back up adds what its body learned, never a conflict the
-// caller's own facts met there (a union's bytes, hashed as integers).
-func definite(t *Tree) *Tree {
+// definiteTree is t without its conflicts (Anything): what a
+// single-context callee sends back up adds what its body learned, never a
+// conflict the caller's own facts met there (a union's bytes, hashed as
+// integers). Calls join it with addTree(..., true), which leaves them out.
+func definiteTree(t *Tree) *Tree {
 	out := NewTree()
 	for k, c := range t.m {
 		if c != Anything {

@@ -20,7 +20,8 @@ import (
 // own arguments and result without going through the callee's trees:
 //   - one derivation (every return is the argument at one offset, or its
 //     element at a variable index): the result and the argument relate as
-//     a getelementptr's result and source do, both ways;
+//     a getelementptr's result and source do, back to the argument with
+//     integer facts only (integersOnly);
 //   - several (a choice between arguments, as a phi): the result holds
 //     what each argument points to, as a phi's result does; nothing goes
 //     back (choice).
@@ -244,13 +245,13 @@ func (a *Analysis) returnedArgCall(c value.Value, g *ir.Func, args []value.Value
 		if variable {
 			a.add(c, a.get(arg).repeatingPointee())
 			if len(ds) == 1 {
-				a.add(arg, a.get(c).repeatingPointee())
+				a.add(arg, integersOnly(a.get(c).repeatingPointee()))
 				// An element at a variable index of the argument, as a
 				// getelementptr's (gep): arrays of what it holds.
 				if d.index >= 0 && d.off == 0 && !d.variable {
-					if rep := elementRep(a.get(c), d.stride); rep != nil {
+					if rep := a.elementRep(a.get(c), d.stride); rep != nil {
 						a.add(c, rep)
-						a.add(arg, rep)
+						a.add(arg, integersOnly(rep))
 					}
 				}
 			}
@@ -258,9 +259,27 @@ func (a *Analysis) returnedArgCall(c value.Value, g *ir.Func, args []value.Value
 		}
 		a.add(c, a.get(arg).shiftedPointee(-off))
 		if len(ds) == 1 {
-			a.add(arg, a.get(c).shiftedPointee(off))
+			a.add(arg, integersOnly(a.get(c).shiftedPointee(off)))
 		}
 	}
+}
+
+// integersOnly is t's integer facts. What a call's result is used as goes
+// back to the memory its argument points to as integers only: the
+// analysis does not follow paths, and an accessor may be called only on
+// some of the objects its argument can be (libstdc++'s _S_key reads a
+// node's double at offset 32 where the same argument can also be the
+// tree's header, whose node count lies there): a float or pointer fact
+// carried back would contradict that object's own, where the integers
+// told are the sizes, dimensions and strides that accessors return.
+func integersOnly(t *Tree) *Tree {
+	out := NewTree()
+	for _, e := range t.Entries() {
+		if e.Type == Integer {
+			out.put(e.Path, e.Type)
+		}
+	}
+	return out
 }
 
 // Getters: functions that return a value read from memory one parameter

@@ -122,8 +122,8 @@ func (a *Analysis) visit(n node) {
 // same makes two values that hold the same bits (casts, phis and their
 // incomings) hold the same facts.
 func (a *Analysis) same(x, y value.Value) {
-	a.add(x, a.get(y))
-	a.add(y, a.get(x))
+	a.flowTree(x, y, flowSame)
+	a.flowTree(y, x, flowSame)
 }
 
 // choice relates a phi or select and one of its incoming values: the
@@ -134,8 +134,8 @@ func (a *Analysis) same(x, y value.Value) {
 // the fields at every distance between them, and facts would smear across
 // the object.
 func (a *Analysis) choice(r, x value.Value) {
-	a.add(r, a.get(x))
-	a.add(x, a.get(r).own())
+	a.flowTree(r, x, flowSame)
+	a.flowTree(x, r, flowOwn)
 }
 
 // own is the part of a value tree about the value's own bytes.
@@ -155,8 +155,15 @@ func (v *Tree) own() *Tree {
 // fact that its value is an integer comes from how it is used, if at all).
 func (a *Analysis) access(v, p value.Value, t types.Type) {
 	n := irutil.StoreSize(t)
-	a.add(v, a.get(p).pointeeWindow(n))
-	a.add(p, a.get(v).placedUnder(n))
+	v, p = unwrap(v), unwrap(p)
+	if a.stale(flow{p, v, flowWindow, n}) {
+		a.up = a.get(p).appendPointeeWindow(a.up[:0], n)
+		a.addFacts(v, a.up)
+	}
+	if a.stale(flow{v, p, flowPlaced, n}) {
+		a.down = a.get(v).appendPlacedUnder(a.down[:0], n)
+		a.addFacts(p, a.down)
+	}
 }
 
 // gep relates a getelementptr's result and source: their memory facts are
@@ -213,9 +220,17 @@ func (a *Analysis) gep(x *ir.InstGetElementPtr) {
 	// Both sides are read before either is joined into.
 	srcT, dstT := a.get(x.Src), a.get(x)
 	if !variable {
-		up, down := srcT.shiftedPointee(-off), dstT.shiftedPointee(off)
-		a.add(x, up)
-		a.add(x.Src, down)
+		// Both flows read their trees (stale records the versions)
+		// before either joins.
+		a.up, a.down = a.up[:0], a.down[:0]
+		if a.stale(flow{unwrap(x.Src), x, flowShift, -off}) {
+			a.up = srcT.appendShiftedPointee(a.up, -off)
+		}
+		if a.stale(flow{x, unwrap(x.Src), flowShift, off}) {
+			a.down = dstT.appendShiftedPointee(a.down, off)
+		}
+		a.addFacts(x, a.up)
+		a.addFacts(x.Src, a.down)
 		return
 	}
 	up, down := srcT.repeatingPointee(), dstT.repeatingPointee()
@@ -224,9 +239,10 @@ func (a *Analysis) gep(x *ir.InstGetElementPtr) {
 		a.add(x.Src, down)
 		return
 	}
+	rep := a.elementRep(dstT, stride) // read before the joins
 	a.add(x, up)
 	a.add(x.Src, down)
-	if rep := elementRep(dstT, stride); rep != nil {
+	if rep != nil {
 		a.add(x, rep)
 		a.add(x.Src, rep)
 	}
@@ -236,18 +252,29 @@ func (a *Analysis) gep(x *ir.InstGetElementPtr) {
 // of stride bytes, reached by a variable index, is one float or pointer
 // of that size, or integers in every byte (long *p; p[i]): every element
 // of the array holds the same (the tree of a pointer to such an array).
-// Nil otherwise.
-func elementRep(t *Tree, stride int64) *Tree {
-	dst := t.Data(0)
-	c := dst.Window(0, stride).ScalarAt(0, stride)
+// Nil otherwise. It uses a's scratch lists: ScalarAt reads value-level
+// facts only, those of the window's paths of one offset.
+func (a *Analysis) elementRep(t *Tree, stride int64) *Tree {
+	a.up = t.appendPointeeWindow(a.up[:0], stride)
+	win := a.down[:0]
+	for _, f := range a.up {
+		if f.k.len() == 1 {
+			win = append(win, f)
+		}
+	}
+	a.down = win
+	c := treeOf(win).ScalarAt(0, stride)
 	if !((c.IsFloat() || c == Pointer) && c.Size() == stride || c == Integer) {
 		return nil
 	}
+	// The element at offset 0, at every offset.
 	rep := NewTree()
-	for _, e := range dst.Entries() {
-		if e.Path[0] == 0 {
-			e.Path[0] = -1
-			rep.put(e.Path, e.Type)
+	var buf [MaxDepth]int64
+	for k, c := range t.m {
+		if k.len() >= 2 && k.first() == 0 && k>>level1&offMask == 1 {
+			p := k.appendPath(buf[:0])[1:]
+			p[0] = -1
+			rep.put(p, c)
 		}
 	}
 	return rep.Under(0)

@@ -25,6 +25,9 @@ import (
 // known.
 type Tree struct {
 	m map[key]Concrete
+	// ver counts the changes of a tree Insert, Join, put and the
+	// analysis's joins made (see Analysis.stale).
+	ver uint64
 }
 
 const (
@@ -224,6 +227,7 @@ func (t *Tree) Insert(c Concrete, path ...int64) bool {
 		return false
 	}
 	t.m[k] = n
+	t.ver++
 	return true
 }
 
@@ -239,6 +243,9 @@ func (t *Tree) Join(u *Tree) bool {
 			t.m[k] = n
 			changed = true
 		}
+	}
+	if changed {
+		t.ver++
 	}
 	return changed
 }
@@ -314,6 +321,7 @@ func (t *Tree) put(path []int64, c Concrete) bool {
 		return false
 	}
 	t.m[k] = n
+	t.ver++
 	return true
 }
 
@@ -497,25 +505,7 @@ func (v *Tree) ScalarAt(off, size int64) Concrete {
 // shiftedPointee is t.Data(0).ShiftMemory(delta).Under(0): the value tree
 // of a pointer delta bytes before the one t describes (at byte 0).
 func (t *Tree) shiftedPointee(delta int64) *Tree {
-	out := sizedTree(t.Len())
-	if t == nil {
-		return out
-	}
-	var buf [MaxDepth]int64
-	for k, c := range t.m {
-		if k.len() < 2 || k.first() != 0 {
-			continue
-		}
-		p := k.appendPath(buf[:0])
-		if p[1] != -1 {
-			p[1] += delta
-			if p[1] < 0 {
-				continue
-			}
-		}
-		out.put(p, c)
-	}
-	return out
+	return treeOf(t.appendShiftedPointee(nil, delta))
 }
 
 // repeatingPointee is t.Data(0).Repeating().Under(0): what the memory
@@ -535,49 +525,8 @@ func (t *Tree) repeatingPointee() *Tree {
 
 // pointeeWindow is t.Data(0).Window(0, n): what a read of n bytes through
 // the pointer at byte 0 sees.
-func (t *Tree) pointeeWindow(n int64) *Tree {
-	out := sizedTree(t.Len())
-	if t == nil || n <= 0 {
-		return out
-	}
-	var buf [MaxDepth]int64
-	for k, c := range t.m {
-		if k.len() < 2 || k.first() != 0 {
-			continue
-		}
-		p := k.appendPath(buf[:0])[1:]
-		if p[0] == -1 {
-			z := c.Size()
-			for o := int64(0); o+z <= n && o <= MaxOffset; o += z {
-				p[0] = o
-				out.put(p, c)
-			}
-			continue
-		}
-		if p[0]+c.Size() <= n {
-			out.put(p, c)
-		}
-	}
-	return out
-}
+func (t *Tree) pointeeWindow(n int64) *Tree { return treeOf(t.appendPointeeWindow(nil, n)) }
 
 // placedUnder is v.Place(0, n).Under(0): the value tree of a pointer to
 // memory where value v is written (n bytes).
-func (v *Tree) placedUnder(n int64) *Tree {
-	out := sizedTree(v.Len())
-	if v == nil {
-		return out
-	}
-	var buf [MaxDepth + 1]int64
-	for k, c := range v.m {
-		if k.len()+1 > MaxDepth {
-			continue
-		}
-		p := k.appendPath(buf[:1])
-		if p[1] < 0 || p[1]+c.Size() > n {
-			continue
-		}
-		out.put(p, c)
-	}
-	return out
-}
+func (v *Tree) placedUnder(n int64) *Tree { return treeOf(v.appendPlacedUnder(nil, n)) }
