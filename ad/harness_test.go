@@ -299,8 +299,12 @@ func finishBuildOpt(t *testing.T, dir, driver, bc, level string, optArgs []strin
 		t.Fatal(err)
 	}
 	if keep := os.Getenv("GOZYME_TEST_KEEP"); keep != "" {
-		data, _ := os.ReadFile(ll)
-		os.WriteFile(filepath.Join(keep, t.Name()[strings.LastIndex(t.Name(), "/")+1:]+"-O"+level+".ll"), data, 0o644)
+		// The whole test name: subtests of different tests share their
+		// last parts (every TestX/O2).
+		name := strings.ReplaceAll(t.Name(), "/", "_") + "-O" + level + ".ll"
+		if data, err := os.ReadFile(ll); err != nil || os.WriteFile(filepath.Join(keep, name), data, 0o644) != nil {
+			t.Logf("GOZYME_TEST_KEEP: could not keep %s", name)
+		}
 	}
 	exe := filepath.Join(dir, "prog")
 	if _, err := toolchains.Run(ctx, driver, append([]string{"-O" + level, "-Wno-override-module", ll, "-o", exe}, link...)...); err != nil {
