@@ -180,47 +180,17 @@ func (w walk) plus(d int64, idx value.Value, stride int64, params map[*ir.Param]
 // variable); false for forms the gep rule does not follow either (vectors
 // of pointers, unknown struct fields).
 func gepOffset(x *ir.InstGetElementPtr) (off int64, idx value.Value, stride int64, ok bool) {
-	if _, vec := x.Typ.(*types.VectorType); vec {
-		return 0, nil, 0, false
-	}
-	t := x.ElemType
-	for i, ix := range x.Indices {
-		var size int64
-		var next types.Type
-		if i == 0 {
-			size, next = irutil.AllocSize(x.ElemType), x.ElemType
-		} else {
-			switch tt := t.(type) {
-			case *types.StructType:
-				k, ok := intConst(ix)
-				if !ok {
-					return 0, nil, 0, false
-				}
-				d, nt := irutil.ElementOffset(tt, k)
-				if nt == nil {
-					return 0, nil, 0, false
-				}
-				off += d
-				t = nt
-				continue
-			case *types.ArrayType:
-				size, next = irutil.AllocSize(tt.ElemType), tt.ElemType
-			case *types.VectorType:
-				size, next = irutil.StoreSize(tt.ElemType), tt.ElemType
-			default:
-				return 0, nil, 0, false
-			}
-		}
-		if k, ok := intConst(ix); ok {
-			off += k * size
-		} else if idx == nil {
-			idx, stride = ix, size
-		} else {
+	ok = walkGEP(x, func(d int64, v value.Value, size int64) {
+		switch {
+		case v == nil:
+			off += d
+		case idx == nil:
+			idx, stride = v, size
+		default:
 			idx = x
 		}
-		t = next
-	}
-	return off, idx, stride, true
+	})
+	return off, idx, stride, ok
 }
 
 // returnedArgCall relates the result c of a call of g to the arguments

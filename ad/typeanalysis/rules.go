@@ -174,48 +174,22 @@ func (a *Analysis) access(v, p value.Value, t types.Type) {
 // integers in all its bytes, makes both pointers point to arrays of it
 // (elementRep).
 func (a *Analysis) gep(x *ir.InstGetElementPtr) {
-	if _, vec := x.Typ.(*types.VectorType); vec {
-		return
-	}
 	off, variable, stride, after := int64(0), false, int64(0), int64(0)
-	t := x.ElemType
-	for i, idx := range x.Indices {
-		var d, size int64
-		var next types.Type
-		if i == 0 {
-			size, next = irutil.AllocSize(x.ElemType), x.ElemType
-		} else {
-			switch tt := t.(type) {
-			case *types.StructType:
-				k, ok := intConst(idx)
-				if !ok {
-					return
-				}
-				d, next = irutil.ElementOffset(tt, k)
-				if next == nil {
-					return
-				}
-			case *types.ArrayType:
-				size, next = irutil.AllocSize(tt.ElemType), tt.ElemType
-			case *types.VectorType:
-				size, next = irutil.StoreSize(tt.ElemType), tt.ElemType
-			default:
+	followed := walkGEP(x, func(d int64, idx value.Value, size int64) {
+		if idx != nil {
+			if size == 0 {
 				return
 			}
-		}
-		if size != 0 {
-			if k, ok := intConst(idx); ok {
-				d = k * size
-			} else {
-				a.add(idx, integers(idx.Type()))
-				variable, stride, after = true, size, 0
-			}
+			a.add(idx, integers(idx.Type()))
+			variable, stride, after, d = true, size, 0, 0
 		}
 		off += d
 		if variable {
 			after += d
 		}
-		t = next
+	})
+	if !followed {
+		return
 	}
 	// Both sides are read before either is joined into.
 	srcT, dstT := a.get(x.Src), a.get(x)
@@ -291,4 +265,52 @@ func (a *Analysis) ret(x *ir.TermRet) {
 	}
 	a.addRet(f, a.get(x.X))
 	a.add(x.X, a.rets[f])
+}
+
+// walkGEP calls step for each index of getelementptr x, in order: with the
+// constant byte offset it adds (v nil), or with the index v that is not
+// constant and the size of what it steps over. False, after the indices
+// before it, at a form the rules do not follow (a vector of pointers, a
+// struct field that is no constant or out of range, an index into a
+// scalar).
+func walkGEP(x *ir.InstGetElementPtr, step func(d int64, v value.Value, size int64)) bool {
+	if _, vec := x.Typ.(*types.VectorType); vec {
+		return false
+	}
+	t := x.ElemType
+	for i, ix := range x.Indices {
+		var size int64
+		var next types.Type
+		if i == 0 {
+			size, next = irutil.AllocSize(x.ElemType), x.ElemType
+		} else {
+			switch tt := t.(type) {
+			case *types.StructType:
+				k, ok := intConst(ix)
+				if !ok {
+					return false
+				}
+				d, nt := irutil.ElementOffset(tt, k)
+				if nt == nil {
+					return false
+				}
+				step(d, nil, 0)
+				t = nt
+				continue
+			case *types.ArrayType:
+				size, next = irutil.AllocSize(tt.ElemType), tt.ElemType
+			case *types.VectorType:
+				size, next = irutil.StoreSize(tt.ElemType), tt.ElemType
+			default:
+				return false
+			}
+		}
+		if k, ok := intConst(ix); ok {
+			step(k*size, nil, size)
+		} else {
+			step(0, ix, size)
+		}
+		t = next
+	}
+	return true
 }
