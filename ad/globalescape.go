@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -72,11 +73,7 @@ func escapeLevel(st *ir.InstStore, root value.Value) int {
 	if !known || len(ds) == 0 {
 		return 0
 	}
-	level := ds[0]
-	for _, l := range ds {
-		level = min(level, l)
-	}
-	return level
+	return slices.Min(ds)
 }
 
 // loadLevels lists how many loads from the memory of root (a global or a
@@ -195,11 +192,18 @@ func globalsByName[V any](m map[*ir.Global]V) []*ir.Global {
 // intrinsics), which may read it from there.
 func usesLoaded(f *ir.Func, a *activity.Info, root value.Value, e *globalEscape) bool {
 	loaded := func(p value.Value) bool { return mayHoldStored(p, root, e, false) }
+	var users map[value.Value][]interface{} // built on first use
+	kept := func(l *ir.InstLoad) bool {
+		if users == nil {
+			users = usersOf(f)
+		}
+		return floatKept(users, l)
+	}
 	for _, b := range f.Blocks {
 		for _, inst := range b.Insts {
 			switch x := inst.(type) {
 			case *ir.InstLoad:
-				if irfacts.CarriesFloat(x.ElemType) && loaded(x.Src) && (a.Useful[x] || floatKept(f, x)) {
+				if irfacts.CarriesFloat(x.ElemType) && loaded(x.Src) && (a.Useful[x] || kept(x)) {
 					return true
 				}
 			case *ir.InstStore:
@@ -240,44 +244,22 @@ func usesLoaded(f *ir.Func, a *activity.Info, root value.Value, e *globalEscape)
 
 // floatKept reports whether the value of load, or a float computed from
 // it, is stored, returned or given to a function with a body (which may
-// keep it).
-func floatKept(f *ir.Func, load *ir.InstLoad) bool {
-	set := map[value.Value]bool{load: true}
-	for changed := true; changed; {
-		changed = false
-		for _, b := range f.Blocks {
-			for _, inst := range b.Insts {
-				v, isValue := inst.(value.Value)
-				uses := false
-				for _, op := range inst.Operands() {
-					if *op != nil && set[irfacts.Unwrap(*op)] {
-						uses = true
-						break
-					}
-				}
-				if !uses || (isValue && set[v]) {
-					continue
-				}
-				switch x := inst.(type) {
-				case *ir.InstStore:
-					if set[irfacts.Unwrap(x.Src)] {
-						return true
-					}
-					continue
-				case *ir.InstCall:
-					if callee, ok := irutil.StripCasts(x.Callee).(*ir.Func); ok && len(callee.Blocks) > 0 {
-						return true
-					}
-				}
-				if isValue && irfacts.CarriesFloat(v.Type()) {
-					set[v] = true
-					changed = true
-				}
-			}
-			if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil && set[irfacts.Unwrap(r.X)] {
-				return true
+// keep it); users are f's (usersOf).
+func floatKept(users map[value.Value][]interface{}, load *ir.InstLoad) bool {
+	return !walkUses(users, load, func(v value.Value, u interface{}) useVerdict {
+		switch x := u.(type) {
+		case *ir.InstStore:
+			return staysIf(irfacts.Unwrap(x.Src) != v)
+		case *ir.TermRet:
+			return useFails
+		case *ir.InstCall:
+			if callee, ok := irutil.StripCasts(x.Callee).(*ir.Func); ok && len(callee.Blocks) > 0 {
+				return useFails
 			}
 		}
-	}
-	return false
+		if r, ok := u.(value.Value); ok && irfacts.CarriesFloat(r.Type()) {
+			return useFollows
+		}
+		return useStays
+	})
 }
