@@ -65,14 +65,7 @@ func (d *differ) paramReturned(g *ir.Func, p value.Value, depth int) bool {
 	}
 	moved := map[value.Value]bool{p: true}
 	work := []value.Value{p}
-	users := map[value.Value][]ir.Instruction{}
-	for _, b := range g.Blocks {
-		for _, inst := range b.Insts {
-			for _, op := range operandsOf(inst) {
-				users[irfacts.Unwrap(op)] = append(users[irfacts.Unwrap(op)], inst)
-			}
-		}
-	}
+	users := usersOf(g)
 	move := func(r value.Value) {
 		if !moved[r] {
 			moved[r] = true
@@ -129,8 +122,8 @@ func (d *differ) paramReturned(g *ir.Func, p value.Value, depth int) bool {
 
 // scalarSlot reports an alloca of one integer used only by loads and
 // stores to it (not escaping): what is stored there is read back only
-// through its loads.
-func scalarSlot(a *ir.InstAlloca, users []ir.Instruction) bool {
+// through its loads. users are a's (usersOf).
+func scalarSlot(a *ir.InstAlloca, users []interface{}) bool {
 	if a.NElems != nil || !isIntegers(a.ElemType) {
 		return false
 	}
