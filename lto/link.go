@@ -71,8 +71,12 @@ func link(ctx context.Context, cfg Config, args []string) (int, error) {
 		// object whose roots are differentiated when it is linked.
 		return runLinker(cfg.Tools, realLD, args)
 	}
+	rl := newRelink(cfg, realLD, args, expanded)
+	if code, ok, err := rl.replay(ctx); ok {
+		return code, err
+	}
 	var mayHaveRoots bool
-	timeStage(ctx, "scan", func() error { mayHaveRoots = quickScan(line, realLD, cfg.CacheDir); return nil })
+	timeStage(ctx, "scan", func() error { mayHaveRoots = quickScan(line, realLD, cfg.CacheDir, rl.fileLog()); return nil })
 	if !mayHaveRoots {
 		// No input mentions an Enzyme entry point: the plain link.
 		var code int
@@ -86,7 +90,7 @@ func link(ctx context.Context, cfg Config, args []string) (int, error) {
 	var inputs, roots []*Input
 	err = timeStage(ctx, "gather", func() error {
 		var err error
-		if inputs, err = Resolve(line, ResolveOptions{RealLD: realLD, LLD: IsLLD(realLD), Names: cfg.ObjectSources, CacheDir: cfg.CacheDir}); err != nil {
+		if inputs, err = Resolve(line, ResolveOptions{RealLD: realLD, LLD: IsLLD(realLD), Names: cfg.ObjectSources, CacheDir: cfg.CacheDir, log: rl.fileLog()}); err != nil {
 			return err
 		}
 		roots, err = rootInputs(inputs)
@@ -104,7 +108,7 @@ func link(ctx context.Context, cfg Config, args []string) (int, error) {
 		})
 		return code, err
 	}
-	code, err := linkRewritten(ctx, cfg, realLD, args, line, inputs, roots)
+	code, err := linkRewritten(ctx, cfg, realLD, args, line, inputs, roots, rl)
 	if err != nil {
 		removeOutput(line.Output)
 	}

@@ -19,8 +19,8 @@ var enzymeMark = []byte("__enzyme_")
 // "__enzyme_". It reads files but parses no ELF, so a link without Enzyme
 // calls costs little more than the plain link. Shared libraries cannot hold
 // roots and are skipped.
-func quickScan(line *LinkLine, realLD, cacheDir string) bool {
-	s := &scanner{line: line, realLD: realLD, cacheDir: cacheDir, seen: map[string]bool{}}
+func quickScan(line *LinkLine, realLD, cacheDir string, log *fileLog) bool {
+	s := &scanner{line: line, realLD: realLD, cacheDir: cacheDir, seen: map[string]bool{}, log: log}
 	s.inputs()
 	return s.roots
 }
@@ -56,6 +56,7 @@ type scanner struct {
 	dirs     []string // -L directories, then ld's defaults once needed
 	withStd  bool
 	seen     map[string]bool
+	log      *fileLog // records the files consulted (relink.go); nil: none
 
 	also      [][]byte // further byte strings to look for (ScanInputs)
 	roots     bool     // an input may hold an AD root
@@ -111,6 +112,7 @@ func (s *scanner) file(path string) bool {
 		return false
 	}
 	s.seen[path] = true
+	s.log.note(path)
 	f, err := os.Open(path)
 	if err != nil {
 		return false // the real linker reports it
@@ -148,7 +150,7 @@ func (s *scanner) file(path string) bool {
 			continue
 		}
 		if !filepath.IsAbs(p) {
-			if _, err := os.Stat(p); err != nil {
+			if _, err := s.log.stat(p); err != nil {
 				p = s.findLib(":" + p)
 			}
 		} else {
@@ -175,11 +177,11 @@ func (s *scanner) findLib(name string) string {
 	look := func(dirs []string) (string, bool) {
 		for _, d := range dirs {
 			if shared != "" {
-				if p := filepath.Join(d, shared); isFile(p) {
+				if p := filepath.Join(d, shared); s.isFile(p) {
 					return p, true
 				}
 			}
-			if p := filepath.Join(d, want); isFile(p) {
+			if p := filepath.Join(d, want); s.isFile(p) {
 				return p, true
 			}
 		}
@@ -229,7 +231,7 @@ func mapFile(f *os.File) ([]byte, func(), error) {
 	return data, func() {}, err
 }
 
-func isFile(p string) bool {
-	st, err := os.Stat(p)
+func (s *scanner) isFile(p string) bool {
+	st, err := s.log.stat(p)
 	return err == nil && !st.IsDir()
 }

@@ -36,7 +36,7 @@ func TestQuickScan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := quickScan(line, "ld", ""); got != c.want {
+		if got := quickScan(line, "ld", "", nil); got != c.want {
 			t.Errorf("%s: quickScan = %v, want %v", c.name, got, c.want)
 		}
 		if got, _ := ScanInputs(c.args, nil); got != c.want {

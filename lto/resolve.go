@@ -48,6 +48,7 @@ type ResolveOptions struct {
 	CacheDir string
 	LLD      bool              // lld's archive semantics: no groups needed, lazy symbols remembered
 	Names    map[string]string // object path -> the name messages give it (a compile-and-link's source)
+	log      *fileLog          // records the files consulted (relink.go); nil: none
 }
 
 // ObjectSourcesEnv is the environment variable through which gozyme-cc
@@ -165,7 +166,7 @@ func (r *resolver) findLib(name string) string {
 	for _, d := range r.dirs {
 		for _, c := range cands {
 			p := filepath.Join(d, c)
-			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			if st, err := r.opt.log.stat(p); err == nil && !st.IsDir() {
 				return p
 			}
 		}
@@ -176,6 +177,7 @@ func (r *resolver) findLib(name string) string {
 // addFile loads an input file by its kind: object, shared library, archive
 // or input script.
 func (r *resolver) addFile(path string) {
+	r.opt.log.note(path)
 	if r.addSharedLibrary(path) {
 		return
 	}
@@ -212,6 +214,7 @@ func (r *resolver) addFile(path string) {
 			return
 		}
 		if a.Thin {
+			r.opt.log.cannotFollow() // its members are files of their own
 			if a, err = ReadArchive(path); err != nil {
 				return
 			}
@@ -293,7 +296,7 @@ func (r *resolver) addScript(path, text string) {
 			}
 		default:
 			p = in.Name
-			if _, err := os.Stat(p); err != nil {
+			if _, err := r.opt.log.stat(p); err != nil {
 				p = r.findLib(":" + in.Name)
 			}
 		}

@@ -17,8 +17,9 @@ import (
 
 // linkRewritten rewrites every group of root modules (see group.go),
 // substitutes the results into the command line and runs the real linker,
-// all in one temporary directory.
-func linkRewritten(ctx context.Context, cfg Config, realLD string, args []string, line *LinkLine, inputs, roots []*Input) (int, error) {
+// all in one temporary directory; a successful link is recorded for the
+// fast path rl (nil: none).
+func linkRewritten(ctx context.Context, cfg Config, realLD string, args []string, line *LinkLine, inputs, roots []*Input, rl *relink) (int, error) {
 	tmp, cleanup, err := cfg.linkTempDir()
 	if err != nil {
 		return 1, err
@@ -47,24 +48,19 @@ func linkRewritten(ctx context.Context, cfg Config, realLD string, args []string
 		return 1, err
 	}
 	newArgs := substituteArgs(line, subst)
-	if usesResponseFile(args) {
-		rsp := filepath.Join(tmp, "link.rsp")
-		var b strings.Builder
-		for _, a := range newArgs {
-			b.WriteString(QuoteResponseArg(a))
-			b.WriteByte('\n')
-		}
-		if err := os.WriteFile(rsp, []byte(b.String()), 0o644); err != nil {
-			return 1, err
-		}
-		newArgs = []string{"@" + rsp}
+	ldArgs, err := linkerArgs(tmp, newArgs, usesResponseFile(args))
+	if err != nil {
+		return 1, err
 	}
 	var code int
 	err = timeStage(ctx, "native link", func() error {
 		var err error
-		code, err = runLinker(cfg.Tools, realLD, newArgs)
+		code, err = runLinker(cfg.Tools, realLD, ldArgs)
 		return err
 	})
+	if err == nil && code == 0 {
+		rl.record(ctx, tmp, newArgs, usesResponseFile(args))
+	}
 	return code, err
 }
 
