@@ -2,10 +2,12 @@ package wrapper
 
 import (
 	"crypto/sha256"
+	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,16 +40,26 @@ func (d *driver) linkNaming(args []string, cmd *Command, plain bool, sources map
 	if err != nil {
 		return 1, err
 	}
+	// The child gozyme-ld's configuration: the environment, with these.
+	cfg := d.cfg
 	env := append(os.Environ(), "GOZYME_REAL_LD="+real)
+	cfg.RealLD = real
 	if len(sources) > 0 {
 		names, err := json.Marshal(sources)
 		if err != nil {
 			return 1, err
 		}
 		env = append(env, lto.ObjectSourcesEnv+"="+string(names))
+		cfg.ObjectSources = sources
 	}
 	if cmd.OptGiven {
 		env = append(env, "GOZYME_OPT_LEVEL="+cmd.OptLevel)
+		cfg.OptLevel = cmd.OptLevel
+	}
+	if ownLinker(ld) {
+		if code, ok := d.linkInProcess(args, ld, cfg); ok {
+			return code, nil
+		}
 	}
 	args = append(append([]string(nil), args...), "--ld-path="+ld)
 	return d.run(args, env)
@@ -71,6 +83,30 @@ func gozymeLD() (string, error) {
 		return "", fmt.Errorf("cannot find gozyme-ld beside %s or on PATH", self)
 	}
 	return p, nil
+}
+
+// ownLinker reports whether gozyme-ld at path is the one installed with
+// this program (beside it, and a program, not a script standing in for
+// it): then its work can be done in this process.
+func ownLinker(path string) bool {
+	self, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	if r, err := filepath.EvalSymlinks(self); err == nil {
+		self = r
+	}
+	if filepath.Dir(self) != filepath.Dir(path) {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [4]byte
+	_, err = io.ReadFull(f, magic[:])
+	return err == nil && string(magic[:]) == elf.ELFMAG
 }
 
 // realLinker returns the linker clang itself would run for cmd: the last
