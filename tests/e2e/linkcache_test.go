@@ -9,32 +9,35 @@ import (
 )
 
 // TestLinkCache links tests/projects/optlevels twice with a fresh link
-// cache: the second link reuses the cached object and bitcode symbols and
-// writes the same executable byte for byte; after the source changes, the link misses and
-// the new program's derivatives are right; GOZYME_CACHE=off never reuses.
+// cache: the second link, to another output (so that it is not a relink
+// of the same line, relink_test.go), reuses the cached object and bitcode
+// symbols and writes the same executable byte for byte; after the source
+// changes, the link misses and the new program's derivatives are right;
+// GOZYME_CACHE=off never reuses.
 func TestLinkCache(t *testing.T) {
 	setup(t)
 	dir := copyProject(t, "optlevels")
 	env := toolEnv("GOZYME_CACHE="+filepath.Join(t.TempDir(), "cache"), "GOZYME_VERBOSE=1")
-	link := func(env []string) (string, []byte) {
+	linkTo := func(env []string, out string) (string, []byte) {
 		t.Helper()
-		_, stderr, err := runErr(dir, env, tool("gozyme-cc"), "-O2", "deriv.o", "-o", "deriv", "-lm")
+		_, stderr, err := runErr(dir, env, tool("gozyme-cc"), "-O2", "deriv.o", "-o", out, "-lm")
 		if err != nil {
 			t.Fatalf("link: %v\n%s", err, stderr)
 		}
-		exe, err := os.ReadFile(filepath.Join(dir, "deriv"))
+		exe, err := os.ReadFile(filepath.Join(dir, out))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return stderr, exe
 	}
+	link := func(env []string) (string, []byte) { return linkTo(env, "deriv") }
 	reused := func(stderr string) bool { return strings.Contains(stderr, ": reusing ") }
 	run(t, dir, env, tool("gozyme-cc"), "-O2", "-c", "deriv.c", "-o", "deriv.o")
 	first, exe1 := link(env)
 	if reused(first) {
 		t.Fatalf("first link reused a cached object:\n%s", first)
 	}
-	second, exe2 := link(env)
+	second, exe2 := linkTo(env, "deriv2")
 	if !reused(second) || strings.Contains(second, "llvm-nm") {
 		t.Errorf("second link did not reuse the cached object and symbol listing:\n%s", second)
 	}
