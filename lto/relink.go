@@ -5,8 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,33 +136,33 @@ func (rl *relink) replay(ctx context.Context) (code int, ok bool, err error) {
 			cachePut(ctx, dir, rl.key, ".relink", data)
 		}
 	}
-	tmp, cleanup, err := rl.cfg.linkTempDir()
-	if err != nil {
-		return 1, true, err
-	}
-	defer cleanup()
 	args := make([]string, len(m.Args))
 	for i, a := range m.Args {
 		if a.Temp == "" {
 			args[i] = a.Arg
 			continue
 		}
-		p := filepath.Join(tmp, a.Temp)
-		if _, err := os.Lstat(p); err != nil {
-			if err := placeCached(dir, m.Temps[a.Temp], p); err != nil {
-				if verbose {
-					fmt.Fprintf(os.Stderr, "gozyme: relink: %v\n", err)
-				}
-				return 0, false, nil
+		p, err := useCached(dir, m.Temps[a.Temp])
+		if err != nil {
+			if verbose {
+				fmt.Fprintf(os.Stderr, "gozyme: relink: %s: %v\n", a.Temp, err)
 			}
+			return 0, false, nil
 		}
 		args[i] = p
 	}
 	if verbose {
 		fmt.Fprintf(os.Stderr, "gozyme: relink: nothing changed (%d files checked), reusing %s\n", len(m.Files), cacheEntry(dir, rl.key, ".relink"))
 	}
-	if args, err = linkerArgs(tmp, args, m.Rsp); err != nil {
-		return 1, true, err
+	if m.Rsp {
+		tmp, cleanup, err := rl.cfg.linkTempDir()
+		if err != nil {
+			return 1, true, err
+		}
+		defer cleanup()
+		if args, err = linkerArgs(tmp, args, true); err != nil {
+			return 1, true, err
+		}
 	}
 	err = timeStage(ctx, "native link", func() error {
 		var err error
@@ -195,35 +195,17 @@ func checkStamps(files []fileStamp, now time.Time) (changed string, refresh bool
 	return "", refresh
 }
 
-// placeCached puts the cache's file key at path: a hard link where the
-// cache is on the same filesystem (so that trimming the cache cannot take
-// it away mid-link), else a copy.
-func placeCached(dir, key, path string) error {
+// useCached returns the cache's file key, marked recently used: the real
+// linker reads it where it is. Trimming takes the least recently used
+// entries first, so it cannot take this one while the link runs; the
+// entry is named by its content and never rewritten in place.
+func useCached(dir, key string) (string, error) {
 	if key == "" {
-		return fmt.Errorf("no cached file for %s", filepath.Base(path))
+		return "", errors.New("no cached file")
 	}
 	entry := cacheEntry(dir, key, ".file")
 	now := time.Now()
-	if err := os.Chtimes(entry, now, now); err != nil { // recently used: trimmed last
-		return err
-	}
-	if os.Link(entry, path) == nil {
-		return nil
-	}
-	src, err := os.Open(entry)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	dst, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(dst, src)
-	if cerr := dst.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return entry, os.Chtimes(entry, now, now)
 }
 
 // record writes the manifest of a link that differentiated and whose real

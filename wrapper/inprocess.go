@@ -2,13 +2,13 @@ package wrapper
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 
 	"github.com/gozyme/gozyme/lto"
+	"github.com/gozyme/gozyme/toolchains"
 )
 
 // linkInProcess does a link the way clang does it with gozyme-ld (at
@@ -58,11 +58,7 @@ func soleCommand(out, prog string) (args []string, ok bool) {
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		switch {
 		case strings.HasPrefix(line, " \""):
-			words, err := splitQuoted(line[1:])
-			if err != nil {
-				return nil, false
-			}
-			cmds = append(cmds, words)
+			cmds = append(cmds, toolchains.SplitJob(line))
 		case strings.Contains(line, "clang version "), strings.HasPrefix(line, "Target: "),
 			strings.HasPrefix(line, "Thread model: "), strings.HasPrefix(line, "InstalledDir: "):
 		default:
@@ -73,38 +69,6 @@ func soleCommand(out, prog string) (args []string, ok bool) {
 		return nil, false
 	}
 	return cmds[0][1:], true
-}
-
-// splitQuoted splits clang's printing of a command: words in double
-// quotes, separated by one space, with `"`, `\` and `$` escaped by a
-// backslash.
-func splitQuoted(s string) ([]string, error) {
-	var words []string
-	for len(s) > 0 {
-		if s[0] != '"' {
-			return nil, errors.New("unquoted word")
-		}
-		var w strings.Builder
-		i := 1
-		for ; i < len(s) && s[i] != '"'; i++ {
-			if s[i] == '\\' && i+1 < len(s) {
-				i++
-			}
-			w.WriteByte(s[i])
-		}
-		if i == len(s) {
-			return nil, errors.New("unterminated word")
-		}
-		words = append(words, w.String())
-		s = s[i+1:]
-		if len(s) > 0 {
-			if s[0] != ' ' {
-				return nil, errors.New("words not separated")
-			}
-			s = s[1:]
-		}
-	}
-	return words, nil
 }
 
 // outputOf is the output file of a linker command line, "" when none.
