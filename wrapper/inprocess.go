@@ -1,8 +1,8 @@
 package wrapper
 
 import (
-	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -26,14 +26,24 @@ func (d *driver) linkInProcess(args []string, gld string, cfg lto.Config) (code 
 		}
 	}
 	argv := append(append([]string{"-###"}, args...), "--ld-path="+gld)
-	c := exec.Command(d.clang, argv...)
-	var stdout, stderr bytes.Buffer
-	c.Stdout, c.Stderr = &stdout, &stderr
-	d.cfg.Tools.LogCommand(c.Args)
-	if c.Run() != nil || stdout.Len() > 0 {
+	// clang prints to a file, not a pipe: no goroutines copy its output.
+	out, err := os.CreateTemp("", "gozyme-clang-###-")
+	if err != nil {
 		return 0, false
 	}
-	ldArgs, ok := soleCommand(stderr.String(), gld)
+	os.Remove(out.Name())
+	defer out.Close()
+	c := exec.Command(d.clang, argv...)
+	c.Stdout, c.Stderr = out, out
+	d.cfg.Tools.LogCommand(c.Args)
+	if c.Run() != nil {
+		return 0, false
+	}
+	text, err := io.ReadAll(io.NewSectionReader(out, 0, 1<<20))
+	if err != nil {
+		return 0, false
+	}
+	ldArgs, ok := soleCommand(string(text), gld)
 	if !ok {
 		return 0, false
 	}
