@@ -13,6 +13,7 @@ import (
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/metadata"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -84,6 +85,9 @@ type differ struct {
 	// nextMetadataID is the number newLoopID gives its next loop ID (it
 	// alone adds metadata definitions), 0 until it has read the module's.
 	nextMetadataID int64
+	// versionTwins maps the loop ID of an inner loop's forward copy made
+	// to be vectorized to the ID of its scalar version (loopversion.go).
+	versionTwins map[*metadata.Tuple]*metadata.Tuple
 }
 
 // prepared returns f as the AD engine differentiates it: f itself, or, when
@@ -186,6 +190,7 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 	if d.bits != nil {
 		d.bits.dropDebugInfo()
 	}
+	d.versionLoops(m, user)
 	keepDebugScopes(m, user)
 	return len(roots), nil
 }
@@ -669,7 +674,7 @@ func newDiffer(m *ir.Module, opts Options) *differ {
 	return &differ{m: m, inactive: decls.inactiveFns, inactiveGlobals: decls.inactiveGlobals, allocs: decls.allocs, declErr: err,
 		grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
 		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, sums: newSummaries(), lostGlobals: map[*ir.Global]error{}, globalEscapes: map[*ir.Global]*globalEscape{}, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{},
-		constShadows: map[constShadowKey]*ir.Global{}, runtimeActivity: opts.RuntimeActivity,
+		constShadows: map[constShadowKey]*ir.Global{}, runtimeActivity: opts.RuntimeActivity, versionTwins: map[*metadata.Tuple]*metadata.Tuple{},
 		gpu: rules.IsGPUModule(m), note: opts.Note, gpuLoopRecords: opts.GPULoopRecords,
 		gpuPlainAdjoints: opts.GPUPlainAdjoints, typeReport: opts.TypeReport}
 }

@@ -21,8 +21,8 @@ import (
 // vectorized and unrolled again by the optimizer after AD.
 //
 // A gradient's loops inside other loops are not vectorized after AD unless
-// their hints decide about it (gradientHints): neither their copies in the
-// forward sweep nor their reverses. The optimizer before AD vectorizes no
+// their hints decide about it (gradientHints), but for the forward copies
+// of innermost loops that run many iterations at run time (loopversion.go). The optimizer before AD vectorizes no
 // loop either (preopt's noVectorize), so after AD is where a gradient's
 // loop could be vectorized, and there a vector loop costs on every entry:
 // the forward copy and the reverse address the primal's memory, its
@@ -149,20 +149,24 @@ func reverseHint(name string) bool {
 // reverseLoopID returns the loop ID for the reverse of l, made once per
 // loop: the hints of l's latches that the reverse keeps (reverseHint).
 func (r *reverseGen) reverseLoopID(l *irutil.Loop) *metadata.Tuple {
-	return r.d.gradientLoopID(r.revLoopIDs, l, reverseHint)
+	return r.d.gradientLoopID(r.revLoopIDs, l, reverseHint, false)
 }
 
 // forwardLoopID returns the loop ID for l's copy in the forward sweep, made
 // once per loop (so the copy's latches agree, as LLVM needs): the hints of
 // l's latches but its locations (copyHint).
 func (r *reverseGen) forwardLoopID(l *irutil.Loop) *metadata.Tuple {
-	return r.d.gradientLoopID(r.fwdLoopIDs, l, copyHint)
+	return r.d.gradientLoopID(r.fwdLoopIDs, l, copyHint, true)
 }
 
 // gradientLoopID returns ids[l], made on first use: a loop ID with the
 // hints of l's latches that keep admits and noVectorHints where
-// gradientHints adds them; nil where there are none.
-func (d *differ) gradientLoopID(ids map[*irutil.Loop]*metadata.Tuple, l *irutil.Loop, keep func(string) bool) *metadata.Tuple {
+// gradientHints adds them; nil where there are none. For a forward copy
+// (forward) given noVectorHints, the ID returned asks for vectorizing
+// instead (forwardVectorHints) and has the scalar one as its twin
+// (versionTwins): versionLoops gives each such loop both versions or the
+// twin alone.
+func (d *differ) gradientLoopID(ids map[*irutil.Loop]*metadata.Tuple, l *irutil.Loop, keep func(string) bool, forward bool) *metadata.Tuple {
 	if id, ok := ids[l]; ok {
 		return id
 	}
@@ -175,8 +179,15 @@ func (d *differ) gradientLoopID(ids map[*irutil.Loop]*metadata.Tuple, l *irutil.
 		}
 	}
 	var id *metadata.Tuple
-	if hints = gradientHints(l, hints); len(hints) > 0 {
-		id = d.newLoopID(hints)
+	if scalar := gradientHints(l, hints); len(scalar) > 0 {
+		id = d.newLoopID(scalar)
+		if forward && len(scalar) > len(hints) && !d.gpu {
+			// A forward copy: vectorized where its trip count at run
+			// time is long (versionLoops), else this scalar twin.
+			vec := d.newLoopID(append(hints[:len(hints):len(hints)], forwardVectorHints()...))
+			d.versionTwins[vec] = id
+			id = vec
+		}
 	}
 	ids[l] = id
 	return id
@@ -252,6 +263,31 @@ func noVectorHints() []metadata.Field {
 		return &metadata.Tuple{MetadataID: -1, Fields: []metadata.Field{&metadata.String{Value: name}, constant.NewInt(types.I32, 1)}}
 	}
 	return []metadata.Field{hint("llvm.loop.vectorize.width"), hint("llvm.loop.interleave.count")}
+}
+
+// intHint is a loop hint with an i32 value.
+func intHint(name string, v int64) metadata.Field {
+	return &metadata.Tuple{MetadataID: -1, Fields: []metadata.Field{&metadata.String{Value: name}, constant.NewInt(types.I32, v)}}
+}
+
+// forwardVectorHints leave the long version of an inner loop's forward
+// copy (loopversion.go) to the vectorizer with interleave count 2, and name
+// the hints of the loops it makes (followups, which replace its defaults):
+// the vector loop and the scalar remainder are vectorized already, the
+// vector loop is not unrolled at run time and the remainder not at all.
+func forwardVectorHints() []metadata.Field {
+	attr := func(name string) metadata.Field {
+		return &metadata.Tuple{MetadataID: -1, Fields: []metadata.Field{&metadata.String{Value: name}}}
+	}
+	followup := func(name string, attrs ...metadata.Field) metadata.Field {
+		return &metadata.Tuple{MetadataID: -1, Fields: append([]metadata.Field{&metadata.String{Value: name}}, attrs...)}
+	}
+	done := intHint("llvm.loop.isvectorized", 1)
+	return []metadata.Field{
+		intHint("llvm.loop.interleave.count", 2),
+		followup("llvm.loop.vectorize.followup_vectorized", done, attr("llvm.loop.unroll.runtime.disable")),
+		followup("llvm.loop.vectorize.followup_epilogue", done, attr("llvm.loop.unroll.disable")),
+	}
 }
 
 // markReverseLatch attaches the reverse loop ID of l to the branch ending e,

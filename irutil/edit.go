@@ -319,3 +319,11 @@ func HasFuncAttr(attrs []ir.FuncAttribute, want ...enum.FuncAttr) bool {
 	}
 	return false
 }
+
+// CloneInstInPlace is CloneInst keeping all of the instruction's metadata,
+// for a copy that runs instead of the original, in the same function and
+// the same dynamic scopes (a second version of a loop): what the original's
+// alias scopes, access groups and the rest claim holds of the copy too.
+func CloneInstInPlace(inst ir.Instruction, remap func(value.Value) value.Value) (ir.Instruction, error) {
+	return cloneKeepMetadata(inst, remap)
+}
