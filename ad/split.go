@@ -30,7 +30,11 @@ type splitGrad struct {
 	// framed: the caller gives the tape's memory (aug's last parameter,
 	// frametape.go); the reverse does not free it.
 	framed bool
-	done   bool // generated (a recursive call meets the pair before)
+	// frame is a framed pair's tape type, named and registered with the
+	// shells, its fields set once the pair is generated: a loop record
+	// holding the tape of a recursive call names it before (frametape.go).
+	frame *types.StructType
+	done  bool // generated (a recursive call meets the pair before)
 
 	// For the tape stack (tapestack.go): the pairs its forward calls, the
 	// calls allocating, growing and freeing its tape and records, whether
@@ -149,6 +153,9 @@ func (d *differ) splitGradientAt(f *ir.Func, acts []activity.Activity, retActive
 	inheritTarget(aug, f)
 	inheritTarget(rev, f)
 	s := &splitGrad{aug: aug, rev: rev, retActive: retActive, retShadow: retShadow, parallel: parallel, framed: framed}
+	if framed {
+		s.frame = d.frameType(augName)
+	}
 	d.splits[augName] = s
 
 	pf, err := d.prepared(f)
@@ -242,6 +249,10 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 		fieldTypes[i] = a.ElemType
 	}
 	tapeType := types.NewStruct(fieldTypes...)
+	if r.pair != nil && r.pair.frame != nil {
+		r.pair.frame.Fields = fieldTypes
+		tapeType = r.pair.frame
+	}
 	hasTape := len(cacheSlots) > 0
 	if hasTape && r.d.gpu {
 		// A tape is heap memory handed from the augmented forward to the
