@@ -243,6 +243,7 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 		}
 	}
 	walk(r.fwdHead[r.f.Blocks[0]])
+	cacheSlots, fwdOnly := r.readInReverse(cacheSlots, fwdSet)
 
 	fieldTypes := make([]types.Type, len(cacheSlots))
 	for i, a := range cacheSlots {
@@ -303,6 +304,13 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 			}
 		}
 	}
+	for _, a := range fwdOnly {
+		l := augEntry.NewAlloca(a.ElemType)
+		if init, ok := inits[a]; ok {
+			augEntry.NewStore(init, l)
+		}
+		local[a] = l
+	}
 	augEntry.NewBr(r.fwdHead[r.f.Blocks[0]])
 	for i, b := range r.rets {
 		tail := r.fwdTail[b]
@@ -340,7 +348,11 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	for _, b := range aug.Blocks {
 		b.Parent = aug
 	}
-	for _, a := range cacheSlots {
+	for _, a := range append(cacheSlots, fwdOnly...) {
+		if l, ok := local[a]; ok && augFields[a] == nil {
+			irutil.ReplaceAllUses(aug, a, l) // the forward's alone
+			continue
+		}
 		if l, ok := local[a]; ok {
 			irutil.ReplaceAllUses(aug, a, l)
 			for _, b := range r.rets {
@@ -365,7 +377,7 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	revEntry := ir.NewBlock("entry")
 	revEntry.Parent = rev
 	tapeParam := rev.Params[len(rev.Params)-1]
-	var revFields map[value.Value]value.Value
+	revFields := map[value.Value]value.Value{}
 	if hasTape {
 		revFields = fieldsIn(revEntry, tapeParam)
 		for _, a := range cacheSlots {
@@ -375,6 +387,9 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 				revFields[a] = l
 			}
 		}
+	}
+	for _, a := range fwdOnly {
+		revFields[a] = revEntry.NewAlloca(a.ElemType) // stored to at most, never read
 	}
 	revEntry.Insts = append(revEntry.Insts, adjInsts...)
 	rev.Blocks = append([]*ir.Block{revEntry}, seedBlocks...)
@@ -465,4 +480,33 @@ func plainSlots(g *ir.Func, allocas *ir.Block, slots []*ir.InstAlloca) map[*ir.I
 		}
 	}
 	return plain
+}
+
+// readInReverse splits the cache slots into those the reverse reads,
+// fields of the tape, and the plain ones (plainSlots) that no block of the
+// reverse loads (a loop's capacity, the forward's own bookkeeping): each
+// function keeps its own copy of those and the tape has no field for them.
+func (r *reverseGen) readInReverse(slots []*ir.InstAlloca, fwdSet map[*ir.Block]bool) (read, fwdOnly []*ir.InstAlloca) {
+	plain := plainSlots(r.g, r.allocas, slots)
+	loaded := map[*ir.InstAlloca]bool{}
+	for _, b := range r.g.Blocks {
+		if b == r.allocas || fwdSet[b] {
+			continue
+		}
+		for _, inst := range b.Insts {
+			if ld, ok := inst.(*ir.InstLoad); ok {
+				if a, isSlot := ld.Src.(*ir.InstAlloca); isSlot {
+					loaded[a] = true
+				}
+			}
+		}
+	}
+	for _, a := range slots {
+		if plain[a] && !loaded[a] && a != r.retIdx {
+			fwdOnly = append(fwdOnly, a)
+		} else {
+			read = append(read, a)
+		}
+	}
+	return read, fwdOnly
 }
