@@ -101,21 +101,24 @@ func (r *reverseGen) augmentCall(b *ir.Block, call *ir.InstCall) ([]ir.Instructi
 			args = append(args, s)
 		}
 	}
+	var insts []ir.Instruction
 	if sg.framed {
-		frame, err := r.tapeFrame(call, sg)
+		frame, addr, err := r.tapeFrame(b, call, sg)
 		if err != nil {
 			return nil, err
 		}
+		insts = addr
 		args = append(args, frame)
 	}
 	aug := ir.NewCall(sg.aug, args...)
+	insts = append(insts, aug)
 	if types.Equal(call.Typ, types.Void) {
 		r.tapes[call] = aug
 		r.blockOf[aug] = b
-		return []ir.Instruction{aug}, nil
+		return insts, nil
 	}
 	y := ir.NewExtractValue(aug, 0)
-	insts := []ir.Instruction{aug, y}
+	insts = append(insts, y)
 	tapeField := uint64(1)
 	if sg.retShadow {
 		s := ir.NewExtractValue(aug, 1)
@@ -162,7 +165,11 @@ func (r *reverseGen) reverseCall(blk *ir.Block, at *ir.Block, call *ir.InstCall,
 	if sg.retActive {
 		args = append(args, d)
 	}
-	args = append(args, r.lookupForward(blk, at, r.tapes[call], at))
+	if lf, ok := r.loopFrames[call]; ok {
+		args = append(args, r.loopFrameAddr(blk, lf))
+	} else {
+		args = append(args, r.lookupForward(blk, at, r.tapes[call], at))
+	}
 	outs := blk.NewCall(sg.rev, args...)
 	var outIdx []int
 	for i, a := range acts {

@@ -11,9 +11,9 @@ import (
 // TestFramedTapes: the pair of a callee called outside loops by a combined
 // gradient takes its tape from the gradient's frame (testdata/
 // framed_tapes.c): once, twice in sequence, under a condition (taken or
-// not), with the zero-angle branch; where that does not hold (the call in
-// a loop, from a callee's pair, through recursion) the pairs keep their
-// tapes on the tape stack. Gradients against central differences at every
+// not), with the zero-angle branch; in a loop its tapes are fields of the
+// loop's iteration records; from a callee's pair and through recursion
+// outside loops the pairs keep their tapes on the tape stack. Gradients against central differences at every
 // level, leak-checked.
 func TestFramedTapes(t *testing.T) {
 	t.Parallel()
@@ -41,7 +41,7 @@ func TestFramedTapes(t *testing.T) {
 		root   string
 		framed bool // every pair it calls is framed, else none
 	}{
-		{"once", true}, {"twice", true}, {"guarded", true}, {"looped", false},
+		{"once", true}, {"twice", true}, {"guarded", true}, {"looped", true},
 	} {
 		g := byName["__gozyme_grad_"+c.root+"_d"]
 		if g == nil {
@@ -67,6 +67,54 @@ func TestFramedTapes(t *testing.T) {
 			if strings.HasSuffix(callee, "_f") {
 				t.Errorf("%s calls the framed pair %s", name, callee)
 			}
+		}
+	}
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
+}
+
+// TestLoopedRecursionTapes: recursive functions calling themselves inside
+// loops keep each call's tape in a field of the caller's iteration record
+// (testdata/looped_recursion.c): det by minors at sizes 1 to 5, a loop
+// whose record buffer grows and moves after tapes were written into it
+// with a second, conditional call per iteration, and a call in the inner
+// loop of a nest. Every pair's recursive call is framed; gradients against
+// central differences at every level, leak-checked.
+func TestLoopedRecursionTapes(t *testing.T) {
+	t.Parallel()
+	src := checkPrelude + testdataC(t, "looped_recursion.c")
+	m := preADModuleC(t, src, "2")
+	if _, err := Differentiate(m, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, f := range m.Funcs {
+		name := f.Name()
+		if !strings.HasPrefix(name, "__gozyme_aug_") {
+			continue
+		}
+		for _, b := range f.Blocks {
+			for _, inst := range b.Insts {
+				c, ok := inst.(*ir.InstCall)
+				if !ok || !strings.HasPrefix(irfacts.CalleeName(c), "__gozyme_aug_") {
+					continue
+				}
+				for _, fn := range []string{"det_of_minor", "walk", "grid"} {
+					if strings.Contains(name, fn) && strings.Contains(irfacts.CalleeName(c), fn) {
+						seen[fn] = true
+						if !strings.HasSuffix(irfacts.CalleeName(c), "_f") {
+							t.Errorf("%s calls %s, not framed", name, irfacts.CalleeName(c))
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, fn := range []string{"det_of_minor", "walk", "grid"} {
+		if !seen[fn] {
+			t.Errorf("no pair of %s calls itself", fn)
 		}
 	}
 	for _, o := range optLevels {

@@ -38,6 +38,24 @@ func (r *reverseGen) recordField(lc *loopCache, fv value.Value, def *ir.Block, i
 	if b, ok := lc.fields[fv]; ok {
 		return b
 	}
+	b := r.recordSlot(lc, fv, fv.Type())
+	// Forward: rec[idx].field = fv, before the defining block's terminator.
+	tail := r.fwdTail[def]
+	base := ir.NewLoad(lc.slot.ElemType, lc.slot)
+	gep := r.fieldAddr(lc, base, idx, b)
+	st := ir.NewStore(fv, gep)
+	r.markCacheAccess(st)
+	tail.Insts = append(tail.Insts, base, gep, st)
+	return b
+}
+
+// recordSlot returns the field of loop cache lc's record that key names,
+// adding one of type t on first use (creating the record and its buffer's
+// slot with the first field); the caller writes it.
+func (r *reverseGen) recordSlot(lc *loopCache, key value.Value, t types.Type) *loopBuf {
+	if b, ok := lc.fields[key]; ok {
+		return b
+	}
 	if lc.rec == nil {
 		if o := r.recordOwner(lc); o != nil {
 			// Its fields join o's record, in o's buffer (sharedrec.go).
@@ -51,16 +69,9 @@ func (r *reverseGen) recordField(lc *loopCache, fv value.Value, def *ir.Block, i
 		}
 		lc.fields = map[value.Value]*loopBuf{}
 	}
-	b := &loopBuf{field: len(lc.rec.Fields), elem: fv.Type()}
-	lc.rec.Fields = append(lc.rec.Fields, fv.Type())
-	lc.fields[fv] = b
-	// Forward: rec[idx].field = fv, before the defining block's terminator.
-	tail := r.fwdTail[def]
-	base := ir.NewLoad(lc.slot.ElemType, lc.slot)
-	gep := r.fieldAddr(lc, base, idx, b)
-	st := ir.NewStore(fv, gep)
-	r.markCacheAccess(st)
-	tail.Insts = append(tail.Insts, base, gep, st)
+	b := &loopBuf{field: len(lc.rec.Fields), elem: t}
+	lc.rec.Fields = append(lc.rec.Fields, t)
+	lc.fields[key] = b
 	return b
 }
 

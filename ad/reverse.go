@@ -54,6 +54,7 @@ type reverseGen struct {
 	rets       []*ir.Block                    // primal blocks that return
 	retShadow  bool                           // split mode: the forward also returns the shadow of its result
 	callBlock  map[*ir.InstCall]*ir.Block     // primal call -> its block, built on first use (frametape.go)
+	loopFrames map[*ir.InstCall]loopFrame     // calls whose callee's tape is a field of their loop's record (frametape.go)
 	mathCalls  map[*ir.Block]blockMathCalls   // primal block -> its calls of math functions, indexed on first use (mathsibling.go)
 	zeroSkips  []*zeroSkip                    // loops whose reverse is skipped where their adjoints are zero (zeroskip.go)
 	skipAt     map[*ir.Block]*zeroSkip        // the skips by the primal block each loop exits into
@@ -350,6 +351,15 @@ func (r *reverseGen) forward() error {
 		head, tail := r.fwdHead[b], r.fwdTail[b]
 		preds := r.cfg.Preds[b]
 		var phis, rest []ir.Instruction
+		var iter *ir.InstLoad
+		if r.primal().IsHeader(b) {
+			// The iteration's index, known to the header's own
+			// instructions (a framed call's tape, frametape.go) and
+			// inserted after its phis below.
+			lc := r.loops[r.cfg.LoopOf[b]]
+			iter = ir.NewLoad(types.I64, lc.counter)
+			lc.fwdIdx = iter
+		}
 		for _, inst := range b.Insts {
 			if isDebugIntrinsic(inst) || r.dropsLifetime(inst) {
 				continue
@@ -478,11 +488,10 @@ func (r *reverseGen) forward() error {
 		}
 		head.Insts = append(head.Insts, phis...)
 		tail.Insts = append(tail.Insts, rest...)
-		if r.primal().IsHeader(b) {
+		if iter != nil {
 			lc := r.loops[r.cfg.LoopOf[b]]
-			i := head.NewLoad(types.I64, lc.counter)
-			head.NewStore(head.NewAdd(i, constant.NewInt(types.I64, 1)), lc.counter)
-			lc.fwdIdx = i
+			head.Insts = append(head.Insts, iter)
+			head.NewStore(head.NewAdd(iter, constant.NewInt(types.I64, 1)), lc.counter)
 			head.NewBr(tail) // replaced by the growth check when the loop caches values
 		}
 	}

@@ -30,7 +30,11 @@ type splitGrad struct {
 	// framed: the caller gives the tape's memory (aug's last parameter,
 	// frametape.go); the reverse does not free it.
 	framed bool
-	done   bool // generated (a recursive call meets the pair before)
+	// frame is a framed pair's tape type, named and registered with the
+	// shells, its fields set once the pair is generated: a loop record
+	// holding the tape of a recursive call names it before (frametape.go).
+	frame *types.StructType
+	done  bool // generated (a recursive call meets the pair before)
 
 	// For the tape stack (tapestack.go): the pairs its forward calls, the
 	// calls allocating, growing and freeing its tape and records, whether
@@ -149,6 +153,9 @@ func (d *differ) splitGradientAt(f *ir.Func, acts []activity.Activity, retActive
 	inheritTarget(aug, f)
 	inheritTarget(rev, f)
 	s := &splitGrad{aug: aug, rev: rev, retActive: retActive, retShadow: retShadow, parallel: parallel, framed: framed}
+	if framed {
+		s.frame = d.frameType(augName)
+	}
 	d.splits[augName] = s
 
 	pf, err := d.prepared(f)
@@ -236,12 +243,17 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 		}
 	}
 	walk(r.fwdHead[r.f.Blocks[0]])
+	cacheSlots, fwdOnly := r.readInReverse(cacheSlots, fwdSet)
 
 	fieldTypes := make([]types.Type, len(cacheSlots))
 	for i, a := range cacheSlots {
 		fieldTypes[i] = a.ElemType
 	}
 	tapeType := types.NewStruct(fieldTypes...)
+	if r.pair != nil && r.pair.frame != nil {
+		r.pair.frame.Fields = fieldTypes
+		tapeType = r.pair.frame
+	}
 	hasTape := len(cacheSlots) > 0
 	if hasTape && r.d.gpu {
 		// A tape is heap memory handed from the augmented forward to the
@@ -292,6 +304,13 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 			}
 		}
 	}
+	for _, a := range fwdOnly {
+		l := augEntry.NewAlloca(a.ElemType)
+		if init, ok := inits[a]; ok {
+			augEntry.NewStore(init, l)
+		}
+		local[a] = l
+	}
 	augEntry.NewBr(r.fwdHead[r.f.Blocks[0]])
 	for i, b := range r.rets {
 		tail := r.fwdTail[b]
@@ -329,7 +348,11 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	for _, b := range aug.Blocks {
 		b.Parent = aug
 	}
-	for _, a := range cacheSlots {
+	for _, a := range append(cacheSlots, fwdOnly...) {
+		if l, ok := local[a]; ok && augFields[a] == nil {
+			irutil.ReplaceAllUses(aug, a, l) // the forward's alone
+			continue
+		}
 		if l, ok := local[a]; ok {
 			irutil.ReplaceAllUses(aug, a, l)
 			for _, b := range r.rets {
@@ -354,7 +377,7 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	revEntry := ir.NewBlock("entry")
 	revEntry.Parent = rev
 	tapeParam := rev.Params[len(rev.Params)-1]
-	var revFields map[value.Value]value.Value
+	revFields := map[value.Value]value.Value{}
 	if hasTape {
 		revFields = fieldsIn(revEntry, tapeParam)
 		for _, a := range cacheSlots {
@@ -364,6 +387,9 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 				revFields[a] = l
 			}
 		}
+	}
+	for _, a := range fwdOnly {
+		revFields[a] = revEntry.NewAlloca(a.ElemType) // stored to at most, never read
 	}
 	revEntry.Insts = append(revEntry.Insts, adjInsts...)
 	rev.Blocks = append([]*ir.Block{revEntry}, seedBlocks...)
@@ -454,4 +480,33 @@ func plainSlots(g *ir.Func, allocas *ir.Block, slots []*ir.InstAlloca) map[*ir.I
 		}
 	}
 	return plain
+}
+
+// readInReverse splits the cache slots into those the reverse reads,
+// fields of the tape, and the plain ones (plainSlots) that no block of the
+// reverse loads (a loop's capacity, the forward's own bookkeeping): each
+// function keeps its own copy of those and the tape has no field for them.
+func (r *reverseGen) readInReverse(slots []*ir.InstAlloca, fwdSet map[*ir.Block]bool) (read, fwdOnly []*ir.InstAlloca) {
+	plain := plainSlots(r.g, r.allocas, slots)
+	loaded := map[*ir.InstAlloca]bool{}
+	for _, b := range r.g.Blocks {
+		if b == r.allocas || fwdSet[b] {
+			continue
+		}
+		for _, inst := range b.Insts {
+			if ld, ok := inst.(*ir.InstLoad); ok {
+				if a, isSlot := ld.Src.(*ir.InstAlloca); isSlot {
+					loaded[a] = true
+				}
+			}
+		}
+	}
+	for _, a := range slots {
+		if plain[a] && !loaded[a] && a != r.retIdx {
+			fwdOnly = append(fwdOnly, a)
+		} else {
+			read = append(read, a)
+		}
+	}
+	return read, fwdOnly
 }

@@ -2,8 +2,9 @@
  * checkPrelude. project (a branch, sin and cos of one angle, values cached
  * across the call) is called by the roots: once outside any loop (its tape
  * in the gradient's frame), twice in sequence, under a condition, inside a
- * loop (one tape per iteration: not framed), from a callee's pair (its
- * tape outlives that pair's forward: not framed) and through recursion;
+ * loop (one tape per iteration, in the loop's records), from a callee's
+ * pair (its tape outlives that pair's forward: not framed) and through
+ * recursion;
  * scale needs no tape at all. Each gradient against central differences. */
 extern int enzyme_dup, enzyme_const, enzyme_out;
 void __enzyme_autodiff(void *, ...);
