@@ -18,6 +18,11 @@ type symbolView struct {
 	sym    map[string]objSym   // the winning definition
 	later  map[string][]*Input // further strong definitions, in load order
 	rules  symbolRules
+	// entryUsers are the inputs whose native code refers to each
+	// undefined name mentioning __enzyme_; entryUnknown says some input's
+	// native symbols could not be read.
+	entryUsers   map[string][]*Input
+	entryUnknown bool
 }
 
 // symbolRules are the linker options that change what a symbol resolves to.
@@ -84,10 +89,17 @@ func (r symbolRules) target(name string, definedHere bool) (string, error) {
 // resolveSymbols resolves the global symbols of the link's inputs (in load
 // order) under rules.
 func resolveSymbols(inputs []*Input, rules symbolRules) *symbolView {
-	v := &symbolView{winner: map[string]*Input{}, sym: map[string]objSym{}, later: map[string][]*Input{}, rules: rules}
+	v := &symbolView{winner: map[string]*Input{}, sym: map[string]objSym{}, later: map[string][]*Input{}, rules: rules, entryUsers: map[string][]*Input{}}
 	for _, in := range inputs {
-		for _, s := range nativeSyms(in) {
+		syms := nativeSyms(in)
+		if in.LTO || in.Data == nil || in.SymErr != nil {
+			v.entryUnknown = true
+		}
+		for _, s := range syms {
 			if !s.defined {
+				if strings.Contains(s.name, "__enzyme_") {
+					v.entryUsers[s.name] = append(v.entryUsers[s.name], in)
+				}
 				continue
 			}
 			w, ok := v.sym[s.name]
