@@ -100,6 +100,9 @@ func adaptEntries(m *cutModule, adaptable func(string) bool) (map[string]string,
 			}
 		}
 	}
+	if !markersOnlyAtCalls(m, sites) {
+		return nil, nil
+	}
 	keys := make([]string, 0, len(sites))
 	for k := range sites {
 		keys = append(keys, k)
@@ -441,4 +444,47 @@ func moduleTriple(m *cutModule) string {
 		}
 	}
 	return ""
+}
+
+// markersOnlyAtCalls reports that every mention of a marker global is one
+// the adapters see as AD will: an argument of an entry call, or the load
+// of one that an entry call passes. A marker reaching a call any other way
+// (through a local variable, a helper function, a pointer in memory) may
+// be a marker to AD once the module is optimized, but an ordinary argument
+// to an adapter, which would then not mean what the call means.
+func markersOnlyAtCalls(m *cutModule, sites map[string][]*entrySite) bool {
+	loads := map[*cutEntity]map[string]bool{}
+	calls := map[int]bool{}
+	for _, ss := range sites {
+		for _, s := range ss {
+			calls[s.line] = true
+			for _, o := range s.ops {
+				if o.marker != "" {
+					if loads[s.fn] == nil {
+						loads[s.fn] = map[string]bool{}
+					}
+					loads[s.fn]["  "+o.val+" = "] = true
+				}
+			}
+		}
+	}
+	for _, e := range m.order {
+		for j := e.start; j <= e.end; j++ {
+			l := m.lines[j]
+			if !strings.Contains(l, "@enzyme_") || calls[j] {
+				continue
+			}
+			if !e.fn {
+				if strings.HasPrefix(l, "@enzyme_") && !strings.Contains(l[1:], "@") {
+					continue // the marker's own declaration or definition
+				}
+				return false
+			}
+			def, _, ok := strings.Cut(l, "= ")
+			if j == e.start || !ok || !loads[e][def+"= "] {
+				return false
+			}
+		}
+	}
+	return true
 }
