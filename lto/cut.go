@@ -30,6 +30,10 @@ import (
 //     cut takes must stay single: it becomes owned, so that all its users
 //     are the link's and the native copy is dead.
 //
+// Where an adapter may define an entry symbol (cutadapter.go), the
+// adapter is the root instead of the functions calling it: they, and their
+// callers, stay native code.
+//
 // Everything else becomes a declaration the native objects define. After
 // AD, the external definitions kept only for AD and inlining go too
 // (trimNames), so code generation compiles the owned functions, the
