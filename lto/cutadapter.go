@@ -328,13 +328,16 @@ func entryAdapter(m *cutModule, x *cutEntity, name string, sites []*entrySite) (
 	fmt.Fprintf(&b, "define %s @%s(%s) {\n", ret.text, name, strings.Join(ptext, ", "))
 	if len(order) > 1 {
 		// Several functions: dispatch on the first argument, which
-		// must be the address of a function the native code names too.
+		// must be the address of a function the native code names too,
+		// each group's another.
 		b.WriteString("entry:\n")
+		named := map[string]bool{}
 		for gi, f := range order {
 			refs := globalRefRE.FindAllString(f, -1)
-			if len(refs) != 1 {
+			if len(refs) != 1 || named[refs[0]] {
 				return "", false, false
 			}
+			named[refs[0]] = true
 			t := m.ents[refs[0]]
 			if t == nil || !t.fn || t.local() {
 				return "", false, false

@@ -188,3 +188,28 @@ func TestTrimTextAdapter(t *testing.T) {
 		t.Errorf("trimmed:\n%s", got)
 	}
 }
+
+// An entry symbol may have an adapter where only the group's members call
+// it, the symbols of every input were read, and the linker folds no
+// identical functions (the adapter's dispatch compares their addresses).
+func TestAdaptableEntries(t *testing.T) {
+	t.Parallel()
+	a, b := &Input{Origin: "a.o"}, &Input{Origin: "b.o"}
+	grp := &rewriteGroup{members: []*Input{a}}
+	stubs := []string{adapterX, "enzyme_dup"}
+	for _, c := range []struct {
+		name string
+		view *symbolView
+		want bool
+	}{
+		{"the group's alone", &symbolView{entryUsers: map[string][]*Input{adapterX: {a}}}, true},
+		{"another group calls it", &symbolView{entryUsers: map[string][]*Input{adapterX: {a, b}}}, false},
+		{"an input unread", &symbolView{entryUsers: map[string][]*Input{adapterX: {a}}, entryUnknown: true}, false},
+		{"identical code folding", &symbolView{entryUsers: map[string][]*Input{adapterX: {a}}, rules: symbolRules{icf: true}}, false},
+	} {
+		got := adaptableEntries(grp, c.view, stubs)
+		if got[adapterX] != c.want || got["enzyme_dup"] {
+			t.Errorf("%s: adaptable %v, want %s: %v", c.name, got, adapterX, c.want)
+		}
+	}
+}

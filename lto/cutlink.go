@@ -54,8 +54,8 @@ func cutInputs(grp *rewriteGroup, view *symbolView) *CutInputs {
 // definition in the link).
 func adaptableEntries(grp *rewriteGroup, view *symbolView, stubs []string) map[string]bool {
 	out := map[string]bool{}
-	if view == nil || view.entryUnknown {
-		return out
+	if view == nil || view.entryUnknown || view.rules.icf {
+		return out // folded functions would defeat an adapter's dispatch
 	}
 	member := map[*Input]bool{}
 	for _, m := range grp.members {

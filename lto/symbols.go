@@ -30,6 +30,7 @@ type symbolRules struct {
 	allowMultiple bool              // --allow-multiple-definition, -z muldefs
 	wrap          map[string]bool   // --wrap=NAME
 	defsym        map[string]string // --defsym=NAME=EXPR: the symbol EXPR names, "" for an address or expression
+	icf           bool              // --icf=all or safe: functions of identical code may share an address
 }
 
 // linkRules reads the symbol rules of a link line.
@@ -48,6 +49,8 @@ func linkRules(line *LinkLine) symbolRules {
 			}
 		case "wrap":
 			r.wrap[it.Value] = true
+		case "icf":
+			r.icf = it.Value != "none"
 		case "defsym":
 			lhs, rhs, _ := strings.Cut(it.Value, "=")
 			lhs, rhs = strings.TrimSpace(lhs), strings.TrimSpace(rhs)
