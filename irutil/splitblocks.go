@@ -274,12 +274,12 @@ func entryNumber(header string) (string, error) {
 	if open < 0 {
 		return "", fmt.Errorf("cannot read the parameters of %q", header)
 	}
-	end := matchClose(header, open)
+	end := MatchClose(header, open)
 	if end < 0 {
 		return "", fmt.Errorf("cannot read the parameters of %q", header)
 	}
 	n := 0
-	for _, p := range splitTopLevel(header[open+1:end-1], ',') {
+	for _, p := range SplitTopLevel(header[open+1:end-1], ',') {
 		p = strings.TrimSpace(p)
 		i := strings.LastIndexByte(p, ' ')
 		if i < 0 || !strings.HasPrefix(p[i+1:], "%") {

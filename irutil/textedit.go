@@ -87,7 +87,7 @@ func declareFromDefine(l string) (string, error) {
 	if name == "" {
 		return "", fmt.Errorf("no function name in %q", l)
 	}
-	close := matchClose(l, open)
+	close := MatchClose(l, open)
 	if close < 0 {
 		return "", fmt.Errorf("unbalanced parameter list in %q", l)
 	}
@@ -178,7 +178,7 @@ func joinWords(w []string) string { return strings.Join(w, " ") }
 // alignAttr returns the ", align N" attribute among a variable's trailing
 // attributes, without its comma, or "".
 func alignAttr(s string) string {
-	for _, part := range splitTopLevel(s, ',') {
+	for _, part := range SplitTopLevel(s, ',') {
 		part = strings.TrimSpace(part)
 		if strings.HasPrefix(part, "align ") {
 			return part
@@ -197,7 +197,7 @@ func splitFuncType(t string) (ret, params string, ok bool) {
 	if n <= 0 || n >= len(t) || !strings.HasPrefix(t[n:], " (") {
 		return "", "", false
 	}
-	if matchClose(t, n+1) != len(t) {
+	if MatchClose(t, n+1) != len(t) {
 		return "", "", false
 	}
 	return t[:n], t[n+1:], true
@@ -305,9 +305,9 @@ func skipString(s string, i int) int {
 	return i + 1 + j + 1
 }
 
-// matchClose returns the index after the bracket closing the one at s[i]
+// MatchClose returns the index after the bracket closing the one at s[i]
 // ('(', '[', '{' or '<'), skipping strings and nested brackets, or -1.
-func matchClose(s string, i int) int {
+func MatchClose(s string, i int) int {
 	depth := 0
 	for j := i; j < len(s); j++ {
 		switch s[j] {
@@ -329,8 +329,8 @@ func matchClose(s string, i int) int {
 	return -1
 }
 
-// splitTopLevel splits s at sep where it is outside brackets and strings.
-func splitTopLevel(s string, sep byte) []string {
+// SplitTopLevel splits s at sep where it is outside brackets and strings.
+func SplitTopLevel(s string, sep byte) []string {
 	var parts []string
 	depth, start := 0, 0
 	for j := 0; j < len(s); j++ {
@@ -371,7 +371,7 @@ func irTokens(s string) []string {
 				j = len(s)
 				continue
 			case '(', '[', '{', '<':
-				if k := matchClose(s, j); k > 0 {
+				if k := MatchClose(s, j); k > 0 {
 					j = k
 					continue
 				}
@@ -398,13 +398,13 @@ func typeLen(s string) int {
 		case s[n] == '*':
 			n++
 		case strings.HasPrefix(s[n:], " addrspace("):
-			k := matchClose(s, n+len(" addrspace"))
+			k := MatchClose(s, n+len(" addrspace"))
 			if k < 0 || k >= len(s) || s[k] != '*' {
 				return n
 			}
 			n = k
 		case strings.HasPrefix(s[n:], " ("):
-			k := matchClose(s, n+1)
+			k := MatchClose(s, n+1)
 			if k < 0 {
 				return n
 			}
@@ -424,7 +424,7 @@ func baseTypeLen(s string) int {
 	}
 	switch s[0] {
 	case '{', '[', '<':
-		return matchClose(s, 0)
+		return MatchClose(s, 0)
 	case '%':
 		if len(s) > 1 && s[1] == '"' {
 			return skipString(s, 1)

@@ -30,6 +30,10 @@ import (
 //     cut takes must stay single: it becomes owned, so that all its users
 //     are the link's and the native copy is dead.
 //
+// Where an adapter may define an entry symbol (cutadapter.go), the
+// adapter is the root instead of the functions calling it: they, and their
+// callers, stay native code.
+//
 // Everything else becomes a declaration the native objects define. After
 // AD, the external definitions kept only for AD and inlining go too
 // (trimNames), so code generation compiles the owned functions, the
@@ -63,6 +67,7 @@ type cutModule struct {
 	order     []*cutEntity
 	moduleAsm bool
 	sharedPIC bool // PIC without PIE: native calls may bypass the symbol
+	pic, pie  bool
 }
 
 var cutLinkages = map[string]bool{
@@ -77,13 +82,21 @@ var cutComdat = regexp.MustCompile(`comdat(?:\((\$(?:"(?:[^"\\]|\\.)*"|[-a-zA-Z$
 // linkage and what each refers to.
 func parseCutModule(text string) (*cutModule, error) {
 	m := &cutModule{lines: strings.Split(text, "\n"), ents: map[string]*cutEntity{}}
+	if err := m.scan(0); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// scan reads the global values of m.lines from line from on (the module's
+// text, or definitions appended to it).
+func (m *cutModule) scan(from int) error {
 	add := func(e *cutEntity) {
 		e.name = linkerName(e.key)
 		m.ents[e.key] = e
 		m.order = append(m.order, e)
 	}
-	pic, pie := false, false
-	for i := 0; i < len(m.lines); i++ {
+	for i := from; i < len(m.lines); i++ {
 		l := m.lines[i]
 		switch {
 		case strings.HasPrefix(l, "define "):
@@ -93,7 +106,7 @@ func parseCutModule(text string) (*cutModule, error) {
 				end++
 			}
 			if key == "" || end == len(m.lines) {
-				return nil, fmt.Errorf("line %d: not a function definition llvm-dis prints", i+1)
+				return fmt.Errorf("line %d: not a function definition llvm-dis prints", i+1)
 			}
 			e := &cutEntity{key: key, fn: true, start: i, end: end, taken: map[string]bool{}}
 			e.linkage = leadingLinkage(l[len("define "):])
@@ -159,13 +172,13 @@ func parseCutModule(text string) (*cutModule, error) {
 		case strings.HasPrefix(l, "module asm "):
 			m.moduleAsm = true
 		case strings.HasPrefix(l, "!") && strings.Contains(l, `!"PIC Level"`):
-			pic = true
+			m.pic = true
 		case strings.HasPrefix(l, "!") && strings.Contains(l, `!"PIE Level"`):
-			pie = true
+			m.pie = true
 		}
 	}
-	m.sharedPIC = pic && !pie
-	return m, nil
+	m.sharedPIC = m.pic && !m.pie
+	return nil
 }
 
 // globalRefRE matches a reference to a global value (as irutil's partial
@@ -452,12 +465,20 @@ func cutText(m *cutModule, p *cutPlan) (text string, discard map[string]bool) {
 // refer to (dead code, which nothing else defines) become weak hidden
 // definitions: functions that trap, zeroed variables. It edits the text a
 // line at a time, never holding it whole: a huge derivative's text is
-// hundreds of megabytes, read from r as it is written to w. It returns
-// the names it made declarations.
-func trimText(w io.Writer, r io.Reader, owned map[string]bool, native func(string) bool, stubs []string) (map[string]bool, error) {
+// hundreds of megabytes, read from r as it is written to w. The entry
+// adapters (cutadapter.go, adapters: each one's name to its entry's) take
+// their entries' names, whose declarations go. It returns the names it
+// made declarations.
+func trimText(w io.Writer, r io.Reader, owned map[string]bool, native func(string) bool, stubs []string, adapters map[string]string) (map[string]bool, error) {
 	want := map[string]bool{}
+	adapted := map[string]bool{}
+	for _, entry := range adapters {
+		adapted[entry] = true
+	}
 	for _, n := range stubs {
-		want[n] = true
+		if !adapted[n] {
+			want[n] = true
+		}
 	}
 	trimmable := func(linkage, name string) bool {
 		switch linkage {
@@ -489,6 +510,10 @@ func trimText(w io.Writer, r io.Reader, owned map[string]bool, native func(strin
 		case strings.HasPrefix(l, "define "):
 			key := defineKey(l)
 			name := linkerName(key)
+			if entry, ok := adapters[name]; ok && key != "" {
+				l = strings.Replace(l, key+"(", "@"+entry+"(", 1)
+				break
+			}
 			if key == "" || !trimmable(leadingLinkage(l[len("define "):]), name) {
 				break
 			}
@@ -505,8 +530,8 @@ func trimText(w io.Writer, r io.Reader, owned map[string]bool, native func(strin
 			if strings.Contains(l, "@llvm.trap()") {
 				hasTrap = true
 			}
-			if want[linkerName(defineKey(l))] {
-				continue // defined below
+			if n := linkerName(defineKey(l)); want[n] || adapted[n] {
+				continue // defined below, or by its adapter
 			}
 		case strings.HasPrefix(l, "@"):
 			key := globalRefRE.FindString(l)
@@ -554,7 +579,7 @@ func trimText(w io.Writer, r io.Reader, owned map[string]bool, native func(strin
 		return nil, fmt.Errorf("the body of %s is not closed by a lone '}'", skipping)
 	}
 	for _, n := range stubs {
-		if defined[n] {
+		if defined[n] || adapted[n] {
 			continue
 		}
 		q := `@"` + strings.NewReplacer(`\`, `\5C`, `"`, `\22`).Replace(n) + `"`

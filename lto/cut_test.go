@@ -103,7 +103,7 @@ func TestPlanCut(t *testing.T) {
 	// own leaves: f and ext (and unrelated, already a declaration in the
 	// cut).
 	var out strings.Builder
-	names, err := trimText(&out, strings.NewReader(cutSample), map[string]bool{"root": true, "reader": true}, native, nil)
+	names, err := trimText(&out, strings.NewReader(cutSample), map[string]bool{"root": true, "reader": true}, native, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestTrimTextStubs(t *testing.T) {
 	t.Parallel()
 	text := "@enzyme_dup = external local_unnamed_addr global i32, align 4\ndeclare double @__enzyme_autodiff(i8*, ...)\n"
 	var out strings.Builder
-	if _, err := trimText(&out, strings.NewReader(text), nil, func(string) bool { return false }, []string{"__enzyme_autodiff", "enzyme_const", "enzyme_dup"}); err != nil {
+	if _, err := trimText(&out, strings.NewReader(text), nil, func(string) bool { return false }, []string{"__enzyme_autodiff", "enzyme_const", "enzyme_dup"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()

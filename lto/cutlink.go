@@ -45,7 +45,35 @@ func cutInputs(grp *rewriteGroup, view *symbolView) *CutInputs {
 		}
 	}
 	sort.Strings(c.Stubs)
+	c.Adaptable = adaptableEntries(grp, view, c.Stubs)
 	return c
+}
+
+// adaptableEntries are the stubbed entry points of a group that only its
+// members' native code calls: the group's object may define them (one
+// definition in the link).
+func adaptableEntries(grp *rewriteGroup, view *symbolView, stubs []string) map[string]bool {
+	out := map[string]bool{}
+	if view == nil || view.entryUnknown || view.rules.icf {
+		return out // folded functions would defeat an adapter's dispatch
+	}
+	member := map[*Input]bool{}
+	for _, m := range grp.members {
+		member[m] = true
+	}
+	for _, n := range stubs {
+		if !strings.Contains(n, "__enzyme_") {
+			continue
+		}
+		ok := true
+		for _, in := range view.entryUsers[n] {
+			ok = ok && member[in]
+		}
+		if ok {
+			out[n] = true
+		}
+	}
+	return out
 }
 
 // partialOwned reads the owned names of an object made from the roots'

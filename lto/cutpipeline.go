@@ -20,6 +20,10 @@ type CutInputs struct {
 	// refer to and nothing in the link defines: the native copies of the
 	// owned functions call them, dead code the link must still resolve.
 	Stubs []string
+	// Adaptable are the stubbed entry points no native object outside
+	// the group refers to: the link's object may define them as adapters
+	// (cutadapter.go).
+	Adaptable map[string]bool
 }
 
 // partialSection marks an object made from the roots' cut; it lists the
@@ -38,6 +42,7 @@ func rewriteCut(ctx context.Context, dir, in string, job RewriteJob) error {
 	native := func(name string) bool { return job.Cut.Native[name] }
 	var owned []string
 	var cut string
+	var adapters map[string]string // adapter name -> entry name
 	err := timeStage(ctx, "cut", func() error {
 		// in is text where a module was edited before merging (writeModule:
 		// optnone removed at -O0, --wrap, --defsym, discarded definitions).
@@ -49,18 +54,26 @@ func rewriteCut(ctx context.Context, dir, in string, job RewriteJob) error {
 		if err != nil {
 			return err
 		}
+		adaptable := func(name string) bool { return job.Cut.Adaptable[name] }
+		if adapters, err = adaptEntries(m, adaptable); err != nil {
+			return err
+		}
 		plan, reason := planCut(m, native)
 		if reason != "" {
 			return fmt.Errorf("the roots' cut is refused: %s", reason)
 		}
-		owned = plan.ownedNames(m)
+		for _, n := range plan.ownedNames(m) {
+			if _, ok := adapters[n]; !ok {
+				owned = append(owned, n) // an adapter has no native definition
+			}
+		}
 		kept, discard := cutText(m, plan)
 		kept, _, err = irutil.DiscardDefinitions(kept, discard)
 		if err != nil {
 			return err
 		}
 		if toolchains.ConfigOf(ctx).Verbose {
-			fmt.Fprintf(os.Stderr, "gozyme: %s: the roots' cut keeps %d of %d definitions, %d owned\n", job.Origin(), len(plan.keep), countDefinitions(m), len(plan.owned))
+			fmt.Fprintf(os.Stderr, "gozyme: %s: the roots' cut keeps %d of %d definitions, %d owned, %d entry adapters\n", job.Origin(), len(plan.keep), countDefinitions(m), len(plan.owned), len(adapters))
 		}
 		cut = filepath.Join(cdir, "cut.ll")
 		return os.WriteFile(cut, []byte(kept), 0o644)
@@ -73,7 +86,7 @@ func rewriteCut(ctx context.Context, dir, in string, job RewriteJob) error {
 		ownedSet[n] = true
 	}
 	trim := func(post string) error {
-		return timeStage(ctx, "cut", func() error { return trimFile(post, ownedSet, native, job.Cut.Stubs) })
+		return timeStage(ctx, "cut", func() error { return trimFile(post, ownedSet, native, job.Cut.Stubs, adapters) })
 	}
 	if err := rewriteModule(ctx, cdir, cut, job, trim); err != nil {
 		return err
@@ -82,7 +95,7 @@ func rewriteCut(ctx context.Context, dir, in string, job RewriteJob) error {
 }
 
 // trimFile is trimText on the differentiated module's file at post.
-func trimFile(post string, owned map[string]bool, native func(string) bool, stubs []string) error {
+func trimFile(post string, owned map[string]bool, native func(string) bool, stubs []string, adapters map[string]string) error {
 	in, err := os.Open(post)
 	if err != nil {
 		return err
@@ -92,7 +105,7 @@ func trimFile(post string, owned map[string]bool, native func(string) bool, stub
 	if err != nil {
 		return err
 	}
-	_, err = trimText(f, in, owned, native, stubs)
+	_, err = trimText(f, in, owned, native, stubs, adapters)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -137,6 +137,10 @@ func jobKey(cfg Config, job RewriteJob) string {
 		for _, n := range c.Stubs {
 			field(n)
 		}
+		field(fmt.Sprint("adaptable", len(c.Adaptable)))
+		for _, n := range sortedKeys(c.Adaptable) {
+			field(n)
+		}
 	}
 	for _, m := range job.Modules {
 		field(m.Origin)

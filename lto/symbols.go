@@ -18,6 +18,11 @@ type symbolView struct {
 	sym    map[string]objSym   // the winning definition
 	later  map[string][]*Input // further strong definitions, in load order
 	rules  symbolRules
+	// entryUsers are the inputs whose native code refers to each
+	// undefined name mentioning __enzyme_; entryUnknown says some input's
+	// native symbols could not be read.
+	entryUsers   map[string][]*Input
+	entryUnknown bool
 }
 
 // symbolRules are the linker options that change what a symbol resolves to.
@@ -25,6 +30,7 @@ type symbolRules struct {
 	allowMultiple bool              // --allow-multiple-definition, -z muldefs
 	wrap          map[string]bool   // --wrap=NAME
 	defsym        map[string]string // --defsym=NAME=EXPR: the symbol EXPR names, "" for an address or expression
+	icf           bool              // --icf=all or safe: functions of identical code may share an address
 }
 
 // linkRules reads the symbol rules of a link line.
@@ -43,6 +49,8 @@ func linkRules(line *LinkLine) symbolRules {
 			}
 		case "wrap":
 			r.wrap[it.Value] = true
+		case "icf":
+			r.icf = it.Value != "none"
 		case "defsym":
 			lhs, rhs, _ := strings.Cut(it.Value, "=")
 			lhs, rhs = strings.TrimSpace(lhs), strings.TrimSpace(rhs)
@@ -84,10 +92,17 @@ func (r symbolRules) target(name string, definedHere bool) (string, error) {
 // resolveSymbols resolves the global symbols of the link's inputs (in load
 // order) under rules.
 func resolveSymbols(inputs []*Input, rules symbolRules) *symbolView {
-	v := &symbolView{winner: map[string]*Input{}, sym: map[string]objSym{}, later: map[string][]*Input{}, rules: rules}
+	v := &symbolView{winner: map[string]*Input{}, sym: map[string]objSym{}, later: map[string][]*Input{}, rules: rules, entryUsers: map[string][]*Input{}}
 	for _, in := range inputs {
-		for _, s := range nativeSyms(in) {
+		syms := nativeSyms(in)
+		if in.LTO || in.Data == nil || in.SymErr != nil {
+			v.entryUnknown = true
+		}
+		for _, s := range syms {
 			if !s.defined {
+				if strings.Contains(s.name, "__enzyme_") {
+					v.entryUsers[s.name] = append(v.entryUsers[s.name], in)
+				}
 				continue
 			}
 			w, ok := v.sym[s.name]

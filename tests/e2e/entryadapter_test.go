@@ -1,0 +1,73 @@
+package e2e
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestEntryAdapter links the programs of tests/projects/entryadapter, each
+// checking its gradients against central differences at -O0 and -O2, and
+// checks how the roots' cut served their Enzyme calls: where an adapter
+// may define the entry symbol (one root from main, a root in an internal
+// function called from a lambda, two functions through one symbol, C's
+// variadic entry with one argument list), the link's object defines that
+// symbol and nothing else; where it may not (the same function with two
+// activities, C's variadic entry with two argument lists, two separate
+// groups calling one symbol), it owns the callers as before.
+func TestEntryAdapter(t *testing.T) {
+	setup(t)
+	dir := copyProject(t, "entryadapter")
+	cases := []struct {
+		name    string
+		sources []string
+		adapter bool
+	}{
+		{"mainroot", []string{"mainroot.cpp"}, true},
+		{"lambdaroot", []string{"lambdaroot.cpp"}, true},
+		{"dispatch", []string{"dispatch.cpp"}, true},
+		{"variadic", []string{"variadic.c"}, true},
+		{"twoactivities", []string{"twoactivities.cpp"}, false},
+		{"variadicmixed", []string{"variadicmixed.c"}, false},
+		{"twoobjects", []string{"twoobjects_a.cpp", "twoobjects_b.cpp", "twoobjects_main.cpp"}, false},
+	}
+	for _, c := range cases {
+		for _, opt := range []string{"-O0", "-O2"} {
+			t.Run(c.name+opt, func(t *testing.T) {
+				t.Parallel()
+				cc := tool("gozyme-cc")
+				if strings.HasSuffix(c.sources[0], ".cpp") {
+					cc = tool("gozyme-c++")
+				}
+				keep := t.TempDir()
+				env := toolEnv("GOZYME_CACHE=off", "GOZYME_KEEP_TEMPS="+keep)
+				var objs []string
+				for _, src := range c.sources {
+					obj := filepath.Join(keep, strings.TrimSuffix(src, filepath.Ext(src))+opt+".o")
+					run(t, dir, env, cc, opt, "-c", src, "-o", obj)
+					objs = append(objs, obj)
+				}
+				exe := filepath.Join(keep, c.name+opt)
+				run(t, dir, env, cc, append(append([]string{opt}, objs...), "-o", exe, "-lm")...)
+				out := run(t, dir, env, exe)
+				if strings.Contains(out, "FAIL") || !strings.Contains(out, "ok ") {
+					t.Fatalf("gradients:\n%s", out)
+				}
+				rewritten, _ := filepath.Glob(filepath.Join(keep, "gozyme-ld-*", "arg*.o"))
+				var defined []string
+				for _, p := range rewritten {
+					if !strings.HasSuffix(p, ".native.o") {
+						defined = append(defined, strongDefinitions(t, p)...)
+					}
+				}
+				adapted := len(defined) > 0
+				for _, d := range defined {
+					adapted = adapted && strings.Contains(d, "__enzyme_autodiff")
+				}
+				if adapted != c.adapter {
+					t.Errorf("the link's objects define %v; an adapter for the entry symbol: %v, want %v", defined, adapted, c.adapter)
+				}
+			})
+		}
+	}
+}
