@@ -47,12 +47,17 @@ func (d *driver) compile(orig, expanded []string, cmd *Command) (int, error) {
 		calls = []call{{a, emb}, {b, plain}}
 	}
 	for _, c := range calls {
-		code, err := d.run(c.args, nil)
+		var env []string
+		var headers string
+		if !userEmbeds(cmd) {
+			env, headers = d.headerListEnv(cmd, c.srcs, tmp)
+		}
+		code, err := d.run(c.args, env)
 		if err != nil || code != 0 {
 			return code, err
 		}
 		for _, in := range c.srcs {
-			if err := d.finishObject(cmd, in, objectPath(cmd, in), tmp); err != nil {
+			if err := d.finishObject(cmd, in, objectPath(cmd, in), headers, tmp); err != nil {
 				return 1, err
 			}
 		}
@@ -149,14 +154,19 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 		if err != nil {
 			return 1, err
 		}
-		code, err := d.run(args, nil)
+		var env []string
+		var headers string
+		if !(d.fortran && isFortran(in.Lang)) && !userEmbeds(cmd) {
+			env, headers = d.headerListEnv(cmd, []Input{in}, tmp)
+		}
+		code, err := d.run(args, env)
 		if err != nil || code != 0 {
 			return code, err
 		}
 		if d.fortran && isFortran(in.Lang) {
 			err = d.embedFortran(step, in, obj) // which marks the object
 		} else {
-			err = d.finishObject(cmd, in, obj, tmp)
+			err = d.finishObject(cmd, in, obj, headers, tmp)
 		}
 		if err != nil {
 			return 1, err
