@@ -161,7 +161,6 @@ func includeDirs(cmd *Command) []string {
 }
 
 var (
-	includeLine = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*(?:include(?:_next)?|import)[ \t]*(?:[<"]([^>"\n]+)[>"]|([A-Za-z_]))`)
 	attrUse     = regexp.MustCompile(`(^|[^\w])(enzyme[ \t]*\(|enzyme_inactive\b|enzyme_function_like\b)|<enzyme/enzyme>`)
 )
 
@@ -216,12 +215,12 @@ func scanAttribute(src string, dirs, forced []string) attributeMention {
 		if bytes.Contains(data, []byte("enzyme")) && attrUse.Match(data) {
 			return true
 		}
-		for _, m := range includeLine.FindAllSubmatch(data, -1) {
-			if len(m[2]) > 0 {
+		for _, inc := range includeDirectives(data) {
+			if inc.computed {
 				computed = true
 				continue
 			}
-			name := string(m[1])
+			name := inc.name
 			for _, dir := range append([]string{filepath.Dir(path)}, dirs...) {
 				p := filepath.Join(dir, name)
 				if filepath.IsAbs(name) {
