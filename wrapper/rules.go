@@ -161,7 +161,7 @@ func includeDirs(cmd *Command) []string {
 }
 
 var (
-	attrUse     = regexp.MustCompile(`(^|[^\w])(enzyme[ \t]*\(|enzyme_inactive\b|enzyme_function_like\b)|<enzyme/enzyme>`)
+	attrUse = regexp.MustCompile(`(^|[^\w])(enzyme[ \t]*\(|enzyme_inactive\b|enzyme_function_like\b)|<enzyme/enzyme>`)
 )
 
 // forcedIncludes lists the files -include and -imacros name.
