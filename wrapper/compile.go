@@ -48,16 +48,16 @@ func (d *driver) compile(orig, expanded []string, cmd *Command) (int, error) {
 	}
 	for _, c := range calls {
 		var env []string
-		var headers string
+		var scan *tuScan
 		if !userEmbeds(cmd) {
-			env, headers = d.headerListEnv(cmd, c.srcs, tmp)
+			env, scan = d.prescan(cmd, c.srcs, tmp)
 		}
 		code, err := d.run(c.args, env)
 		if err != nil || code != 0 {
 			return code, err
 		}
 		for _, in := range c.srcs {
-			if err := d.finishObject(cmd, in, objectPath(cmd, in), headers, tmp); err != nil {
+			if err := d.finishObject(cmd, in, objectPath(cmd, in), scan, tmp); err != nil {
 				return 1, err
 			}
 		}
@@ -155,9 +155,9 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 			return 1, err
 		}
 		var env []string
-		var headers string
+		var scan *tuScan
 		if !(d.fortran && isFortran(in.Lang)) && !userEmbeds(cmd) {
-			env, headers = d.headerListEnv(cmd, []Input{in}, tmp)
+			env, scan = d.prescan(cmd, []Input{in}, tmp)
 		}
 		code, err := d.run(args, env)
 		if err != nil || code != 0 {
@@ -166,7 +166,7 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 		if d.fortran && isFortran(in.Lang) {
 			err = d.embedFortran(step, in, obj) // which marks the object
 		} else {
-			err = d.finishObject(cmd, in, obj, headers, tmp)
+			err = d.finishObject(cmd, in, obj, scan, tmp)
 		}
 		if err != nil {
 			return 1, err

@@ -16,24 +16,34 @@ import (
 // CC_PRINT_HEADERS is set, and the list names every file #include entered,
 // system headers and computed includes alike, at no measurable cost.
 
-// headerListEnv returns the environment for the clang call compiling srcs
-// and the file where clang will list the headers it enters, when the
-// attribute scan of the call's one embedding source cannot follow a
-// computed include and the list can stand in for the preprocessor; nil
-// and "" otherwise (the compile runs as it would).
-func (d *driver) headerListEnv(cmd *Command, srcs []Input, tmp *tempDir) ([]string, string) {
-	if len(srcs) != 1 || !embeds(srcs[0].Lang) || srcs[0].Path == "-" || !headerListUsable(cmd) {
-		return nil, ""
+// tuScan is what the attribute scan of a TU found before its compile: the
+// textual scan's answer, and where a computed #include leaves it open, the
+// file where the compile lists the headers it enters ("" without one).
+type tuScan struct {
+	mention attributeMention
+	headers string
+}
+
+// prescan scans the one embedding source a clang call compiles before the
+// call runs, and returns the environment for the call (nil: the compile
+// runs as it would) and the scan (nil for a call of several sources or
+// none, whose TUs are scanned after it). Where the textual scan cannot
+// follow a computed include and the list can stand in for the
+// preprocessor, the environment asks clang for the header list.
+func (d *driver) prescan(cmd *Command, srcs []Input, tmp *tempDir) ([]string, *tuScan) {
+	if len(srcs) != 1 || !embeds(srcs[0].Lang) || srcs[0].Path == "-" {
+		return nil, nil
 	}
-	if scanAttribute(srcs[0].Path, includeDirs(cmd), forcedIncludes(cmd)) != mayMention {
-		return nil, ""
+	scan := &tuScan{mention: scanAttribute(srcs[0].Path, includeDirs(cmd), forcedIncludes(cmd))}
+	if scan.mention != mayMention || !headerListUsable(cmd) {
+		return nil, scan
 	}
 	dir, err := tmp.get()
 	if err != nil {
-		return nil, ""
+		return nil, scan
 	}
-	file := filepath.Join(dir, fmt.Sprintf("headers-%d.txt", srcs[0].Item))
-	return append(os.Environ(), "CC_PRINT_HEADERS=1", "CC_PRINT_HEADERS_FILE="+file), file
+	scan.headers = filepath.Join(dir, fmt.Sprintf("headers-%d.txt", srcs[0].Item))
+	return append(os.Environ(), "CC_PRINT_HEADERS=1", "CC_PRINT_HEADERS_FILE="+scan.headers), scan
 }
 
 // headerListUsable reports whether clang's header list of a compile names

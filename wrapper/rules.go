@@ -19,19 +19,22 @@ import (
 // custom.DeclaredInAST for why). TUs whose source and headers never mention
 // the attribute (a textual scan) cost nothing more. Where a computed
 // #include hides which headers the TU reads, the headers the compile
-// listed (headers, see headerListEnv) are scanned instead, or without a
-// list the preprocessor decides.
-func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj, headers string, tmp *tempDir) error {
+// listed are scanned instead, or without a list the preprocessor decides.
+// scan is the scan made before the compile (prescan), or nil.
+func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, scan *tuScan, tmp *tempDir) error {
 	if in.Path == "-" || obj == "" || obj == "-" || !isELF(obj) {
 		return nil
 	}
-	mention := scanAttribute(in.Path, includeDirs(cmd), forcedIncludes(cmd))
+	if scan == nil {
+		scan = &tuScan{mention: scanAttribute(in.Path, includeDirs(cmd), forcedIncludes(cmd))}
+	}
+	mention := scan.mention
 	if mention == noMention {
 		return nil
 	}
 	ctx := d.ctx()
 	if mention == mayMention {
-		if found, ok := listedMention(headers, in.Path, forcedIncludes(cmd), cmd); ok {
+		if found, ok := listedMention(scan.headers, in.Path, forcedIncludes(cmd), cmd); ok {
 			if !found {
 				return nil
 			}
