@@ -80,6 +80,7 @@ func TestComputedIncludeAttributes(t *testing.T) {
 		"hand.c":   "#define HDR \"byhand.h\"\n#include HDR\ndouble h(double x) { return g(x) * 2; }\n",
 		"viad.c":   "#define HDR \"macro.h\"\n#include HDR\ndouble h(double x) { return g(x) * 2; }\n",
 		"other.c":  "double k(double x) { return x; }\n",
+		"user.c":   "#if defined(USER_H)\n#include USER_H\n#endif\ndouble h(double x) { return x * 2; }\n",
 	})
 	for _, c := range []struct {
 		src        string
@@ -92,6 +93,9 @@ func TestComputedIncludeAttributes(t *testing.T) {
 		{"unused.c", nil, false, false},
 		{"hand.c", nil, true, false},
 		{"viad.c", []string{`-DGRAD=__attribute__((enzyme("gradient", g_rule)))`}, true, false},
+		{"user.c", []string{`-DUSER_H="rules.h"`}, true, false},
+		{"user.c", []string{`-DUSER_H="plain.h"`}, false, false},
+		{"user.c", nil, false, false},
 		{"uses.c", []string{"-H"}, true, true},
 		{"nouse.c", []string{"-H"}, false, true},
 	} {
