@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // The build cost of client programs (issue 22): CPU time (user + system of
@@ -27,16 +28,19 @@ var buildPrograms = []struct{ name, src string }{
 	{"gmm-json", "bench/builds/gmmjson.cpp"},
 }
 
-// buildCost is one build's CPU seconds and peak memory (MiB).
-type buildCost struct{ cpu, peak float64 }
+// buildCost is one build's CPU and wall seconds and peak memory (MiB).
+type buildCost struct{ cpu, wall, peak float64 }
 
-// measured runs a command and adds its CPU time and peak memory to c.
+// measured runs a command and adds its CPU time, wall time and peak memory
+// to c.
 func (c *buildCost) measured(env []string, name string, args ...string) error {
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), env...)
+	start := time.Now()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
 	}
+	c.wall += time.Since(start).Seconds()
 	c.cpu += (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		c.peak = max(c.peak, float64(ru.Maxrss)/1024)

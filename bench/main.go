@@ -34,7 +34,7 @@ type result struct {
 func main() {
 	root := flag.String("root", ".", "repository root (holds bin/ and bench/)")
 	out := flag.String("out", "bench/results", "directory for the report")
-	sections := flag.String("sections", "kernels,link,builds,openmp,workloads", "what to run, comma-separated")
+	sections := flag.String("sections", "kernels,link,builds,project,openmp,workloads", "what to run, comma-separated")
 	workloads := flag.String("workloads", "", "comma-separated workloads to run (default all in bench/workloads)")
 	flag.Parse()
 	var only []string
@@ -100,6 +100,14 @@ func run(root, outDir string, sections, workloads []string) error {
 		}
 		report += buildReport
 		stdout += buildReport
+	}
+	if contains(sections, "project") {
+		projectReport, err := projectBuildBench(root, tmp)
+		if err != nil {
+			return err
+		}
+		report += projectReport
+		stdout += projectReport
 	}
 	if contains(sections, "openmp") {
 		ompReport, err := ompBench(root, tmp, cc)

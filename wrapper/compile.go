@@ -47,12 +47,17 @@ func (d *driver) compile(orig, expanded []string, cmd *Command) (int, error) {
 		calls = []call{{a, emb}, {b, plain}}
 	}
 	for _, c := range calls {
-		code, err := d.run(c.args, nil)
+		var env []string
+		var scan *tuScan
+		if !userEmbeds(cmd) {
+			env, scan = d.prescan(cmd, c.srcs, tmp)
+		}
+		code, err := d.run(c.args, env)
 		if err != nil || code != 0 {
 			return code, err
 		}
 		for _, in := range c.srcs {
-			if err := d.finishObject(cmd, in, objectPath(cmd, in), tmp); err != nil {
+			if err := d.finishObject(cmd, in, objectPath(cmd, in), scan, tmp); err != nil {
 				return 1, err
 			}
 		}
@@ -149,14 +154,19 @@ func (d *driver) compileAndLink(expanded []string, cmd *Command) (int, error) {
 		if err != nil {
 			return 1, err
 		}
-		code, err := d.run(args, nil)
+		var env []string
+		var scan *tuScan
+		if !(d.fortran && isFortran(in.Lang)) && !userEmbeds(cmd) {
+			env, scan = d.prescan(cmd, []Input{in}, tmp)
+		}
+		code, err := d.run(args, env)
 		if err != nil || code != 0 {
 			return code, err
 		}
 		if d.fortran && isFortran(in.Lang) {
 			err = d.embedFortran(step, in, obj) // which marks the object
 		} else {
-			err = d.finishObject(cmd, in, obj, tmp)
+			err = d.finishObject(cmd, in, obj, scan, tmp)
 		}
 		if err != nil {
 			return 1, err

@@ -72,21 +72,22 @@ func userEmbeds(cmd *Command) bool {
 // reduced to what the link reads (no directory, so the object does not
 // depend on where it was built), the source's name in the bitcode
 // remapped as -ffile-prefix-map/-fdebug-prefix-map ask, and enzyme(...)
-// attributes on declarations registered. Objects of sources that embed
+// attributes on declarations registered (scan: the TU's attribute scan
+// before the compile, prescan, or nil). Objects of sources that embed
 // nothing (assembly) and outputs that are not ELF objects are left alone.
 // On failure the object is removed.
-func (d *driver) finishObject(cmd *Command, in Input, obj string, tmp *tempDir) error {
+func (d *driver) finishObject(cmd *Command, in Input, obj string, scan *tuScan, tmp *tempDir) error {
 	if obj == "" || obj == "-" || !isRegularELF(obj) || !embeds(in.Lang) {
 		return nil
 	}
-	err := d.finishFat(cmd, in, obj, tmp)
+	err := d.finishFat(cmd, in, obj, scan, tmp)
 	if err != nil {
 		os.Remove(obj)
 	}
 	return err
 }
 
-func (d *driver) finishFat(cmd *Command, in Input, obj string, tmp *tempDir) error {
+func (d *driver) finishFat(cmd *Command, in Input, obj string, scan *tuScan, tmp *tempDir) error {
 	bcName, cmdName := ".llvmbc", ".llvmcmd"
 	if userEmbeds(cmd) {
 		if err := d.addOwnBitcode(cmd, in, obj, tmp); err != nil {
@@ -102,7 +103,7 @@ func (d *driver) finishFat(cmd *Command, in Input, obj string, tmp *tempDir) err
 	if err := remapSourceName(d.ctx(), cmd, in, obj, bcName, tmp); err != nil {
 		return err
 	}
-	return d.registerDeclaredRules(cmd, in, obj, tmp)
+	return d.registerDeclaredRules(cmd, in, obj, scan, tmp)
 }
 
 // addOwnBitcode compiles source in a second time, quietly and without the

@@ -17,27 +17,29 @@ import (
 // enzyme(...) attributes the TU of source in sees on declarations to the
 // embedded bitcode of obj, which clang has just written (see
 // custom.DeclaredInAST for why). TUs whose source and headers never mention
-// the attribute (a textual scan) cost nothing more.
-func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, tmp *tempDir) error {
+// the attribute (a textual scan) cost nothing more. Where a computed
+// #include hides which headers the TU reads, the headers the compile
+// listed are scanned instead, or without a list the preprocessor decides.
+// scan is the scan made before the compile (prescan), or nil.
+func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, scan *tuScan, tmp *tempDir) error {
 	if in.Path == "-" || obj == "" || obj == "-" || !isELF(obj) {
 		return nil
 	}
-	mention := scanAttribute(in.Path, includeDirs(cmd), forcedIncludes(cmd))
+	if scan == nil {
+		scan = &tuScan{mention: scanAttribute(in.Path, includeDirs(cmd), forcedIncludes(cmd))}
+	}
+	mention := scan.mention
 	if mention == noMention {
 		return nil
 	}
 	ctx := d.ctx()
 	if mention == mayMention {
-		// A computed #include hides which headers the TU reads: the
-		// preprocessor knows. Its output is a small fraction of the
-		// frontend's work, where the AST dump would be a second full
-		// frontend pass and a JSON text many times the source's size.
-		pp, err := toolchains.RunPath(ctx, d.clang, preprocessArgs(cmd, in, d.headerFlags())...)
-		if err != nil {
-			return fmt.Errorf("%s: reading its enzyme(...) attributes: %v", in.Path, err)
-		}
-		if !bytes.Contains(pp, []byte(annotationInText)) {
-			return nil
+		if found, ok := listedMention(scan.headers, in.Path, forcedIncludes(cmd), cmd); ok {
+			if !found {
+				return nil
+			}
+		} else if found, err := d.preprocessedMention(cmd, in); err != nil || !found {
+			return err
 		}
 	}
 	dump, err := toolchains.RunPath(ctx, d.clang, syntaxArgs(cmd, in, d.headerFlags())...)
@@ -78,6 +80,18 @@ func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, tmp *
 		return err
 	}
 	return lto.ReplaceSection(obj, section, linked)
+}
+
+// preprocessedMention reports whether the preprocessed text of source in
+// holds an Enzyme annotation. Its output is a small fraction of the
+// frontend's work, where the AST dump would be a second full frontend pass
+// and a JSON text many times the source's size.
+func (d *driver) preprocessedMention(cmd *Command, in Input) (bool, error) {
+	pp, err := toolchains.RunPath(d.ctx(), d.clang, preprocessArgs(cmd, in, d.headerFlags())...)
+	if err != nil {
+		return false, fmt.Errorf("%s: reading its enzyme(...) attributes: %v", in.Path, err)
+	}
+	return bytes.Contains(pp, []byte(annotationInText)), nil
 }
 
 // syntaxArgs is the command line dumping the AST of one source as JSON:
@@ -150,8 +164,7 @@ func includeDirs(cmd *Command) []string {
 }
 
 var (
-	includeLine = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*(?:include(?:_next)?|import)[ \t]*(?:[<"]([^>"\n]+)[>"]|([A-Za-z_]))`)
-	attrUse     = regexp.MustCompile(`(^|[^\w])(enzyme[ \t]*\(|enzyme_inactive\b|enzyme_function_like\b)|<enzyme/enzyme>`)
+	attrUse = regexp.MustCompile(`(^|[^\w])(enzyme[ \t]*\(|enzyme_inactive\b|enzyme_function_like\b)|<enzyme/enzyme>`)
 )
 
 // forcedIncludes lists the files -include and -imacros name.
@@ -205,12 +218,12 @@ func scanAttribute(src string, dirs, forced []string) attributeMention {
 		if bytes.Contains(data, []byte("enzyme")) && attrUse.Match(data) {
 			return true
 		}
-		for _, m := range includeLine.FindAllSubmatch(data, -1) {
-			if len(m[2]) > 0 {
+		for _, inc := range includeDirectives(data) {
+			if inc.computed {
 				computed = true
 				continue
 			}
-			name := string(m[1])
+			name := inc.name
 			for _, dir := range append([]string{filepath.Dir(path)}, dirs...) {
 				p := filepath.Join(dir, name)
 				if filepath.IsAbs(name) {

@@ -58,38 +58,98 @@ func TestMentionsAttribute(t *testing.T) {
 	}
 }
 
-// A computed #include hides which headers a TU reads: the preprocessed
-// text decides whether the AST is read for the attributes of declarations.
-// A TU whose computed include reaches an attribute on a declaration
-// registers its rule; one reaching none costs a preprocessor run, not an
-// AST dump.
+// A computed #include hides which headers a TU reads from the textual
+// scan: the headers the compile itself lists (clang's CC_PRINT_HEADERS)
+// decide whether the AST is read for the attributes of declarations, with
+// no second frontend pass. A TU whose computed include reaches an
+// attribute on a declaration registers its rule; one reaching none costs
+// neither a preprocessor run nor an AST dump. Where the list cannot stand
+// in (-H, whose output it would take; several sources in one call), the
+// preprocessor decides, as it does for an attribute reached only through a
+// -D macro or an annotation written out by hand.
 func TestComputedIncludeAttributes(t *testing.T) {
+	t.Parallel()
 	dir := setup(t, map[string]string{
 		"rules.h":  "double g_rule(double, double);\n__attribute__((enzyme(\"gradient\", g_rule))) double g(double);\n",
 		"plain.h":  "double g(double);\n",
+		"byhand.h": "double g_rule(double, double);\n__attribute__((annotate(\"enzyme:gradient\", g_rule, \"gradient\"))) double g(double);\n",
+		"macro.h":  "double g_rule(double, double);\nGRAD double g(double);\n",
 		"uses.c":   "#define HDR \"rules.h\"\n#include HDR\ndouble h(double x) { return g(x) * 2; }\n",
 		"nouse.c":  "#define HDR \"plain.h\"\n#include HDR\ndouble h(double x) { return g(x) * 2; }\n",
 		"unused.c": "#ifdef NEVER\n#include NEVER\n#endif\ndouble h(double x) { return x * 2; }\n",
+		"hand.c":   "#define HDR \"byhand.h\"\n#include HDR\ndouble h(double x) { return g(x) * 2; }\n",
+		"viad.c":   "#define HDR \"macro.h\"\n#include HDR\ndouble h(double x) { return g(x) * 2; }\n",
+		"other.c":  "double k(double x) { return x; }\n",
+		"user.c":   "#if defined(USER_H)\n#include USER_H\n#endif\ndouble h(double x) { return x * 2; }\n",
 	})
 	for _, c := range []struct {
-		src      string
-		register bool
-	}{{"uses.c", true}, {"nouse.c", false}, {"unused.c", false}} {
+		src        string
+		flags      []string
+		register   bool
+		preprocess bool
+	}{
+		{"uses.c", nil, true, false},
+		{"nouse.c", nil, false, false},
+		{"unused.c", nil, false, false},
+		{"hand.c", nil, true, false},
+		{"viad.c", []string{`-DGRAD=__attribute__((enzyme("gradient", g_rule)))`}, true, false},
+		{"user.c", []string{`-DUSER_H="rules.h"`}, true, false},
+		{"user.c", []string{`-DUSER_H="plain.h"`}, false, false},
+		{"user.c", nil, false, false},
+		{"uses.c", []string{"-H"}, true, true},
+		{"nouse.c", []string{"-H"}, false, true},
+	} {
 		obj := strings.TrimSuffix(c.src, ".c") + ".o"
-		r := runIn(t, dir, []string{"GOZYME_VERBOSE=1"}, "", cc(), "-O2", "-c", c.src, "-o", obj)
+		args := append(append([]string{"-O2"}, c.flags...), "-c", c.src, "-o", obj)
+		r := runIn(t, dir, []string{"GOZYME_VERBOSE=1"}, "", cc(), args...)
 		if r.code != 0 {
-			t.Fatalf("%s: exit %d\n%s", c.src, r.code, r.stderr)
+			t.Fatalf("%s %v: exit %d\n%s", c.src, c.flags, r.code, r.stderr)
 		}
 		registered := bytes.Contains(sectionData(t, filepath.Join(dir, obj), ".llvmbc"), []byte("__enzyme_register_gradient"))
 		if registered != c.register {
-			t.Errorf("%s: rule registered %v, want %v", c.src, registered, c.register)
+			t.Errorf("%s %v: rule registered %v, want %v", c.src, c.flags, registered, c.register)
 		}
 		dumped := strings.Contains(r.stderr, "-ast-dump=json")
 		if dumped != c.register {
-			t.Errorf("%s: AST dumped %v, want %v\n%s", c.src, dumped, c.register, r.stderr)
+			t.Errorf("%s %v: AST dumped %v, want %v\n%s", c.src, c.flags, dumped, c.register, r.stderr)
 		}
-		if !strings.Contains(r.stderr, " -E ") {
-			t.Errorf("%s: the preprocessor did not decide\n%s", c.src, r.stderr)
+		if pp := strings.Contains(r.stderr, " -E "); pp != c.preprocess {
+			t.Errorf("%s %v: preprocessor run %v, want %v\n%s", c.src, c.flags, pp, c.preprocess, r.stderr)
 		}
+	}
+	// Two sources in one call: one header list would serve both, so each
+	// computed include goes to the preprocessor.
+	r := runIn(t, dir, []string{"GOZYME_VERBOSE=1"}, "", cc(), "-O2", "-c", "uses.c", "other.c")
+	if r.code != 0 {
+		t.Fatalf("two sources: exit %d\n%s", r.code, r.stderr)
+	}
+	if !bytes.Contains(sectionData(t, filepath.Join(dir, "uses.o"), ".llvmbc"), []byte("__enzyme_register_gradient")) {
+		t.Errorf("two sources: uses.c's rule not registered")
+	}
+	if !strings.Contains(r.stderr, " -E ") {
+		t.Errorf("two sources: the preprocessor did not decide\n%s", r.stderr)
+	}
+}
+
+// The header list of a compile is used only where it names every header
+// the TU's text comes from and the user does not ask for it.
+func TestHeaderListUsable(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"-c", "-O2", "a.c"}, true},
+		{[]string{"-c", "-H", "a.c"}, false},
+		{[]string{"-c", "-include-pch", "p.pch", "a.c"}, false},
+		{[]string{"-c", "-fmodules", "a.c"}, false},
+		{[]string{"-c", "-save-temps=obj", "a.c"}, false},
+	} {
+		if got := headerListUsable(Classify(c.args)); got != c.want {
+			t.Errorf("%v: usable %v, want %v", c.args, got, c.want)
+		}
+	}
+	t.Setenv("CC_PRINT_HEADERS", "1")
+	if headerListUsable(Classify([]string{"-c", "a.c"})) {
+		t.Errorf("CC_PRINT_HEADERS set by the user: list taken")
 	}
 }
