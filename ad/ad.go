@@ -190,7 +190,9 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 	if d.bits != nil {
 		d.bits.dropDebugInfo()
 	}
-	d.versionLoops(m, user)
+	if err := d.versionLoops(m, user); err != nil {
+		return 0, err
+	}
 	keepDebugScopes(m, user)
 	return len(roots), nil
 }

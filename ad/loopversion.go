@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/gozyme/gozyme/irutil"
@@ -42,21 +43,24 @@ const versionMaxInsts = 120
 // versionLoops versions the marked loops of the functions AD made in m
 // (those not in user) and gives every marked loop it does not version its
 // scalar twin's ID.
-func (d *differ) versionLoops(m *ir.Module, user map[*ir.Func]bool) {
+func (d *differ) versionLoops(m *ir.Module, user map[*ir.Func]bool) error {
 	if len(d.versionTwins) == 0 {
-		return
+		return nil
 	}
 	for _, f := range m.Funcs {
 		if user[f] || len(f.Blocks) == 0 {
 			continue
 		}
-		d.versionFunc(f)
+		if err := d.versionFunc(f); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // versionFunc versions f's marked innermost loops and points the latches of
 // the rest at their scalar twins.
-func (d *differ) versionFunc(f *ir.Func) {
+func (d *differ) versionFunc(f *ir.Func) error {
 	marked := false
 	for _, b := range f.Blocks {
 		if id := termLoopID(b); id != nil && d.versionTwins[id] != nil {
@@ -65,7 +69,7 @@ func (d *differ) versionFunc(f *ir.Func) {
 		}
 	}
 	if !marked {
-		return
+		return nil
 	}
 	kept := map[*ir.Block]bool{} // latches of vector versions
 	if cfg, err := irutil.NewCFG(f); err == nil {
@@ -99,7 +103,10 @@ func (d *differ) versionFunc(f *ir.Func) {
 			}
 		}
 	}
-	_ = irutil.Renumber(f)
+	if err := irutil.Renumber(f); err != nil {
+		return fmt.Errorf("internal error: versioning the loops of %s: %v", f.Name(), err)
+	}
+	return nil
 }
 
 // noRuntimeUnrollHint keeps the optimizer from unrolling the short version
@@ -367,10 +374,10 @@ func (d *differ) versionLoop(f *ir.Func, cfg *irutil.CFG, l *irutil.Loop, twin *
 	}
 	s.exit.Insts = append(phis, s.exit.Insts...)
 	// The choice, in the preheader.
-	count := estimateCount(s)
+	count, made := estimateCount(s)
 	long := ir.NewICmp(enum.IPredSGE, count, constant.NewInt(s.bound.Type().(*types.IntType), versionMinTrip))
-	if sub, ok := count.(*ir.InstSub); ok {
-		s.pre.Insts = append(s.pre.Insts, sub)
+	if made != nil {
+		s.pre.Insts = append(s.pre.Insts, made)
 	}
 	s.pre.Insts = append(s.pre.Insts, long)
 	old := s.pre.Term.(*ir.TermBr)
@@ -397,17 +404,19 @@ func (d *differ) versionLoop(f *ir.Func, cfg *irutil.CFG, l *irutil.Loop, twin *
 // triangle's row length d where the row starts at i + 1), so that the
 // choice is the same on every entry and the optimizer may hoist it out of
 // them. An estimate only: both versions compute the same.
-func estimateCount(s loopShape) value.Value {
+func estimateCount(s loopShape) (count value.Value, made ir.Instruction) {
 	if s.down {
 		if _, ok := s.bound.(constant.Constant); ok {
-			return ir.NewSub(s.start, s.bound)
+			sub := ir.NewSub(s.start, s.bound)
+			return sub, sub
 		}
-		return s.start
+		return s.start, nil
 	}
 	if _, ok := s.start.(constant.Constant); ok {
-		return ir.NewSub(s.bound, s.start)
+		sub := ir.NewSub(s.bound, s.start)
+		return sub, sub
 	}
-	return s.bound
+	return s.bound, nil
 }
 
 // splitExit puts a block of its own on the edge from exiting, a loop's
