@@ -349,7 +349,14 @@ func (r *reverseGen) planCaches() *cachePlan {
 				// Rebuilt from what an earlier loop stored (storeforward.go).
 				f := r.forwardedStore(l)
 				ops = f.leaves
-				recomputeCost[nd.in] = r.loopScaled(int64(len(f.tree)), def)
+				cost := r.loopScaled(int64(len(f.tree)), def)
+				recomputeCost[nd.in] = cost
+				if r.cfg.LoopOf[def] != r.cfg.LoopOf[r.blockOf[f.idx]] {
+					// The same value again in every iteration of the loops
+					// inside its index's (the triangle's x[i] under j):
+					// rebuilt that often, where a cache is read there.
+					edge(source, nd.in, cost)
+				}
 			}
 			for _, op := range ops {
 				if ond, ok := visit(op); ok {
