@@ -369,8 +369,12 @@ func (r *reverseGen) rebuildForwarded(blk, at *ir.Block, f *forwardedLoad, depth
 		if err != nil {
 			return nil, false
 		}
+		// A clone of a primal instruction keeps its parsed ID: drop it.
 		if n, ok := c.(interface{ SetName(string) }); ok {
 			n.SetName("")
+		}
+		if n, ok := c.(interface{ SetID(int64) }); ok {
+			n.SetID(0)
 		}
 		blk.Insts = append(blk.Insts, c)
 		if l, isLoad := c.(*ir.InstLoad); isLoad {
