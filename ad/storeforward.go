@@ -29,7 +29,8 @@ import (
 //     continues while j+1 != N, the same N: j < N;
 //   - within an iteration of the loop around L1 (the function when none),
 //     every path to the load passes L1's exit, and no instruction on a path
-//     from that exit to the load may write the load's bytes;
+//     from that exit to the load, nor any in L1 but the store, may write
+//     the load's bytes;
 //   - V is computed in L1 from i, from values defined outside every loop
 //     that does not hold both the store and the load (the same in that
 //     iteration), by pure operations and loads of memory nothing writes
@@ -140,7 +141,11 @@ func (r *reverseGen) forwardFrom(st *ir.InstStore, sb *ir.Block, l *ir.InstLoad,
 		}
 	}
 	objs, opaque, known := r.pointerObjects(l.Src)
-	if r.objectsMayBeWritten(objs, opaque, known, l, true, func(w memWriter) bool { return between[w.block] }) {
+	// Nor may anything in L1 but the store itself: a later iteration could
+	// overwrite an element an earlier one stored.
+	if r.objectsMayBeWritten(objs, opaque, known, l, true, func(w memWriter) bool {
+		return between[w.block] || (l1.Contains(w.block) && w.inst != ir.Instruction(st))
+	}) {
 		return nil
 	}
 	f := &forwardedLoad{store: st, iv: iv, idx: j}

@@ -16,14 +16,19 @@ __attribute__((noinline)) void scribble(double *a, int i) { a[i] = 0.5 * a[i] + 
 
 /* mode 0: nothing writes xc between its fill and its reads (rebuilt);
    mode 1: a store into xc between them (recorded);
-   mode 2: a call writing xc between them (recorded). */
+   mode 2: a call writing xc between them (recorded);
+   mode 3: the filling loop itself writes an element an earlier iteration
+   stored (recorded). */
 static inline __attribute__((always_inline)) double objective(const double *x, const double *m, const double *q, int n,
                                                              int k, int d, int mode) {
 	double *xc = malloc(d * sizeof(double)), *qx = malloc(d * sizeof(double));
 	double s = 0;
 	for (int p = 0; p < n; p++) {
 		for (int c = 0; c < k; c++) {
-			for (int i = 0; i < d; i++) xc[i] = x[p * d + i] - m[c * d + i];
+			for (int i = 0; i < d; i++) {
+				xc[i] = x[p * d + i] - m[c * d + i];
+				if (mode == 3) xc[d - 1 - i] *= 1.25;
+			}
 			if (mode == 1) xc[(p + c) % d] = xc[(p + c) % d] * xc[0];
 			if (mode == 2) scribble(xc, (p + c) % d);
 			for (int i = 0; i < d; i++) qx[i] = exp(q[c * d + i]) * xc[i];
@@ -49,6 +54,9 @@ __attribute__((noinline)) double f1(const double *x, const double *m, const doub
 __attribute__((noinline)) double f2(const double *x, const double *m, const double *q, int n, int k, int d) {
 	return objective(x, m, q, n, k, d, 2);
 }
+__attribute__((noinline)) double f3(const double *x, const double *m, const double *q, int n, int k, int d) {
+	return objective(x, m, q, n, k, d, 3);
+}
 
 typedef double (*fn)(const double *, const double *, const double *, int, int, int);
 
@@ -60,6 +68,7 @@ typedef double (*fn)(const double *, const double *, const double *, int, int, i
 GRAD(g0, f0)
 GRAD(g1, f1)
 GRAD(g2, f2)
+GRAD(g3, f3)
 typedef void (*gn)(const double *, double *, double *, double *, double *);
 
 static int failures;
@@ -93,5 +102,6 @@ int main(void) {
 	check("unwritten", f0, g0, x, m, q);
 	check("stored", f1, g1, x, m, q);
 	check("called", f2, g2, x, m, q);
+	check("refilled", f3, g3, x, m, q);
 	return failures != 0;
 }
