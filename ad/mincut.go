@@ -345,6 +345,18 @@ func (r *reverseGen) planCaches() *cachePlan {
 			ops := operandsOf(inst)
 			if l, ok := inst.(*ir.InstLoad); ok && r.earlierLoad(l) != nil {
 				ops = []value.Value{r.earlierLoad(l)}
+			} else if ok && !r.loadRecomputable(r.vmap[l].(*ir.InstLoad)) {
+				// Rebuilt from what an earlier loop stored (storeforward.go).
+				f := r.forwardedStore(l)
+				ops = f.leaves
+				cost := r.loopScaled(int64(len(f.tree)), def)
+				recomputeCost[nd.in] = cost
+				if r.cfg.LoopOf[def] != r.cfg.LoopOf[r.blockOf[f.idx]] {
+					// The same value again in every iteration of the loops
+					// inside its index's (the triangle's x[i] under j):
+					// rebuilt that often, where a cache is read there.
+					edge(source, nd.in, cost)
+				}
 			}
 			for _, op := range ops {
 				if ond, ok := visit(op); ok {
@@ -461,7 +473,7 @@ func (r *reverseGen) recomputableKind(inst ir.Instruction) bool {
 	switch x := inst.(type) {
 	case *ir.InstLoad:
 		fl, ok := r.vmap[x].(*ir.InstLoad)
-		return ok && (r.loadRecomputable(fl) || r.earlierLoad(x) != nil)
+		return ok && (r.loadRecomputable(fl) || r.earlierLoad(x) != nil || r.forwardedStore(x) != nil)
 	}
 	return pureOp(inst)
 }
@@ -516,6 +528,7 @@ type loopState struct {
 	entryCount    map[*ir.Block]*ir.InstLoad       // loop header -> iteration counter on entry
 	requested     map[value.Value]bool             // dry run: primal values the reverse reads (mincut.go)
 	exitRequested map[exitUse]bool                 // dry run: the same, read after their loop
+	fwdStores     map[*ir.InstLoad]*forwardedLoad  // primal load -> the loop store it reads, if proven (storeforward.go)
 	plan          *cachePlan                       // what to cache and what to recompute (mincut.go)
 	exitCopies    map[exitUse]value.Value          // copies of loop values made after the loop
 	hoistMemo     map[value.Value]*irutil.Loop     // primal value -> loop it is cached without (hoist.go)

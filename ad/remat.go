@@ -35,7 +35,14 @@ func (r *reverseGen) rematerialize(blk, at *ir.Block, fv value.Value, depth int)
 		if !r.loadRecomputable(x) {
 			// The same value as an earlier load of the same address?
 			p, _ := r.primalOf[x].(*ir.InstLoad)
-			if _, recompute := r.planned(fv); !recompute || p == nil || r.earlierLoad(p) == nil {
+			_, recompute := r.planned(fv)
+			if !recompute || p == nil {
+				return nil, false
+			}
+			if r.earlierLoad(p) == nil {
+				if f := r.forwardedStore(p); f != nil {
+					return r.rebuildForwarded(blk, at, f, depth)
+				}
 				return nil, false
 			}
 			e := r.earlierLoad(p)

@@ -1,0 +1,391 @@
+package ad
+
+import (
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Store forwarding through a loop-filled array: a primal load of a[j]
+// that provably reads what an earlier loop stored at a[i] for i = j, where
+// the stored value is a pure function of the loop's index and of memory
+// nothing overwrites, is rebuilt in the reverse sweep by evaluating that
+// function at j, instead of being recorded per execution. GMM's
+// xcentered[i] = x[i] - mean[i], read back by the triangle product, is the
+// shape: the array itself is overwritten for the next component, its
+// inputs never.
+//
+// The proof (forwardedStore):
+//   - the store is `store V, gep inbounds T, P, i` in loop L1 whose header
+//     phi i runs 0, 1, ... and whose only exit is its latch testing
+//     i+1 == N, and the store's block dominates that latch: every time L1
+//     is left, a[0..N-1] were all written by it, a[i] in iteration i;
+//   - the load is `load T, gep inbounds T, P, j` (P the same value), j a
+//     header phi 0, 1, ... of a loop L2 around the load whose latch
+//     continues while j+1 != N, the same N: j < N;
+//   - within an iteration of the loop around L1 (the function when none),
+//     every path to the load passes L1's exit, and no instruction on a path
+//     from that exit to the load, nor any in L1 but the store, may write
+//     the load's bytes;
+//   - V is computed in L1 from i, from values defined outside every loop
+//     that does not hold both the store and the load (the same in that
+//     iteration), by pure operations and loads of memory nothing writes
+//     after them (loadRecomputable, without per-element disjointness: the
+//     index changes).
+//
+// Only in gradients that run forward and reverse in one function.
+
+// forwardedLoad is a load proven to read a value a loop stored.
+type forwardedLoad struct {
+	store  *ir.InstStore
+	iv     *ir.InstPhi      // the storing loop's index
+	idx    value.Value      // the load's index: iv's value to evaluate at
+	tree   []ir.Instruction // the stored value's instructions in L1, operands first
+	leaves []value.Value    // values from outside L1 the tree reads
+}
+
+// forwardedStore returns the proof that primal load l reads a value
+// rebuilt from its index, or nil.
+func (r *reverseGen) forwardedStore(l *ir.InstLoad) *forwardedLoad {
+	if r.fwdStores == nil {
+		r.fwdStores = map[*ir.InstLoad]*forwardedLoad{}
+	}
+	if f, ok := r.fwdStores[l]; ok {
+		return f
+	}
+	f := r.findForwardedStore(l)
+	r.fwdStores[l] = f
+	return f
+}
+
+func (r *reverseGen) findForwardedStore(l *ir.InstLoad) *forwardedLoad {
+	lb := r.blockOf[l]
+	if r.split || lb == nil || l.Volatile || r.vmap[l] == nil {
+		return nil
+	}
+	base, j, ok := singleIndexGEP(l.Src, l.ElemType)
+	if !ok {
+		return nil
+	}
+	jp, ok := j.(*ir.InstPhi)
+	if !ok {
+		return nil
+	}
+	l2 := r.cfg.LoopOf[r.blockOf[jp]]
+	if l2 == nil || l2.Header != r.blockOf[jp] || !l2.Contains(lb) {
+		return nil
+	}
+	n2, ok := r.countedLoop(l2, jp, false)
+	if !ok {
+		return nil
+	}
+	for _, b := range r.f.Blocks {
+		for _, inst := range b.Insts {
+			st, ok := inst.(*ir.InstStore)
+			if !ok || st.Volatile || !st.Src.Type().Equal(l.ElemType) {
+				continue
+			}
+			if f := r.forwardFrom(st, b, l, lb, base, jp, n2); f != nil {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// forwardFrom checks store st in block sb as the source of load l (see
+// forwardedStore).
+func (r *reverseGen) forwardFrom(st *ir.InstStore, sb *ir.Block, l *ir.InstLoad, lb *ir.Block, base value.Value, j *ir.InstPhi, n value.Value) *forwardedLoad {
+	sbase, i, ok := singleIndexGEP(st.Dst, l.ElemType)
+	if !ok || !sameAddress(sbase, base, 4) {
+		return nil
+	}
+	iv, ok := i.(*ir.InstPhi)
+	l1 := r.cfg.LoopOf[sb]
+	if !ok || l1 == nil || r.blockOf[iv] != l1.Header || l1.Contains(lb) || !iv.Typ.Equal(j.Typ) {
+		return nil
+	}
+	n1, ok := r.countedLoop(l1, iv, true)
+	if !ok || !sameAddress(n1, n, 0) || !r.cfg.Dominates(sb, l1.Latches[0]) {
+		return nil
+	}
+	c := l1.Parent
+	if c != nil && !c.Contains(lb) {
+		return nil
+	}
+	if !r.sameIteration(n, c) || !r.sameIteration(base, c) {
+		return nil
+	}
+	exit := exitOf(l1)
+	if exit == nil {
+		return nil
+	}
+	start := r.f.Blocks[0]
+	if c != nil {
+		start = c.Header
+	}
+	// Every path from the iteration's start to the load passes the exit.
+	if lb == start || pathAvoiding(start, lb, map[*ir.Block]bool{start: true, exit: true}) {
+		return nil
+	}
+	// Nothing between the exit and the load may write what the load reads.
+	stop := map[*ir.Block]bool{start: true, l1.Header: true}
+	between := map[*ir.Block]bool{}
+	for _, b := range r.f.Blocks {
+		if (b == exit || pathAvoiding(exit, b, stop)) && (b == lb || pathAvoiding(b, lb, stop)) {
+			between[b] = true
+		}
+	}
+	objs, opaque, known := r.pointerObjects(l.Src)
+	// Nor may anything in L1 but the store itself: a later iteration could
+	// overwrite an element an earlier one stored.
+	if r.objectsMayBeWritten(objs, opaque, known, l, true, func(w memWriter) bool {
+		return between[w.block] || (l1.Contains(w.block) && w.inst != ir.Instruction(st))
+	}) {
+		return nil
+	}
+	f := &forwardedLoad{store: st, iv: iv, idx: j}
+	seen := map[value.Value]bool{}
+	var walk func(v value.Value) bool
+	walk = func(v value.Value) bool {
+		v = irfacts.Unwrap(v)
+		if v == value.Value(iv) || seen[v] {
+			return true
+		}
+		seen[v] = true
+		def, isInst := r.blockOf[v]
+		inst, _ := v.(ir.Instruction)
+		if !isInst || inst == nil || !l1.Contains(def) {
+			if isInst && !r.sameIteration(v, c) {
+				return false
+			}
+			if _, isBlock := v.(*ir.Block); !isBlock {
+				f.leaves = append(f.leaves, v)
+			}
+			return true
+		}
+		if r.cfg.LoopOf[def] != l1 || !r.treeInst(inst) {
+			return false
+		}
+		for _, op := range operandsOf(inst) {
+			if !walk(op) {
+				return false
+			}
+		}
+		f.tree = append(f.tree, inst)
+		return true
+	}
+	if !walk(st.Src) || len(f.tree) == 0 {
+		return nil
+	}
+	f.leaves = append(f.leaves, j)
+	return f
+}
+
+// treeInst reports whether a stored value's instruction may be evaluated
+// again at another index: pure, or a load of memory nothing writes after it.
+func (r *reverseGen) treeInst(inst ir.Instruction) bool {
+	if _, isPhi := inst.(*ir.InstPhi); isPhi {
+		return false
+	}
+	if addressArith(inst) || pureOp(inst) {
+		return true
+	}
+	p, ok := inst.(*ir.InstLoad)
+	if !ok {
+		return false
+	}
+	fl, ok := r.vmap[p].(*ir.InstLoad)
+	if !ok || !r.loadRecomputable(fl) {
+		return false
+	}
+	// loadRecomputable may rely on element disjointness at p's own index.
+	for _, w := range r.writers() {
+		if r.mayRunAfter(w, p) && disjointAccess(w.inst, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameIteration reports whether value v, read where loop c (nil: the
+// function) runs, has one value throughout an iteration of c: a constant,
+// argument or global, or defined outside every loop or in c or a loop
+// around c.
+func (r *reverseGen) sameIteration(v value.Value, c *irutil.Loop) bool {
+	def, ok := r.blockOf[irfacts.Unwrap(v)]
+	if !ok {
+		_, isInst := v.(ir.Instruction)
+		return !isInst
+	}
+	l := r.cfg.LoopOf[def]
+	if l == nil {
+		return true
+	}
+	for ; c != nil; c = c.Parent {
+		if c == l {
+			return true
+		}
+	}
+	return false
+}
+
+// countedLoop recognises loop l whose only back edge comes from a latch
+// testing iv+1 against n, iv a header phi starting at 0 and stepping by 1:
+// returns n. single: the latch must also be l's only exit.
+func (r *reverseGen) countedLoop(l *irutil.Loop, iv *ir.InstPhi, single bool) (value.Value, bool) {
+	if len(l.Latches) != 1 {
+		return nil, false
+	}
+	start, step, ok := r.affineOf(iv)
+	if !ok || step != 1 {
+		return nil, false
+	}
+	if c, ok := start.(*constant.Int); !ok || c.X.Sign() != 0 {
+		return nil, false
+	}
+	latch := l.Latches[0]
+	br, ok := latch.Term.(*ir.TermCondBr)
+	if !ok {
+		return nil, false
+	}
+	cmp, ok := irfacts.Unwrap(br.Cond).(*ir.InstICmp)
+	if !ok {
+		return nil, false
+	}
+	var n value.Value
+	switch {
+	case plusOne(cmp.X, iv):
+		n = cmp.Y
+	case plusOne(cmp.Y, iv):
+		n = cmp.X
+	default:
+		return nil, false
+	}
+	var out *ir.Block
+	switch cmp.Pred {
+	case enum.IPredEQ:
+		out = br.TargetTrue.(*ir.Block)
+		if br.TargetFalse != value.Value(l.Header) {
+			return nil, false
+		}
+	case enum.IPredNE:
+		out = br.TargetFalse.(*ir.Block)
+		if br.TargetTrue != value.Value(l.Header) {
+			return nil, false
+		}
+	default:
+		return nil, false
+	}
+	if l.Contains(out) {
+		return nil, false
+	}
+	if single && exitOf(l) != out {
+		return nil, false
+	}
+	return n, true
+}
+
+// plusOne reports whether v is iv + 1.
+func plusOne(v value.Value, iv *ir.InstPhi) bool {
+	add, ok := irfacts.Unwrap(v).(*ir.InstAdd)
+	if !ok {
+		return false
+	}
+	one := func(x value.Value) bool {
+		c, ok := x.(*constant.Int)
+		return ok && c.X.IsInt64() && c.X.Int64() == 1
+	}
+	return (irfacts.Unwrap(add.X) == value.Value(iv) && one(add.Y)) || (irfacts.Unwrap(add.Y) == value.Value(iv) && one(add.X))
+}
+
+// exitOf returns the one block outside loop l that l branches to, where
+// exactly one block of l leaves it, by one edge; else nil.
+func exitOf(l *irutil.Loop) *ir.Block {
+	var out *ir.Block
+	n := 0
+	for b := range l.Blocks {
+		for _, s := range irutil.Succs(b) {
+			if !l.Contains(s) {
+				out = s
+				n++
+			}
+		}
+	}
+	if n != 1 {
+		return nil
+	}
+	return out
+}
+
+// pathAvoiding reports whether block to is reachable from block from along
+// at least one edge without entering a block in stop (to itself may be
+// in stop only where it is not).
+func pathAvoiding(from, to *ir.Block, stop map[*ir.Block]bool) bool {
+	seen := map[*ir.Block]bool{}
+	work := irutil.Succs(from)
+	for len(work) > 0 {
+		b := work[len(work)-1]
+		work = work[:len(work)-1]
+		if b == to && !stop[b] {
+			return true
+		}
+		if seen[b] || stop[b] {
+			continue
+		}
+		seen[b] = true
+		work = append(work, irutil.Succs(b)...)
+	}
+	return false
+}
+
+// singleIndexGEP matches p = gep inbounds t, base, i.
+func singleIndexGEP(p value.Value, t types.Type) (value.Value, value.Value, bool) {
+	g, ok := irfacts.Unwrap(p).(*ir.InstGetElementPtr)
+	if !ok || !g.InBounds || len(g.Indices) != 1 || !g.ElemType.Equal(t) {
+		return nil, nil, false
+	}
+	return irfacts.Unwrap(g.Src), irfacts.Unwrap(g.Indices[0]), true
+}
+
+// rebuildForwarded evaluates a forwarded load's stored value at its index
+// in reverse block blk.
+func (r *reverseGen) rebuildForwarded(blk, at *ir.Block, f *forwardedLoad, depth int) (value.Value, bool) {
+	out := map[value.Value]value.Value{}
+	for _, leaf := range f.leaves {
+		v, ok := r.operandInReverse(blk, at, r.mapValue(leaf), depth+1)
+		if !ok {
+			return nil, false
+		}
+		out[leaf] = v
+	}
+	out[f.iv] = out[f.idx]
+	for _, inst := range f.tree {
+		c, err := irutil.CloneInst(inst, func(op value.Value) value.Value {
+			if v, ok := out[irfacts.Unwrap(op)]; ok {
+				return v
+			}
+			return op
+		})
+		if err != nil {
+			return nil, false
+		}
+		// A clone of a primal instruction keeps its parsed ID: drop it.
+		if n, ok := c.(interface{ SetName(string) }); ok {
+			n.SetName("")
+		}
+		if n, ok := c.(interface{ SetID(int64) }); ok {
+			n.SetID(0)
+		}
+		blk.Insts = append(blk.Insts, c)
+		if l, isLoad := c.(*ir.InstLoad); isLoad {
+			r.notePrimalReload(l)
+		}
+		out[inst.(value.Value)] = c.(value.Value)
+	}
+	return out[irfacts.Unwrap(f.store.Src)], true
+}

@@ -1,0 +1,25 @@
+package ad
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLoopStoreForward: loads of a scratch array a loop filled from
+// memory nothing writes (GMM's centered point) are rebuilt in the reverse
+// sweep at the load's index; where a store or a call writes the array
+// between the loops, or the filling loop writes an element again, the
+// value is recorded. Gradients against central finite differences at
+// every level (testdata/loop_store_forward.c).
+func TestLoopStoreForward(t *testing.T) {
+	t.Parallel()
+	src := testdataC(t, "loop_store_forward.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			out := run(t, buildC(t, src, o))
+			if strings.Contains(out, "FAIL") || strings.Count(out, "done") != 4 {
+				t.Fatal(out)
+			}
+		})
+	}
+}
