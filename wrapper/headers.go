@@ -91,6 +91,22 @@ func userDependencies(a string) bool {
 	return false
 }
 
+// ownPassEnv is the environment of gozyme's own frontend passes over a
+// source (the AST dump, the preprocessor, the bitcode beside
+// -fembed-bitcode's): the process's, without the user's request for a
+// header list, which those passes would add to (the user's compile
+// writes it).
+func ownPassEnv() []string {
+	env := os.Environ()
+	out := env[:0:0]
+	for _, e := range env {
+		if !strings.HasPrefix(e, "CC_PRINT_HEADERS=") && !strings.HasPrefix(e, "CC_PRINT_HEADERS_FILE=") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // listedMention reports whether the TU of src, whose compile listed the
 // headers it entered in the file list, may use an Enzyme attribute: the
 // source, the files forced in, every listed header (system headers too)

@@ -204,3 +204,51 @@ func TestComputedIncludeDependencyFile(t *testing.T) {
 		}
 	}
 }
+
+// A header list the user asks clang for (CC_PRINT_HEADERS_FILE) holds
+// what clang-14's compile lists: gozyme's own frontend passes (the AST
+// dump of attributes, the preprocessor, the bitcode beside
+// -fembed-bitcode's) add nothing to it.
+func TestUserHeaderListUnchanged(t *testing.T) {
+	t.Parallel()
+	dir := setup(t, map[string]string{
+		"rules.h":    "#include <math.h>\ndouble g_rule(double, double);\n__attribute__((enzyme(\"gradient\", g_rule))) double g(double);\n",
+		"direct.c":   "#include <stdio.h>\n#include \"rules.h\"\ndouble h(double x) { return g(x) * 2; }\n",
+		"computed.c": "#include <stdio.h>\n#define HDR \"rules.h\"\n#include HDR\ndouble h(double x) { return g(x) * 2; }\n",
+	})
+	for _, c := range []struct {
+		src   string
+		flags []string
+	}{
+		{"direct.c", nil},
+		{"computed.c", nil},
+		{"direct.c", []string{"-fembed-bitcode"}},
+	} {
+		list := func(prog, name string) []byte {
+			t.Helper()
+			file := filepath.Join(dir, name+".txt")
+			os.Remove(file)
+			args := append(append([]string{"-O2"}, c.flags...), "-c", c.src, "-o", name+".o")
+			r := runIn(t, dir, []string{"CC_PRINT_HEADERS=1", "CC_PRINT_HEADERS_FILE=" + file}, "", prog, args...)
+			if r.code != 0 {
+				t.Fatalf("%s %s %v: exit %d\n%s", prog, c.src, c.flags, r.code, r.stderr)
+			}
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return data
+		}
+		want, got := list("clang-14", "want"), list(cc(), "got")
+		if !bytes.Equal(want, got) {
+			t.Errorf("%s %v: the user's header list has %d lines, clang-14's %d", c.src, c.flags, bytes.Count(got, []byte("\n")), bytes.Count(want, []byte("\n")))
+		}
+		section := ".llvmbc"
+		if len(c.flags) > 0 {
+			section = ".gozyme.bc" // beside the user's own
+		}
+		if !bytes.Contains(sectionData(t, filepath.Join(dir, "got.o"), section), []byte("__enzyme_register_gradient")) {
+			t.Errorf("%s %v: rule not registered", c.src, c.flags)
+		}
+	}
+}
