@@ -90,9 +90,15 @@ func Run(ctx context.Context, name string, args ...string) ([]byte, error) {
 
 // RunPath is Run for a program given by path.
 func RunPath(ctx context.Context, path string, args ...string) ([]byte, error) {
+	return RunPathEnv(ctx, path, nil, args...)
+}
+
+// RunPathEnv is RunPath with the environment env (nil: this process's).
+func RunPathEnv(ctx context.Context, path string, env []string, args ...string) ([]byte, error) {
 	argv := append([]string{path}, args...)
 	ConfigOf(ctx).LogCommand(argv)
 	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr

@@ -132,7 +132,7 @@ func (d *driver) addOwnBitcode(cmd *Command, in Input, obj string, tmp *tempDir)
 	args = append(args, "-c", "-o", own, "-w", "-Qunused-arguments")
 	args = append(appendSources(args, []Input{in}), ownEmbedFlags(d.headerFlags())...)
 	ctx := d.ctx()
-	if _, err := toolchains.RunPath(ctx, d.clang, args...); err != nil {
+	if _, err := toolchains.RunPathEnv(ctx, d.clang, ownPassEnv(), args...); err != nil {
 		return fmt.Errorf("%s: compiling gozyme's bitcode beside -fembed-bitcode's: %v", in.Path, err)
 	}
 	data, err := os.ReadFile(own)

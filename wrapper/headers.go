@@ -50,7 +50,9 @@ func (d *driver) prescan(cmd *Command, srcs []Input, tmp *tempDir) ([]string, *t
 // every header the TU's text comes from and goes nowhere else: not when the
 // user asks for it (CC_PRINT_HEADERS, or -H, whose output it would take),
 // nor when headers come precompiled (-include-pch, modules), nor with
-// -save-temps (the preprocessing runs apart).
+// -save-temps (the preprocessing runs apart), nor with a dependency file
+// of user headers only (-MMD): CC_PRINT_HEADERS makes clang's driver pass
+// -sys-header-deps, which puts system headers in that file too.
 func headerListUsable(cmd *Command) bool {
 	if os.Getenv("CC_PRINT_HEADERS") != "" {
 		return false
@@ -62,12 +64,47 @@ func headerListUsable(cmd *Command) bool {
 		for _, a := range it.Args {
 			switch {
 			case a == "-H", a == "--trace-includes", a == "-include-pch", a == "-fcxx-modules",
-				strings.HasPrefix(a, "-fmodule"), strings.HasPrefix(a, "-save-temps"), strings.HasPrefix(a, "--save-temps"):
+				strings.HasPrefix(a, "-fmodule"), strings.HasPrefix(a, "-save-temps"), strings.HasPrefix(a, "--save-temps"),
+				userDependencies(a):
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// userDependencies reports an option asking for a dependency file that
+// leaves system headers out: -MMD, -MM and their long names, also through
+// -Wp, (which clang's driver turns into -MMD).
+func userDependencies(a string) bool {
+	switch a {
+	case "-MMD", "-MM", "--write-user-dependencies", "--user-dependencies":
+		return true
+	}
+	if rest, ok := strings.CutPrefix(a, "-Wp,"); ok {
+		for _, w := range strings.Split(rest, ",") {
+			if w == "-MMD" || w == "-MM" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ownPassEnv is the environment of gozyme's own frontend passes over a
+// source (the AST dump, the preprocessor, the bitcode beside
+// -fembed-bitcode's): the process's, without the user's request for a
+// header list, which those passes would add to (the user's compile
+// writes it).
+func ownPassEnv() []string {
+	env := os.Environ()
+	out := env[:0:0]
+	for _, e := range env {
+		if !strings.HasPrefix(e, "CC_PRINT_HEADERS=") && !strings.HasPrefix(e, "CC_PRINT_HEADERS_FILE=") {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // listedMention reports whether the TU of src, whose compile listed the

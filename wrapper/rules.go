@@ -42,7 +42,7 @@ func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, scan 
 			return err
 		}
 	}
-	dump, err := toolchains.RunPath(ctx, d.clang, syntaxArgs(cmd, in, d.headerFlags())...)
+	dump, err := toolchains.RunPathEnv(ctx, d.clang, ownPassEnv(), syntaxArgs(cmd, in, d.headerFlags())...)
 	if err != nil {
 		return fmt.Errorf("%s: reading its enzyme(...) attributes: %v", in.Path, err)
 	}
@@ -87,7 +87,7 @@ func (d *driver) registerDeclaredRules(cmd *Command, in Input, obj string, scan 
 // frontend's work, where the AST dump would be a second full frontend pass
 // and a JSON text many times the source's size.
 func (d *driver) preprocessedMention(cmd *Command, in Input) (bool, error) {
-	pp, err := toolchains.RunPath(d.ctx(), d.clang, preprocessArgs(cmd, in, d.headerFlags())...)
+	pp, err := toolchains.RunPathEnv(d.ctx(), d.clang, ownPassEnv(), preprocessArgs(cmd, in, d.headerFlags())...)
 	if err != nil {
 		return false, fmt.Errorf("%s: reading its enzyme(...) attributes: %v", in.Path, err)
 	}

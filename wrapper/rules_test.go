@@ -2,6 +2,7 @@ package wrapper
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,6 +144,10 @@ func TestHeaderListUsable(t *testing.T) {
 		{[]string{"-c", "-include-pch", "p.pch", "a.c"}, false},
 		{[]string{"-c", "-fmodules", "a.c"}, false},
 		{[]string{"-c", "-save-temps=obj", "a.c"}, false},
+		{[]string{"-c", "-MD", "-MF", "a.d", "a.c"}, true},
+		{[]string{"-c", "-MMD", "a.c"}, false},
+		{[]string{"-c", "-Wp,-MMD,a.d", "a.c"}, false},
+		{[]string{"-c", "--write-user-dependencies", "a.c"}, false},
 	} {
 		if got := headerListUsable(Classify(c.args)); got != c.want {
 			t.Errorf("%v: usable %v, want %v", c.args, got, c.want)
@@ -151,5 +156,99 @@ func TestHeaderListUsable(t *testing.T) {
 	t.Setenv("CC_PRINT_HEADERS", "1")
 	if headerListUsable(Classify([]string{"-c", "a.c"})) {
 		t.Errorf("CC_PRINT_HEADERS set by the user: list taken")
+	}
+}
+
+// Asking clang for the header list (CC_PRINT_HEADERS) also lists system
+// headers in a dependency file, which -MMD leaves out: a compile writing
+// one lists exactly what clang-14 lists, and its computed include's rule
+// is still registered (decided by the preprocessor).
+func TestComputedIncludeDependencyFile(t *testing.T) {
+	t.Parallel()
+	dir := setup(t, map[string]string{
+		"rules.h": "#include <math.h>\ndouble g_rule(double, double);\n__attribute__((enzyme(\"gradient\", g_rule))) double g(double);\n",
+		"uses.c":  "#include <stdio.h>\n#define HDR \"rules.h\"\n#include HDR\ndouble h(double x) { return g(x) * 2; }\n",
+	})
+	for _, flags := range [][]string{
+		{"-MMD", "-MF", "%s.d"},
+		{"-Wp,-MMD,%s.d"},
+		{"--write-user-dependencies", "-MF", "%s.d"},
+		{"-MD", "-MF", "%s.d"},
+	} {
+		depArgs := func(name string) []string {
+			var out []string
+			for _, f := range flags {
+				if strings.Contains(f, "%s") {
+					f = fmt.Sprintf(f, name)
+				}
+				out = append(out, f)
+			}
+			return append(out, "-MT", "uses.o", "-O2", "-c", "uses.c", "-o", name+".o")
+		}
+		if r := runIn(t, dir, nil, "", "clang-14", depArgs("want")...); r.code != 0 {
+			t.Fatalf("clang-14 %v: exit %d\n%s", flags, r.code, r.stderr)
+		}
+		if r := runIn(t, dir, nil, "", cc(), depArgs("got")...); r.code != 0 {
+			t.Fatalf("gozyme-cc %v: exit %d\n%s", flags, r.code, r.stderr)
+		}
+		want, err1 := os.ReadFile(filepath.Join(dir, "want.d"))
+		got, err2 := os.ReadFile(filepath.Join(dir, "got.d"))
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%v: %v %v", flags, err1, err2)
+		}
+		if !bytes.Equal(want, got) {
+			t.Errorf("%v: dependency file\n%s\nwant (clang-14's)\n%s", flags, got, want)
+		}
+		if !bytes.Contains(sectionData(t, filepath.Join(dir, "got.o"), ".llvmbc"), []byte("__enzyme_register_gradient")) {
+			t.Errorf("%v: the rule reached through the computed include is not registered", flags)
+		}
+	}
+}
+
+// A header list the user asks clang for (CC_PRINT_HEADERS_FILE) holds
+// what clang-14's compile lists: gozyme's own frontend passes (the AST
+// dump of attributes, the preprocessor, the bitcode beside
+// -fembed-bitcode's) add nothing to it.
+func TestUserHeaderListUnchanged(t *testing.T) {
+	t.Parallel()
+	dir := setup(t, map[string]string{
+		"rules.h":    "#include <math.h>\ndouble g_rule(double, double);\n__attribute__((enzyme(\"gradient\", g_rule))) double g(double);\n",
+		"direct.c":   "#include <stdio.h>\n#include \"rules.h\"\ndouble h(double x) { return g(x) * 2; }\n",
+		"computed.c": "#include <stdio.h>\n#define HDR \"rules.h\"\n#include HDR\ndouble h(double x) { return g(x) * 2; }\n",
+	})
+	for _, c := range []struct {
+		src   string
+		flags []string
+	}{
+		{"direct.c", nil},
+		{"computed.c", nil},
+		{"direct.c", []string{"-fembed-bitcode"}},
+	} {
+		list := func(prog, name string) []byte {
+			t.Helper()
+			file := filepath.Join(dir, name+".txt")
+			os.Remove(file)
+			args := append(append([]string{"-O2"}, c.flags...), "-c", c.src, "-o", name+".o")
+			r := runIn(t, dir, []string{"CC_PRINT_HEADERS=1", "CC_PRINT_HEADERS_FILE=" + file}, "", prog, args...)
+			if r.code != 0 {
+				t.Fatalf("%s %s %v: exit %d\n%s", prog, c.src, c.flags, r.code, r.stderr)
+			}
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return data
+		}
+		want, got := list("clang-14", "want"), list(cc(), "got")
+		if !bytes.Equal(want, got) {
+			t.Errorf("%s %v: the user's header list has %d lines, clang-14's %d", c.src, c.flags, bytes.Count(got, []byte("\n")), bytes.Count(want, []byte("\n")))
+		}
+		section := ".llvmbc"
+		if len(c.flags) > 0 {
+			section = ".gozyme.bc" // beside the user's own
+		}
+		if !bytes.Contains(sectionData(t, filepath.Join(dir, "got.o"), section), []byte("__enzyme_register_gradient")) {
+			t.Errorf("%s %v: rule not registered", c.src, c.flags)
+		}
 	}
 }
