@@ -545,7 +545,7 @@ func trimText(w io.Writer, r io.Reader, owned map[string]bool, native func(strin
 				attrs, typ, ok := strings.Cut(strings.TrimPrefix(rest, "external "), "global ")
 				if strings.HasPrefix(rest, "external ") && ok && !strings.Contains(attrs, "constant") {
 					typ, align, _ := strings.Cut(typ, ", align ")
-					l = key + " = weak hidden " + attrs + "global " + typ + " zeroinitializer"
+					l = key + " = weak hidden " + dropVisibility(attrs) + "global " + typ + " zeroinitializer"
 					if align != "" {
 						l += ", align " + align
 					}
@@ -594,4 +594,19 @@ func trimText(w io.Writer, r io.Reader, owned map[string]bool, native func(strin
 		}
 	}
 	return trimmed, b.Flush()
+}
+
+// dropVisibility removes the preemption and visibility words of a global's
+// declaration (dso_local, default ...): a definition made weak hidden
+// writes its own, and LLVM reads them only in that order, before the rest.
+func dropVisibility(attrs string) string {
+	var out []string
+	for _, w := range strings.Fields(attrs) {
+		switch w {
+		case "dso_local", "dso_preemptable", "default", "hidden", "protected":
+			continue
+		}
+		out = append(out, w+" ")
+	}
+	return strings.Join(out, "")
 }

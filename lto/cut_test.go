@@ -172,14 +172,16 @@ define dso_local void @register(void (double (double)*)* %r) {
 
 func TestTrimTextStubs(t *testing.T) {
 	t.Parallel()
-	text := "@enzyme_dup = external local_unnamed_addr global i32, align 4\ndeclare double @__enzyme_autodiff(i8*, ...)\n"
+	// enzyme_out as a module compiled without PIE declares it (dso_local).
+	text := "@enzyme_dup = external local_unnamed_addr global i32, align 4\n@enzyme_out = external dso_local local_unnamed_addr global i32, align 4\ndeclare double @__enzyme_autodiff(i8*, ...)\n"
 	var out strings.Builder
-	if _, err := trimText(&out, strings.NewReader(text), nil, func(string) bool { return false }, []string{"__enzyme_autodiff", "enzyme_const", "enzyme_dup"}, nil); err != nil {
+	if _, err := trimText(&out, strings.NewReader(text), nil, func(string) bool { return false }, []string{"__enzyme_autodiff", "enzyme_const", "enzyme_dup", "enzyme_out"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
 	for _, want := range []string{
 		"@enzyme_dup = weak hidden local_unnamed_addr global i32 zeroinitializer, align 4",
+		"@enzyme_out = weak hidden local_unnamed_addr global i32 zeroinitializer, align 4",
 		`@"enzyme_const" = weak hidden global i64 0`,
 		`define weak hidden void @"__enzyme_autodiff"()`,
 		"declare void @llvm.trap()",

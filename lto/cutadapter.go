@@ -227,6 +227,16 @@ func (o entryOp) isMarker() bool {
 	return o.marker != "" || strings.Contains(o.val, "@enzyme_")
 }
 
+// names reports a marker argument naming the marker global g.
+func (o entryOp) names(g string) bool {
+	for _, s := range []string{o.marker, o.val} {
+		if s == g || strings.HasSuffix(s, " "+g) {
+			return true
+		}
+	}
+	return false
+}
+
 // entryAdapter writes the adapter of entry x from its calls; trap reports
 // that it calls llvm.trap (no function matched the first argument).
 func entryAdapter(m *cutModule, x *cutEntity, name string, sites []*entrySite) (text string, trap, ok bool) {
@@ -365,7 +375,8 @@ func entryAdapter(m *cutModule, x *cutEntity, name string, sites []*entrySite) (
 
 // adapterCall writes the call of one group (calls differentiating the same
 // function) and the return: every position is a marker all calls pass, a
-// constant naming no global all calls pass, or the parameter.
+// constant naming no global all calls pass, or the parameter. The width
+// after enzyme_width must be such a constant (AD reads it at link time).
 func adapterCall(group []*entrySite, ret declRet, callee string, fi, gi int) (string, bool) {
 	var b strings.Builder
 	var args []string
@@ -377,6 +388,9 @@ func adapterCall(group []*entrySite, ret declRet, callee string, fi, gi int) (st
 			if p.isMarker() != o.isMarker() || o.isMarker() && (p.marker != o.marker || o.marker == "" && p.val != o.val) {
 				return "", false // the activity differs between calls
 			}
+		}
+		if i > 0 && group[0].ops[i-1].names("@enzyme_width") && !(same && !strings.HasPrefix(o.val, "%") && !strings.Contains(o.val, "@")) {
+			return "", false // AD needs the width a constant, as each call passes it
 		}
 		switch {
 		case o.marker != "":

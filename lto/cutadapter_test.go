@@ -143,6 +143,14 @@ define dso_local void @v(double* %x, double %a) {
   %3 = call double (i8*, ...) @__enzyme_autodiff(i8* noundef bitcast (double (double*, i32)* @_Z1fPdi to i8*), i32 noundef %1, double* noundef %x, double* noundef %x, i64 noundef 3)
   ret void
 }`
+	widths := `@enzyme_width = external global i32, align 4
+declare void @__enzyme_fwddiff(i8* noundef, ...)
+define dso_local void @w(double* %x, double* %dx) {
+  %1 = load i32, i32* @enzyme_width, align 4
+  call void (i8*, ...) @__enzyme_fwddiff(i8* noundef bitcast (double (double*, i32)* @_Z1fPdi to i8*), i32 noundef %1, i32 noundef 2, double* noundef %x, double* noundef %dx)
+  call void (i8*, ...) @__enzyme_fwddiff(i8* noundef bitcast (double (double*, i32)* @_Z1fPdi to i8*), i32 noundef %1, i32 noundef 3, double* noundef %x, double* noundef %dx)
+  ret void
+}`
 	for _, c := range []struct{ name, call, extra, entry, caller string }{
 		{"the activity differs between calls", entryCallLine + "\n" + swapped, "", adapterX, "@_ZL4gradPdS_"},
 		{"two functions, one internal", entryCallLine + "\n" + internal, "", adapterX, "@_ZL4gradPdS_"},
@@ -150,6 +158,7 @@ define dso_local void @v(double* %x, double %a) {
 			strings.Replace(entryCallLine, "i32 noundef %1,", "i32 noundef %b,", 1), "", adapterX, "@_ZL4gradPdS_"},
 		{"the entry's address stored", entryCallLine, "@keep = global i8* bitcast (void (i8*, i32, double*, double*, i32, i32)* @" + adapterX + " to i8*)\n", adapterX, "@_ZL4gradPdS_"},
 		{"a variadic entry with two argument lists", entryCallLine, variadic, "__enzyme_autodiff", "@v"},
+		{"two widths after enzyme_width", entryCallLine, widths, "__enzyme_fwddiff", "@w"},
 		{"the function passed as a value", strings.Replace(entryCallLine, "i8* noundef bitcast (double (double*, i32)* @_Z1fPdi to i8*)", "i8* noundef %fp", 1), "", adapterX, "@_ZL4gradPdS_"},
 	} {
 		m, names := adapted(t, adapterModule(c.call, c.extra))

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"debug/elf"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,10 +12,12 @@ import (
 // checks how the roots' cut served their Enzyme calls: where an adapter
 // may define the entry symbol (one root from main, a root in an internal
 // function called from a lambda, two functions through one symbol, C's
-// variadic entry with one argument list), the link's object defines that
-// symbol and nothing else; where it may not (the same function with two
-// activities, C's variadic entry with two argument lists, two separate
-// groups calling one symbol), it owns the callers as before.
+// variadic entry with one argument list, also without PIE), the link's
+// object defines that symbol and nothing else; where it may not (the same
+// function with two activities, C's variadic entry with two argument
+// lists, two separate groups calling one symbol, two batch widths), it
+// owns the callers as before. Either way the roots' cut serves the link,
+// not the whole module.
 func TestEntryAdapter(t *testing.T) {
 	setup(t)
 	dir := copyProject(t, "entryadapter")
@@ -22,14 +25,19 @@ func TestEntryAdapter(t *testing.T) {
 		name    string
 		sources []string
 		adapter bool
+		flags   []string
 	}{
-		{"mainroot", []string{"mainroot.cpp"}, true},
-		{"lambdaroot", []string{"lambdaroot.cpp"}, true},
-		{"dispatch", []string{"dispatch.cpp"}, true},
-		{"variadic", []string{"variadic.c"}, true},
-		{"twoactivities", []string{"twoactivities.cpp"}, false},
-		{"variadicmixed", []string{"variadicmixed.c"}, false},
-		{"twoobjects", []string{"twoobjects_a.cpp", "twoobjects_b.cpp", "twoobjects_main.cpp"}, false},
+		{"mainroot", []string{"mainroot.cpp"}, true, nil},
+		{"lambdaroot", []string{"lambdaroot.cpp"}, true, nil},
+		{"dispatch", []string{"dispatch.cpp"}, true, nil},
+		{"variadic", []string{"variadic.c"}, true, nil},
+		{"variadicnopie", []string{"variadic.c"}, true, []string{"-fno-pie", "-no-pie"}},
+		{"dispatchnopie", []string{"dispatch.cpp"}, true, []string{"-fno-pie", "-no-pie"}},
+		{"twoactivities", []string{"twoactivities.cpp"}, false, nil},
+		{"twoactivitiesnopie", []string{"twoactivities.cpp"}, false, []string{"-fno-pie", "-no-pie"}},
+		{"variadicmixed", []string{"variadicmixed.c"}, false, nil},
+		{"twoobjects", []string{"twoobjects_a.cpp", "twoobjects_b.cpp", "twoobjects_main.cpp"}, false, nil},
+		{"widths", []string{"widths.cpp"}, false, nil},
 	}
 	for _, c := range cases {
 		for _, opt := range []string{"-O0", "-O2"} {
@@ -44,11 +52,11 @@ func TestEntryAdapter(t *testing.T) {
 				var objs []string
 				for _, src := range c.sources {
 					obj := filepath.Join(keep, strings.TrimSuffix(src, filepath.Ext(src))+opt+".o")
-					run(t, dir, env, cc, opt, "-c", src, "-o", obj)
+					run(t, dir, env, cc, append(append([]string{opt}, c.flags...), "-c", src, "-o", obj)...)
 					objs = append(objs, obj)
 				}
 				exe := filepath.Join(keep, c.name+opt)
-				run(t, dir, env, cc, append(append([]string{opt}, objs...), "-o", exe, "-lm")...)
+				run(t, dir, env, cc, append(append(append([]string{opt}, c.flags...), objs...), "-o", exe, "-lm")...)
 				out := run(t, dir, env, exe)
 				if strings.Contains(out, "FAIL") || !strings.Contains(out, "ok ") {
 					t.Fatalf("gradients:\n%s", out)
@@ -58,6 +66,9 @@ func TestEntryAdapter(t *testing.T) {
 				for _, p := range rewritten {
 					if !strings.HasSuffix(p, ".native.o") {
 						defined = append(defined, strongDefinitions(t, p)...)
+						if !hasSection(t, p, ".gozyme.partial") {
+							t.Errorf("%s was compiled from the whole module, not the roots' cut", p)
+						}
 					}
 				}
 				adapted := len(defined) > 0
@@ -70,4 +81,15 @@ func TestEntryAdapter(t *testing.T) {
 			})
 		}
 	}
+}
+
+// hasSection reports that the object at path has the named section.
+func hasSection(t *testing.T, path, name string) bool {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return f.Section(name) != nil
 }
