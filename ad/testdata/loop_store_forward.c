@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 extern int enzyme_dup, enzyme_const;
 double __enzyme_autodiff(void *, ...);
@@ -18,7 +19,9 @@ __attribute__((noinline)) void scribble(double *a, int i) { a[i] = 0.5 * a[i] + 
    mode 1: a store into xc between them (recorded);
    mode 2: a call writing xc between them (recorded);
    mode 3: the filling loop itself writes an element an earlier iteration
-   stored (recorded). */
+   stored (recorded);
+   mode 4: a memset of one element between them (folded to an integer
+   store of zero, which must clear the element's derivative). */
 static inline __attribute__((always_inline)) double objective(const double *x, const double *m, const double *q, int n,
                                                              int k, int d, int mode) {
 	double *xc = malloc(d * sizeof(double)), *qx = malloc(d * sizeof(double));
@@ -31,6 +34,7 @@ static inline __attribute__((always_inline)) double objective(const double *x, c
 			}
 			if (mode == 1) xc[(p + c) % d] = xc[(p + c) % d] * xc[0];
 			if (mode == 2) scribble(xc, (p + c) % d);
+			if (mode == 4) memset(xc + (p + c) % d, 0, sizeof(double));
 			for (int i = 0; i < d; i++) qx[i] = exp(q[c * d + i]) * xc[i];
 			int li = 0;
 			for (int i = 0; i < d; i++)
@@ -57,6 +61,9 @@ __attribute__((noinline)) double f2(const double *x, const double *m, const doub
 __attribute__((noinline)) double f3(const double *x, const double *m, const double *q, int n, int k, int d) {
 	return objective(x, m, q, n, k, d, 3);
 }
+__attribute__((noinline)) double f4(const double *x, const double *m, const double *q, int n, int k, int d) {
+	return objective(x, m, q, n, k, d, 4);
+}
 
 typedef double (*fn)(const double *, const double *, const double *, int, int, int);
 
@@ -69,6 +76,7 @@ GRAD(g0, f0)
 GRAD(g1, f1)
 GRAD(g2, f2)
 GRAD(g3, f3)
+GRAD(g4, f4)
 typedef void (*gn)(const double *, double *, double *, double *, double *);
 
 static int failures;
@@ -103,5 +111,6 @@ int main(void) {
 	check("stored", f1, g1, x, m, q);
 	check("called", f2, g2, x, m, q);
 	check("refilled", f3, g3, x, m, q);
+	check("zeroed", f4, g4, x, m, q);
 	return failures != 0;
 }
