@@ -20,6 +20,7 @@ import (
 // archive copies) in place of the originals.
 func Link(cfg Config, args []string) int {
 	ctx := toolchains.WithConfig(context.Background(), cfg.Tools)
+	defer paceGC()()
 	if cfg.CPUProfile != "" {
 		if stop := startCPUProfile(cfg.CPUProfile); stop != nil {
 			defer stop()
