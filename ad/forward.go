@@ -447,6 +447,17 @@ func (fg *forwardGen) laneTangent(scratch *ir.Block, inst ir.Instruction) error 
 			}
 		default:
 			src = nil // integers: the shadow keeps no tangent of them
+			lo, hi, ok, err := fg.d.intOverFloat(fg.f, x, fg.act)
+			if err != nil {
+				return err
+			}
+			if ok {
+				// Floats overwritten by an integer: their tangent is zero
+				// (intstore.go).
+				if err := fg.d.clearShadowWindow(fg.f, x, x.Dst, scratch, dst, fg.mapValue(irfacts.Unwrap(x.Dst)), lo, hi); err != nil {
+					return err
+				}
+			}
 		}
 		if src != nil {
 			if fg.d.mayAliasPrimal(x.Dst) {

@@ -526,6 +526,21 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 		r.markOwnShadow(blk, from, sp, x.Src)
 		return true, nil
 	case *ir.InstStore:
+		if lo, hi, ok, err := r.d.intOverFloat(r.f, x, r.act); ok || err != nil {
+			// An integer over floats: their adjoints stop here (intstore.go).
+			if err != nil {
+				return true, err
+			}
+			sp, err := r.lookupShadow(blk, at, x, x.Dst)
+			if err != nil {
+				return true, err
+			}
+			var pp value.Value
+			if r.d.mayAliasPrimal(x.Dst) {
+				pp = r.lookup(blk, at, x.Dst)
+			}
+			return true, r.d.clearShadowWindow(r.f, x, x.Dst, blk, sp, pp, lo, hi)
+		}
 		if !r.act.HasShadow(x.Dst) || !irfacts.CarriesFloat(x.Src.Type()) {
 			return true, nil
 		}
@@ -705,6 +720,9 @@ func (r *reverseGen) clearedShadow(p value.Value, t types.Type) constant.Constan
 func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstCall) error {
 	if !r.act.HasShadow(x.Args[0]) {
 		return nil
+	}
+	if err := r.clearOverwrittenFloats(blk, at, x); err != nil {
+		return err
 	}
 	limit := int64(0) // bytes the copy may span, when only they are known
 	elem := floatElement(pointee(x.Args[1]))

@@ -1,0 +1,185 @@
+package ad
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Integers stored over floats that carry derivatives. An integer store
+// (a bit pattern memcpy'd over a double, a union's integer member, a
+// struct copy whose integer field overlays another variant's double, an
+// i32 over half a double, a <2 x i64> over two doubles) leaves memory
+// holding floats that no float operation computed from the active
+// inputs: their derivative is zero. Neither sweep touches a shadow for
+// an integer store, so the old derivative stayed there (a silent wrong
+// gradient). intOverFloat gives the shadow bytes such a store clears —
+// the floats it overwrites, whole (the type analysis:
+// typeanalysis.FloatsOverwritten) — and both sweeps clear them: the
+// forward sweep's tangent there becomes zero, the reverse sweep's adjoint
+// stops there. Bits that did come from a float carrying a derivative
+// are not zero: where the integer's bits may (a float's bits put through
+// integer arithmetic, an integer read from memory with a shadow whose
+// bits the analysis cannot tell, a call returning such bits) the link
+// stops. Stores of a float's bits unchanged were made float stores by
+// the rewrite (retype_body.go) and do not come here.
+
+// intOverFloat reports the window [lo, hi), relative to x's address, of
+// shadow bytes that integer store x clears; ok is false for stores it
+// does not concern (no shadow, not integers, pointer bits, no float
+// known there).
+func (d *differ) intOverFloat(f *ir.Func, x *ir.InstStore, act *activity.Info) (lo, hi int64, ok bool, err error) {
+	if d.bits == nil || d.bits.ta == nil || x.Atomic || !isIntegers(x.Src.Type()) || !act.HasShadow(x.Dst) {
+		return 0, 0, false, nil
+	}
+	ta := d.bits.ta
+	if !ta.Known(x.Dst) || ta.IsPointerBits(x.Src) || ta.HoldsPointer(x.Src) {
+		return 0, 0, false, nil
+	}
+	size := irutil.StoreSize(x.Src.Type())
+	lo, hi, found, exact := ta.FloatsOverwritten(irfacts.Unwrap(x.Dst), size)
+	if !found {
+		return 0, 0, false, nil
+	}
+	if !exact {
+		return 0, 0, false, errorAt(f, x, "%s overwrites floats that carry derivatives with an integer, at places whose floats gozyme cannot delimit (their derivatives would be kept): store floats as floats", describe(x))
+	}
+	if why := d.floatBitsOrigin(x.Src, act); why != "" {
+		return 0, 0, false, errorAt(f, x, "%s overwrites a float that carries a derivative with an integer, and %s: gozyme cannot tell whether the float the memory then holds has a derivative (store floats as floats, or compute the integer from integers)", describe(x), why)
+	}
+	return lo, hi, true, nil
+}
+
+// floatBitsOrigin follows the integer v back through the instructions
+// computing it, to where its bits come from, and says why they may be a
+// float's that carries a derivative ("" when they are not): a bitcast of a
+// varied float, an integer read from memory with a shadow that the type
+// analysis finds holding a float's bits or cannot tell, a parameter or a
+// call's result it cannot tell.
+func (d *differ) floatBitsOrigin(v value.Value, act *activity.Info) string {
+	ta := d.bits.ta
+	seen := map[value.Value]bool{}
+	work := []value.Value{irfacts.Unwrap(v)}
+	for len(work) > 0 {
+		v := work[len(work)-1]
+		work = work[:len(work)-1]
+		if seen[v] {
+			continue
+		}
+		seen[v] = true
+		switch x := v.(type) {
+		case constant.Constant:
+			continue
+		case *ir.Param:
+			if ta.UnknownBits(x) {
+				return fmt.Sprintf("its bits come from parameter %s, which the type analysis cannot tell (a float, a pointer or an integer)", x.Ident())
+			}
+			continue
+		case *ir.InstBitCast:
+			if irfacts.CarriesFloat(x.From.Type()) {
+				if act.Varied[irfacts.Unwrap(x.From)] {
+					return fmt.Sprintf("its bits come from %s, a float that carries a derivative", x.From.Ident())
+				}
+				continue
+			}
+		case *ir.InstLoad:
+			if !act.HasShadow(x.Src) {
+				continue // no derivative reaches that memory
+			}
+			if _, opaque := d.opaqueBits(x); opaque || ta.FloatOf(x) != nil {
+				return fmt.Sprintf("its bits come from %s, a float's bits read from memory holding derivatives", x.Ident())
+			}
+			if ta.UnknownBits(x) {
+				return fmt.Sprintf("its bits come from %s, read from memory holding derivatives, bits the type analysis cannot tell (a float, a pointer or an integer)", x.Ident())
+			}
+			continue
+		case *ir.InstCall:
+			if !strings.HasPrefix(irfacts.CalleeName(x), "llvm.") {
+				if ta.UnknownBits(x) {
+					return fmt.Sprintf("its bits come from %s, a call returning bits the type analysis cannot tell (a float, a pointer or an integer)", x.Ident())
+				}
+				continue
+			}
+		case *ir.InstFPToSI, *ir.InstFPToUI, *ir.InstICmp, *ir.InstFCmp, *ir.InstPtrToInt, *ir.InstAlloca:
+			continue
+		}
+		inst, ok := v.(ir.Instruction)
+		if !ok {
+			continue
+		}
+		for _, op := range operandsOf(inst) {
+			op = irfacts.Unwrap(op)
+			if _, isBlock := op.(*ir.Block); isBlock || types.IsPointer(op.Type()) {
+				continue
+			}
+			work = append(work, op)
+		}
+	}
+	return ""
+}
+
+// clearShadowWindow emits into blk the clearing of the shadow bytes
+// [lo, hi) relative to sp, the shadow of address dst written by at
+// (guarded where the shadow may be the primal, whose address is primal).
+func (d *differ) clearShadowWindow(f *ir.Func, at interface{}, dst value.Value, blk *ir.Block, sp, primal value.Value, lo, hi int64) error {
+	win := types.NewArray(uint64(hi-lo), types.I8)
+	p := blk.NewGetElementPtr(types.I8, blk.NewBitCast(sp, types.I8Ptr), constant.NewInt(types.I64, lo))
+	q := value.Value(blk.NewBitCast(p, types.NewPointer(win)))
+	if d.mayAliasPrimal(dst) {
+		pp := blk.NewGetElementPtr(types.I8, blk.NewBitCast(primal, types.I8Ptr), constant.NewInt(types.I64, lo))
+		addr, _, err := d.guardShadow(f, at, blk, dst, q, blk.NewBitCast(pp, types.NewPointer(win)), win)
+		if err != nil {
+			return err
+		}
+		q = addr
+	}
+	blk.NewStore(constant.NewZeroInitializer(win), q).Align = 1
+	return nil
+}
+
+// clearOverwrittenFloats clears, in the reverse of bulk copy x, the
+// shadow of floats that x overwrites only in part with integers (a 4-byte
+// memcpy over half a double): the copy's own reverse clears the bytes it
+// copied, not the rest of those floats.
+func (r *reverseGen) clearOverwrittenFloats(blk, at *ir.Block, x *ir.InstCall) error {
+	ta := r.d.bits
+	if ta == nil || ta.ta == nil {
+		return nil
+	}
+	n, ok := intConstOf(x.Args[2])
+	if !ok || n <= 0 || n > 64 || !ta.ta.Known(x.Args[0]) {
+		return nil
+	}
+	lo, hi, found, exact := ta.ta.FloatsOverwritten(irfacts.Unwrap(x.Args[0]), n)
+	if !found || (exact && lo == 0 && hi == n) {
+		return nil
+	}
+	if !exact && n%8 != 0 {
+		return errorAt(r.f, x, "%s overwrites part of floats that carry derivatives with integers, at places whose floats gozyme cannot delimit (their derivatives would be kept): copy floats whole", describe(x))
+	}
+	if !exact {
+		return nil // whole aligned doubles: the copy's rule covers them
+	}
+	if t := r.d.copyLayout(x); t != nil && irfacts.ContainsFloatBytes(t) {
+		return nil // floats copied: the copy's rule moves their adjoints
+	}
+	if _, _, floats, _ := ta.ta.FloatsOverwritten(irfacts.Unwrap(x.Args[1]), n); floats || !ta.ta.Known(x.Args[1]) {
+		return nil
+	}
+	sp, err := r.lookupShadow(blk, at, x, x.Args[0])
+	if err != nil {
+		return err
+	}
+	var pp value.Value
+	if r.d.mayAliasPrimal(x.Args[0]) {
+		pp = r.lookup(blk, at, x.Args[0])
+	}
+	return r.d.clearShadowWindow(r.f, x, x.Args[0], blk, sp, pp, lo, hi)
+}
