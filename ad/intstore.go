@@ -49,7 +49,12 @@ func (d *differ) intOverFloat(f *ir.Func, x *ir.InstStore, act *activity.Info) (
 		return 0, 0, false, nil
 	}
 	if !exact {
-		return 0, 0, false, errorAt(f, x, "%s overwrites floats that carry derivatives with an integer, at places whose floats gozyme cannot delimit (their derivatives would be kept): store floats as floats", describe(x))
+		// The floats here cannot be delimited (a variable index into memory
+		// holding floats and integers at places the analysis cannot tell
+		// apart, such as an array of structs with an integer field moved by
+		// memmove): clear the bytes the store writes. A float it covers
+		// whole loses its derivative; an integer field's shadow holds none.
+		lo, hi = 0, size
 	}
 	if why := d.floatBitsOrigin(x.Src, act); why != "" {
 		return 0, 0, false, errorAt(f, x, "%s overwrites a float that carries a derivative with an integer, and %s: gozyme cannot tell whether the float the memory then holds has a derivative (store floats as floats, or compute the integer from integers)", describe(x), why)

@@ -24,11 +24,11 @@ func TestIntStoreOverFloat(t *testing.T) {
 	}
 }
 
-// TestIntStoreOverHalfFloat: two 32-bit words stored over the halves of
+// TestIntStoreOverHalfFloat: two 32-bit words copied over the halves of
 // a double clear its whole derivative where the type analysis knows the
 // double (-O2, -O3); where it cannot tell the floats' sizes in the array
 // (floats and integers stored at the same variable index, -O0 and -O1)
-// the link stops naming the store.
+// the partial copy stops the link, naming it.
 func TestIntStoreOverHalfFloat(t *testing.T) {
 	t.Parallel()
 	src := testdataC(t, "int_store_over_float.c")
