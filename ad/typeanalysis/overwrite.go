@@ -1,8 +1,8 @@
 package typeanalysis
 
 import (
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
-	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/value"
 )
 
@@ -118,13 +118,8 @@ func (a *Analysis) FloatsOverwritten(p value.Value, size int64) (lo, hi int64, f
 // no variable index; the gcd of the variable indices' strides).
 func splitPointer(p value.Value) (base value.Value, off, stride int64, ok bool) {
 	for {
+		p = irutil.StripCasts(p)
 		switch x := p.(type) {
-		case *ir.InstBitCast:
-			p = x.From
-		case *ir.InstAddrSpaceCast:
-			p = x.From
-		case *constant.ExprBitCast:
-			p = x.From
 		case *ir.InstGetElementPtr:
 			ok := walkGEP(x, func(d int64, v value.Value, size int64) {
 				if v == nil {
