@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gozyme/gozyme/bench/internal/workload"
 )
 
 // The build cost of client programs (issue 22): CPU time (user + system of
@@ -68,7 +70,7 @@ func clientBuildBench(root, tmp string) (string, error) {
 	b.WriteString("| program | clang++-14 | gozyme-c++ | ratio CPU | ratio memory | whole module (GOZYME_CUT=off) | ratio CPU |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, p := range buildPrograms {
 		src := filepath.Join(root, p.src)
-		flags := append(append([]string{}, clientFlags...), "-I", filepath.Dir(src))
+		flags := append(append([]string{}, workload.ClientFlags...), "-I", filepath.Dir(src))
 		var extra []string // the ADOL-C half of a workload, the same for all
 		if adolc := filepath.Join(filepath.Dir(src), "adolc.cpp"); fileExists(adolc) && p.name != "gmm-json" {
 			obj := filepath.Join(dir, p.name+"-adolc.o")

@@ -29,7 +29,7 @@ func writeCharts(cs []*caseResult, dir string) ([]string, error) {
 	}
 	var names []string
 	for _, c := range cs {
-		names = append(names, c.name)
+		names = append(names, c.Name)
 	}
 	width := vg.Length(math.Max(8, 0.9*float64(len(cs)))) * vg.Inch
 
@@ -67,9 +67,9 @@ func writeCharts(cs []*caseResult, dir string) ([]string, error) {
 	for _, m := range []struct{ method, label string }{{"F", "primal"}, {"J", "gozyme gradient"}, {"J-pre", "gozyme, AD before optimization"}, {"hand", "hand-written gradient"}} {
 		var pts plotter.XYs
 		for _, c := range cs {
-			n, ok := normSize(c.name)
-			if t, has := c.times[m.method]; ok && has {
-				pts = append(pts, plotter.XY{X: n, Y: t.seconds})
+			n, ok := normSize(c.Name)
+			if t, has := c.Times[m.method]; ok && has {
+				pts = append(pts, plotter.XY{X: n, Y: t.Seconds})
 			}
 		}
 		if len(pts) > 0 {
@@ -108,10 +108,10 @@ func perCase(names []string, ylabel string) *plot.Plot {
 func ratioPoints(cs []*caseResult, a, b string) plotter.XYs {
 	var pts plotter.XYs
 	for i, c := range cs {
-		ta, okA := c.times[a]
-		tb, okB := c.times[b]
+		ta, okA := c.Times[a]
+		tb, okB := c.Times[b]
 		if okA && okB {
-			pts = append(pts, plotter.XY{X: float64(i), Y: ta.seconds / tb.seconds})
+			pts = append(pts, plotter.XY{X: float64(i), Y: ta.Seconds / tb.Seconds})
 		}
 	}
 	return pts
@@ -133,8 +133,8 @@ func normScaling(cs []*caseResult) string {
 	var lo, hi *caseResult
 	var nlo, nhi float64
 	for _, c := range cs {
-		n, ok := normSize(c.name)
-		if _, has := c.times["J"]; !ok || !has {
+		n, ok := normSize(c.Name)
+		if _, has := c.Times["J"]; !ok || !has {
 			continue
 		}
 		if lo == nil || n < nlo {
@@ -147,6 +147,6 @@ func normScaling(cs []*caseResult) string {
 	if lo == nil || nhi == nlo {
 		return ""
 	}
-	k := math.Log(hi.times["J"].seconds/lo.times["J"].seconds) / math.Log(nhi/nlo)
+	k := math.Log(hi.Times["J"].Seconds/lo.Times["J"].Seconds) / math.Log(nhi/nlo)
 	return fmt.Sprintf("norm gradient: time grows as n^%.2f from n=%g to n=%g (linear is n^1)\n", k, nlo, nhi)
 }

@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/gozyme/gozyme/bench/internal/workload"
 )
 
 // The link of one function of N straight-line statements, differentiated
@@ -114,7 +116,7 @@ func formatStraightLinks(links []straightLink) string {
 	fmt.Fprintf(&b, "\nCPU time per statement at N = %d over N = %d: %.2fx (1 is linear).\n", last.n, first.n, growth)
 	for _, l := range links {
 		if l.n == straightLineGoalN {
-			fmt.Fprintf(&b, "Goal: the link at N = %d under %.0f CPU seconds: %s (%s).\n", l.n, straightLineGoalCPU, verdict(l.cpu, straightLineGoalCPU), seconds(l.cpu))
+			fmt.Fprintf(&b, "Goal: the link at N = %d under %.0f CPU seconds: %s (%s).\n", l.n, straightLineGoalCPU, workload.Verdict(l.cpu, straightLineGoalCPU), seconds(l.cpu))
 		}
 	}
 	return b.String()

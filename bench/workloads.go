@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"math"
@@ -9,8 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/gozyme/gozyme/bench/internal/workload"
 )
 
 // Workloads (issue "Benchmarks: gradients against hand-written code, ADOL-C
@@ -22,19 +22,11 @@ import (
 // (bench/workloads/harness.h) checks every gradient against the hand-written
 // one before timing it.
 
-// timing is one measured method of one case.
-type timing struct {
-	seconds float64
-	relErr  float64 // against the hand-written gradient
-}
-
-// caseResult is every method measured for one case ("gmm(d=2,k=5)").
-type caseResult struct {
-	workload, name string
-	times          map[string]timing  // F, J, J-pre, hand, adolc, adolc-tape, fd, rof
-	wrong          map[string]float64 // methods whose gradient failed the check
-	client         bool               // a client-style C++ workload (main.cpp)
-}
+// caseResult is every method measured for one case; timing is one method.
+type (
+	caseResult = workload.Case
+	timing     = workload.Timing
+)
 
 // workloadBench builds and runs every workload; dir is a scratch directory.
 func workloadBench(root, dir string, only []string) ([]*caseResult, error) {
@@ -42,7 +34,7 @@ func workloadBench(root, dir string, only []string) ([]*caseResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := workloadDirs(root)
+	srcs, err := workload.Dirs(root)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +45,7 @@ func workloadBench(root, dir string, only []string) ([]*caseResult, error) {
 			continue
 		}
 		work := filepath.Join(dir, "workload-"+name)
-		post, pre, err := buildWorkload(cc, src, work)
+		post, pre, err := workload.Build(cc, src, work, workload.Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -74,12 +66,12 @@ func workloadBench(root, dir string, only []string) ([]*caseResult, error) {
 			if err != nil {
 				return nil, fmt.Errorf("workload %s: %v\n%s", name, err, out)
 			}
-			if err := parseWorkload(name, out, r.suffix, byName, &order); err != nil {
+			if err := workload.Parse(name, out, r.suffix, byName, &order); err != nil {
 				return nil, err
 			}
 		}
 		for _, c := range order {
-			c.client = isClientStyle(src)
+			c.Client = workload.IsClientStyle(src)
 		}
 		all = append(all, order...)
 	}
@@ -93,96 +85,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// workloadDirs lists the workloads, sorted: the folders of bench/workloads
-// with a main.c (C, ADBench style) or a main.cpp (client-style C++).
-func workloadDirs(root string) ([]string, error) {
-	var dirs []string
-	for _, pat := range []string{"main.c", "main.cpp"} {
-		ms, err := filepath.Glob(filepath.Join(root, "bench", "workloads", "*", pat))
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range ms {
-			dirs = append(dirs, filepath.Dir(m))
-		}
-	}
-	sort.Strings(dirs)
-	return dirs, nil
-}
-
-// isClientStyle says whether the workload in src is client-style C++.
-func isClientStyle(src string) bool {
-	_, err := os.Stat(filepath.Join(src, "main.cpp"))
-	return err == nil
-}
-
-// clientFlags are the flags client code written for Enzyme is built with.
-var clientFlags = []string{"-O3", "-march=native", "-fno-math-errno", "-std=c++17"}
-
-// buildWorkload compiles a workload's C sources with gozyme-cc and its
-// adolc.cpp with clang++-14, and links them twice: AD after optimization
-// (post) and before (pre). A client-style workload (main.cpp) is compiled
-// with gozyme-c++ and clientFlags and linked once (pre is empty).
-func buildWorkload(cc, src, work string) (post, pre string, err error) {
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		return "", "", err
-	}
-	if isClientStyle(src) {
-		post, err = buildClientWorkload(filepath.Join(filepath.Dir(cc), "gozyme-c++"), src, work)
-		return post, "", err
-	}
-	cflags := []string{"-O2", "-fno-math-errno", "-I", filepath.Dir(src)}
-	var objs []string
-	cs, _ := filepath.Glob(filepath.Join(src, "*.c"))
-	for _, c := range cs {
-		obj := filepath.Join(work, strings.TrimSuffix(filepath.Base(c), ".c")+".o")
-		if err := runQuiet(nil, cc, append(append([]string{}, cflags...), "-c", c, "-o", obj)...); err != nil {
-			return "", "", err
-		}
-		objs = append(objs, obj)
-	}
-	cxx, err := exec.LookPath("clang++-14")
-	if err != nil {
-		return "", "", err
-	}
-	adolc := filepath.Join(work, "adolc.o")
-	if err := runQuiet(nil, cxx, append(append([]string{}, cflags...), "-c", filepath.Join(src, "adolc.cpp"), "-o", adolc)...); err != nil {
-		return "", "", fmt.Errorf("%v (is libadolc-dev installed? make bench installs it)", err)
-	}
-	objs = append(objs, adolc)
-	libs := []string{"-ladolc", "-lstdc++", "-lm"}
-	post = filepath.Join(work, "post")
-	if err := runQuiet(nil, cc, append(append(append([]string{"-O2"}, objs...), "-o", post), libs...)...); err != nil {
-		return "", "", err
-	}
-	pre = filepath.Join(work, "pre")
-	if err := runQuiet([]string{"GOZYME_AD_STAGE=pre"}, cc, append(append(append([]string{"-O2"}, objs...), "-o", pre), libs...)...); err != nil {
-		return "", "", err
-	}
-	return post, pre, nil
-}
-
-// buildClientWorkload compiles main.cpp with gozyme-c++ and adolc.cpp with
-// clang++-14, both with clientFlags, and links them with gozyme-c++.
-func buildClientWorkload(cxxGozyme, src, work string) (string, error) {
-	flags := append(append([]string{}, clientFlags...), "-I", src)
-	main := filepath.Join(work, "main.o")
-	if err := runQuiet(nil, cxxGozyme, append(append([]string{}, flags...), "-c", filepath.Join(src, "main.cpp"), "-o", main)...); err != nil {
-		return "", err
-	}
-	cxx, err := exec.LookPath("clang++-14")
-	if err != nil {
-		return "", err
-	}
-	adolc := filepath.Join(work, "adolc.o")
-	if err := runQuiet(nil, cxx, append(append([]string{}, flags...), "-c", filepath.Join(src, "adolc.cpp"), "-o", adolc)...); err != nil {
-		return "", fmt.Errorf("%v (is libadolc-dev installed? make bench installs it)", err)
-	}
-	exe := filepath.Join(work, "post")
-	link := append(append([]string{}, clientFlags...), main, adolc, "-o", exe, "-ladolc", "-lm")
-	return exe, runQuiet(nil, cxxGozyme, link...)
 }
 
 // runPinned runs exe in dir (ADOL-C writes its tapes there) on core 0.
@@ -199,52 +101,22 @@ func runPinned(dir, exe string, args ...string) ([]byte, error) {
 	return out.Bytes(), err
 }
 
-// parseWorkload reads TIME and WRONG lines; suffix is appended to methods.
-func parseWorkload(workload string, out []byte, suffix string, byName map[string]*caseResult, order *[]*caseResult) error {
-	get := func(name string) *caseResult {
-		if c := byName[name]; c != nil {
-			return c
-		}
-		c := &caseResult{workload: workload, name: name, times: map[string]timing{}, wrong: map[string]float64{}}
-		byName[name] = c
-		*order = append(*order, c)
-		return c
-	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		switch {
-		case len(f) == 5 && f[0] == "TIME":
-			s, err1 := strconv.ParseFloat(f[3], 64)
-			e, err2 := strconv.ParseFloat(f[4], 64)
-			if err1 != nil || err2 != nil {
-				return fmt.Errorf("workload %s: bad line %q", workload, sc.Text())
-			}
-			get(f[1]).times[f[2]+suffix] = timing{s, e}
-		case len(f) == 4 && f[0] == "WRONG":
-			e, _ := strconv.ParseFloat(f[3], 64)
-			get(f[1]).wrong[f[2]+suffix] = e
-		}
-	}
-	return nil
-}
-
 // ratio formats a/b, or "–" when either is missing.
 func ratio(c *caseResult, a, b string) string {
-	ta, okA := c.times[a]
-	tb, okB := c.times[b]
+	ta, okA := c.Times[a]
+	tb, okB := c.Times[b]
 	if !okA || !okB {
 		return "–"
 	}
-	return fmt.Sprintf("%.2f", ta.seconds/tb.seconds)
+	return fmt.Sprintf("%.2f", ta.Seconds/tb.Seconds)
 }
 
 func timeOf(c *caseResult, m string) string {
-	if e, bad := c.wrong[m]; bad {
+	if e, bad := c.Wrong[m]; bad {
 		return fmt.Sprintf("WRONG (rel. err %.2g)", e)
 	}
-	if t, ok := c.times[m]; ok {
-		return seconds(t.seconds)
+	if t, ok := c.Times[m]; ok {
+		return seconds(t.Seconds)
 	}
 	return "–"
 }
@@ -258,13 +130,13 @@ var adbench = []string{"gmm", "lstm", "ba"}
 func preOverPost(cs []*caseResult, workloads ...string) (float64, int) {
 	sum, n := 0.0, 0
 	for _, c := range cs {
-		if len(workloads) > 0 && !contains(workloads, c.workload) {
+		if len(workloads) > 0 && !contains(workloads, c.Workload) {
 			continue
 		}
-		post, ok1 := c.times["J"]
-		pre, ok2 := c.times["J-pre"]
+		post, ok1 := c.Times["J"]
+		pre, ok2 := c.Times["J-pre"]
 		if ok1 && ok2 {
-			sum += math.Log(pre.seconds / post.seconds)
+			sum += math.Log(pre.Seconds / post.Seconds)
 			n++
 		}
 	}
@@ -283,11 +155,11 @@ func formatWorkloads(cs []*caseResult) string {
 	b.WriteString("| case | F | J | J/F | hand/F | J/hand | ADOL-C/F | ADOL-C taping | FD/F | J before opt. | before/after |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range cs {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.name,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Name,
 			timeOf(c, "F"), timeOf(c, "J"), ratio(c, "J", "F"), ratio(c, "hand", "F"), ratio(c, "J", "hand"),
 			ratio(c, "adolc", "F"), timeOf(c, "adolc-tape"), ratio(c, "fd", "F"), timeOf(c, "J-pre"), ratio(c, "J-pre", "J"))
 	}
-	return b.String() + formatClientGoals(cs)
+	return b.String() + workload.FormatClientGoals(cs)
 }
 
 // summarizeWorkloads is the short stdout summary: the targets, met or not.
@@ -312,29 +184,25 @@ func formatTargets(cs []*caseResult) string {
 func targetLines(cs []*caseResult) []string {
 	var out []string
 	for _, c := range cs {
-		wrong := make([]string, 0, len(c.wrong))
-		for m := range c.wrong {
+		wrong := make([]string, 0, len(c.Wrong))
+		for m := range c.Wrong {
 			wrong = append(wrong, m)
 		}
 		sort.Strings(wrong)
 		for _, m := range wrong {
-			out = append(out, fmt.Sprintf("WRONG gradient: %s %s (relative error %.2g), not timed", c.name, m, c.wrong[m]))
+			out = append(out, fmt.Sprintf("WRONG gradient: %s %s (relative error %.2g), not timed", c.Name, m, c.Wrong[m]))
 		}
-		j, okJ := c.times["J"]
-		h, okH := c.times["hand"]
-		if (c.workload == "gmm" || c.workload == "lstm") && okJ && okH {
-			verdict := "met"
-			if j.seconds > 1.2*h.seconds {
-				verdict = fmt.Sprintf("MISSED by %.2fx", j.seconds/(1.2*h.seconds))
-			}
-			line := fmt.Sprintf("%s: J/hand %.2f (target ≤ 1.2: %s)", c.name, j.seconds/h.seconds, verdict)
-			if a, ok := c.times["adolc"]; ok {
-				line += fmt.Sprintf(", ADOL-C/J %.1f", a.seconds/j.seconds)
+		j, okJ := c.Times["J"]
+		h, okH := c.Times["hand"]
+		if goal := workload.CHandGoal(c.Workload); goal > 0 && okJ && okH {
+			line := fmt.Sprintf("%s: J/hand %.2f (target ≤ %.2g: %s)", c.Name, j.Seconds/h.Seconds, goal, workload.Verdict(j.Seconds/h.Seconds, goal))
+			if a, ok := c.Times["adolc"]; ok {
+				line += fmt.Sprintf(", ADOL-C/J %.1f", a.Seconds/j.Seconds)
 			}
 			out = append(out, line)
 		}
 	}
-	out = append(out, clientTargetLines(cs)...)
+	out = append(out, workload.ClientTargetLines(cs)...)
 	if g, n := preOverPost(cs, adbench...); n > 0 {
 		line := fmt.Sprintf("AD before/after optimization, geometric mean over %d GMM, LSTM and BA cases: %.2fx (the seed reports 4.2x for Enzyme)", n, g)
 		if g2, n2 := preOverPost(cs); n2 > n {

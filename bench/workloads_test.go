@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gozyme/gozyme/bench/internal/workload"
 )
 
 // TestWorkloadGradients builds every workload the way make bench does (AD
@@ -29,7 +31,7 @@ func TestWorkloadGradients(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/...: %v\n%s", err, out)
 	}
-	srcs, err := workloadDirs(root)
+	srcs, err := workload.Dirs(root)
 	if err != nil || len(srcs) == 0 {
 		t.Fatalf("no workloads found: %v", err)
 	}
@@ -38,7 +40,7 @@ func TestWorkloadGradients(t *testing.T) {
 			t.Parallel() // each builds in its own directory
 			trackDir(t, src)
 			work := t.TempDir()
-			post, pre, err := buildWorkload(filepath.Join(bin, "gozyme-cc"), src, work)
+			post, pre, err := workload.Build(filepath.Join(bin, "gozyme-cc"), src, work, workload.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,10 +82,10 @@ func trackDir(t *testing.T, dir string) {
 // then the norm cases too. The markdown table does not repeat the mean.
 func TestTargetLines(t *testing.T) {
 	cs := []*caseResult{
-		{workload: "gmm", name: "gmm(d=2,k=5)", times: map[string]timing{"J": {seconds: 1.8}, "hand": {seconds: 1}, "adolc": {seconds: 9}, "J-pre": {seconds: 3.6}}},
-		{workload: "lstm", name: "lstm(l=2,c=1024)", times: map[string]timing{"J": {seconds: 1.1}, "hand": {seconds: 1}, "J-pre": {seconds: 8.8}}},
-		{workload: "ba", name: "ba(m=10)", times: map[string]timing{"J": {seconds: 2}}, wrong: map[string]float64{"adolc": 0.5}},
-		{workload: "norm", name: "norm(n=1000)", times: map[string]timing{"J": {seconds: 1}, "J-pre": {seconds: 32}}},
+		{Workload: "gmm", Name: "gmm(d=2,k=5)", Times: map[string]timing{"J": {Seconds: 1.8}, "hand": {Seconds: 1}, "adolc": {Seconds: 9}, "J-pre": {Seconds: 3.6}}},
+		{Workload: "lstm", Name: "lstm(l=2,c=1024)", Times: map[string]timing{"J": {Seconds: 1.1}, "hand": {Seconds: 1}, "J-pre": {Seconds: 8.8}}},
+		{Workload: "ba", Name: "ba(m=10)", Times: map[string]timing{"J": {Seconds: 2}}, Wrong: map[string]float64{"adolc": 0.5}},
+		{Workload: "norm", Name: "norm(n=1000)", Times: map[string]timing{"J": {Seconds: 1}, "J-pre": {Seconds: 32}}},
 	}
 	want := []string{
 		"gmm(d=2,k=5): J/hand 1.80 (target ≤ 1.2: MISSED by 1.50x), ADOL-C/J 5.0",
