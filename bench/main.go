@@ -22,6 +22,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gozyme/gozyme/bench/internal/workload"
 )
 
 type result struct {
@@ -189,17 +191,7 @@ func format(rs []result) string {
 	return b.String()
 }
 
-func seconds(s float64) string {
-	switch {
-	case s < 1e-6:
-		return fmt.Sprintf("%.0f ns", s*1e9)
-	case s < 1e-3:
-		return fmt.Sprintf("%.1f µs", s*1e6)
-	case s < 1:
-		return fmt.Sprintf("%.2f ms", s*1e3)
-	}
-	return fmt.Sprintf("%.2f s", s)
-}
+func seconds(s float64) string { return workload.FormatSeconds(s) }
 
 func bytesize(n int64) string {
 	switch {

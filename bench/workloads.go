@@ -101,26 +101,6 @@ func runPinned(dir, exe string, args ...string) ([]byte, error) {
 	return out.Bytes(), err
 }
 
-// ratio formats a/b, or "–" when either is missing.
-func ratio(c *caseResult, a, b string) string {
-	ta, okA := c.Times[a]
-	tb, okB := c.Times[b]
-	if !okA || !okB {
-		return "–"
-	}
-	return fmt.Sprintf("%.2f", ta.Seconds/tb.Seconds)
-}
-
-func timeOf(c *caseResult, m string) string {
-	if e, bad := c.Wrong[m]; bad {
-		return fmt.Sprintf("WRONG (rel. err %.2g)", e)
-	}
-	if t, ok := c.Times[m]; ok {
-		return seconds(t.Seconds)
-	}
-	return "–"
-}
-
 // adbench are the workloads from ADBench, whose gradients have the same
 // complexity before and after optimization (norm's does not).
 var adbench = []string{"gmm", "lstm", "ba"}
@@ -156,8 +136,8 @@ func formatWorkloads(cs []*caseResult) string {
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range cs {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Name,
-			timeOf(c, "F"), timeOf(c, "J"), ratio(c, "J", "F"), ratio(c, "hand", "F"), ratio(c, "J", "hand"),
-			ratio(c, "adolc", "F"), timeOf(c, "adolc-tape"), ratio(c, "fd", "F"), timeOf(c, "J-pre"), ratio(c, "J-pre", "J"))
+			workload.TimeOf(c, "F"), workload.TimeOf(c, "J"), workload.Ratio(c, "J", "F"), workload.Ratio(c, "hand", "F"), workload.Ratio(c, "J", "hand"),
+			workload.Ratio(c, "adolc", "F"), workload.TimeOf(c, "adolc-tape"), workload.Ratio(c, "fd", "F"), workload.TimeOf(c, "J-pre"), workload.Ratio(c, "J-pre", "J"))
 	}
 	return b.String() + workload.FormatClientGoals(cs)
 }

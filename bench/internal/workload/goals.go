@@ -74,10 +74,13 @@ func FormatClientGoals(cs []*Case) string {
 
 // ClientTargetLines are the same verdicts, a line per case, for the
 // summary on stdout.
-func ClientTargetLines(cs []*Case) []string {
+func ClientTargetLines(cs []*Case) []string { return TargetLines(cs, ClientGoals) }
+
+// TargetLines are the verdicts of goals(c), a line per case that has any.
+func TargetLines(cs []*Case, goals func(*Case) []Goal) []string {
 	var out []string
 	for _, c := range cs {
-		gs := ClientGoals(c)
+		gs := goals(c)
 		if len(gs) == 0 {
 			continue
 		}
