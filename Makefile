@@ -12,6 +12,9 @@
 #   make test-gpu   the CUDA tests (tests/gpu): gradients on an emulated GPU here, on the GPU where one is reachable
 #   make bench-gpu  the CUDA programs built for a GPU (build/bench-gpu), run and reported (bench/results/gpu.md)
 #                   where a GPU is reachable, else left with their run.sh for a GPU machine
+#   make bench-remote  the workloads built statically (build/bench-remote) with a run.sh for a quiet machine
+#                   with many cores (no clang, LLVM or Go there): one per physical core, in parallel;
+#                   then go run ./bench/remote -report results.txt writes bench/results/remote.md
 #   make fuzz-ad N=1000   random self-checking programs through bin/ at FUZZ_LEVELS (tests/adfuzz)
 #   make enzyme-suite     Enzyme's integration suite through bin/ at LEVELS (counts and failures);
 #                         SUITE_ARGS=-run-flags builds each program with its own RUN line's flags
@@ -47,7 +50,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT  := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600
 
 .PHONY: all deps deps-fortran deps-openmp deps-blas adolc json bazel-deps build test fmt-check vet gotest fuzz demo bench clean \
-        test-gpu bench-gpu \
+        test-gpu bench-gpu bench-remote \
         fuzz-deps fuzz-ad suite-deps enzyme-suite
 
 all: build
@@ -177,6 +180,10 @@ test-gpu: deps build
 
 bench-gpu: deps build
 	$(GO) run ./bench/gpu -root . -out build/bench-gpu -run -results bench/results
+
+# The workloads built for another machine (bench/remote/run.sh runs them there).
+bench-remote: deps adolc build
+	$(GO) run ./bench/remote -root . -out build/bench-remote
 
 # Differential testing of the AD engine: N generated programs (seeds SEED..SEED+N-1),
 # each built with bin/gozyme-cc or gozyme-c++ at every level of FUZZ_LEVELS and run;
