@@ -79,6 +79,55 @@ var linkageWords = map[string]bool{
 	"linkonce_odr": true, "weak_odr": true, "external": true,
 }
 
+// DropUnusedDeclarations removes from a module's text the function
+// declarations nothing else in it names, each with the "; Function Attrs"
+// comment above it. The roots' cut turns the definitions it leaves to the
+// native objects into declarations, most of which its kept code never
+// calls: a client using a big header library leaves thousands, which opt
+// would read, print and read again before the default pipeline's
+// GlobalDCE drops them (the optimized module is the same without them).
+// A name counts as used wherever it appears outside its own declaration
+// line, strings and metadata included: a doubt keeps the declaration.
+func DropUnusedDeclarations(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	used := map[string]bool{}
+	declName := make([]string, len(lines))
+	for i, l := range lines {
+		own := ""
+		if strings.HasPrefix(l, "declare ") {
+			own, _, _ = headerName(l)
+			declName[i] = own
+		}
+		for j := strings.IndexByte(l, '@'); j >= 0; {
+			n, end := scanGlobalName(l, j)
+			if end < 0 {
+				end = j + 1
+			} else if n != own {
+				used[n] = true
+			}
+			k := strings.IndexByte(l[end:], '@')
+			if k < 0 {
+				break
+			}
+			j = end + k
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	for i, l := range lines {
+		if n := declName[i]; n != "" && !used[n] {
+			continue
+		}
+		if strings.HasPrefix(l, "; Function Attrs:") && i+1 < len(lines) {
+			if n := declName[i+1]; n != "" && !used[n] {
+				continue
+			}
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
 // declareFromDefine turns a define line into a declare line: no linkage,
 // the parameters as they were, and of what follows them only what a
 // declaration may have (unnamed_addr, address space, attribute groups).

@@ -72,7 +72,7 @@ func rewriteCut(ctx context.Context, dir, in string, job RewriteJob) error {
 		if err != nil {
 			return err
 		}
-		kept = dropUnusedDeclarations(kept)
+		kept = irutil.DropUnusedDeclarations(kept)
 		if toolchains.ConfigOf(ctx).Verbose {
 			fmt.Fprintf(os.Stderr, "gozyme: %s: the roots' cut keeps %d of %d definitions, %d owned, %d entry adapters\n", job.Origin(), len(plan.keep), countDefinitions(m), len(plan.owned), len(adapters))
 		}
