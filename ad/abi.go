@@ -556,17 +556,7 @@ func coerce(v value.Value, t types.Type, insts *[]ir.Instruction) (value.Value, 
 }
 
 func floatBits(t types.Type) int {
-	switch t.(*types.FloatType).Kind {
-	case types.FloatKindHalf:
-		return 16
-	case types.FloatKindFloat:
-		return 32
-	case types.FloatKindDouble:
-		return 64
-	case types.FloatKindX86_FP80:
-		return 80
-	}
-	return 128
+	return int(8 * irutil.FloatSize(t.(*types.FloatType).Kind))
 }
 
 // icmpEq compares two pointers, for dispatching among candidate functions.

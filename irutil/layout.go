@@ -15,17 +15,7 @@ func StoreSize(t types.Type) int64 {
 	case *types.IntType:
 		return int64((t.BitSize + 7) / 8)
 	case *types.FloatType:
-		switch t.Kind {
-		case types.FloatKindHalf:
-			return 2
-		case types.FloatKindFloat:
-			return 4
-		case types.FloatKindDouble:
-			return 8
-		case types.FloatKindX86_FP80:
-			return 10
-		}
-		return 16
+		return FloatSize(t.Kind)
 	case *types.PointerType:
 		return 8
 	case *types.VectorType:
@@ -35,6 +25,22 @@ func StoreSize(t types.Type) int64 {
 		return int64(t.Len) * StoreSize(t.ElemType)
 	}
 	return AllocSize(t)
+}
+
+// FloatSize is the number of bytes a float of kind k holds (x86_fp80:
+// 10; the 128-bit kinds 16).
+func FloatSize(k types.FloatKind) int64 {
+	switch k {
+	case types.FloatKindHalf:
+		return 2
+	case types.FloatKindFloat:
+		return 4
+	case types.FloatKindDouble:
+		return 8
+	case types.FloatKindX86_FP80:
+		return 10
+	}
+	return 16
 }
 
 // AllocSize is the distance between consecutive elements of type t in
@@ -76,13 +82,8 @@ func Align(t types.Type) int64 {
 		}
 		return 8
 	case *types.FloatType:
-		switch t.Kind {
-		case types.FloatKindHalf:
-			return 2
-		case types.FloatKindFloat:
-			return 4
-		case types.FloatKindDouble:
-			return 8
+		if s := FloatSize(t.Kind); s <= 8 {
+			return s
 		}
 		return 16
 	case *types.PointerType:

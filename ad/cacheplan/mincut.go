@@ -3,6 +3,7 @@ package cacheplan
 import (
 	"sort"
 
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir/types"
 )
 
@@ -158,13 +159,8 @@ func TypeBytes(t types.Type) int64 {
 	case *types.IntType:
 		return int64(x.BitSize+7) / 8
 	case *types.FloatType:
-		switch x.Kind {
-		case types.FloatKindHalf:
-			return 2
-		case types.FloatKindFloat:
-			return 4
-		case types.FloatKindDouble:
-			return 8
+		if s := irutil.FloatSize(x.Kind); s <= 8 {
+			return s
 		}
 		return 16
 	case *types.VectorType:
