@@ -2,12 +2,10 @@ package wrapper
 
 import (
 	"crypto/sha256"
-	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,17 +94,7 @@ func ownLinker(path string) bool {
 	if r, err := filepath.EvalSymlinks(self); err == nil {
 		self = r
 	}
-	if filepath.Dir(self) != filepath.Dir(path) {
-		return false
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var magic [4]byte
-	_, err = io.ReadFull(f, magic[:])
-	return err == nil && string(magic[:]) == elf.ELFMAG
+	return filepath.Dir(self) == filepath.Dir(path) && isELF(path)
 }
 
 // realLinker returns the linker clang itself would run for cmd: the last
