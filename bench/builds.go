@@ -74,7 +74,7 @@ func clientBuildBench(root, tmp string) (string, error) {
 		var extra []string // the ADOL-C half of a workload, the same for all
 		if adolc := filepath.Join(filepath.Dir(src), "adolc.cpp"); fileExists(adolc) && p.name != "gmm-json" {
 			obj := filepath.Join(dir, p.name+"-adolc.o")
-			if err := runQuiet(nil, cxx, append(append([]string{}, flags...), "-c", adolc, "-o", obj)...); err != nil {
+			if err := workload.RunQuiet(nil, cxx, append(append([]string{}, flags...), "-c", adolc, "-o", obj)...); err != nil {
 				return "", err
 			}
 			extra = []string{obj, "-ladolc"}

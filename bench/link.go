@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gozyme/gozyme/bench/internal/workload"
 )
 
 // Link-time benchmarks (issue "whole-program AD at link time"): the cost of
@@ -140,18 +142,7 @@ func compile(cc, dir, name, src string) (string, error) {
 		return "", err
 	}
 	obj := filepath.Join(dir, name+".o")
-	return obj, runQuiet(nil, cc, "-O2", "-c", c, "-o", obj)
-}
-
-func runQuiet(env []string, name string, args ...string) error {
-	cmd := exec.Command(name, args...)
-	if env != nil {
-		cmd.Env = append(os.Environ(), env...)
-	}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return nil
+	return obj, workload.RunQuiet(nil, cc, "-O2", "-c", c, "-o", obj)
 }
 
 // timedRun runs a command and returns its wall-clock and CPU time.
@@ -194,7 +185,7 @@ func relinkBench(cc, clang, dir string, objs []string) (string, error) {
 	os.RemoveAll(cache)
 	env := []string{"GOZYME_CACHE=" + cache}
 	args := append(append([]string(nil), objs...), "-lm", "-o", filepath.Join(dir, "app-relink"))
-	if err := runQuiet(env, cc, args...); err != nil {
+	if err := workload.RunQuiet(env, cc, args...); err != nil {
 		return "", err
 	}
 	var tg, tc, cg, ccpu float64

@@ -94,7 +94,7 @@ func Build(cc, src, work string, o Options) (post, pre string, err error) {
 	cs, _ := filepath.Glob(filepath.Join(src, "*.c"))
 	for _, c := range cs {
 		obj := filepath.Join(work, strings.TrimSuffix(filepath.Base(c), ".c")+".o")
-		if err := runQuiet(nil, cc, append(append([]string{}, cflags...), "-c", c, "-o", obj)...); err != nil {
+		if err := RunQuiet(nil, cc, append(append([]string{}, cflags...), "-c", c, "-o", obj)...); err != nil {
 			return "", "", err
 		}
 		objs = append(objs, obj)
@@ -104,17 +104,17 @@ func Build(cc, src, work string, o Options) (post, pre string, err error) {
 		return "", "", err
 	}
 	adolc := filepath.Join(work, "adolc.o")
-	if err := runQuiet(nil, cxx, append(append([]string{}, cflags...), "-c", filepath.Join(src, "adolc.cpp"), "-o", adolc)...); err != nil {
+	if err := RunQuiet(nil, cxx, append(append([]string{}, cflags...), "-c", filepath.Join(src, "adolc.cpp"), "-o", adolc)...); err != nil {
 		return "", "", fmt.Errorf("%v (is libadolc-dev installed? make bench installs it)", err)
 	}
 	objs = append(objs, adolc)
 	libs := o.libs("-lstdc++", "-lm")
 	post = filepath.Join(work, "post")
-	if err := runQuiet(nil, cc, append(append(append([]string{"-O2"}, objs...), "-o", post), libs...)...); err != nil {
+	if err := RunQuiet(nil, cc, append(append(append([]string{"-O2"}, objs...), "-o", post), libs...)...); err != nil {
 		return "", "", err
 	}
 	pre = filepath.Join(work, "pre")
-	if err := runQuiet([]string{"GOZYME_AD_STAGE=pre"}, cc, append(append(append([]string{"-O2"}, objs...), "-o", pre), libs...)...); err != nil {
+	if err := RunQuiet([]string{"GOZYME_AD_STAGE=pre"}, cc, append(append(append([]string{"-O2"}, objs...), "-o", pre), libs...)...); err != nil {
 		return "", "", err
 	}
 	return post, pre, nil
@@ -126,7 +126,7 @@ func buildClient(cxxGozyme, src, work string, o Options) (string, error) {
 	cflags := o.clientFlags()
 	flags := append(append([]string{}, cflags...), "-I", src)
 	main := filepath.Join(work, "main.o")
-	if err := runQuiet(nil, cxxGozyme, append(append([]string{}, flags...), "-c", filepath.Join(src, "main.cpp"), "-o", main)...); err != nil {
+	if err := RunQuiet(nil, cxxGozyme, append(append([]string{}, flags...), "-c", filepath.Join(src, "main.cpp"), "-o", main)...); err != nil {
 		return "", err
 	}
 	cxx, err := exec.LookPath("clang++-14")
@@ -134,16 +134,16 @@ func buildClient(cxxGozyme, src, work string, o Options) (string, error) {
 		return "", err
 	}
 	adolc := filepath.Join(work, "adolc.o")
-	if err := runQuiet(nil, cxx, append(append([]string{}, flags...), "-c", filepath.Join(src, "adolc.cpp"), "-o", adolc)...); err != nil {
+	if err := RunQuiet(nil, cxx, append(append([]string{}, flags...), "-c", filepath.Join(src, "adolc.cpp"), "-o", adolc)...); err != nil {
 		return "", fmt.Errorf("%v (is libadolc-dev installed? make bench installs it)", err)
 	}
 	exe := filepath.Join(work, "post")
 	link := append(append(cflags, main, adolc, "-o", exe), o.libs("-lm")...)
-	return exe, runQuiet(nil, cxxGozyme, link...)
+	return exe, RunQuiet(nil, cxxGozyme, link...)
 }
 
-// runQuiet runs a command with env added, its output shown only on failure.
-func runQuiet(env []string, name string, args ...string) error {
+// RunQuiet runs a command with env added, its output shown only on failure.
+func RunQuiet(env []string, name string, args ...string) error {
 	cmd := exec.Command(name, args...)
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
