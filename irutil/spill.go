@@ -233,7 +233,7 @@ func skipWords(s string, words map[string]bool) string {
 
 // typeAt returns the type at the start of s, "" where there is none.
 func typeAt(s string) string {
-	n := typeLen(s)
+	n := TypeLen(s)
 	if n <= 0 || n > len(s) {
 		return ""
 	}

@@ -176,7 +176,7 @@ func externFromGlobal(l string, rest int) (string, error) {
 		switch tok {
 		case "global", "constant":
 			typ := strings.TrimLeft(body[pos:], " ")
-			n := typeLen(typ)
+			n := TypeLen(typ)
 			if n <= 0 {
 				return "", fmt.Errorf("cannot read the type of %q", l)
 			}
@@ -187,7 +187,7 @@ func externFromGlobal(l string, rest int) (string, error) {
 			return decl, nil
 		case "alias":
 			typ := strings.TrimLeft(body[pos:], " ")
-			n := typeLen(typ)
+			n := TypeLen(typ)
 			if n <= 0 {
 				return "", fmt.Errorf("cannot read the type of %q", l)
 			}
@@ -435,9 +435,9 @@ func irTokens(s string) []string {
 	return toks
 }
 
-// typeLen returns the length of the type at the start of s: a base type,
+// TypeLen returns the length of the type at the start of s: a base type,
 // then pointer stars, address spaces and function parameter lists.
-func typeLen(s string) int {
+func TypeLen(s string) int {
 	n := baseTypeLen(s)
 	if n <= 0 {
 		return n

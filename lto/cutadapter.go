@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gozyme/gozyme/ad"
+	"github.com/gozyme/gozyme/irutil"
 )
 
 // Entry adapters. The native code of a function calling an Enzyme entry
@@ -443,8 +444,8 @@ func declReturn(s string) (declRet, bool) {
 	}
 	rest := strings.Join(words, " ")
 	attrs, tail := takeAttrs(rest)
-	n, ok := scanType(tail)
-	if !ok || strings.TrimSpace(tail[n:]) != "" {
+	n := irutil.TypeLen(tail)
+	if n <= 0 || strings.TrimSpace(tail[n:]) != "" {
 		return declRet{}, false
 	}
 	return declRet{text: strings.TrimSpace(attrs + " " + tail), typ: tail}, true

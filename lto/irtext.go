@@ -32,68 +32,6 @@ func matchClose(s string, i int) int {
 	return j - 1
 }
 
-// scanType returns the length of the type s starts with (a named or
-// primitive type, a struct, array or vector, pointers to them and function
-// types over them).
-func scanType(s string) (int, bool) {
-	if s == "" {
-		return 0, false
-	}
-	i := 0
-	switch c := s[0]; {
-	case c == '{' || c == '[' || c == '<':
-		j := irutil.MatchClose(s, 0)
-		if j < 0 {
-			return 0, false
-		}
-		i = j
-	case c == '%':
-		if len(s) > 1 && s[1] == '"' {
-			k := strings.IndexByte(s[2:], '"')
-			if k < 0 {
-				return 0, false
-			}
-			i = 2 + k + 1
-		} else {
-			i = 1
-			for i < len(s) && isIdentByte(s[i]) {
-				i++
-			}
-		}
-	default:
-		for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= '0' && s[i] <= '9' || s[i] == '_') {
-			i++
-		}
-	}
-	if i == 0 {
-		return 0, false
-	}
-	for {
-		switch {
-		case i < len(s) && s[i] == '*':
-			i++
-		case strings.HasPrefix(s[i:], " addrspace("):
-			j := irutil.MatchClose(s, i+len(" addrspace"))
-			if j < 0 {
-				return 0, false
-			}
-			i = j
-		case strings.HasPrefix(s[i:], " ("):
-			j := irutil.MatchClose(s, i+1)
-			if j < 0 {
-				return 0, false
-			}
-			i = j
-		default:
-			return i, true
-		}
-	}
-}
-
-func isIdentByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-$._", c) >= 0
-}
-
 // paramAttrs are the parameter and return attributes an argument list may
 // carry; those that take a value in parentheses or after them are read
 // with it.
@@ -140,8 +78,8 @@ func takeAttrs(s string) (attrs, rest string) {
 
 // splitOperand splits a call argument "type attrs value".
 func splitOperand(s string) (typ, attrs, val string, ok bool) {
-	n, ok := scanType(s)
-	if !ok || n >= len(s) || s[n] != ' ' {
+	n := irutil.TypeLen(s)
+	if n <= 0 || n >= len(s) || s[n] != ' ' {
 		return "", "", "", false
 	}
 	attrs, val = takeAttrs(s[n:])
@@ -153,8 +91,8 @@ func splitOperand(s string) (typ, attrs, val string, ok bool) {
 
 // splitParam splits a declaration's parameter "type attrs" (no name).
 func splitParam(s string) (typ, attrs string, ok bool) {
-	n, ok := scanType(s)
-	if !ok {
+	n := irutil.TypeLen(s)
+	if n <= 0 {
 		return "", "", false
 	}
 	attrs, rest := takeAttrs(s[n:])
