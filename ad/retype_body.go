@@ -262,16 +262,6 @@ func (w *bodyRewrite) retypeStore(x *ir.InstStore, emit func(...ir.Instruction))
 		}
 	}
 	if t == nil {
-		// An integer constant's bits stored over a float (memset of a
-		// double folded to `store i64 0`): the store overwrites a float,
-		// so its shadow is cleared as a float store's is.
-		if c, ok := irfacts.Unwrap(x.Src).(*constant.Int); ok {
-			if ft := w.rt.ta.StoredFloat(x.Dst, int64(c.Typ.BitSize/8)); ft != nil && floatBits(ft) == int(c.Typ.BitSize) {
-				t = ft
-			}
-		}
-	}
-	if t == nil {
 		return false
 	}
 	val := w.asCarrier(x.Src, t, emit)

@@ -50,29 +50,6 @@ func (a *Analysis) FloatOf(v value.Value) *types.FloatType {
 	return found.FloatType()
 }
 
-// StoredFloat is the float type that memory at p holds exactly at offset 0
-// across size bytes (a double for 8, a float for 4), nil otherwise: what an
-// integer constant stored through p (memset's `store i64 0`) overwrites.
-func (a *Analysis) StoredFloat(p value.Value, size int64) *types.FloatType {
-	mem := a.get(p).Data(0)
-	var c Concrete
-	for _, e := range mem.Entries() {
-		if len(e.Path) != 1 {
-			continue
-		}
-		if e.Path[0] != -1 {
-			// Facts at fixed offsets: the bytes at 0 must be one float.
-			c = mem.ScalarAt(0, size)
-			break
-		}
-		c = e.Type // an array of one type at every offset
-	}
-	if !c.IsFloat() || c.Size() != size {
-		return nil
-	}
-	return c.FloatType()
-}
-
 // IsPointerBits reports an integer (or vector of integers of pointer
 // size) that holds pointers in every element.
 func (a *Analysis) IsPointerBits(v value.Value) bool {
