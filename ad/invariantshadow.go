@@ -36,7 +36,9 @@ import (
 // invariantShadowLoad reports whether forward value fv, a shadow load in
 // loop l, is the same in every iteration of l (see above).
 func (r *reverseGen) invariantShadowLoad(fv value.Value, l *irutil.Loop) bool {
-	if l == nil || r.parallel || r.d.gpu {
+	if l == nil || r.parallel || r.d.gpu || r.d.runtimeActivity {
+		// Run-time activity makes inactive pointers their own shadows:
+		// primal stores then write shadow memory too.
 		return false
 	}
 	ld, ok := fv.(*ir.InstLoad)
