@@ -35,12 +35,17 @@ func (r *reverseGen) callsDerivative(call *ir.InstCall) bool {
 // calleeActs is the activity of the callee's parameters at this call, as
 // the activity analysis summarized the callee for it (callActs).
 func (r *reverseGen) calleeActs(call *ir.InstCall) []activity.Activity {
+	return calleeActsBy(r.act, call)
+}
+
+// calleeActsBy is calleeActs for a caller whose activity is act.
+func calleeActsBy(act *activity.Info, call *ir.InstCall) []activity.Activity {
 	acts := make([]activity.Activity, len(call.Args))
 	for i, a := range call.Args {
 		switch {
-		case irfacts.CarriesFloat(a.Type()) && r.act.Active(a):
+		case irfacts.CarriesFloat(a.Type()) && act.Active(a):
 			acts[i] = activity.Out
-		case holdsPointers(a.Type()) && (r.act.HasShadow(a) || activity.IsNullConstant(irfacts.Unwrap(a))):
+		case holdsPointers(a.Type()) && (act.HasShadow(a) || activity.IsNullConstant(irfacts.Unwrap(a))):
 			// A null pointer's shadow is null: the callee may need one
 			// where it reallocates it (push(NULL, v)).
 			acts[i] = activity.Dup

@@ -524,28 +524,29 @@ func (r *reverseGen) valueOrder(v value.Value) int {
 // buffers and iteration counters, the cache plan, hoisted caches, counter
 // snapshots, loop exits entered from below, trip counts and loop IDs.
 type loopState struct {
-	loops         map[*irutil.Loop]*loopCache
-	entryCount    map[*ir.Block]*ir.InstLoad       // loop header -> iteration counter on entry
-	requested     map[value.Value]bool             // dry run: primal values the reverse reads (mincut.go)
-	exitRequested map[exitUse]bool                 // dry run: the same, read after their loop
-	fwdStores     map[*ir.InstLoad]*forwardedLoad  // primal load -> the loop store it reads, if proven (storeforward.go)
-	plan          *cachePlan                       // what to cache and what to recompute (mincut.go)
-	exitCopies    map[exitUse]value.Value          // copies of loop values made after the loop
-	hoistMemo     map[value.Value]*irutil.Loop     // primal value -> loop it is cached without (hoist.go)
-	hoists        []*hoistCache                    // cache groups without a loop's dimension (hoist.go)
-	invMemo       map[[2]*irutil.Loop]*invariance  // (d, x) -> invariance analysis (hoist.go)
-	cacheAccess   map[ir.Instruction]bool          // loads and stores of loop buffer elements (scope.go)
-	ownAccess     map[ir.Instruction]bool          // loads and stores through the gradient's own shadows (ownscope.go)
-	primalReload  map[*ir.InstLoad]bool            // loads of primal memory emitted in the reverse sweep (ownscope.go)
-	snapPlans     map[snapshot]*snapshotPlan       // counter snapshot -> how the reverse recomputes it (counters.go)
-	snapOf        map[*ir.InstLoad]snapshot        // forward load -> the counter snapshot it is (counters.go)
-	snapLoads     map[snapshot]*ir.InstLoad        // counter snapshot -> its forward load (counters.go)
-	entryEdge     map[*irutil.Loop]*ir.Block       // loop -> forward block entering its header, after growth checks (entrygrow.go)
-	exitSlots     map[*irutil.Loop]*ir.InstAlloca  // loop -> reverse slot of its entry counter (exitentry.go)
-	exitEdges     []exitEdge                       // reverse edges entering loops from below (exitentry.go)
-	revLoopIDs    map[*irutil.Loop]*metadata.Tuple // loop -> the loop ID of its reverse (loophints.go)
-	tripCounts    map[*irutil.Loop]tripResult      // loop -> its trip count, once blockOf has the primal (tripcount.go)
-	fwdLoopIDs    map[*irutil.Loop]*metadata.Tuple // loop -> the loop ID of its forward copy (loophints.go)
-	exitPres      map[*irutil.Loop][]exitPre       // loop -> the blocks storing its entry counter on entering its reverse (exitentry.go)
-	relReads      map[*ir.InstLoad]bool            // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
+	loops           map[*irutil.Loop]*loopCache
+	entryCount      map[*ir.Block]*ir.InstLoad       // loop header -> iteration counter on entry
+	requested       map[value.Value]bool             // dry run: primal values the reverse reads (mincut.go)
+	exitRequested   map[exitUse]bool                 // dry run: the same, read after their loop
+	fwdStores       map[*ir.InstLoad]*forwardedLoad  // primal load -> the loop store it reads, if proven (storeforward.go)
+	plan            *cachePlan                       // what to cache and what to recompute (mincut.go)
+	exitCopies      map[exitUse]value.Value          // copies of loop values made after the loop
+	hoistMemo       map[value.Value]*irutil.Loop     // primal value -> loop it is cached without (hoist.go)
+	shadowFreeLoops map[*irutil.Loop]bool            // loop -> whether its forward writes no shadow memory (invariantshadow.go)
+	hoists          []*hoistCache                    // cache groups without a loop's dimension (hoist.go)
+	invMemo         map[[2]*irutil.Loop]*invariance  // (d, x) -> invariance analysis (hoist.go)
+	cacheAccess     map[ir.Instruction]bool          // loads and stores of loop buffer elements (scope.go)
+	ownAccess       map[ir.Instruction]bool          // loads and stores through the gradient's own shadows (ownscope.go)
+	primalReload    map[*ir.InstLoad]bool            // loads of primal memory emitted in the reverse sweep (ownscope.go)
+	snapPlans       map[snapshot]*snapshotPlan       // counter snapshot -> how the reverse recomputes it (counters.go)
+	snapOf          map[*ir.InstLoad]snapshot        // forward load -> the counter snapshot it is (counters.go)
+	snapLoads       map[snapshot]*ir.InstLoad        // counter snapshot -> its forward load (counters.go)
+	entryEdge       map[*irutil.Loop]*ir.Block       // loop -> forward block entering its header, after growth checks (entrygrow.go)
+	exitSlots       map[*irutil.Loop]*ir.InstAlloca  // loop -> reverse slot of its entry counter (exitentry.go)
+	exitEdges       []exitEdge                       // reverse edges entering loops from below (exitentry.go)
+	revLoopIDs      map[*irutil.Loop]*metadata.Tuple // loop -> the loop ID of its reverse (loophints.go)
+	tripCounts      map[*irutil.Loop]tripResult      // loop -> its trip count, once blockOf has the primal (tripcount.go)
+	fwdLoopIDs      map[*irutil.Loop]*metadata.Tuple // loop -> the loop ID of its forward copy (loophints.go)
+	exitPres        map[*irutil.Loop][]exitPre       // loop -> the blocks storing its entry counter on entering its reverse (exitentry.go)
+	relReads        map[*ir.InstLoad]bool            // reverse loads of a counter read against the loop's entry counter from its exit (exitentry.go)
 }

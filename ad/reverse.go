@@ -86,13 +86,17 @@ type sweepState struct {
 // slots, shadows of pointers, and the slots the forward sweep records for
 // the reverse (the tape).
 type adjointState struct {
-	adj     map[value.Value]*ir.InstAlloca
-	shadow  map[value.Value]value.Value    // primal pointer -> forward shadow
-	sinks   map[*ir.Global]*ir.InstAlloca  // shadows of inactive globals (inactiveSink)
-	slots   map[value.Value]*ir.InstAlloca // non-loop caches, by forward value
-	isCache map[*ir.InstAlloca]bool        // slots the reverse reads from the forward (the tape)
-	tapes   map[value.Value]value.Value    // primal call -> forward tape of its callee
-	frees   []*ir.InstAlloca               // buffer slots to free on exit
+	adj    map[value.Value]*ir.InstAlloca
+	shadow map[value.Value]value.Value    // primal pointer -> forward shadow
+	sinks  map[*ir.Global]*ir.InstAlloca  // shadows of inactive globals (inactiveSink)
+	slots  map[value.Value]*ir.InstAlloca // non-loop caches, by forward value
+	// slotOrder and slotDefs: the non-loop cache slots in creation order,
+	// and the primal blocks whose values each holds (exclusiveslot.go).
+	slotOrder []*ir.InstAlloca
+	slotDefs  map[*ir.InstAlloca][]*ir.Block
+	isCache   map[*ir.InstAlloca]bool     // slots the reverse reads from the forward (the tape)
+	tapes     map[value.Value]value.Value // primal call -> forward tape of its callee
+	frees     []*ir.InstAlloca            // buffer slots to free on exit
 	// BLAS calls (blasad.go): copies of their inputs, by argument; the
 	// Fortran ABI's scalars as read in the forward sweep.
 	blasCaches, blasScalars map[*ir.InstCall]blasValues
@@ -128,7 +132,7 @@ func newReverseGen(d *differ, f *ir.Func, acts []activity.Activity, retActive, r
 		sweepState: sweepState{fwdHead: map[*ir.Block]*ir.Block{}, fwdTail: map[*ir.Block]*ir.Block{}, rev: map[*ir.Block]*ir.Block{},
 			blockOf: map[value.Value]*ir.Block{}, vmap: map[value.Value]value.Value{}, primalOf: map[value.Value]value.Value{},
 			predIdx: map[*ir.Block]*ir.InstPhi{}, postDomRet: map[*ir.Block]bool{}},
-		adjointState: adjointState{adj: map[value.Value]*ir.InstAlloca{}, slots: map[value.Value]*ir.InstAlloca{},
+		adjointState: adjointState{adj: map[value.Value]*ir.InstAlloca{}, slots: map[value.Value]*ir.InstAlloca{}, slotDefs: map[*ir.InstAlloca][]*ir.Block{},
 			shadow: map[value.Value]value.Value{}, tapes: map[value.Value]value.Value{}, isCache: map[*ir.InstAlloca]bool{}},
 		loopState: loopState{loops: map[*irutil.Loop]*loopCache{}, entryCount: map[*ir.Block]*ir.InstLoad{},
 			fwdLoopIDs: map[*irutil.Loop]*metadata.Tuple{}, revLoopIDs: map[*irutil.Loop]*metadata.Tuple{}}}
@@ -666,7 +670,12 @@ func (r *reverseGen) lookupAt(blk *ir.Block, at *ir.Block, fv value.Value, def *
 	if exit {
 		return r.lookupAt(blk, at, r.exitCopy(fv, at), at, depth)
 	}
-	if p, ok := r.primalOf[fv]; ok && l != nil {
+	if r.invariantShadowLoad(fv, l) {
+		// A shadow load the same in every iteration of its loop
+		// (invariantshadow.go): cached once per iteration of the loop
+		// around.
+		l = l.Parent
+	} else if p, ok := r.primalOf[fv]; ok && l != nil {
 		switch x := r.hoistLoop(p); {
 		case x == l:
 			// The same in every iteration of its loop: cached once per
@@ -711,8 +720,12 @@ func (r *reverseGen) slotOverReload(fv value.Value, l *irutil.Loop, at *ir.Block
 func (r *reverseGen) valueSlot(fv value.Value, def *ir.Block) *ir.InstAlloca {
 	s, ok := r.slots[fv]
 	if !ok {
-		s = r.newCacheSlot(fv.Type(), nil)
+		if s = r.exclusiveSlot(fv.Type(), def); s == nil {
+			s = r.newCacheSlot(fv.Type(), nil)
+			r.slotOrder = append(r.slotOrder, s)
+		}
 		r.slots[fv] = s
+		r.slotDefs[s] = append(r.slotDefs[s], def)
 		r.storeInForward(def, fv, s)
 	}
 	return s
