@@ -12,9 +12,9 @@ import (
 // landing pads are gone, so an exception thrown in its forward sweep
 // leaves the derivative (and reaches the root's caller, invokedroot.go).
 // That is the primal's own behavior where the function only cleans up
-// (destructors) or terminates (noexcept) on the way out, but not where it
-// catches: the primal goes on after the handler, the derivative would
-// throw. Such a function stops the link.
+// (destructors), rethrows or terminates (noexcept) on the way out, but not
+// where it catches and goes on after the handler: there the derivative
+// would throw. Such a function stops the link.
 
 // checkCatches returns an error naming f and the invoke where f catches an
 // exception its callee may throw.
@@ -41,27 +41,40 @@ func checkCatches(f *ir.Func) error {
 }
 
 // catchingPad reports whether landing pad block b catches (a catch
-// clause) and does not terminate (the pad of a noexcept function: the
-// primal ends there, as the derivative's exception ends the program or
-// leaves it).
+// clause) and the function may go on after the handler: a return is
+// reachable from b. A handler that rethrows (std::vector's catch (...)
+// around its elements' construction), resumes or terminates (a noexcept
+// function's pad) lets the exception out or ends the program, as the
+// derivative does.
 func catchingPad(b *ir.Block) bool {
 	catches := false
 	for _, inst := range b.Insts {
-		switch x := inst.(type) {
-		case *ir.InstLandingPad:
-			for _, c := range x.Clauses {
+		if lp, ok := inst.(*ir.InstLandingPad); ok {
+			for _, c := range lp.Clauses {
 				if c.Type == enum.ClauseTypeCatch {
 					catches = true
 				}
 			}
-		case *ir.InstCall:
-			switch irfacts.CalleeName(x) {
-			case "__clang_call_terminate", "_ZSt9terminatev":
-				return false
-			}
 		}
 	}
-	return catches
+	if !catches {
+		return false
+	}
+	seen := map[*ir.Block]bool{}
+	stack := []*ir.Block{b}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		if _, ok := x.Term.(*ir.TermRet); ok {
+			return true
+		}
+		stack = append(stack, irutil.Succs(x)...)
+	}
+	return false
 }
 
 // mayThrow reports whether a call of f may throw: f is a declaration not
