@@ -10,7 +10,10 @@
  * escaped run left behind (tape stack, shadow set) disturbs them. noexcept
  * wraps a call that may throw (its landing pad terminates); a vector of
  * vectors is filled by library code that catches and rethrows (catch (...)
- * around its elements' construction at -O0): neither stops the link. */
+ * around its elements' construction at -O0): neither stops the link. A
+ * root choosing its function at run time (a dispatch over two candidates)
+ * and one returning the primal with the derivative throw to the handler
+ * too. */
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -93,7 +96,21 @@ double nested(const double *x) {
 		}                                                                             \
 	} while (0)
 
-int main() {
+__attribute__((noinline)) double sq(double v) {
+	if (v > 10) throw std::runtime_error("sq");
+	return v * v;
+}
+__attribute__((noinline)) double sine(double v) {
+	if (v > 10) throw std::runtime_error("sine");
+	return std::sin(v);
+}
+struct WithPrimal {
+	double d, primal;
+};
+extern "C" WithPrimal __enzyme_autodiff_primal(void *, ...) __asm__("__enzyme_autodiff");
+extern "C" int enzyme_primal_return;
+
+int main(int argc, char **) {
 	const double at[2] = {0.7, 0.3}, big[2] = {30, 0.3}, low[2] = {-40, 0.3};
 	int caught = 0;
 	for (int round = 0; round < 3; round++) {
@@ -141,6 +158,18 @@ int main() {
 		check("split d/dx0", dy[0], gy[0] * y[1], 1e-9);
 		check("split d/dx1", dy[1], gy[1] * y[1] + rec(y, depth), 1e-9);
 	}
-	check("exceptions caught", caught, 12, 0);
+	for (int k = 0; k < 4; k++) {
+		double v = k < 2 ? 0.5 : 20;
+		try {
+			double d = __enzyme_autodiff((void *)(argc + k % 2 > 1 ? sq : sine), v);
+			check("dispatched", d, k % 2 ? 1.0 : std::cos(0.5), 1e-15);
+			WithPrimal r = __enzyme_autodiff_primal((void *)sq, enzyme_primal_return, v);
+			check("with primal", r.d + r.primal, 1.25, 1e-15);
+			if (k >= 2) check("dispatched threw", 0, 1, 0);
+		} catch (const std::runtime_error &) {
+			caught++;
+		}
+	}
+	check("exceptions caught", caught, 14, 0);
 	return failures != 0;
 }
