@@ -126,9 +126,9 @@ type root struct {
 }
 
 // findRoots returns every entry-point call of the module, in module order
-// (Differentiate lowers them inner-first, see innerFirst).
+// (Differentiate lowers them inner-first, see innerFirst); invokes of entry
+// points were made calls before (invokedroot.go).
 func findRoots(m *ir.Module) ([]*root, error) {
-	invokedRoots(m)
 	if err := lowerVirtualReverse(m); err != nil {
 		return nil, err
 	}
@@ -167,45 +167,6 @@ func findRoots(m *ir.Module) ([]*root, error) {
 		}
 	}
 	return roots, nil
-}
-
-// invokedRoots makes each invoke of an entry point a call followed by a
-// branch to its normal destination: C++ invokes it where a destructor
-// must run should it throw (a std::vector in scope); left an invoke, it
-// stayed a call to an undefined __enzyme_autodiff. gozyme assumes the
-// derivative does not throw (an exception from the differentiated
-// function now leaves without running that cleanup). A landing pad no
-// longer reached goes (dropUnreachable), so no phi is left without
-// incoming values.
-func invokedRoots(m *ir.Module) {
-	for _, f := range m.Funcs {
-		changed := false
-		for _, b := range f.Blocks {
-			inv, ok := b.Term.(*ir.TermInvoke)
-			if !ok {
-				continue
-			}
-			callee, ok := irutil.StripCasts(inv.Invokee).(*ir.Func)
-			if !ok {
-				continue
-			}
-			if _, ok := EntryPointMode(callee.Name()); !ok && !isVirtualReverse(callee) && !isDenseViewName(callee.Name()) {
-				continue
-			}
-			call := ir.NewCall(inv.Invokee, inv.Args...)
-			call.LocalIdent, call.Typ = inv.LocalIdent, inv.Typ
-			call.CallingConv, call.ReturnAttrs, call.FuncAttrs = inv.CallingConv, inv.ReturnAttrs, inv.FuncAttrs
-			call.OperandBundles, call.Metadata = inv.OperandBundles, inv.Metadata
-			b.Insts = append(b.Insts, call)
-			b.Term = ir.NewBr(inv.NormalRetTarget.(*ir.Block))
-			dropIncoming(inv.ExceptionRetTarget.(*ir.Block), func(pred *ir.Block) bool { return pred == b })
-			irutil.ReplaceAllUses(f, inv, call)
-			changed = true
-		}
-		if changed {
-			dropUnreachable(f)
-		}
-	}
 }
 
 // dropIncoming removes the incoming values of blk's phis from the

@@ -117,6 +117,11 @@ func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 func (d *differ) preparedCopy(f *ir.Func, clone bool) (*ir.Func, error) {
 	p := f
 	dispatch := d.hasDispatchableCall(f)
+	if irutil.HasInvoke(f) {
+		if err := checkCatches(f); err != nil { // catchpads.go
+			return nil, err
+		}
+	}
 	if clone || irutil.HasInvoke(f) || dispatch {
 		var err error
 		if p, err = irutil.CloneWithoutUnwind(f); err != nil {
@@ -149,12 +154,14 @@ func (d *differ) preparedCopy(f *ir.Func, clone bool) (*ir.Func, error) {
 // synthesized derivative. It returns how many calls it replaced. On error the
 // module may be partly rewritten and must be discarded.
 func Differentiate(m *ir.Module, opts Options) (int, error) {
+	invoked := invokedRoots(m) // invokedroot.go
 	roots, err := findRoots(m)
 	if err != nil {
 		return 0, err
 	}
 	defer finishIters(m)
 	if len(roots) == 0 {
+		reinvoke(invoked)
 		return 0, nil
 	}
 	user := make(map[*ir.Func]bool, len(m.Funcs))
@@ -194,6 +201,7 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 		return 0, err
 	}
 	keepDebugScopes(m, user)
+	reinvoke(invoked)
 	return len(roots), nil
 }
 

@@ -122,3 +122,44 @@ func TestLoopedRecursionTapes(t *testing.T) {
 	}
 	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
 }
+
+// TestFramedTapesSplitMode: split mode keeps the callees' tapes (fields of
+// loop records through recursion) from the augmented forward to the
+// reverse: det by minors at sizes 1 to 5 with two tapes alive, reversed in
+// the opposite order; calls in a loop left by a break, recursion of
+// varying depth with an early return, a zero-trip loop, the tape in the
+// caller's buffer (testdata/framed_split_mode.c). Against central
+// differences at every level, leak-checked.
+func TestFramedTapesSplitMode(t *testing.T) {
+	t.Parallel()
+	src := checkPrelude + testdataC(t, "framed_split_mode.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
+}
+
+// TestFramedCallShapes: calls in loops through function pointers, in loops
+// with several exits, in loops that run no iteration, and recursion
+// (varying depth, early returns, mutual) in reverse, forward and batch
+// forward mode (testdata/framed_call_shapes.c), against central
+// differences at every level.
+func TestFramedCallShapes(t *testing.T) {
+	t.Parallel()
+	src := checkPrelude + testdataC(t, "framed_call_shapes.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+}
+
+// TestFramedTapesSecondOrder: forward mode over a gradient whose callees'
+// tapes are in its frame and in its loops' records
+// (testdata/framed_second_order.c): Hessian-vector products against
+// central differences of the gradient at every level.
+func TestFramedTapesSecondOrder(t *testing.T) {
+	t.Parallel()
+	src := checkPrelude + testdataC(t, "framed_second_order.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+}

@@ -171,6 +171,14 @@ func TestOpenMPRegionInLoopRun(t *testing.T) {
 	checkOpenMP(t, "omp_region_in_loop.c")
 }
 
+// TestOpenMPCallsInLoopsRun: calls (a recursion among them) in the loops
+// of a parallel region, and a region in a function called in a serial
+// loop (testdata/omp_calls_in_loops.c).
+func TestOpenMPCallsInLoopsRun(t *testing.T) {
+	t.Parallel()
+	checkOpenMP(t, "omp_calls_in_loops.c")
+}
+
 // TestOpenMPThreadNumRun: code that depends on omp_get_thread_num and
 // omp_get_num_threads, and a master section.
 func TestOpenMPThreadNumRun(t *testing.T) {

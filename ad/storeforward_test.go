@@ -24,3 +24,17 @@ func TestLoopStoreForward(t *testing.T) {
 		})
 	}
 }
+
+// TestStoreForwardHazards: where the stored value's inputs change between
+// the storing and the reading loop (a call, a later write in the reading
+// loop, a loop around both, a pointer that may alias), or the element read
+// is not the loop's, the load is recorded, not rebuilt
+// (testdata/store_forward_hazards.c); gradients against central
+// differences at every level.
+func TestStoreForwardHazards(t *testing.T) {
+	t.Parallel()
+	src := checkPrelude + testdataC(t, "store_forward_hazards.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+}
