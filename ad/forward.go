@@ -673,9 +673,9 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 				blk.NewBitCast(dst, types.I8Ptr), constant.NewInt(types.I8, 0), n, constant.False)
 		}
 		// Floats the copy overwrites in part with integers: their tangent
-		// is zero, whole (intstore.go).
-		lo, hi, ok, err := fg.d.partlyOverwritten(fg.f, x)
-		if ok {
+		// is zero, whole (intstore.go). The bytes copied got the source's.
+		lo, hi, ok, err := fg.d.intCopyOverFloats(fg.f, x)
+		if n, _ := intConstOf(x.Args[2]); ok && (lo < 0 || hi > n) {
 			err = fg.d.clearShadowWindow(fg.f, x, x.Args[0], blk, dst, fg.mapValue(irfacts.Unwrap(x.Args[0])), lo, hi)
 		}
 		return err

@@ -88,3 +88,23 @@ func TestIntCopyOverPartOfFloat(t *testing.T) {
 		}
 	}
 }
+
+// TestIntOverFloatInArrays: integers stored over floats in arrays of
+// structs and unions at a variable index, on the heap (no facts of the
+// elements: the bytes stored are cleared as a float store's would be) and
+// on the stack (facts per element), in reverse, forward and batched
+// forward mode (testdata/int_over_float_in_arrays.c).
+func TestIntOverFloatInArrays(t *testing.T) {
+	t.Parallel()
+	src := testdataC(t, "int_over_float_in_arrays.c")
+	for _, mode := range []string{"0", "1", "2", "3"} {
+		for _, o := range optLevels {
+			t.Run("mode"+mode+"/O"+o, func(t *testing.T) {
+				out := run(t, buildC(t, src, o, "-DMODE="+mode))
+				if strings.Contains(out, "FAIL") || !strings.Contains(out, "done 0") {
+					t.Fatal(out)
+				}
+			})
+		}
+	}
+}
