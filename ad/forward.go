@@ -668,10 +668,17 @@ func (fg *forwardGen) memoryCall(blk *ir.Block, x *ir.InstCall) error {
 				return err
 			}
 			blk.NewCall(x.Callee, append([]value.Value{dst, src, n}, x.Args[3:]...)...)
-			return nil
+		} else {
+			blk.NewCall(rules.Declare(fg.m, "llvm.memset.p0i8."+rules.TypeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
+				blk.NewBitCast(dst, types.I8Ptr), constant.NewInt(types.I8, 0), n, constant.False)
 		}
-		blk.NewCall(rules.Declare(fg.m, "llvm.memset.p0i8."+rules.TypeSuffix(n.Type()), types.Void, types.I8Ptr, types.I8, n.Type(), types.I1),
-			blk.NewBitCast(dst, types.I8Ptr), constant.NewInt(types.I8, 0), n, constant.False)
+		// Floats the copy overwrites in part with integers: their tangent
+		// is zero, whole (intstore.go). The bytes copied got the source's.
+		lo, hi, ok, err := fg.d.intCopyOverFloats(fg.f, x)
+		if n, _ := intConstOf(x.Args[2]); ok && (lo < 0 || hi > n) {
+			err = fg.d.clearShadowWindow(fg.f, x, x.Args[0], blk, dst, fg.mapValue(irfacts.Unwrap(x.Args[0])), lo, hi)
+		}
+		return err
 	case irfacts.IsMemSet(x) && fg.act.HasShadow(x.Args[0]):
 		dst, err := fg.tangentOf(x, x.Args[0])
 		if err != nil {

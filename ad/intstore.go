@@ -52,8 +52,13 @@ func (d *differ) intOverFloat(f *ir.Func, x *ir.InstStore, act *activity.Info) (
 		// The floats here cannot be delimited (a variable index into memory
 		// holding floats and integers at places the analysis cannot tell
 		// apart, such as an array of structs with an integer field moved by
-		// memmove): clear the bytes the store writes. A float it covers
-		// whole loses its derivative; an integer field's shadow holds none.
+		// memmove): clear the bytes the store writes, whole aligned doubles.
+		// A float it covers whole loses its derivative; an integer field's
+		// shadow holds none. A store of fewer bytes may cover part of a
+		// float, whose rest would keep its derivative.
+		if size%8 != 0 {
+			return 0, 0, false, errorAt(f, x, "%s overwrites part of floats that carry derivatives with integers, at places whose floats gozyme cannot delimit (their derivatives would be kept): store floats whole", describe(x))
+		}
 		lo, hi = 0, size
 	}
 	if why := d.floatBitsOrigin(x.Src, act); why != "" {
@@ -149,34 +154,59 @@ func (d *differ) clearShadowWindow(f *ir.Func, at interface{}, dst value.Value, 
 	return nil
 }
 
-// clearOverwrittenFloats clears, in the reverse of bulk copy x, the
-// shadow of floats that x overwrites only in part with integers (a 4-byte
-// memcpy over half a double): the copy's own reverse clears the bytes it
-// copied, not the rest of those floats.
-func (r *reverseGen) clearOverwrittenFloats(blk, at *ir.Block, x *ir.InstCall) error {
-	ta := r.d.bits
+// intCopyOverFloats is the window [lo, hi), relative to the destination,
+// of the floats that bulk copy x overwrites with integers, whole or in
+// part (a 4-byte memcpy over half a double, 12 bytes over a double and a
+// half): their derivative is zero. The copy's rule moves the shadow of
+// the bytes it copies as the IR types of its pointers say, which may be
+// none (a copy from an int to a char pointer into a struct), and not the
+// rest of floats it overwrites in part; the source holds no floats, so
+// the sweeps clear the whole window: the forward after the copy, the
+// reverse before the copy's reverse. ok is false where there is nothing
+// to clear: no float known there, or a copy of floats (the source's IR
+// type or its facts say it holds floats, or nothing is known of it).
+func (d *differ) intCopyOverFloats(f *ir.Func, x *ir.InstCall) (lo, hi int64, ok bool, err error) {
+	ta := d.bits
 	if ta == nil || ta.ta == nil {
-		return nil
+		return 0, 0, false, nil
 	}
-	n, ok := intConstOf(x.Args[2])
-	if !ok || n <= 0 || n > 64 || !ta.ta.Known(x.Args[0]) {
-		return nil
+	n, isConst := intConstOf(x.Args[2])
+	if !isConst || n <= 0 || n > 64 || !ta.ta.Known(x.Args[0]) {
+		return 0, 0, false, nil
 	}
 	lo, hi, found, exact := ta.ta.FloatsOverwritten(irfacts.Unwrap(x.Args[0]), n)
-	if !found || (exact && lo == 0 && hi == n) {
-		return nil
+	if !found {
+		return 0, 0, false, nil
+	}
+	if t := pointee(x.Args[1]); t != nil && irfacts.ContainsFloatBytes(t) {
+		return 0, 0, false, nil // floats copied: the copy's rule moves them
+	}
+	if !ta.ta.Known(x.Args[1]) {
+		return 0, 0, false, nil
+	}
+	// Floats in the source, not conflicts: the integers copied meet the
+	// destination's floats in the source's facts too (Anything there).
+	fields, _ := ta.ta.Layout(irfacts.Unwrap(x.Args[1]), n)
+	for _, fl := range fields {
+		if fl.Type.IsFloat() {
+			return 0, 0, false, nil
+		}
 	}
 	if !exact && n%8 != 0 {
-		return errorAt(r.f, x, "%s overwrites part of floats that carry derivatives with integers, at places whose floats gozyme cannot delimit (their derivatives would be kept): copy floats whole", describe(x))
+		return 0, 0, false, errorAt(f, x, "%s overwrites part of floats that carry derivatives with integers, at places whose floats gozyme cannot delimit (their derivatives would be kept): copy floats whole", describe(x))
 	}
 	if !exact {
-		return nil // whole aligned doubles: the copy's rule covers them
+		return 0, n, true, nil // whole aligned doubles: the bytes copied
 	}
-	if t := r.d.copyLayout(x); t != nil && irfacts.ContainsFloatBytes(t) {
-		return nil // floats copied: the copy's rule moves their adjoints
-	}
-	if _, _, floats, _ := ta.ta.FloatsOverwritten(irfacts.Unwrap(x.Args[1]), n); floats || !ta.ta.Known(x.Args[1]) {
-		return nil
+	return lo, hi, true, nil
+}
+
+// clearOverwrittenFloats clears, in the reverse of bulk copy x, the
+// shadow of floats that x overwrites with integers (intCopyOverFloats).
+func (r *reverseGen) clearOverwrittenFloats(blk, at *ir.Block, x *ir.InstCall) error {
+	lo, hi, ok, err := r.d.intCopyOverFloats(r.f, x)
+	if !ok || err != nil {
+		return err
 	}
 	sp, err := r.lookupShadow(blk, at, x, x.Args[0])
 	if err != nil {

@@ -8,9 +8,7 @@
 //           another variant;
 //   mode 3: two 32-bit words, each over half the double;
 //   mode 4: two 64-bit patterns copied over two doubles at once.
-// Built with -DVARIANT, only mode 2; with -DHALVES, only mode 3: where the type analysis cannot tell
-// the floats' sizes there (the array both floats and integers were stored
-// into, at -O0 and -O1), the link stops instead.
+// Built with -DVARIANT, only mode 2; with -DHALVES, only mode 3.
 // Gradients (reverse and forward) against central finite differences.
 #include <math.h>
 #include <stdint.h>

@@ -191,11 +191,25 @@ func (a *Analysis) memTransfer(dst, src, n value.Value) {
 }
 
 // prefix is the part of a memory tree within its first n bytes, with the
-// facts holding at every offset.
+// facts holding at every offset where n is a whole number of them (a
+// copy of whole elements); a copy of part of one (4 bytes of an array of
+// doubles) carries those only where they fit in the n bytes, and a
+// 4-byte int the bytes come from holds no double.
 func (mem *Tree) prefix(n int64) *Tree {
 	out := NewTree()
+	var buf [MaxDepth]int64
 	for k, c := range mem.m {
-		if f := k.first(); f == -1 || f+c.Size() <= n {
+		f, z := k.first(), c.Size()
+		switch {
+		case f == -1 && n%z == 0:
+			out.m[k] = c
+		case f == -1:
+			p := k.appendPath(buf[:0])
+			for o := int64(0); o+z <= n && o <= MaxOffset; o += z {
+				p[0] = o
+				out.put(p, c)
+			}
+		case f+z <= n:
 			out.m[k] = c
 		}
 	}

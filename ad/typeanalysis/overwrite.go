@@ -12,12 +12,18 @@ import (
 // i32 over half a double widens to the whole double). found is false
 // when no float is known there. exact is false when the places p may
 // point to (a variable index) overlap floats differently, so that no one
-// window covers the floats at each without reaching others.
+// window covers the floats at each without reaching others, or when a
+// float of a size the analysis lost may be there (a store of whole
+// aligned doubles covers those).
 //
 // p is followed back through casts and getelementptrs to the pointer they
 // start from, whose tree says what the object holds: the pointers between
 // take the stored type from the store itself, and a variable index keeps
-// only the facts true at every element.
+// only the facts true at every element (each element's, field by field,
+// in an object of known size: strided.go). Where a variable index may
+// reach bytes of which nothing is known (an array of structs on the heap),
+// they may hold floats: the window is the bytes stored, which a float
+// store there would write.
 func (a *Analysis) FloatsOverwritten(p value.Value, size int64) (lo, hi int64, found, exact bool) {
 	base, off, stride, ok := splitPointer(p)
 	if !ok {
@@ -25,16 +31,26 @@ func (a *Analysis) FloatsOverwritten(p value.Value, size int64) (lo, hi int64, f
 	}
 	type span struct{ at, size int64 }
 	var fixed, vague []span
-	repeat := int64(0) // the size of floats at every aligned offset
-	vagueAll := false  // Anything at every offset
-	maxOff := int64(0)
+	repeat := int64(0)  // the size of floats at every aligned offset
+	vagueAll := false   // Anything at every offset
+	everywhere := false // some fact at every offset
+	known := map[int64]bool{}
+	maxOff, maxKnown := int64(0), int64(0)
 	for _, e := range a.get(base).Data(0).Entries() {
-		if len(e.Path) != 1 || (!e.Type.IsFloat() && e.Type != Anything) {
+		if len(e.Path) != 1 {
 			continue
 		}
-		n := int64(1)
-		if e.Type.IsFloat() {
-			n = e.Type.Size()
+		n := e.Type.Size()
+		if e.Path[0] == -1 {
+			everywhere = true
+		} else {
+			for b := e.Path[0]; b < e.Path[0]+n; b++ {
+				known[b] = true
+			}
+			maxKnown = max(maxKnown, e.Path[0]+n)
+		}
+		if !e.Type.IsFloat() && e.Type != Anything {
+			continue
 		}
 		switch {
 		case e.Path[0] == -1 && e.Type == Anything:
@@ -50,10 +66,24 @@ func (a *Analysis) FloatsOverwritten(p value.Value, size int64) (lo, hi int64, f
 			maxOff = e.Path[0] + n
 		}
 	}
+	// floatAt reports a float the analysis knows covering byte b.
+	floatAt := func(b int64) bool {
+		if repeat > 0 {
+			return true
+		}
+		for _, f := range fixed {
+			if f.at <= b && b < f.at+f.size {
+				return true
+			}
+		}
+		return false
+	}
 	// window is the float window at offset s. Where the analysis found
-	// floats and other data at the same bytes (Anything), a float may be
-	// overwritten whose size it does not know: a store of whole aligned
-	// doubles covers any float it overlaps, others cannot be delimited.
+	// floats and other data at the same bytes (Anything) and knows no
+	// float there, a float may be overwritten whose size it does not know:
+	// a store of whole aligned doubles covers any float it overlaps,
+	// others cannot be delimited. Anything within a float it knows is that
+	// float joined with the integers stored over it.
 	window := func(s int64) (l, h int64, hit, ok bool) {
 		l, h, ok = 0, size, true
 		for _, f := range fixed {
@@ -70,11 +100,16 @@ func (a *Analysis) FloatsOverwritten(p value.Value, size int64) (lo, hi int64, f
 		}
 		vg := vagueAll
 		for _, v := range vague {
-			vg = vg || (v.at < s+size && s < v.at+v.size)
+			vg = vg || (v.at < s+size && s < v.at+v.size && !floatAt(v.at))
 		}
 		if vg {
 			hit = true
 			ok = size%8 == 0 && s%8 == 0
+		}
+		if stride != 0 && !everywhere {
+			for b := s; b < s+size && !hit; b++ {
+				hit = !known[b] // nothing known: what a float store writes
+			}
 		}
 		return l, h, hit, ok
 	}
@@ -91,7 +126,16 @@ func (a *Analysis) FloatsOverwritten(p value.Value, size int64) (lo, hi int64, f
 	if start < 0 {
 		start += stride
 	}
-	for s := start; s < maxOff || first; s += stride {
+	limit := maxOff
+	if !everywhere {
+		// Every place with facts, and one past them (where nothing is known
+		// unless the object ends there).
+		limit = max(limit, maxKnown+stride)
+		if _, end, ok := objectSpan(base); ok {
+			limit = min(limit, end-size+1)
+		}
+	}
+	for s := start; s < limit || first; s += stride {
 		l, h, hit, ok := window(s)
 		if !ok || (!first && (l != lo || h != hi)) {
 			exact = false

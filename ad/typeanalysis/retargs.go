@@ -219,7 +219,7 @@ func (a *Analysis) returnedArgCall(c value.Value, g *ir.Func, args []value.Value
 				// An element at a variable index of the argument, as a
 				// getelementptr's (gep): arrays of what it holds.
 				if d.index >= 0 && d.off == 0 && !d.variable {
-					if rep := a.elementRep(a.get(c), d.stride); rep != nil {
+					if rep := a.elementRep(a.get(c), d.stride, true); rep != nil {
 						a.add(c, rep)
 						a.add(arg, integersOnly(rep))
 					}

@@ -174,14 +174,14 @@ func (a *Analysis) access(v, p value.Value, t types.Type) {
 // integers in all its bytes, makes both pointers point to arrays of it
 // (elementRep).
 func (a *Analysis) gep(x *ir.InstGetElementPtr) {
-	off, variable, stride, after := int64(0), false, int64(0), int64(0)
+	off, variable, stride, after, g := int64(0), false, int64(0), int64(0), int64(0)
 	followed := walkGEP(x, func(d int64, idx value.Value, size int64) {
 		if idx != nil {
 			if size == 0 {
 				return
 			}
 			a.add(idx, integers(idx.Type()))
-			variable, stride, after, d = true, size, 0, 0
+			variable, stride, after, d, g = true, size, 0, 0, gcd(g, size)
 		}
 		off += d
 		if variable {
@@ -208,12 +208,17 @@ func (a *Analysis) gep(x *ir.InstGetElementPtr) {
 		return
 	}
 	up, down := srcT.repeatingPointee(), dstT.repeatingPointee()
-	if after != 0 || (off-after)%stride != 0 {
-		a.add(x, up)
-		a.add(x.Src, down)
-		return
+	ds := positions(x.Src, off, g)
+	var rep *Tree
+	if after == 0 && (off-after)%stride == 0 {
+		// Read before the joins. Where the elements are known (ds), integers
+		// stored in one say nothing of the others (the double array that
+		// one element of is overwritten by integers).
+		rep = a.elementRep(dstT, stride, ds == nil)
 	}
-	rep := a.elementRep(dstT, stride) // read before the joins
+	if ds != nil {
+		a.addAtPositions(x, dstT, ds) // strided.go
+	}
 	a.add(x, up)
 	a.add(x.Src, down)
 	if rep != nil {
@@ -226,9 +231,9 @@ func (a *Analysis) gep(x *ir.InstGetElementPtr) {
 // of stride bytes, reached by a variable index, is one float or pointer
 // of that size, or integers in every byte (long *p; p[i]): every element
 // of the array holds the same (the tree of a pointer to such an array).
-// Nil otherwise. It uses a's scratch lists: ScalarAt reads value-level
+// Nil otherwise, and for integers unless ints. It uses a's scratch lists: ScalarAt reads value-level
 // facts only, those of the window's paths of one offset.
-func (a *Analysis) elementRep(t *Tree, stride int64) *Tree {
+func (a *Analysis) elementRep(t *Tree, stride int64, ints bool) *Tree {
 	a.up = t.appendPointeeWindow(a.up[:0], stride)
 	win := a.down[:0]
 	for _, f := range a.up {
@@ -237,7 +242,20 @@ func (a *Analysis) elementRep(t *Tree, stride int64) *Tree {
 		}
 	}
 	a.down = win
-	c := treeOf(win).ScalarAt(0, stride)
+	// Integers must fill the element: integers in part of it (a struct's
+	// int field) say nothing of the rest (its double).
+	wt := treeOf(win)
+	c := wt.ScalarAt(0, stride)
+	if c == Integer {
+		if !ints {
+			return nil
+		}
+		for _, b := range wt.Bytes(stride) {
+			if b != Integer {
+				return nil
+			}
+		}
+	}
 	if !((c.IsFloat() || c == Pointer) && c.Size() == stride || c == Integer) {
 		return nil
 	}
