@@ -149,24 +149,24 @@ func reverseHint(name string) bool {
 // reverseLoopID returns the loop ID for the reverse of l, made once per
 // loop: the hints of l's latches that the reverse keeps (reverseHint).
 func (r *reverseGen) reverseLoopID(l *irutil.Loop) *metadata.Tuple {
-	return r.d.gradientLoopID(r.revLoopIDs, l, reverseHint, false)
+	return r.d.gradientLoopID(r.revLoopIDs, l, reverseHint)
 }
 
 // forwardLoopID returns the loop ID for l's copy in the forward sweep, made
 // once per loop (so the copy's latches agree, as LLVM needs): the hints of
 // l's latches but its locations (copyHint).
 func (r *reverseGen) forwardLoopID(l *irutil.Loop) *metadata.Tuple {
-	return r.d.gradientLoopID(r.fwdLoopIDs, l, copyHint, true)
+	return r.d.gradientLoopID(r.fwdLoopIDs, l, copyHint)
 }
 
 // gradientLoopID returns ids[l], made on first use: a loop ID with the
 // hints of l's latches that keep admits and noVectorHints where
-// gradientHints adds them; nil where there are none. For a forward copy
-// (forward) given noVectorHints, the ID returned asks for vectorizing
-// instead (forwardVectorHints) and has the scalar one as its twin
-// (versionTwins): versionLoops gives each such loop both versions or the
-// twin alone.
-func (d *differ) gradientLoopID(ids map[*irutil.Loop]*metadata.Tuple, l *irutil.Loop, keep func(string) bool, forward bool) *metadata.Tuple {
+// gradientHints adds them; nil where there are none. For a loop given
+// noVectorHints (a forward copy or a reverse), the ID returned asks for
+// vectorizing instead (forwardVectorHints) and has the scalar one as its
+// twin (versionTwins): versionLoops gives each such loop both versions or
+// the twin alone.
+func (d *differ) gradientLoopID(ids map[*irutil.Loop]*metadata.Tuple, l *irutil.Loop, keep func(string) bool) *metadata.Tuple {
 	if id, ok := ids[l]; ok {
 		return id
 	}
@@ -181,9 +181,9 @@ func (d *differ) gradientLoopID(ids map[*irutil.Loop]*metadata.Tuple, l *irutil.
 	var id *metadata.Tuple
 	if scalar := gradientHints(l, hints); len(scalar) > 0 {
 		id = d.newLoopID(scalar)
-		if forward && len(scalar) > len(hints) && !d.gpu {
-			// A forward copy: vectorized where its trip count at run
-			// time is long (versionLoops), else this scalar twin.
+		if len(scalar) > len(hints) && !d.gpu {
+			// Vectorized where its trip count at run time is long
+			// (versionLoops), else this scalar twin.
 			vec := d.newLoopID(append(hints[:len(hints):len(hints)], forwardVectorHints()...))
 			d.versionTwins[vec] = id
 			id = vec
