@@ -102,7 +102,8 @@ type loopIDCopies map[*metadata.Tuple]*metadata.Tuple
 // copyLoopID gives to, a copy of the terminator from, the copy of from's
 // loop ID with its hints (copyHint): one copy per source ID in the function
 // copies is kept for, so the latches of a loop with several still agree
-// (LLVM drops the hints of a loop whose latches disagree).
+// (LLVM drops the hints of a loop whose latches disagree). The copy of an
+// ID with a scalar twin (versionTwins) gets a copy of the twin.
 func (d *differ) copyLoopID(copies loopIDCopies, from, to ir.Terminator) {
 	fm, tm := termMetadata(from), termMetadata(to)
 	if fm == nil || tm == nil {
@@ -122,6 +123,11 @@ func (d *differ) copyLoopID(copies loopIDCopies, from, to ir.Terminator) {
 		}
 		c = d.newLoopID(hints)
 		copies[id] = c
+		if twin := d.versionTwins[id]; twin != nil {
+			// A copy of a gradient's loop given two versions (a
+			// gradient differentiated in forward mode): versioned too.
+			d.versionTwins[c] = d.newLoopID(twin.Fields[1:len(twin.Fields):len(twin.Fields)])
+		}
 	}
 	*tm = append(*tm, &metadata.Attachment{Name: "llvm.loop", Node: c})
 }

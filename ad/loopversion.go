@@ -31,6 +31,12 @@ import (
 // the scalar twin's hints alone, as before versioning. Where the count is
 // invariant in the loops around the copy, the optimizer's unswitching may
 // hoist the choice out of them.
+//
+// A gradient's inner reverse loops get two versions the same way, their
+// count read from the counter's slot (slotcounter.go); the short one keeps
+// the scalar twin's hints alone, as before versioning (LLVM may unroll it).
+// A reverse loop adding into a slot from one iteration to the next
+// (carriesFloatSum) is not versioned: the vectorizer leaves it scalar.
 
 // versionMinTrip is the fewest iterations the vector version is entered
 // for: twice the vectorizer's minimum count of 4 lanes times interleave 2,
@@ -218,7 +224,7 @@ func shapeOf(f *ir.Func, cfg *irutil.CFG, l *irutil.Loop) (loopShape, bool) {
 		}
 	}
 	for _, pair := range [][2]value.Value{{cmp.X, cmp.Y}, {cmp.Y, cmp.X}} {
-		if slot, bound, boundSlot, ok := slotCounter(f, l, pair[0], pair[1], defined); ok {
+		if slot, bound, boundSlot, ok := slotCounter(f, l, pair[0], pair[1], defined); ok && !carriesFloatSum(f, l) {
 			s.slot, s.bound, s.boundSlot, s.down = slot, bound, boundSlot, true
 			return s, true
 		}
@@ -278,7 +284,10 @@ func (d *differ) versionLoop(f *ir.Func, cfg *irutil.CFG, l *irutil.Loop, twin *
 	if !ok {
 		return false
 	}
-	short := d.newLoopID(append(twin.Fields[1:len(twin.Fields):len(twin.Fields)], noRuntimeUnrollHint()))
+	short := twin // a reverse's: as scalar as the loop had been, unrolled as LLVM decides
+	if s.slot == nil {
+		short = d.newLoopID(append(twin.Fields[1:len(twin.Fields):len(twin.Fields)], noRuntimeUnrollHint()))
+	}
 	var blocks []*ir.Block
 	for _, b := range f.Blocks {
 		if l.Contains(b) {

@@ -118,5 +118,48 @@ func slotCount(s loopShape) (value.Value, []ir.Instruction) {
 		return start, made
 	}
 	sub := ir.NewSub(start, bound)
-	return sub, append(made, sub)
+	count := ir.NewAdd(sub, constant.NewInt(types.I64, 1))
+	return count, append(made, sub, count)
+}
+
+// carriesFloatSum reports whether l may carry a floating-point sum from
+// one iteration to the next through a slot: an alloca of a floating-point
+// type that l loads and that a block of l leaves holding a computed value
+// (a store of a non-constant, no constant stored after it in the block).
+// The vectorizer does not reorder such a sum (no fast-math): a reverse loop
+// adding into the adjoint of a value from outside it stays scalar, and its
+// two versions would cost the count test for nothing.
+func carriesFloatSum(f *ir.Func, l *irutil.Loop) bool {
+	loaded := map[*ir.InstAlloca]bool{}
+	left := map[*ir.InstAlloca]bool{}
+	for _, b := range f.Blocks {
+		if !l.Contains(b) {
+			continue
+		}
+		last := map[*ir.InstAlloca]bool{}
+		for _, inst := range b.Insts {
+			switch x := inst.(type) {
+			case *ir.InstLoad:
+				if a, ok := x.Src.(*ir.InstAlloca); ok && types.IsFloat(a.ElemType) {
+					loaded[a] = true
+				}
+			case *ir.InstStore:
+				if a, ok := x.Dst.(*ir.InstAlloca); ok && types.IsFloat(a.ElemType) {
+					_, isConst := x.Src.(constant.Constant)
+					last[a] = !isConst
+				}
+			}
+		}
+		for a, computed := range last {
+			if computed {
+				left[a] = true
+			}
+		}
+	}
+	for a := range left {
+		if loaded[a] {
+			return true
+		}
+	}
+	return false
 }
