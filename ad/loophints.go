@@ -22,7 +22,8 @@ import (
 //
 // A gradient's loops inside other loops are not vectorized after AD unless
 // their hints decide about it (gradientHints), but for the forward copies
-// of innermost loops that run many iterations at run time (loopversion.go). The optimizer before AD vectorizes no
+// and reverses of innermost loops that run many iterations at run time
+// (loopversion.go). The optimizer before AD vectorizes no
 // loop either (preopt's noVectorize), so after AD is where a gradient's
 // loop could be vectorized, and there a vector loop costs on every entry:
 // the forward copy and the reverse address the primal's memory, its
