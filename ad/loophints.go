@@ -22,7 +22,8 @@ import (
 //
 // A gradient's loops inside other loops are not vectorized after AD unless
 // their hints decide about it (gradientHints), but for the forward copies
-// of innermost loops that run many iterations at run time (loopversion.go). The optimizer before AD vectorizes no
+// and reverses of innermost loops that run many iterations at run time
+// (loopversion.go). The optimizer before AD vectorizes no
 // loop either (preopt's noVectorize), so after AD is where a gradient's
 // loop could be vectorized, and there a vector loop costs on every entry:
 // the forward copy and the reverse address the primal's memory, its
@@ -102,7 +103,8 @@ type loopIDCopies map[*metadata.Tuple]*metadata.Tuple
 // copyLoopID gives to, a copy of the terminator from, the copy of from's
 // loop ID with its hints (copyHint): one copy per source ID in the function
 // copies is kept for, so the latches of a loop with several still agree
-// (LLVM drops the hints of a loop whose latches disagree).
+// (LLVM drops the hints of a loop whose latches disagree). The copy of an
+// ID with a scalar twin (versionTwins) gets a copy of the twin.
 func (d *differ) copyLoopID(copies loopIDCopies, from, to ir.Terminator) {
 	fm, tm := termMetadata(from), termMetadata(to)
 	if fm == nil || tm == nil {
@@ -122,6 +124,11 @@ func (d *differ) copyLoopID(copies loopIDCopies, from, to ir.Terminator) {
 		}
 		c = d.newLoopID(hints)
 		copies[id] = c
+		if twin := d.versionTwins[id]; twin != nil {
+			// A copy of a gradient's loop given two versions (a
+			// gradient differentiated in forward mode): versioned too.
+			d.versionTwins[c] = d.newLoopID(twin.Fields[1:len(twin.Fields):len(twin.Fields)])
+		}
 	}
 	*tm = append(*tm, &metadata.Attachment{Name: "llvm.loop", Node: c})
 }
@@ -149,24 +156,24 @@ func reverseHint(name string) bool {
 // reverseLoopID returns the loop ID for the reverse of l, made once per
 // loop: the hints of l's latches that the reverse keeps (reverseHint).
 func (r *reverseGen) reverseLoopID(l *irutil.Loop) *metadata.Tuple {
-	return r.d.gradientLoopID(r.revLoopIDs, l, reverseHint, false)
+	return r.d.gradientLoopID(r.revLoopIDs, l, reverseHint)
 }
 
 // forwardLoopID returns the loop ID for l's copy in the forward sweep, made
 // once per loop (so the copy's latches agree, as LLVM needs): the hints of
 // l's latches but its locations (copyHint).
 func (r *reverseGen) forwardLoopID(l *irutil.Loop) *metadata.Tuple {
-	return r.d.gradientLoopID(r.fwdLoopIDs, l, copyHint, true)
+	return r.d.gradientLoopID(r.fwdLoopIDs, l, copyHint)
 }
 
 // gradientLoopID returns ids[l], made on first use: a loop ID with the
 // hints of l's latches that keep admits and noVectorHints where
-// gradientHints adds them; nil where there are none. For a forward copy
-// (forward) given noVectorHints, the ID returned asks for vectorizing
-// instead (forwardVectorHints) and has the scalar one as its twin
-// (versionTwins): versionLoops gives each such loop both versions or the
-// twin alone.
-func (d *differ) gradientLoopID(ids map[*irutil.Loop]*metadata.Tuple, l *irutil.Loop, keep func(string) bool, forward bool) *metadata.Tuple {
+// gradientHints adds them; nil where there are none. For a loop given
+// noVectorHints (a forward copy or a reverse), the ID returned asks for
+// vectorizing instead (forwardVectorHints) and has the scalar one as its
+// twin (versionTwins): versionLoops gives each such loop both versions or
+// the twin alone.
+func (d *differ) gradientLoopID(ids map[*irutil.Loop]*metadata.Tuple, l *irutil.Loop, keep func(string) bool) *metadata.Tuple {
 	if id, ok := ids[l]; ok {
 		return id
 	}
@@ -181,9 +188,9 @@ func (d *differ) gradientLoopID(ids map[*irutil.Loop]*metadata.Tuple, l *irutil.
 	var id *metadata.Tuple
 	if scalar := gradientHints(l, hints); len(scalar) > 0 {
 		id = d.newLoopID(scalar)
-		if forward && len(scalar) > len(hints) && !d.gpu {
-			// A forward copy: vectorized where its trip count at run
-			// time is long (versionLoops), else this scalar twin.
+		if len(scalar) > len(hints) && !d.gpu {
+			// Vectorized where its trip count at run time is long
+			// (versionLoops), else this scalar twin.
 			vec := d.newLoopID(append(hints[:len(hints):len(hints)], forwardVectorHints()...))
 			d.versionTwins[vec] = id
 			id = vec

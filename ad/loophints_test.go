@@ -67,7 +67,8 @@ func copied(id *metadata.Tuple) *metadata.Tuple {
 // optimizer vectorized and unroll.disable for the pragma's. Both add
 // vector width 1 and interleave count 1 (no vectorizing after AD) where
 // the loop is inside another and its hints decide nothing about
-// vectorizing, and only there. The
+// vectorizing, and only there (the scalar twin of a loop given two
+// versions, loopversion.go). The
 // tangent loops of the forward-mode derivatives keep the hints, adding
 // none; the module passes LLVM's verifier.
 func TestLoopHintsIR(t *testing.T) {
@@ -134,6 +135,9 @@ func TestLoopHintsIR(t *testing.T) {
 								got = id
 							}
 						}
+					}
+					if twin := r.d.versionTwins[got]; add && twin != nil {
+						got = twin // versioned like the forward copy
 					}
 					if hintsOf(got) != want(reverseHint) || (got != nil && got.Fields[0] != got) {
 						t.Errorf("-O%s %s (split %v): the reverse of the loop at %s has hints %q, want %q",

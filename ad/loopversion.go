@@ -31,6 +31,12 @@ import (
 // the scalar twin's hints alone, as before versioning. Where the count is
 // invariant in the loops around the copy, the optimizer's unswitching may
 // hoist the choice out of them.
+//
+// A gradient's inner reverse loops get two versions the same way, their
+// count read from the counter's slot (slotcounter.go); the short one keeps
+// the scalar twin's hints alone, as before versioning (LLVM may unroll it).
+// A reverse loop adding into a slot from one iteration to the next
+// (carriesFloatSum) is not versioned: the vectorizer leaves it scalar.
 
 // versionMinTrip is the fewest iterations the vector version is entered
 // for: twice the vectorizer's minimum count of 4 lanes times interleave 2,
@@ -132,6 +138,10 @@ type loopShape struct {
 	pre, exit, exiting *ir.Block
 	start, bound       value.Value // the counter's first value and the bound it is compared with
 	down               bool        // the counter steps by -1
+	// A counter kept in memory (a reverse loop's, slotcounter.go): the
+	// slot it is loaded from, counting down, and the bound's slot where
+	// the bound is reloaded in the loop (else bound).
+	slot, boundSlot *ir.InstAlloca
 }
 
 // shapeOf returns l's shape, or false where l has more than one entering
@@ -213,6 +223,12 @@ func shapeOf(f *ir.Func, cfg *irutil.CFG, l *irutil.Loop) (loopShape, bool) {
 			return s, true
 		}
 	}
+	for _, pair := range [][2]value.Value{{cmp.X, cmp.Y}, {cmp.Y, cmp.X}} {
+		if slot, bound, boundSlot, ok := slotCounter(f, l, pair[0], pair[1], defined); ok && !carriesFloatSum(f, l) {
+			s.slot, s.bound, s.boundSlot, s.down = slot, bound, boundSlot, true
+			return s, true
+		}
+	}
 	return s, false
 }
 
@@ -268,7 +284,10 @@ func (d *differ) versionLoop(f *ir.Func, cfg *irutil.CFG, l *irutil.Loop, twin *
 	if !ok {
 		return false
 	}
-	short := d.newLoopID(append(twin.Fields[1:len(twin.Fields):len(twin.Fields)], noRuntimeUnrollHint()))
+	short := twin // a reverse's: as scalar as the loop had been, unrolled as LLVM decides
+	if s.slot == nil {
+		short = d.newLoopID(append(twin.Fields[1:len(twin.Fields):len(twin.Fields)], noRuntimeUnrollHint()))
+	}
 	var blocks []*ir.Block
 	for _, b := range f.Blocks {
 		if l.Contains(b) {
@@ -375,10 +394,8 @@ func (d *differ) versionLoop(f *ir.Func, cfg *irutil.CFG, l *irutil.Loop, twin *
 	s.exit.Insts = append(phis, s.exit.Insts...)
 	// The choice, in the preheader.
 	count, made := estimateCount(s)
-	long := ir.NewICmp(enum.IPredSGE, count, constant.NewInt(s.bound.Type().(*types.IntType), versionMinTrip))
-	if made != nil {
-		s.pre.Insts = append(s.pre.Insts, made)
-	}
+	long := ir.NewICmp(enum.IPredSGE, count, constant.NewInt(count.Type().(*types.IntType), versionMinTrip))
+	s.pre.Insts = append(s.pre.Insts, made...)
 	s.pre.Insts = append(s.pre.Insts, long)
 	old := s.pre.Term.(*ir.TermBr)
 	nt := ir.NewCondBr(long, l.Header, vmap[l.Header].(*ir.Block))
@@ -403,18 +420,23 @@ func (d *differ) versionLoop(f *ir.Func, cfg *irutil.CFG, l *irutil.Loop, twin *
 // down), which the loops around the copy often leave unchanged (a
 // triangle's row length d where the row starts at i + 1), so that the
 // choice is the same on every entry and the optimizer may hoist it out of
-// them. An estimate only: both versions compute the same.
-func estimateCount(s loopShape) (count value.Value, made ir.Instruction) {
+// them. A counter kept in memory counts down from its slot's value at the
+// loop's entry to its bound, read there too (slotCount). An estimate only:
+// both versions compute the same.
+func estimateCount(s loopShape) (count value.Value, made []ir.Instruction) {
+	if s.slot != nil {
+		return slotCount(s)
+	}
 	if s.down {
 		if _, ok := s.bound.(constant.Constant); ok {
 			sub := ir.NewSub(s.start, s.bound)
-			return sub, sub
+			return sub, []ir.Instruction{sub}
 		}
 		return s.start, nil
 	}
 	if _, ok := s.start.(constant.Constant); ok {
 		sub := ir.NewSub(s.bound, s.start)
-		return sub, sub
+		return sub, []ir.Instruction{sub}
 	}
 	return s.bound, nil
 }
