@@ -6,7 +6,6 @@ package typeanalysis
 import (
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
-	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
@@ -93,20 +92,12 @@ func (a *Analysis) shuffle(x *ir.InstShuffleVector) {
 		return
 	}
 	s := irutil.StoreSize(xt.ElemType)
-	var mask []constant.Constant
-	switch m := x.Mask.(type) {
-	case *constant.Vector:
-		mask = m.Elems
-	case *constant.ZeroInitializer:
-		for i := uint64(0); i < x.Typ.Len; i++ {
-			mask = append(mask, constant.NewInt(types.I32, 0))
-		}
-	default:
+	mask, ok := shuffleMask(x)
+	if !ok {
 		return
 	}
-	for i, m := range mask {
-		k, ok := intConst(m)
-		if !ok || k < 0 {
+	for i, k := range mask {
+		if k < 0 {
 			continue
 		}
 		src := x.X

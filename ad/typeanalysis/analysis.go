@@ -263,6 +263,7 @@ func (a *Analysis) index(f *ir.Func) {
 			a.retOwner[t] = f
 		}
 	}
+	a.dropUnreadLanes(f) // deadlanes.go
 }
 
 func (a *Analysis) indexOperands(n node) {
