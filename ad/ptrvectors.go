@@ -57,12 +57,8 @@ func scalarizePointerVectors(f *ir.Func) error {
 				return err
 			}
 		}
-		if u, ok := b.Term.(interface{ Operands() []*value.Value }); ok {
-			for _, op := range u.Operands() {
-				if containsPtrVec((*op).Type()) {
-					return s.unsupported(b.Term)
-				}
-			}
+		if hasPtrVecOperand(b.Term) {
+			return s.unsupported(b.Term)
 		}
 	}
 	// Phis' incoming lanes, once every lane exists (filling may add
@@ -129,16 +125,7 @@ func hasPointerVectors(f *ir.Func) bool {
 		if v, ok := x.(value.Value); ok && containsPtrVec(v.Type()) {
 			return true
 		}
-		u, ok := x.(interface{ Operands() []*value.Value })
-		if !ok {
-			return false
-		}
-		for _, op := range u.Operands() {
-			if *op != nil && containsPtrVec(irfacts.Unwrap(*op).Type()) {
-				return true
-			}
-		}
-		return false
+		return hasPtrVecOperand(x)
 	}
 	for _, b := range f.Blocks {
 		for _, inst := range b.Insts {
@@ -202,9 +189,10 @@ func (s *ptrLanes) visit(inst ir.Instruction) error {
 		}
 		s.repl[inst] = nil
 		et := x.Src.Type().(*types.VectorType).ElemType
+		addrs := s.laneAddrs(inst, x.Dst, et, len(ls))
 		for i, l := range ls {
-			st := ir.NewStore(l, s.laneAddr(inst, x.Dst, et, i))
-			st.Align, st.Volatile = laneAlign(x.Align, i), x.Volatile
+			st := ir.NewStore(l, addrs[i])
+			st.Align, st.Volatile = laneAlign(x.Align, et, i), x.Volatile
 			s.emitMem(inst, st, x.Metadata)
 		}
 		return nil
@@ -245,14 +233,23 @@ func (s *ptrLanes) visit(inst ir.Instruction) error {
 }
 
 // hasPtrVecOperand reports an operand whose type holds a vector of
-// pointers.
+// pointers (llvm.dbg.value's, wrapped as metadata, included).
 func hasPtrVecOperand(x interface{}) bool {
 	u, ok := x.(interface{ Operands() []*value.Value })
 	if !ok {
 		return false
 	}
 	for _, op := range u.Operands() {
-		if *op != nil && containsPtrVec(irfacts.Unwrap(*op).Type()) {
+		if *op == nil {
+			continue
+		}
+		v := irfacts.Unwrap(*op)
+		if mv, ok := v.(*metadata.Value); ok {
+			if inner, ok := mv.Value.(value.Value); ok {
+				v = inner
+			}
+		}
+		if containsPtrVec(v.Type()) {
 			return true
 		}
 	}
@@ -390,9 +387,10 @@ func (s *ptrLanes) instLanes(x ir.Instruction, ls []value.Value, et *types.Point
 		if x.Atomic {
 			return s.unsupported(x)
 		}
+		addrs := s.laneAddrs(x, x.Src, et, len(ls))
 		for i := range ls {
-			ld := ir.NewLoad(et, s.laneAddr(x, x.Src, et, i))
-			ld.Align, ld.Volatile = laneAlign(x.Align, i), x.Volatile
+			ld := ir.NewLoad(et, addrs[i])
+			ld.Align, ld.Volatile = laneAlign(x.Align, et, i), x.Volatile
 			s.emitMem(x, ld, x.Metadata)
 			ls[i] = ld
 		}
@@ -542,31 +540,32 @@ func (s *ptrLanes) intLane(owner ir.Instruction, v value.Value, i int) value.Val
 	return e
 }
 
-// laneAddr emits, for owner, the address of lane i (of type et) of the
-// vector that addr points to.
-func (s *ptrLanes) laneAddr(owner ir.Instruction, addr value.Value, et types.Type, i int) value.Value {
+// laneAddrs emits, for owner, the addresses of the n lanes (of type et)
+// of the vector that addr points to.
+func (s *ptrLanes) laneAddrs(owner ir.Instruction, addr value.Value, et types.Type, n int) []value.Value {
 	lp := types.NewPointer(et)
 	lp.AddrSpace = addr.Type().(*types.PointerType).AddrSpace
 	cast := ir.NewBitCast(addr, lp)
 	s.emit(owner, cast)
 	setMD(cast, dbgOnly(mdOf(owner)))
-	if i == 0 {
-		return cast
+	out := []value.Value{cast}
+	for i := 1; i < n; i++ {
+		g := ir.NewGetElementPtr(et, cast, constant.NewInt(types.I64, int64(i)))
+		g.InBounds = true
+		s.emit(owner, g)
+		setMD(g, dbgOnly(mdOf(owner)))
+		out = append(out, g)
 	}
-	g := ir.NewGetElementPtr(et, cast, constant.NewInt(types.I64, int64(i)))
-	g.InBounds = true
-	s.emit(owner, g)
-	setMD(g, dbgOnly(mdOf(owner)))
-	return g
+	return out
 }
 
-// laneAlign is the alignment of lane i of an access aligned to align
-// (pointers are 8 bytes apart; 0: the types' own alignment).
-func laneAlign(align ir.Align, i int) ir.Align {
+// laneAlign is the alignment of lane i, of type et, of an access aligned
+// to align (0: the types' own alignment).
+func laneAlign(align ir.Align, et types.Type, i int) ir.Align {
 	if align == 0 || i == 0 {
 		return align
 	}
-	off := ir.Align(8 * i)
+	off := ir.Align(irutil.AllocSize(et) * int64(i))
 	for align > 1 && off%align != 0 {
 		align /= 2
 	}

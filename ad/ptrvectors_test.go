@@ -3,6 +3,8 @@ package ad
 import (
 	"strings"
 	"testing"
+
+	"github.com/gozyme/gozyme/irutil"
 )
 
 // TestPointerVectorShadows: pointers the SLP vectorizer moves as
@@ -124,6 +126,58 @@ define internal double @pair_product(<2 x double*> %v) noinline {
 		_, err := tryBuildCWithIR(t, irDriver("pv_call"), ll, o)
 		if err == nil || !strings.Contains(err.Error(), "vector of pointers") || !strings.Contains(err.Error(), "pv_call") && !strings.Contains(err.Error(), "pair_product") {
 			t.Errorf("-O%s: want an error naming the vector of pointers passed to pair_product, got %v", o, err)
+		}
+	}
+}
+
+// TestPointerVectorDebugValue: the rewrite leaves no vector of pointers
+// behind, llvm.dbg.value of one (its lanes have no variable) included, and
+// keeps the accesses' metadata and debug locations on the lanes.
+func TestPointerVectorDebugValue(t *testing.T) {
+	t.Parallel()
+	m, err := irutil.ParseText("pv.ll", []byte(`
+%pair = type { double*, double* }
+
+define void @swap(%pair* %p) !dbg !5 {
+  %c = bitcast %pair* %p to <2 x double*>*
+  %v = load <2 x double*>, <2 x double*>* %c, align 16, !tbaa !9, !dbg !8
+  call void @llvm.dbg.value(metadata <2 x double*> %v, metadata !12, metadata !DIExpression()), !dbg !8
+  %s = shufflevector <2 x double*> %v, <2 x double*> poison, <2 x i32> <i32 1, i32 0>, !dbg !8
+  store <2 x double*> %s, <2 x double*>* %c, align 16, !tbaa !9, !dbg !8
+  ret void
+}
+
+declare void @llvm.dbg.value(metadata, metadata, metadata)
+
+!llvm.dbg.cu = !{!0}
+!llvm.module.flags = !{!3}
+!0 = distinct !DICompileUnit(language: DW_LANG_C99, file: !1, producer: "clang", isOptimized: true, runtimeVersion: 0, emissionKind: FullDebug)
+!1 = !DIFile(filename: "pv.c", directory: "/tmp")
+!3 = !{i32 2, !"Debug Info Version", i32 3}
+!5 = distinct !DISubprogram(name: "swap", scope: !1, file: !1, line: 3, type: !6, scopeLine: 3, spFlags: DISPFlagDefinition | DISPFlagOptimized, unit: !0)
+!6 = !DISubroutineType(types: !7)
+!7 = !{null}
+!8 = !DILocation(line: 4, column: 7, scope: !5)
+!9 = !{!10, !10, i64 0}
+!10 = !{!"any pointer", !11, i64 0}
+!11 = !{!"omnipotent char"}
+!12 = !DILocalVariable(name: "v", scope: !5, file: !1, line: 4, type: !13)
+!13 = !DIBasicType(name: "long", size: 64, encoding: DW_ATE_signed)
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Funcs[0]
+	if err := scalarizePointerVectors(f); err != nil {
+		t.Fatal(err)
+	}
+	out := f.LLString()
+	if strings.Contains(out, "x double*>") && !strings.Contains(out, "<2 x double*>*") || strings.Contains(out, "load <2") || strings.Contains(out, "store <2") || strings.Contains(out, "dbg.value") {
+		t.Fatalf("vectors of pointers left:\n%s", out)
+	}
+	for _, want := range []string{"align 16, !tbaa !9, !dbg !8", "align 8, !tbaa !9, !dbg !8"} {
+		if strings.Count(out, want) != 2 {
+			t.Errorf("want two lane accesses with %q:\n%s", want, out)
 		}
 	}
 }
