@@ -94,7 +94,8 @@ type differ struct {
 // f has invokes, a copy without exception edges (derivatives are for runs
 // that do not throw); either with its undefined lanes refined to zeros
 // (refineUndef) and its calls through constant tables of functions made
-// direct (resolveTableCalls).
+// direct (resolveTableCalls) and its vectors of pointers taken apart into
+// lanes (scalarizePointerVectors).
 func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 	if f.Sig.Variadic {
 		return nil, errorAt(f, nil, "'%s' takes a variable argument list (...), which gozyme cannot differentiate through (va_arg); give it fixed parameters or a custom derivative", f.Name())
@@ -131,6 +132,9 @@ func (d *differ) preparedCopy(f *ir.Func, clone bool) (*ir.Func, error) {
 	p, err := d.prepareOMP(f, p)
 	if err != nil {
 		return nil, err
+	}
+	if err := scalarizePointerVectors(p); err != nil {
+		return nil, err // ptrvectors.go
 	}
 	resolveTableCalls(p)
 	if dispatch {

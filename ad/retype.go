@@ -170,6 +170,9 @@ func (rt *retyper) body(f *ir.Func) *ir.Func {
 		rt.preparedCopy[f] = true
 	case holdsEntryPoint(f) || !copyable(f):
 		c = f
+		// Analyzed in place: its pointer vectors become lanes now, before
+		// the analysis (an error leaves f unchanged, for prepared to report).
+		_ = scalarizePointerVectors(f)
 	default:
 		var err error
 		if c, err = rt.d.preparedCopy(f, true); err != nil {

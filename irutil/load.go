@@ -80,12 +80,25 @@ func swapQuadHalves(text string) string {
 // keyword that opens a definition, declaration or call and the callee.
 var returnAlign = regexp.MustCompile(`^(\s*(?:%[-\w.$]+ = )?(?:tail |musttail |notail )?(?:define|declare|call|invoke)\b[^@%(]*?) align \d+`)
 
+// undefIndex matches an undef or poison integer, as an index of a
+// getelementptr.
+var undefIndex = regexp.MustCompile(`\b(i\d+) (?:poison|undef)\b`)
+
 // FixupText rewrites constructs llir v0.3.6 cannot parse:
 //   - `align N` as a return attribute (C++ functions returning references);
-//   - the DISPFlagDeleted subprogram flag, which llir prints back empty.
+//   - the DISPFlagDeleted subprogram flag, which llir prints back empty;
+//   - undef or poison lanes of a vector getelementptr's index vector
+//     (vectorized code, `<2 x i64> <i64 4, i64 poison>`), on which its
+//     parser panics: they become 0 on a line holding a getelementptr (a
+//     refinement of the value; on such a line undef or poison integers are
+//     such indices or arguments beside them, which any value refines).
 func FixupText(text string) string {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
+		if strings.Contains(l, "getelementptr") && (strings.Contains(l, " poison") || strings.Contains(l, " undef")) {
+			l = undefIndex.ReplaceAllString(l, "$1 0")
+			lines[i] = l
+		}
 		if strings.Contains(l, " align ") && (strings.HasPrefix(l, "define") || strings.HasPrefix(l, "declare") ||
 			strings.Contains(l, "call ") || strings.Contains(l, "invoke ")) {
 			for {

@@ -71,12 +71,14 @@ func HasPointerField(t types.Type) bool {
 	return false
 }
 
-// ContainsPointer reports a pointer type or an aggregate with a pointer
-// anywhere inside.
+// ContainsPointer reports a pointer type, a vector of pointers or an
+// aggregate with a pointer anywhere inside.
 func ContainsPointer(t types.Type) bool {
 	switch t := t.(type) {
 	case *types.PointerType:
 		return true
+	case *types.VectorType:
+		return types.IsPointer(t.ElemType)
 	case *types.ArrayType:
 		return ContainsPointer(t.ElemType)
 	case *types.StructType:
