@@ -28,12 +28,24 @@ func LoadFile(ctx context.Context, path string) (*ir.Module, error) {
 }
 
 // ReadText returns the text of an IR file: a text file (a name ending in
-// .ll) as it is, bitcode disassembled with llvm-dis-14.
+// .ll) as it is, bitcode disassembled with llvm-dis-14. The text goes
+// through a temporary file, read in one piece: read from a pipe, several
+// megabytes of a large module's text grow a buffer by doubling.
 func ReadText(ctx context.Context, path string) ([]byte, error) {
 	if strings.HasSuffix(path, ".ll") {
 		return os.ReadFile(path)
 	}
-	return toolchains.Run(ctx, "llvm-dis", "-o", "-", path)
+	f, err := os.CreateTemp("", "gozyme-dis-*.ll")
+	if err != nil {
+		return nil, err
+	}
+	tmp := f.Name()
+	f.Close()
+	defer os.Remove(tmp)
+	if out, err := toolchains.Run(ctx, "llvm-dis", "-o", tmp, path); err != nil {
+		return out, err
+	}
+	return os.ReadFile(tmp)
 }
 
 // LoadBitcode disassembles a bitcode file with llvm-dis-14 and parses it.

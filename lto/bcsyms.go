@@ -15,7 +15,8 @@ import (
 )
 
 // bitcodeSymbols lists the global symbols of every input's embedded
-// bitcode (one llvm-nm run over all of them). The bitcode is the module
+// bitcode: from the bitcode's own symbol table (irsymtab.go), else with
+// one llvm-nm run over the rest. The bitcode is the module
 // before optimization, so it can reference symbols its native code no
 // longer does (calls the compile's optimizer removed); the link-time
 // optimizer may keep them, so the rewrite groups must follow them too.
@@ -34,8 +35,12 @@ func bitcodeSymbols(ctx context.Context, cacheDir, tmp string, inputs []*Input) 
 		}
 		if in.LTO {
 			// A -flto input is the bitcode file itself: its symbols were
-			// listed (by llvm-nm, the same listing) when it was resolved.
+			// listed (the same listing) when it was resolved.
 			syms[in] = nativeSyms(in)
+			continue
+		}
+		if lines, err := irsymtabLines(in.Bitcode); err == nil {
+			syms[in] = parseSymbolLines(lines) // cheaper than the cache's key
 			continue
 		}
 		if key := symbolsKey(toolchains.ConfigOf(ctx), cacheDir, in); key != "" {

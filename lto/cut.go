@@ -181,10 +181,6 @@ func (m *cutModule) scan(from int) error {
 	return nil
 }
 
-// globalRefRE matches a reference to a global value (as irutil's partial
-// parse does).
-var globalRefRE = regexp.MustCompile(`@(?:"(?:[^"\\]|\\.)*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+)`)
-
 // defineKey is the @name a define or declare line defines.
 func defineKey(l string) string {
 	for _, loc := range globalRefRE.FindAllStringIndex(l, -1) {

@@ -77,12 +77,15 @@ func IsBitcode(data []byte) bool {
 	return bytes.HasPrefix(data, bcMagic) || len(data) >= 4 && binary.LittleEndian.Uint32(data) == bcWrapMagic
 }
 
-// bitcodeFileSymbols lists the global symbols of a bitcode file with
-// llvm-nm. Symbol tables are read from inside the input resolution and
+// bitcodeFileSymbols lists the global symbols of a bitcode file, from
+// its symbol table (irsymtab.go), else with llvm-nm. Symbol tables are read from inside the input resolution and
 // the grouping, which carry no context: so this one place reads the
 // toolchain's configuration from the environment itself
 // (toolchains.ConfigFromEnv), as the command's entry did.
 func bitcodeFileSymbols(data []byte) ([]objSym, error) {
+	if lines, err := irsymtabLines(data); err == nil {
+		return append([]objSym{}, parseSymbolLines(lines)...), nil
+	}
 	f, err := os.CreateTemp("", "gozyme-nm-*.bc")
 	if err != nil {
 		return nil, err

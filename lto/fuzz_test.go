@@ -74,14 +74,16 @@ func FuzzObjectReaders(f *testing.F) {
 			}
 		}
 		readObject := func(data []byte, origin string) {
-			_, err := ReadEmbedded(bytes.NewReader(data), origin)
+			emb, err := ReadEmbedded(bytes.NewReader(data), origin)
 			named(err, origin, "ReadEmbedded")
+			irsymtabLines(emb.Bitcode)
 			BitcodeSectionOf(bytes.NewReader(data))
 			if !IsBitcode(data) { // bitcode files are read by llvm-nm
 				elfSymbols(data)
 				definedSymbols(data)
 			}
 			countModules(data)
+			irsymtabLines(data)
 		}
 		readObject(data, "fuzz.o")
 		a, err := ParseArchive(data, "fuzz.a")

@@ -2,6 +2,7 @@ package lto
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,6 +34,9 @@ func mergeModules(ctx context.Context, dir string, job RewriteJob) (string, erro
 	args := append([]string{"-o", out}, paths...)
 	err := timeStage(ctx, "merge", func() error { _, err := toolchains.Run(ctx, "llvm-link", args...); return err })
 	if err != nil {
+		if cerr := corruptModule(ctx, dir, job); cerr != nil {
+			return "", cerr
+		}
 		// Name the inputs, not gozyme's temporary files.
 		msg := err.Error()
 		for i, m := range job.Modules {
@@ -73,6 +77,33 @@ func writeModule(ctx context.Context, dir string, i int, m Module) (string, erro
 		return "", err
 	}
 	return ll, nil
+}
+
+// corruptModule names the first module of the job whose bitcode LLVM
+// cannot read (llvm-nm, which reads the module-level records as a lazy
+// load does), nil when each reads. The link's symbols come from the
+// bitcode's symbol table (irsymtab.go), which says nothing of the rest of
+// the module: a tool that failed on the job's input asks this, so that a
+// damaged object is named as such.
+func corruptModule(ctx context.Context, dir string, job RewriteJob) error {
+	for i, m := range job.Modules {
+		bc := filepath.Join(dir, fmt.Sprintf("module%03d.bc", i))
+		if err := os.WriteFile(bc, m.Bitcode, 0o644); err != nil {
+			return err
+		}
+		_, err := toolchains.Run(ctx, "llvm-nm", bc)
+		var te *toolchains.ToolError
+		if err == nil || !errors.As(err, &te) {
+			continue
+		}
+		msg := strings.TrimSpace(strings.SplitN(te.Stderr, "\n", 2)[0])
+		for _, tool := range []string{te.Argv[0], filepath.Base(te.Argv[0])} {
+			msg = strings.TrimPrefix(msg, tool+": error: ")
+		}
+		msg = strings.TrimPrefix(msg, bc+": ")
+		return fmt.Errorf("%s: corrupt embedded bitcode: %s", m.Origin, strings.ReplaceAll(msg, bc, m.Origin))
+	}
+	return nil
 }
 
 // internalError turns a panic in the link pipeline into an error asking

@@ -77,7 +77,15 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 		}
 		os.Remove(job.OutPath)
 	}
-	return rewriteModule(ctx, dir, in, job, nil)
+	err = rewriteModule(ctx, dir, in, job, nil)
+	if err != nil && len(job.Modules) == 1 {
+		// The first tool to read a lone module's bitcode is the
+		// pipeline's (merged modules: llvm-link, mergeModules).
+		if cerr := corruptModule(ctx, dir, job); cerr != nil {
+			return cerr
+		}
+	}
+	return err
 }
 
 // rewriteModule optimizes the module at in, differentiates it, and

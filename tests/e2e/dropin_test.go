@@ -315,7 +315,7 @@ func TestReproducibleObjects(t *testing.T) {
 // TestBadInputsNamed: each input gozyme cannot use stops the link with a
 // compiler-style error naming it (the file, and the line where known), no
 // crash and no output: a truncated object, garbage in an object's embedded
-// bitcode, an archive with a corrupt member header, and programs that
+// bitcode (one the roots need, and the one with the roots alone), an archive with a corrupt member header, and programs that
 // cannot be differentiated (a variadic callee, enzyme_dup without its
 // shadow, inline assembly) built in one compile-and-link line, which name
 // the source rather than a temporary object.
@@ -345,6 +345,21 @@ func TestBadInputsNamed(t *testing.T) {
 		garbage[i] = byte(i * 7)
 	}
 	write("garbage.o", garbage)
+	// The object with the roots damaged, alone in its module (the first
+	// tool to read it is the pipeline's, not llvm-link).
+	write("alone.c", []byte("#include <stdio.h>\ndouble __enzyme_autodiff(void *, ...);\n"+
+		"static double cubic(double x) { return x * x * x; }\n"+
+		"int main(void) { printf(\"%.17g\\n\", __enzyme_autodiff((void *)cubic, 3.0)); return 0; }\n"))
+	compile(t, dir, gz, "-O2", "alone.c", "-o", "alone.o")
+	alone, err := os.ReadFile(filepath.Join(dir, "alone.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bc = bytes.Index(alone, []byte("BC\xc0\xde"))
+	for i := bc + 40; i < bc+200; i++ {
+		alone[i] = byte(i * 7)
+	}
+	write("alone-garbage.o", alone)
 	run(t, dir, toolEnv(), "ar", "rcs", "libcubic.a", "cubic.o")
 	ar, err := os.ReadFile(filepath.Join(dir, "libcubic.a"))
 	if err != nil {
@@ -363,6 +378,7 @@ func TestBadInputsNamed(t *testing.T) {
 	} {
 		expectLinkError(t, dir, "bad", append(c.wants, "gozyme-ld: error:"), gz, "-O2", "gradmain.o", c.input, "-o", "bad")
 	}
+	expectLinkError(t, dir, "bad", []string{"alone-garbage.o", "corrupt embedded bitcode", "gozyme-ld: error:"}, gz, "-O2", "alone-garbage.o", "-o", "bad")
 	for _, c := range []struct {
 		define string
 		wants  []string
