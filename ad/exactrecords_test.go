@@ -6,6 +6,7 @@ import (
 
 	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/types"
 )
 
 // TestExactRecordBuffers: the record buffer of a loop whose trip count is
@@ -15,8 +16,9 @@ import (
 // (called from a gradient, tape-stack alloc; split by the user, malloc)
 // never realloc; shrink's, whose bound changes inside the loop, and
 // early's, whose exit test also reads the sum (no exact count), keep the
-// growth check. Every gradient, combined and split, against central differences
-// at every level (testdata/exact_records.c).
+// growth check. The counters of det's and tri's loops are restarted by the
+// reverse, not carried in the tape. Every gradient, combined and split,
+// against central differences at every level (testdata/exact_records.c).
 func TestExactRecordBuffers(t *testing.T) {
 	t.Parallel()
 	src := checkPrelude + testdataC(t, "exact_records.c")
@@ -44,6 +46,33 @@ func TestExactRecordBuffers(t *testing.T) {
 	for fn := range want {
 		if !seen[fn] {
 			t.Errorf("no augmented forward of %s", fn)
+		}
+	}
+	// The loop is in no other loop: with an exact count the reverse
+	// restarts its counter at the count (exitentry.go, countsFromZero),
+	// loads no forward value of it (revexposed.go), and the tape has no
+	// counter field (the first slot made): its first field is the record
+	// buffer's pointer. Without one the counter stays, an i64.
+	tapes := map[string]bool{}
+	for _, td := range m.TypeDefs {
+		name := strings.TrimPrefix(td.Name(), "gozyme.tape.")
+		st, ok := td.(*types.StructType)
+		if !ok || name == td.Name() || len(st.Fields) == 0 {
+			continue
+		}
+		for fn, grows := range want {
+			if !strings.HasPrefix(name, "__gozyme_aug_"+fn+"_") {
+				continue
+			}
+			tapes[fn] = true
+			if counted := st.Fields[0].Equal(types.I64); counted != grows {
+				t.Errorf("%s: the forward's loop counter in the tape: %v, want %v (%s)", name, counted, grows, st.LLString())
+			}
+		}
+	}
+	for fn := range want {
+		if !tapes[fn] {
+			t.Errorf("no tape of %s", fn)
 		}
 	}
 	for _, o := range optLevels {
