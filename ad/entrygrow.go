@@ -105,7 +105,11 @@ func (r *reverseGen) growOnEntry(top *irutil.Loop, chain []countFactor, lc *loop
 		// further out than the exact ones (tripcount.go).
 		want = check.NewSelect(check.NewICmp(enum.IPredUGT, need, end), need, end)
 	}
-	r.growRecords(check, lc, func(b *ir.Block, capv value.Value) value.Value { return b.NewICmp(enum.IPredUGT, end, capv) }, want, join)
+	if need == nil && r.freshOnEntry(top, lc) {
+		r.allocExact(check, lc, end, join)
+	} else {
+		r.growRecords(check, lc, func(b *ir.Block, capv value.Value) value.Value { return b.NewICmp(enum.IPredUGT, end, capv) }, want, join)
+	}
 	join.NewBr(header)
 }
 

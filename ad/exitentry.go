@@ -215,16 +215,18 @@ func (r *reverseGen) restartCounters() {
 	for _, l := range r.cfg.Loops {
 		pres, ok := r.exitPres[l]
 		lc := r.loops[l]
-		if !ok || lc.rec != nil {
+		if !ok || (lc.rec != nil && !r.countsFromZero(l)) {
 			continue
 		}
 		own := map[value.Value]bool{}
 		for _, x := range pres {
 			own[x.counterLoad()] = true // removed below
 		}
+		// A loop counted from zero restarts at the very values its
+		// counter holds there: its other reads need no proof.
 		restart := true
 		for _, ld := range loads[lc.counter] {
-			if own[ld] {
+			if own[ld] || lc.rec != nil {
 				continue
 			}
 			if !r.relReads[ld] && len(users[ld]) > 0 && !counterStep(ld, lc.counter, users) {
@@ -255,6 +257,24 @@ func (r *reverseGen) restartCounters() {
 			x.pre.Insts = keep
 		}
 	}
+}
+
+// Counters from zero. A loop with records reads its counter in the reverse
+// as the index of the iteration's record, so a restart must give it the
+// very value the forward left: counter + 1 - n at the exit, n the exact
+// header count. Where l is in no loop, the CFG being reducible
+// (irutil.NewCFG), its header is entered at most once per call, and its
+// counter, 0 on entry to the function and advanced by l's header alone,
+// is 0 on entry to l: the exit's value is n - 1, the entry counter 0,
+// which is what the restart stores. The reverse then reads the forward's
+// counter nowhere on the way into l's reverse, and a split pair's tape
+// loses the field (a recursion's loop: 8 bytes a call).
+
+// countsFromZero reports whether l's counter is certainly 0 on entry to l
+// (and its records, if any, l's own).
+func (r *reverseGen) countsFromZero(l *irutil.Loop) bool {
+	lc := r.loops[l]
+	return l.Parent == nil && lc.owner == nil && len(lc.sharers) == 0
 }
 
 // counterLoad is the load of the loop's counter in x's block.

@@ -483,26 +483,15 @@ func plainSlots(g *ir.Func, allocas *ir.Block, slots []*ir.InstAlloca) map[*ir.I
 }
 
 // readInReverse splits the cache slots into those the reverse reads,
-// fields of the tape, and the plain ones (plainSlots) that no block of the
-// reverse loads (a loop's capacity, the forward's own bookkeeping): each
+// fields of the tape, and the plain ones (plainSlots) whose forward value
+// the reverse never loads (a loop's capacity, the forward's own
+// bookkeeping, a counter the reverse restarts: exposedInReverse): each
 // function keeps its own copy of those and the tape has no field for them.
 func (r *reverseGen) readInReverse(slots []*ir.InstAlloca, fwdSet map[*ir.Block]bool) (read, fwdOnly []*ir.InstAlloca) {
 	plain := plainSlots(r.g, r.allocas, slots)
-	loaded := map[*ir.InstAlloca]bool{}
-	for _, b := range r.g.Blocks {
-		if b == r.allocas || fwdSet[b] {
-			continue
-		}
-		for _, inst := range b.Insts {
-			if ld, ok := inst.(*ir.InstLoad); ok {
-				if a, isSlot := ld.Src.(*ir.InstAlloca); isSlot {
-					loaded[a] = true
-				}
-			}
-		}
-	}
+	exposed := r.exposedInReverse(plain, fwdSet)
 	for _, a := range slots {
-		if plain[a] && !loaded[a] && a != r.retIdx {
+		if plain[a] && !exposed[a] && a != r.retIdx {
 			fwdOnly = append(fwdOnly, a)
 		} else {
 			read = append(read, a)

@@ -206,8 +206,16 @@ func (d *differ) tapeStackRuntime() *tapeStack {
 		p := fr.Params[0]
 		entry, mark, loop, inChunk, popBlock, chunkEmpty, popChunk, keepSpare, freeChunk, resume, done := fr.NewBlock(""), fr.NewBlock(""), fr.NewBlock(""), fr.NewBlock(""),
 			fr.NewBlock(""), fr.NewBlock(""), fr.NewBlock(""), fr.NewBlock(""), fr.NewBlock(""), fr.NewBlock(""), fr.NewBlock("")
-		entry.NewCondBr(entry.NewICmp(enum.IPredEQ, p, constant.NewNull(i8p)), done, mark)
-		h := gep(mark, p, i64(-tapeBlockHeader))
+		check, popTop := fr.NewBlock(""), fr.NewBlock("")
+		entry.NewCondBr(entry.NewICmp(enum.IPredEQ, p, constant.NewNull(i8p)), done, check)
+		// The topmost block (last in, first out: the common case) is
+		// popped at once, without its mark; the loop then pops the freed
+		// blocks below it.
+		h := gep(check, p, i64(-tapeBlockHeader))
+		check.NewCondBr(check.NewICmp(enum.IPredEQ, h, check.NewLoad(i8p, last)), popTop, mark)
+		popTop.NewStore(h, top)
+		popTop.NewStore(popTop.NewLoad(i8p, word(popTop, h, 0, i8p)), last)
+		popTop.NewBr(loop)
 		szp := word(mark, h, 1, types.I64)
 		mark.NewStore(mark.NewOr(mark.NewLoad(types.I64, szp), i64(1)), szp)
 		mark.NewBr(loop)
