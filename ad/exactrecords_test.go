@@ -21,7 +21,7 @@ import (
 // against central differences at every level (testdata/exact_records.c).
 func TestExactRecordBuffers(t *testing.T) {
 	t.Parallel()
-	src := checkPrelude + testdataC(t, "exact_records.c")
+	src := checkPrelude + testdataC(t, "det_of_minor.c") + testdataC(t, "exact_records.c")
 	m := preADModuleC(t, src, "2")
 	if _, err := Differentiate(m, Options{}); err != nil {
 		t.Fatal(err)

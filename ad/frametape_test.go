@@ -84,7 +84,7 @@ func TestFramedTapes(t *testing.T) {
 // central differences at every level, leak-checked.
 func TestLoopedRecursionTapes(t *testing.T) {
 	t.Parallel()
-	src := checkPrelude + testdataC(t, "looped_recursion.c")
+	src := checkPrelude + testdataC(t, "det_of_minor.c") + testdataC(t, "looped_recursion.c")
 	m := preADModuleC(t, src, "2")
 	if _, err := Differentiate(m, Options{}); err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestLoopedRecursionTapes(t *testing.T) {
 // differences at every level, leak-checked.
 func TestFramedTapesSplitMode(t *testing.T) {
 	t.Parallel()
-	src := checkPrelude + testdataC(t, "framed_split_mode.c")
+	src := checkPrelude + testdataC(t, "det_of_minor.c") + testdataC(t, "framed_split_mode.c")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}

@@ -1,5 +1,5 @@
 /* The program of TestExactRecordBuffers (exactrecords_test.go), compiled
- * after checkPrelude: recursions whose loops keep iteration records, the
+ * after checkPrelude and det_of_minor.c: recursions whose loops keep iteration records, the
  * record buffer allocated once at its exact size where the loop's trip
  * count is known on entry, grown as the loop runs where it is not.
  *   det: the determinant by minors, its loop's count the argument n (sizes
@@ -21,25 +21,6 @@ void *__enzyme_augmentfwd(void *, ...);
 void __enzyme_reverse(void *, ...);
 
 enum { maxN = 5, len = maxN * maxN };
-
-__attribute__((noinline)) static double det_of_minor(const double *a, long m, long n, long *r, long *c) {
-	long row = r[m];
-	if (n == 1) return a[row * m + c[m]];
-	r[m] = r[row];
-	double det = 0;
-	int plus = 1;
-	long prev = m;
-	for (long k = 0, j = c[m]; k < n; k++, prev = j, j = c[j]) {
-		c[prev] = c[j];
-		double minor = det_of_minor(a, m, n - 1, r, c);
-		c[prev] = j;
-		double term = a[row * m + j] * minor;
-		det = plus ? det + term : det - term;
-		plus = !plus;
-	}
-	r[m] = row;
-	return det;
-}
 
 static long size; /* a variable: the loops stay loops */
 

@@ -1,5 +1,5 @@
 /* The program of TestFramedTapesSplitMode (frametape_test.go), compiled
- * after checkPrelude: split mode (__enzyme_augmentfwd, then
+ * after checkPrelude and det_of_minor.c: split mode (__enzyme_augmentfwd, then
  * __enzyme_reverse) of functions whose callees run in loops and recurse,
  * so that the callees' tapes are fields of loop records the split tape
  * holds until the reverse.
@@ -15,24 +15,6 @@ void *__enzyme_augmentfwd(void *, ...);
 void __enzyme_reverse(void *, ...);
 double __enzyme_autodiff(void *, ...);
 enum { maxN = 5 };
-__attribute__((noinline)) static double det_of_minor(const double *a, long m, long n, long *r, long *c) {
-	long row = r[m];
-	if (n == 1) return a[row * m + c[m]];
-	r[m] = r[row];
-	double det = 0;
-	int plus = 1;
-	long prev = m;
-	for (long k = 0, j = c[m]; k < n; k++, prev = j, j = c[j]) {
-		c[prev] = c[j];
-		double minor = det_of_minor(a, m, n - 1, r, c);
-		c[prev] = j;
-		double term = a[row * m + j] * minor;
-		det = plus ? det + term : det - term;
-		plus = !plus;
-	}
-	r[m] = row;
-	return det;
-}
 /* out[0] = det(a) * scale; writes through a pointer (split mode returns void) */
 __attribute__((noinline)) void det(const double *a, long n, double *out) {
 	long r[maxN + 1], c[maxN + 1];

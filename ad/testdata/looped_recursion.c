@@ -1,5 +1,5 @@
 /* The program of TestLoopedRecursionTapes (frametape_test.go), compiled
- * after checkPrelude: recursive functions calling themselves inside loops,
+ * after checkPrelude and det_of_minor.c: recursive functions calling themselves inside loops,
  * so that every call's tape is a field of its caller's iteration record.
  *   det: the determinant by expansion by minors (row and column lists
  *     edited and restored by the recursion), a leaf path caching nothing
@@ -15,25 +15,6 @@ extern int enzyme_dup, enzyme_const, enzyme_out;
 void __enzyme_autodiff(void *, ...);
 
 enum { maxN = 5 };
-
-__attribute__((noinline)) static double det_of_minor(const double *a, long m, long n, long *r, long *c) {
-	long row = r[m];
-	if (n == 1) return a[row * m + c[m]];
-	r[m] = r[row];
-	double det = 0;
-	int plus = 1;
-	long prev = m;
-	for (long k = 0, j = c[m]; k < n; k++, prev = j, j = c[j]) {
-		c[prev] = c[j];
-		double minor = det_of_minor(a, m, n - 1, r, c);
-		c[prev] = j;
-		double term = a[row * m + j] * minor;
-		det = plus ? det + term : det - term;
-		plus = !plus;
-	}
-	r[m] = row;
-	return det;
-}
 
 static long detN; /* the matrix size of det (not a constant: kept a variable) */
 
