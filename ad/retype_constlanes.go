@@ -102,6 +102,29 @@ func instLanes(inst ir.Instruction, budget *int) ([]uint64, bool) {
 			}
 		}
 		return out, true
+	case *ir.InstXor, *ir.InstAnd, *ir.InstOr:
+		// _mm_andnot_ps's complement of a mask.
+		ops := inst.(interface{ Operands() []*value.Value }).Operands()
+		x, ok := constLanes(*ops[0], budget)
+		if !ok {
+			return nil, false
+		}
+		y, ok := constLanes(*ops[1], budget)
+		if !ok || len(x) != len(y) {
+			return nil, false
+		}
+		out := make([]uint64, len(x))
+		for i := range x {
+			switch inst.(type) {
+			case *ir.InstXor:
+				out[i] = x[i] ^ y[i]
+			case *ir.InstAnd:
+				out[i] = x[i] & y[i]
+			default:
+				out[i] = x[i] | y[i]
+			}
+		}
+		return out, true
 	case *ir.InstBitCast:
 		from, to := laneBits(k.From.Type()), laneBits(k.To)
 		if from == 0 || to == 0 {
