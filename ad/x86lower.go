@@ -21,6 +21,8 @@ import (
 //     forms) and avx2.permps (_mm256_permutevar8x32_ps): lane picks, a
 //     shufflevector for constant indices, extract/insert for others;
 //   - hadd/hsub (sse3, avx): a shuffle of the even and odd lanes, added;
+//   - dpps/dppd (_mm_dp_ps, SSE4.1; _mm256_dp_ps): the masked products
+//     summed in the instruction's order, in the lanes the mask names;
 //   - min/max of whole vectors (sse, sse2, avx): select(a < b, a, b), the
 //     instruction's own rule (b when either is NaN or both are zeros).
 // Other llvm.x86 intrinsics stay, and stop the link by name.
@@ -58,11 +60,22 @@ func lowerX86Vector(f *ir.Func) {
 func lowerX86Call(c *ir.InstCall, emit func(...ir.Instruction)) value.Value {
 	name := irfacts.CalleeName(c)
 	vt, ok := c.Typ.(*types.VectorType)
-	if !ok || len(c.Args) != 2 || !irfacts.IsFloat(vt.ElemType) {
+	if !ok || len(c.Args) < 2 || !irfacts.IsFloat(vt.ElemType) {
 		return nil
 	}
 	a, b := c.Args[0], c.Args[1]
 	n := int(vt.Len)
+	switch name {
+	case "llvm.x86.sse41.dpps", "llvm.x86.sse41.dppd", "llvm.x86.avx.dp.ps.256":
+		imm, ok := intConstOf(c.Args[2])
+		if len(c.Args) != 3 || !ok {
+			return nil
+		}
+		return dotProduct(a, b, vt, uint64(imm), emit)
+	}
+	if len(c.Args) != 2 {
+		return nil
+	}
 	switch name {
 	case "llvm.x86.avx.vpermilvar.ps", "llvm.x86.avx.vpermilvar.ps.256":
 		// Within each 128-bit half: lane i takes a[half + idx[i]&3].
@@ -149,6 +162,50 @@ func permute(a, idx value.Value, n int, lane func(i int) (base int, mask, shift 
 		ins := ir.NewInsertElement(r, e, constant.NewInt(types.I32, int64(i)))
 		emit(e, ins)
 		r = ins
+	}
+	return r
+}
+
+// dotProduct is DPPS/DPPD with mask imm on each 128-bit half of a and b:
+// the products of the lanes selected by imm's high bits (the others +0),
+// summed pairwise ((t0+t1)+(t2+t3)), in the lanes imm's low bits select,
+// +0 in the others.
+func dotProduct(a, b value.Value, vt *types.VectorType, imm uint64, emit func(...ir.Instruction)) value.Value {
+	ft := vt.ElemType.(*types.FloatType)
+	zero := constant.NewFloat(ft, 0)
+	k := 16 / int(irutil.StoreSize(ft))
+	var r value.Value = constant.NewUndef(vt)
+	for h := 0; h < int(vt.Len); h += k {
+		terms := make([]value.Value, k)
+		for i := 0; i < k; i++ {
+			terms[i] = zero
+			if imm&(1<<(4+uint(i))) == 0 {
+				continue
+			}
+			idx := constant.NewInt(types.I32, int64(h+i))
+			x, y := ir.NewExtractElement(a, idx), ir.NewExtractElement(b, idx)
+			m := ir.NewFMul(x, y)
+			emit(x, y, m)
+			terms[i] = m
+		}
+		for len(terms) > 1 {
+			var next []value.Value
+			for i := 0; i < len(terms); i += 2 {
+				s := ir.NewFAdd(terms[i], terms[i+1])
+				emit(s)
+				next = append(next, s)
+			}
+			terms = next
+		}
+		for i := 0; i < k; i++ {
+			var e value.Value = zero
+			if imm&(1<<uint(i)) != 0 {
+				e = terms[0]
+			}
+			ins := ir.NewInsertElement(r, e, constant.NewInt(types.I32, int64(h+i)))
+			emit(ins)
+			r = ins
+		}
 	}
 	return r
 }
