@@ -1,0 +1,208 @@
+package ad
+
+import (
+	"github.com/gozyme/gozyme/ad/activity"
+	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/typeanalysis"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+)
+
+// Floats moved as doubles. Clang passes a 16-byte union of __m128 and
+// four floats (HandmadeMath's HMM_Vec4, HMM_Quat) as { double, double },
+// and SROA then reads a <4 x float> as <2 x double> lanes and makes each
+// double a <2 x float> again. A bitcast between float types of different
+// widths has no derivative rule: the engine would see the doubles as
+// constants and the derivative vanish. So, before AD, a pair of floats
+// taken from a float vector through a double lane becomes a shuffle of
+// the vector's lanes (unpunFloatPairs); a bitcast between float types of
+// different widths that a derivative still reaches stops the link
+// (checkFloatPuns): an adjoint summed as a double would be wrong.
+
+// unpunFloatPairs rewrites, in f,
+//
+//	%d = bitcast <2k x float> %v to <k x double>
+//	%e = extractelement <k x double> %d, i
+//	%p = bitcast double %e to <2 x float>
+//
+// as %p = shufflevector %v, undef, <2i, 2i+1> (and <2 x double> lanes of
+// <4 x double>, element width to twice the width, alike).
+func unpunFloatPairs(f *ir.Func) {
+	repl := map[value.Value]value.Value{}
+	views := map[value.Value]value.Value{}
+	after := map[ir.Instruction][]ir.Instruction{}
+	for _, b := range f.Blocks {
+		for i, inst := range b.Insts {
+			bc, ok := inst.(*ir.InstBitCast)
+			if !ok {
+				continue
+			}
+			to, ok := bc.To.(*types.VectorType)
+			if !ok || !irfacts.IsFloat(to.ElemType) {
+				continue
+			}
+			ext, ok := irfacts.Unwrap(bc.From).(*ir.InstExtractElement)
+			if !ok {
+				continue
+			}
+			k, ok := intConstOf(ext.Index)
+			if !ok {
+				continue
+			}
+			if laneBits(ext.Typ) != uint64(to.Len)*laneBits(to.ElemType) {
+				continue
+			}
+			from := floatView(ext.X, to.ElemType, views, after)
+			if from == nil {
+				continue
+			}
+			vt := from.Type().(*types.VectorType)
+			n := int64(to.Len)
+			mask := make([]constant.Constant, n)
+			for j := range mask {
+				mask[j] = constant.NewInt(types.I32, k*n+int64(j))
+			}
+			sh := ir.NewShuffleVector(from, constant.NewUndef(vt), constant.NewVector(types.NewVector(uint64(n), types.I32), mask...))
+			sh.LocalIdent = bc.LocalIdent
+			b.Insts[i] = sh
+			repl[bc] = sh
+		}
+	}
+	if len(repl) == 0 {
+		return
+	}
+	for _, b := range f.Blocks {
+		var out []ir.Instruction
+		for _, inst := range b.Insts {
+			out = append(out, inst)
+			out = append(out, after[inst]...)
+		}
+		b.Insts = out
+	}
+	remapFunc(f, func(v value.Value) value.Value {
+		if n, ok := repl[v]; ok {
+			return n
+		}
+		return v
+	})
+	// The double lanes (and loads) nothing reads any more go (checkFloatPuns would
+	// stop at their casts).
+	for {
+		used := map[value.Value]bool{}
+		for _, b := range f.Blocks {
+			for _, inst := range b.Insts {
+				for _, op := range operandsOf(inst) {
+					used[irfacts.Unwrap(op)] = true
+				}
+			}
+			if u, ok := b.Term.(interface{ Operands() []*value.Value }); ok {
+				for _, op := range u.Operands() {
+					used[irfacts.Unwrap(*op)] = true
+				}
+			}
+		}
+		removed := false
+		for _, b := range f.Blocks {
+			kept := b.Insts[:0]
+			for _, inst := range b.Insts {
+				dead := false
+				switch x := inst.(type) {
+				case *ir.InstBitCast, *ir.InstExtractElement:
+					dead = !used[inst.(value.Value)]
+				case *ir.InstLoad:
+					dead = !used[x] && !x.Volatile && !x.Atomic
+				}
+				if dead {
+					removed = true
+					continue
+				}
+				kept = append(kept, inst)
+			}
+			b.Insts = kept
+		}
+		if !removed {
+			return
+		}
+	}
+}
+
+// floatView is vector x of doubles as the vector of elem it was made
+// from: the operand of a bitcast from one, or the same memory loaded as
+// one (a load placed after x's, recorded in after); nil otherwise.
+func floatView(x value.Value, elem types.Type, views map[value.Value]value.Value, after map[ir.Instruction][]ir.Instruction) value.Value {
+	x = irfacts.Unwrap(x)
+	if v, ok := views[x]; ok {
+		return v
+	}
+	xt, ok := x.Type().(*types.VectorType)
+	if !ok {
+		return nil
+	}
+	n := xt.Len * laneBits(xt.ElemType) / laneBits(elem)
+	var v value.Value
+	switch y := x.(type) {
+	case *ir.InstBitCast:
+		if vt, ok := y.From.Type().(*types.VectorType); ok && types.Equal(vt.ElemType, elem) {
+			v = y.From
+		}
+	case *ir.InstLoad:
+		if y.Volatile || y.Atomic {
+			return nil
+		}
+		ft := types.NewVector(n, elem)
+		pt := types.NewPointer(ft)
+		if spt, ok := y.Src.Type().(*types.PointerType); ok {
+			pt.AddrSpace = spt.AddrSpace
+		}
+		p := ir.NewBitCast(y.Src, pt)
+		ld := ir.NewLoad(ft, p)
+		ld.Align, ld.Metadata = y.Align, accessMetadata(y.Metadata)
+		after[y] = append(after[y], p, ld)
+		v = ld
+	}
+	views[x] = v
+	return v
+}
+
+// checkFloatPuns reports the first bitcast in f between float types of
+// different element widths whose operand carries a derivative, or the
+// first double carrying one that the type analysis found holding floats.
+func (d *differ) checkFloatPuns(f *ir.Func, act *activity.Info) error {
+	const why = "(floats moved as doubles, as a union of __m128 and floats passed by value is): a derivative cannot follow them, it would be lost (pass such unions by pointer)"
+	var ta *typeanalysis.Analysis
+	if d.bits != nil {
+		ta = d.bits.ta
+	}
+	for _, p := range f.Params {
+		if ta != nil && act.Varied[p] && ta.FloatsInDouble(p) {
+			return errorAt(f, nil, "parameter %s holds floats as %s %s", p.Ident(), p.Typ.LLString(), why)
+		}
+	}
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			v, ok := inst.(value.Value)
+			if !ok || !act.Varied[v] && !isPun(inst, act) {
+				continue
+			}
+			if bc, ok := inst.(*ir.InstBitCast); ok && isPun(bc, act) {
+				return errorAt(f, bc, "%s: the bits of %s read as %s %s", describe(bc), bc.From.Ident(), bc.To.LLString(), why)
+			}
+			if ta != nil && ta.FloatsInDouble(v) {
+				return errorAt(f, inst, "%s: %s holds floats as %s %s", describe(inst), v.Ident(), v.Type().LLString(), why)
+			}
+		}
+	}
+	return nil
+}
+
+// isPun reports a bitcast between float types of different element
+// widths of a value that carries a derivative.
+func isPun(inst ir.Instruction, act *activity.Info) bool {
+	bc, ok := inst.(*ir.InstBitCast)
+	if !ok || !irfacts.CarriesFloat(bc.From.Type()) || !irfacts.CarriesFloat(bc.To) {
+		return false
+	}
+	return laneBits(bc.From.Type()) != laneBits(bc.To) && act.Varied[irfacts.Unwrap(bc.From)]
+}
