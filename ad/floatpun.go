@@ -33,10 +33,23 @@ func unpunFloatPairs(f *ir.Func) {
 	repl := map[value.Value]value.Value{}
 	views := map[value.Value]value.Value{}
 	after := map[ir.Instruction][]ir.Instruction{}
+	stores := map[ir.Instruction][]ir.Instruction{} // a store and what replaces it
 	for _, b := range f.Blocks {
 		for i, inst := range b.Insts {
+			if st, ok := inst.(*ir.InstStore); ok {
+				if ns := unpunStore(st, views, after); ns != nil {
+					stores[st] = ns
+				}
+				continue
+			}
 			bc, ok := inst.(*ir.InstBitCast)
 			if !ok {
+				continue
+			}
+			if e := unpunHalf(bc, views, after); e != nil {
+				e.LocalIdent = bc.LocalIdent
+				b.Insts[i] = e
+				repl[bc] = e
 				continue
 			}
 			to, ok := bc.To.(*types.VectorType)
@@ -70,13 +83,17 @@ func unpunFloatPairs(f *ir.Func) {
 			repl[bc] = sh
 		}
 	}
-	if len(repl) == 0 {
+	if len(repl) == 0 && len(stores) == 0 {
 		return
 	}
 	for _, b := range f.Blocks {
 		var out []ir.Instruction
 		for _, inst := range b.Insts {
-			out = append(out, inst)
+			if r, ok := stores[inst]; ok {
+				out = append(out, r...)
+			} else {
+				out = append(out, inst)
+			}
 			out = append(out, after[inst]...)
 		}
 		b.Insts = out
@@ -109,7 +126,7 @@ func unpunFloatPairs(f *ir.Func) {
 			for _, inst := range b.Insts {
 				dead := false
 				switch x := inst.(type) {
-				case *ir.InstBitCast, *ir.InstExtractElement:
+				case *ir.InstBitCast, *ir.InstExtractElement, *ir.InstTrunc, *ir.InstLShr:
 					dead = !used[inst.(value.Value)]
 				case *ir.InstLoad:
 					dead = !used[x] && !x.Volatile && !x.Atomic
@@ -126,6 +143,82 @@ func unpunFloatPairs(f *ir.Func) {
 			return
 		}
 	}
+}
+
+// unpunStore is store st of a double lane of a float vector's bits
+// (store double (extractelement (bitcast <4 x float> %v), i), p) as the
+// store of that lane's floats, <2 x float> through p cast: the shuffle,
+// the cast and the store that replace st, nil when st stores something
+// else.
+func unpunStore(st *ir.InstStore, views map[value.Value]value.Value, after map[ir.Instruction][]ir.Instruction) []ir.Instruction {
+	if st.Volatile || st.Atomic {
+		return nil
+	}
+	ext, ok := irfacts.Unwrap(st.Src).(*ir.InstExtractElement)
+	if !ok || laneBits(ext.Typ) != 64 {
+		return nil
+	}
+	k, ok := intConstOf(ext.Index)
+	if !ok {
+		return nil
+	}
+	from := floatView(ext.X, types.Float, views, after)
+	if from == nil {
+		return nil
+	}
+	pair := types.NewVector(2, types.Float)
+	sh := ir.NewShuffleVector(from, constant.NewUndef(from.Type()), constant.NewVector(types.NewVector(2, types.I32),
+		constant.NewInt(types.I32, 2*k), constant.NewInt(types.I32, 2*k+1)))
+	pt := types.NewPointer(pair)
+	if spt, ok := st.Dst.Type().(*types.PointerType); ok {
+		pt.AddrSpace = spt.AddrSpace
+	}
+	p := ir.NewBitCast(st.Dst, pt)
+	ns := ir.NewStore(sh, p)
+	ns.Align, ns.Metadata = st.Align, accessMetadata(st.Metadata)
+	return []ir.Instruction{sh, p, ns}
+}
+
+// unpunHalf is float bitcast bc of the low or high 32 bits of a 64-bit
+// lane of a float vector's bits,
+//
+//	%l = extractelement <2 x i64> (bitcast <4 x float> %v to <2 x i64>), i
+//	     (or bitcast double (extractelement <2 x double> ..., i) to i64)
+//	%f = bitcast i32 (trunc i64 (lshr i64 %l, 32)) to float
+//
+// as extractelement %v, 2i+1 (2i without the shift); nil otherwise.
+func unpunHalf(bc *ir.InstBitCast, views map[value.Value]value.Value, after map[ir.Instruction][]ir.Instruction) *ir.InstExtractElement {
+	ft, ok := bc.To.(*types.FloatType)
+	if !ok || ft.Kind != types.FloatKindFloat {
+		return nil
+	}
+	tr, ok := irfacts.Unwrap(bc.From).(*ir.InstTrunc)
+	if !ok || laneBits(tr.From.Type()) != 64 {
+		return nil
+	}
+	lane, half := irfacts.Unwrap(tr.From), int64(0)
+	if sh, ok := lane.(*ir.InstLShr); ok {
+		if k, ok := intConstOf(sh.Y); !ok || k != 32 {
+			return nil
+		}
+		lane, half = irfacts.Unwrap(sh.X), 1
+	}
+	if d, ok := lane.(*ir.InstBitCast); ok {
+		lane = irfacts.Unwrap(d.From)
+	}
+	ext, ok := lane.(*ir.InstExtractElement)
+	if !ok || laneBits(ext.Typ) != 64 {
+		return nil
+	}
+	k, ok := intConstOf(ext.Index)
+	if !ok {
+		return nil
+	}
+	from := floatView(ext.X, types.Float, views, after)
+	if from == nil {
+		return nil
+	}
+	return ir.NewExtractElement(from, constant.NewInt(types.I64, 2*k+half))
 }
 
 // floatView is vector x of doubles as the vector of elem it was made

@@ -23,3 +23,31 @@ func TestSSEFloatBits(t *testing.T) {
 		})
 	}
 }
+
+// TestM128UnionByValue: a union of __m128 and four floats passed and
+// returned by value (testdata/m128_union_by_value.c), moved by clang as
+// { double, double } and read by SROA through <2 x double> lanes, as
+// <2 x float> pairs, and as the halves of i64 lanes. Those reads become
+// float-lane reads before AD (floatpun.go) and the derivatives match the
+// analytic ones at -O1..-O3 (they had been zero or wrong). At -O0 the
+// doubles go through memory and calls, which gozyme cannot follow yet:
+// the link stops naming them, never a wrong gradient.
+func TestM128UnionByValue(t *testing.T) {
+	t.Parallel()
+	src := testdataC(t, "m128_union_by_value.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			if o == "0" {
+				_, err := tryBuildC(t, src, o)
+				if err == nil || !strings.Contains(err.Error(), "holds floats as double") {
+					t.Fatalf("want the link stopped at the floats moved as doubles, got %v", err)
+				}
+				return
+			}
+			out := run(t, buildC(t, src, o))
+			if !strings.Contains(out, "0 failures") {
+				t.Errorf("%s", out)
+			}
+		})
+	}
+}
