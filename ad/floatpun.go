@@ -33,12 +33,25 @@ func unpunFloatPairs(f *ir.Func) {
 	repl := map[value.Value]value.Value{}
 	views := map[value.Value]value.Value{}
 	after := map[ir.Instruction][]ir.Instruction{}
-	stores := map[ir.Instruction][]ir.Instruction{} // a store and what replaces it
+	stores := map[ir.Instruction][]ir.Instruction{} // a store (or trunc) and what replaces it
 	for _, b := range f.Blocks {
 		for i, inst := range b.Insts {
 			if st, ok := inst.(*ir.InstStore); ok {
 				if ns := unpunStore(st, views, after); ns != nil {
 					stores[st] = ns
+				}
+				continue
+			}
+			if tr, ok := inst.(*ir.InstTrunc); ok {
+				// A float's bits taken as an i32 from half a lane, used as
+				// an integer (inserted into an <2 x i32> made a float
+				// vector): the float lane's bits, which the retype
+				// (retype_body.go) then follows as the float.
+				if e := halfLane(tr, views, after); e != nil {
+					c := ir.NewBitCast(e, tr.To)
+					c.LocalIdent = tr.LocalIdent
+					stores[tr] = []ir.Instruction{e, c}
+					repl[tr] = c
 				}
 				continue
 			}
@@ -193,7 +206,20 @@ func unpunHalf(bc *ir.InstBitCast, views map[value.Value]value.Value, after map[
 		return nil
 	}
 	tr, ok := irfacts.Unwrap(bc.From).(*ir.InstTrunc)
-	if !ok || laneBits(tr.From.Type()) != 64 {
+	if !ok {
+		return nil
+	}
+	return halfLane(tr, views, after)
+}
+
+// halfLane is the float lane whose bits trunc tr takes from half a 64-bit
+// lane of a float vector's bits (see unpunHalf), nil when it takes other
+// bits.
+func halfLane(tr *ir.InstTrunc, views map[value.Value]value.Value, after map[ir.Instruction][]ir.Instruction) *ir.InstExtractElement {
+	if laneBits(tr.From.Type()) != 64 || laneBits(tr.To) != 32 {
+		return nil
+	}
+	if _, ok := tr.To.(*types.IntType); !ok {
 		return nil
 	}
 	lane, half := irfacts.Unwrap(tr.From), int64(0)
