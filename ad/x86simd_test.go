@@ -51,3 +51,28 @@ func TestM128UnionByValue(t *testing.T) {
 		})
 	}
 }
+
+// TestFloatPairsAsWordsStop: floats read as 64-bit words and split with
+// lshr 32 and trunc (testdata/float_pairs_as_words.c). The type analysis
+// keeps the floats' facts through the byte moves, so the words are seen to
+// hold floats that stay integers and the link stops naming them at every
+// level (the shifts had made them integers: a silent zero gradient).
+func TestFloatPairsAsWordsStop(t *testing.T) {
+	t.Parallel()
+	src := testdataC(t, "float_pairs_as_words.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			exe, err := tryBuildC(t, src, o)
+			if err == nil {
+				// A derivative, if one is ever made, must be right.
+				if out := run(t, exe); !strings.Contains(out, "0 failures") {
+					t.Errorf("%s", out)
+				}
+				return
+			}
+			if !strings.Contains(err.Error(), "carries a derivative as an integer") {
+				t.Fatalf("want the link stopped at the words holding floats, got %v", err)
+			}
+		})
+	}
+}
