@@ -136,6 +136,8 @@ func (d *differ) preparedCopy(f *ir.Func, clone bool) (*ir.Func, error) {
 	if err := scalarizePointerVectors(p); err != nil {
 		return nil, err // ptrvectors.go
 	}
+	lowerX86Vector(p)  // x86lower.go
+	unpunFloatPairs(p) // floatpun.go
 	resolveTableCalls(p)
 	if dispatch {
 		if err := d.dispatchIndirectCalls(p); err != nil {

@@ -121,6 +121,9 @@ func (d *differ) forward(f *ir.Func, acts []activity.Activity, width int, errMod
 	if err := checkCmpXchg(pf, fg.act); err != nil {
 		return nil, err
 	}
+	if err := d.checkFloatPuns(pf, fg.act); err != nil {
+		return nil, err
+	}
 	if err := d.checkOpaqueBits(pf, fg.act); err != nil {
 		return nil, err
 	}

@@ -105,6 +105,10 @@ func (w *bodyRewrite) plan(inst ir.Instruction) {
 		if t := w.rt.carrierType(v); t != nil && irfacts.IsFloat(rules.ScalarOf(t)) && signOperand(inst) != nil {
 			w.setTwin(v, nil) // made in rebuild: the float operations
 		}
+	case *ir.InstShuffleVector:
+		if t := w.rt.carrierType(v); t != nil && irfacts.IsFloat(rules.ScalarOf(t)) {
+			w.setTwin(v, nil) // made in rebuild: the shuffle of float lanes
+		}
 	case *ir.InstCall:
 		if g := w.retypedCallee(x); g != nil && !types.Equal(g.Sig.RetType, x.Typ) {
 			w.setTwin(x, nil)
@@ -222,6 +226,12 @@ func (w *bodyRewrite) rebuild(b *ir.Block) {
 				w.signOp(inst, emit)
 				continue
 			}
+			if sh, ok := inst.(*ir.InstShuffleVector); ok && w.twin[v] == nil {
+				if _, planned := w.twin[v]; planned {
+					w.floatShuffle(sh, emit)
+					continue
+				}
+			}
 			if _, planned := w.twin[v]; planned && w.twin[v] == nil {
 				if ptr, off, neg := w.pointerArith(inst); ptr != nil {
 					w.pointerOffset(v, ptr, off, neg, emit)
@@ -309,9 +319,26 @@ func (w *bodyRewrite) retypeCall(x *ir.InstCall, g *ir.Func, emit func(...ir.Ins
 	w.repl[x] = w.back[x]
 }
 
+// floatShuffle makes a shuffle of integer lanes holding floats (SSE's
+// pshufd on a float vector's bits, _mm_shuffle_epi32) the same shuffle of
+// the float lanes; the integer result is the float result's bits.
+func (w *bodyRewrite) floatShuffle(sh *ir.InstShuffleVector, emit func(...ir.Instruction)) {
+	t := w.rt.carrierType(sh)
+	in := types.NewVector(sh.X.Type().(*types.VectorType).Len, rules.ScalarOf(t))
+	r := ir.NewShuffleVector(w.asCarrier(sh.X, in, emit), w.asCarrier(sh.Y, in, emit), sh.Mask)
+	r.Metadata = sh.Metadata
+	emit(r)
+	w.twin[sh] = r
+	w.back[sh] = backCast(r, sh.Typ)
+	emit(w.back[sh].(ir.Instruction))
+	w.repl[sh] = w.back[sh]
+}
+
 // signOp makes a sign-bit mask of a float's bits a float operation:
 // and with all but the sign bit is fabs, xor with the sign bit fneg, or
-// with it -fabs. The integer result is the float result's bits.
+// with it -fabs. A vector mask may apply to some lanes only (cglm's
+// _mm_xor_ps with {0, -0.f, 0, -0.f}): the other lanes are x's, picked by
+// a shuffle. The integer result is the float result's bits.
 func (w *bodyRewrite) signOp(inst ir.Instruction, emit func(...ir.Instruction)) {
 	v := inst.(value.Value)
 	t := w.rt.carrierType(v)
@@ -333,6 +360,20 @@ func (w *bodyRewrite) signOp(inst ir.Instruction, emit func(...ir.Instruction)) 
 		n := ir.NewFNeg(fabs(x))
 		emit(n)
 		r = n
+	}
+	if lanes := signLanesOf(inst); lanes != nil {
+		// Lanes the mask leaves alone keep x.
+		mask := make([]constant.Constant, len(lanes))
+		for i, on := range lanes {
+			k := int64(i)
+			if on {
+				k += int64(len(lanes))
+			}
+			mask[i] = constant.NewInt(types.I32, k)
+		}
+		sh := ir.NewShuffleVector(x, r, constant.NewVector(types.NewVector(uint64(len(lanes)), types.I32), mask...))
+		emit(sh)
+		r = sh
 	}
 	w.twin[v] = r
 	w.back[v] = backCast(r, v.Type())
@@ -378,8 +419,29 @@ func signOperand(inst ir.Instruction) value.Value {
 		return nil
 	}
 	for _, pair := range [][2]value.Value{{x, y}, {y, x}} {
-		if isSignBits(pair[1], inst.(value.Value).Type(), all) {
+		if _, ok := signLanes(pair[1], inst.(value.Value).Type(), all); ok {
 			return pair[0]
+		}
+	}
+	return nil
+}
+
+// signLanesOf is, for a sign-bit mask that applies to some lanes of a
+// vector only, which lanes it changes; nil when it applies to all.
+func signLanesOf(inst ir.Instruction) []bool {
+	var x, y value.Value
+	all := false
+	switch b := inst.(type) {
+	case *ir.InstAnd:
+		x, y, all = b.X, b.Y, true
+	case *ir.InstOr:
+		x, y = b.X, b.Y
+	case *ir.InstXor:
+		x, y = b.X, b.Y
+	}
+	for _, c := range []value.Value{y, x} {
+		if lanes, ok := signLanes(c, inst.(value.Value).Type(), all); ok {
+			return lanes
 		}
 	}
 	return nil
@@ -388,6 +450,16 @@ func signOperand(inst ir.Instruction) value.Value {
 // isSignBits reports a constant (scalar or splat) that is, per element,
 // the sign bit alone, or with all set every bit but the sign.
 func isSignBits(c value.Value, t types.Type, all bool) bool {
+	lanes, ok := signLanes(c, t, all)
+	return ok && lanes == nil
+}
+
+// signLanes reports a constant that is, per element, the sign bit alone
+// (with all: every bit but the sign) or, in some lanes of a vector, the
+// bits that leave the lane as it is (zero; with all: every bit). lanes
+// are the elements the mask changes, nil when it changes every one.
+func signLanes(c value.Value, t types.Type, all bool) (lanes []bool, ok bool) {
+
 	bits := uint64(0)
 	switch tt := t.(type) {
 	case *types.IntType:
@@ -398,31 +470,36 @@ func isSignBits(c value.Value, t types.Type, all bool) bool {
 		}
 	}
 	if bits != 32 && bits != 64 {
-		return false
+		return nil, false
 	}
-	var elems []constant.Constant
-	switch k := irfacts.Unwrap(c).(type) {
-	case *constant.Int:
-		elems = []constant.Constant{k}
-	case *constant.Vector:
-		elems = k.Elems
-	default:
-		return false
+	budget := 64
+	elems, ok := constLanes(c, &budget)
+	if !ok {
+		return nil, false
 	}
 	sign := uint64(1) << (bits - 1)
-	for _, e := range elems {
-		ci, ok := e.(*constant.Int)
-		if !ok {
-			return false
-		}
-		u := ci.X.Uint64()
-		if ci.X.Sign() < 0 {
-			u = uint64(ci.X.Int64())
-		}
+	op, keep := sign, uint64(0)
+	if all {
+		op, keep = sign-1, sign|(sign-1)
+	}
+	changed := make([]bool, len(elems))
+	n := 0
+	for i, u := range elems {
 		u &= sign | (sign - 1)
-		if (all && u != sign-1) || (!all && u != sign) {
-			return false
+		switch {
+		case u == op:
+			changed[i] = true
+			n++
+		case u == keep && len(elems) > 1:
+		default:
+			return nil, false
 		}
 	}
-	return true
+	if n == 0 {
+		return nil, false // a mask that changes nothing is no sign operation
+	}
+	if n == len(elems) {
+		return nil, true
+	}
+	return changed, true
 }

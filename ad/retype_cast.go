@@ -194,6 +194,13 @@ func (w *bodyRewrite) foldCasts() {
 				case *ir.InstBitCast:
 					if in, ok := irfacts.Unwrap(x.From).(*ir.InstBitCast); ok && types.Equal(in.From.Type(), x.To) {
 						repl[x] = in.From
+					} else if ok && !types.IsPointer(x.To) && !types.IsPointer(in.From.Type()) {
+						// A chain of value casts (float vector to <2 x i64>
+						// to <4 x i32>, as SSE's casts are) is one cast.
+						c := ir.NewBitCast(in.From, x.To)
+						c.LocalIdent = x.LocalIdent
+						b.Insts[i] = c
+						repl[x] = c
 					} else if cast, ins, ok := laneInsert(x); ok {
 						if cast != nil {
 							before[x] = append(before[x], cast)

@@ -147,6 +147,9 @@ func newReverseGen(d *differ, f *ir.Func, acts []activity.Activity, retActive, r
 	if err := checkCmpXchg(f, r.act); err != nil {
 		return nil, err
 	}
+	if err := d.checkFloatPuns(f, r.act); err != nil {
+		return nil, err
+	}
 	if err := d.checkOpaqueBits(f, r.act); err != nil {
 		return nil, err
 	}

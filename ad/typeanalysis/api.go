@@ -289,3 +289,30 @@ func (a *Analysis) IntegersAndPointers(v value.Value) bool {
 	}
 	return pointer
 }
+
+// FloatsInDouble reports a double (or vector of doubles) that holds a
+// float in the high half of an element: two floats moved as a double (a
+// union of __m128 and floats passed by value).
+func (a *Analysis) FloatsInDouble(v value.Value) bool {
+	t := v.Type()
+	lanes := int64(1)
+	if vt, ok := t.(*types.VectorType); ok {
+		t, lanes = vt.ElemType, int64(vt.Len)
+	}
+	if ft, ok := t.(*types.FloatType); !ok || ft.Kind != types.FloatKindDouble {
+		return false
+	}
+	facts := a.get(v)
+	if facts == nil {
+		return false
+	}
+	for k := int64(0); k < lanes; k++ {
+		// The fact that starts there (ScalarAt would see the double's
+		// fact reaching into it, and answer Anything).
+		c := facts.m[encode([]int64{8*k + 4})]
+		if ft := c.FloatType(); c.IsFloat() && ft != nil && ft.Kind == types.FloatKindFloat {
+			return true
+		}
+	}
+	return false
+}

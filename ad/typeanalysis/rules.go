@@ -60,7 +60,9 @@ func (a *Analysis) visit(n node) {
 	case *ir.InstShuffleVector:
 		a.shuffle(x)
 	case *ir.InstTrunc:
-		a.allIntegers(x, x.From)
+		if !a.truncBytes(x, x.From) { // bytemove.go
+			a.allIntegers(x, x.From)
+		}
 	case *ir.InstZExt:
 		a.allIntegers(x, x.From)
 	case *ir.InstSExt:
@@ -93,9 +95,13 @@ func (a *Analysis) visit(n node) {
 	case *ir.InstSRem:
 		a.allIntegers(x, x.X, x.Y)
 	case *ir.InstShl:
-		a.allIntegers(x, x.X, x.Y)
+		if !a.shiftBytes(x, x.X, x.Y, false) {
+			a.allIntegers(x, x.X, x.Y)
+		}
 	case *ir.InstLShr:
-		a.allIntegers(x, x.X, x.Y)
+		if !a.shiftBytes(x, x.X, x.Y, true) {
+			a.allIntegers(x, x.X, x.Y)
+		}
 	case *ir.InstAShr:
 		a.allIntegers(x, x.X, x.Y)
 	case *ir.InstAnd:
