@@ -87,6 +87,10 @@ var passingSeeds = []fixedSeed{
 	// alias test once named a call operand with its attributes).
 	{5, "conststruct,fnptr,cxx", "split,batch"},
 	{4, "intcopy", ""}, {1, "realloc", ""}, {3, "recursion", ""}, {2, "fnptr", ""}, {1, "cxx", ""},
+	// Pointer pairs moved as <2 x double*> at -O2/-O3 (swaps, copies,
+	// offsets, selects, rotations; x double-buffered with a scratch array;
+	// std::swap and moves of std::vectors).
+	{1, "ptrswap", ""}, {3, "ptrswap", ""}, {2, "ptrswap", "reverse,batch"}, {1, "ptrswap,cxx", ""},
 }
 
 // knownFailingKnobs are the knobs with no program passing at every level

@@ -84,7 +84,7 @@ func Generate(seed uint64, opt Options) Program {
 		body:     &block{ind: 1},
 		declared: map[string]bool{},
 	}
-	g.chooseFeatures(opt)
+	g.chooseFeatures(seed, opt)
 	g.chooseInputs()
 	segs := g.plan()
 	g.body.p("%s r = 0.0;", g.ft)
@@ -97,15 +97,21 @@ func Generate(seed uint64, opt Options) Program {
 
 // chooseFeatures picks knobs and modes. It draws the same random numbers
 // whatever opt says, so that forcing knobs or modes leaves the rest of the
-// seed's program as it was.
-func (g *gen) chooseFeatures(opt Options) {
+// seed's program as it was. Knobs after KnobCXX are drawn from a stream of
+// their own, so that adding one leaves the programs of earlier seeds that
+// do not pick it as they were.
+func (g *gen) chooseFeatures(seed uint64, opt Options) {
 	var picked KnobSet
+	late := rand.New(rand.NewPCG(seed, 0x6a09e667f3bcc909))
 	for _, k := range AllKnobs() {
-		p := 0.3
+		p, r := 0.3, g.r
 		if k == KnobCXX {
 			p = 0.2
 		}
-		if g.r.Float64() < p {
+		if k > KnobCXX {
+			r = late
+		}
+		if r.Float64() < p {
 			picked = picked.With(k)
 		}
 	}
@@ -203,7 +209,7 @@ func (g *gen) plan() []func() {
 		{KnobStruct, g.segStruct}, {KnobConstStruct, g.segConstStruct}, {KnobDataCount, g.segDataCount},
 		{KnobNested, g.segNested}, {KnobIntCopy, g.segIntCopy}, {KnobMemcpy, g.segMemcpy},
 		{KnobLocalConst, g.segLocalConst}, {KnobRealloc, g.segRealloc}, {KnobRecursion, g.segRecursion},
-		{KnobFnPtr, g.segFnPtr}, {KnobCXX, g.segCXX},
+		{KnobFnPtr, g.segFnPtr}, {KnobCXX, g.segCXX}, {KnobPtrSwap, g.segPtrSwap},
 	}
 	for _, e := range table {
 		if g.knobs.Has(e.k) {
@@ -219,11 +225,19 @@ func (g *gen) plan() []func() {
 		}
 		add(KnobInPlace, func() { g.segInPlace(false) }, n)
 	}
+	ptrX := g.knobs.Has(KnobPtrSwap) && g.r.IntN(3) == 0
 	g.r.Shuffle(len(segs), func(i, j int) { segs[i], segs[j] = segs[j], segs[i] })
 	if inPlaceX {
 		segs = append(segs, func() {
 			g.body.p("/* %s (of x itself) */", KnobInPlace)
 			g.segInPlace(true)
+		})
+	}
+	if ptrX {
+		// x's elements stay within the bound the in-place update keeps.
+		segs = append(segs, func() {
+			g.body.p("/* %s (of x itself) */", KnobPtrSwap)
+			g.ptrStepX()
 		})
 	}
 	return segs

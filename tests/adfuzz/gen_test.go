@@ -38,6 +38,7 @@ var knobMarks = map[Knob][]string{
 	KnobRecursion:   {"/* recursion */"},
 	KnobFnPtr:       {"/* fnptr */", "fuzz_unop"},
 	KnobCXX:         {"/* cxx */", "template <typename T>", "fuzz_f<double>"},
+	KnobPtrSwap:     {"/* ptrswap", "double *"},
 }
 
 var modeMarks = map[Mode]string{

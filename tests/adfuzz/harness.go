@@ -19,6 +19,9 @@ func (g *gen) assemble(seed uint64) string {
 		for _, h := range []string{"math.h", "cmath", "cstdio", "cstdlib", "cstring", "vector"} {
 			w.p("#include <%s>", h)
 		}
+		if g.knobs.Has(KnobPtrSwap) {
+			w.p("#include <utility>")
+		}
 	} else {
 		for _, h := range []string{"math.h", "stdio.h", "stdlib.h", "string.h"} {
 			w.p("#include <%s>", h)

@@ -23,12 +23,13 @@ const (
 	KnobRecursion               // bounded recursion (linear and divide and conquer)
 	KnobFnPtr                   // function pointers called through small constant tables
 	KnobCXX                     // C++: std::vector, classes with operators, lambdas, templates
+	KnobPtrSwap                 // pointers to active buffers swapped, rotated, copied and selected in memory
 	numKnobs
 )
 
 var knobNames = [numKnobs]string{
 	"libm", "struct", "conststruct", "datacount", "nested", "inplace", "intcopy",
-	"memcpy", "localconst", "realloc", "recursion", "fnptr", "cxx",
+	"memcpy", "localconst", "realloc", "recursion", "fnptr", "cxx", "ptrswap",
 }
 
 func (k Knob) String() string {
