@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/gozyme/gozyme/toolchains"
 )
 
@@ -19,6 +20,7 @@ import (
 // RewriteObject and the real linker runs with the rewritten objects (and
 // archive copies) in place of the originals.
 func Link(cfg Config, args []string) int {
+	irutil.QuietParser()
 	ctx := toolchains.WithConfig(context.Background(), cfg.Tools)
 	defer paceGC()()
 	if cfg.CPUProfile != "" {
