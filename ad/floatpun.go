@@ -69,18 +69,7 @@ func unpunFloatPairs(f *ir.Func) {
 			if !ok || !irfacts.IsFloat(to.ElemType) {
 				continue
 			}
-			ext, ok := irfacts.Unwrap(bc.From).(*ir.InstExtractElement)
-			if !ok {
-				continue
-			}
-			k, ok := intConstOf(ext.Index)
-			if !ok {
-				continue
-			}
-			if laneBits(ext.Typ) != uint64(to.Len)*laneBits(to.ElemType) {
-				continue
-			}
-			from := floatView(ext.X, to.ElemType, views, after)
+			from, k := floatLane(bc.From, uint64(to.Len)*laneBits(to.ElemType), to.ElemType, views, after)
 			if from == nil {
 				continue
 			}
@@ -167,15 +156,7 @@ func unpunStore(st *ir.InstStore, views map[value.Value]value.Value, after map[i
 	if st.Volatile || st.Atomic {
 		return nil
 	}
-	ext, ok := irfacts.Unwrap(st.Src).(*ir.InstExtractElement)
-	if !ok || laneBits(ext.Typ) != 64 {
-		return nil
-	}
-	k, ok := intConstOf(ext.Index)
-	if !ok {
-		return nil
-	}
-	from := floatView(ext.X, types.Float, views, after)
+	from, k := floatLane(st.Src, 64, types.Float, views, after)
 	if from == nil {
 		return nil
 	}
@@ -232,19 +213,26 @@ func halfLane(tr *ir.InstTrunc, views map[value.Value]value.Value, after map[ir.
 	if d, ok := lane.(*ir.InstBitCast); ok {
 		lane = irfacts.Unwrap(d.From)
 	}
-	ext, ok := lane.(*ir.InstExtractElement)
-	if !ok || laneBits(ext.Typ) != 64 {
-		return nil
-	}
-	k, ok := intConstOf(ext.Index)
-	if !ok {
-		return nil
-	}
-	from := floatView(ext.X, types.Float, views, after)
+	from, k := floatLane(lane, 64, types.Float, views, after)
 	if from == nil {
 		return nil
 	}
 	return ir.NewExtractElement(from, constant.NewInt(types.I64, 2*k+half))
+}
+
+// floatLane is v as lane k (a constant index) of bits bits extracted from
+// a vector of doubles (or integers) that floatView sees as a vector of
+// elem: that view and k; nil when v is something else.
+func floatLane(v value.Value, bits uint64, elem types.Type, views map[value.Value]value.Value, after map[ir.Instruction][]ir.Instruction) (value.Value, int64) {
+	ext, ok := irfacts.Unwrap(v).(*ir.InstExtractElement)
+	if !ok || laneBits(ext.Typ) != bits {
+		return nil, 0
+	}
+	k, ok := intConstOf(ext.Index)
+	if !ok {
+		return nil, 0
+	}
+	return floatView(ext.X, elem, views, after), k
 }
 
 // floatView is vector x of doubles as the vector of elem it was made
