@@ -406,16 +406,8 @@ func (w *bodyRewrite) pointerOffset(v, ptr, off value.Value, neg bool, emit func
 // signOperand is the operand a sign-bit mask applies to (nil when the
 // instruction masks something else).
 func signOperand(inst ir.Instruction) value.Value {
-	var x, y value.Value
-	all := false
-	switch b := inst.(type) {
-	case *ir.InstAnd:
-		x, y, all = b.X, b.Y, true
-	case *ir.InstOr:
-		x, y = b.X, b.Y
-	case *ir.InstXor:
-		x, y = b.X, b.Y
-	default:
+	x, y, all, ok := bitwiseOperands(inst)
+	if !ok {
 		return nil
 	}
 	for _, pair := range [][2]value.Value{{x, y}, {y, x}} {
@@ -429,15 +421,9 @@ func signOperand(inst ir.Instruction) value.Value {
 // signLanesOf is, for a sign-bit mask that applies to some lanes of a
 // vector only, which lanes it changes; nil when it applies to all.
 func signLanesOf(inst ir.Instruction) []bool {
-	var x, y value.Value
-	all := false
-	switch b := inst.(type) {
-	case *ir.InstAnd:
-		x, y, all = b.X, b.Y, true
-	case *ir.InstOr:
-		x, y = b.X, b.Y
-	case *ir.InstXor:
-		x, y = b.X, b.Y
+	x, y, all, ok := bitwiseOperands(inst)
+	if !ok {
+		return nil
 	}
 	for _, c := range []value.Value{y, x} {
 		if lanes, ok := signLanes(c, inst.(value.Value).Type(), all); ok {
@@ -445,6 +431,21 @@ func signLanesOf(inst ir.Instruction) []bool {
 		}
 	}
 	return nil
+}
+
+// bitwiseOperands is the operands of an and, or or xor, and whether it is
+// an and (a mask keeping bits: all set but the sign clears the sign);
+// ok is false for other instructions.
+func bitwiseOperands(inst ir.Instruction) (x, y value.Value, and, ok bool) {
+	switch b := inst.(type) {
+	case *ir.InstAnd:
+		return b.X, b.Y, true, true
+	case *ir.InstOr:
+		return b.X, b.Y, false, true
+	case *ir.InstXor:
+		return b.X, b.Y, false, true
+	}
+	return nil, nil, false, false
 }
 
 // isSignBits reports a constant (scalar or splat) that is, per element,
