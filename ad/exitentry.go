@@ -193,22 +193,12 @@ func (r *reverseGen) restartCounters() {
 	if len(r.exitPres) == 0 {
 		return
 	}
-	users := map[value.Value][]ir.Instruction{}
+	users := instUsers(r.g)
 	loads := map[value.Value][]*ir.InstLoad{}
 	for _, b := range r.g.Blocks {
 		for _, inst := range b.Insts {
 			if ld, ok := inst.(*ir.InstLoad); ok {
 				loads[ld.Src] = append(loads[ld.Src], ld)
-			}
-			if u, ok := inst.(interface{ Operands() []*value.Value }); ok {
-				for _, op := range u.Operands() {
-					users[*op] = append(users[*op], inst)
-				}
-			}
-		}
-		if u, ok := b.Term.(interface{ Operands() []*value.Value }); ok {
-			for _, op := range u.Operands() {
-				users[*op] = append(users[*op], nil)
 			}
 		}
 	}
@@ -229,7 +219,7 @@ func (r *reverseGen) restartCounters() {
 			if own[ld] || lc.rec != nil {
 				continue
 			}
-			if !r.relReads[ld] && len(users[ld]) > 0 && !counterStep(ld, lc.counter, users) {
+			if !r.relReads[ld] && len(users[ld]) > 0 && counterStepStore(ld, lc.counter, users) == nil {
 				restart = false
 				break
 			}
@@ -282,11 +272,11 @@ func (x exitPre) counterLoad() value.Value {
 	return x.store.Src.(*ir.InstSub).X.(*ir.InstAdd).X
 }
 
-// counterStep reports whether ld's one use steps it by a constant into a
-// store back to counter, and nothing else.
-func counterStep(ld *ir.InstLoad, counter value.Value, users map[value.Value][]ir.Instruction) bool {
+// counterStepStore is, where ld's one use steps it by a constant into a
+// store back to counter and nothing else, that store; nil otherwise.
+func counterStepStore(ld *ir.InstLoad, counter value.Value, users map[value.Value][]ir.Instruction) *ir.InstStore {
 	if len(users[ld]) != 1 {
-		return false
+		return nil
 	}
 	var x, y value.Value
 	switch s := users[ld][0].(type) {
@@ -295,15 +285,39 @@ func counterStep(ld *ir.InstLoad, counter value.Value, users map[value.Value][]i
 	case *ir.InstSub:
 		x, y = s.X, s.Y
 	default:
-		return false
+		return nil
 	}
 	if _, isConst := y.(*constant.Int); x != ld || !isConst {
-		return false
+		return nil
 	}
 	step := users[ld][0].(value.Value)
 	if len(users[step]) != 1 {
-		return false
+		return nil
 	}
 	st, ok := users[step][0].(*ir.InstStore)
-	return ok && st.Src == step && st.Dst == counter
+	if !ok || st.Src != step || st.Dst != counter {
+		return nil
+	}
+	return st
+}
+
+// instUsers maps each operand of g's instructions to the instructions
+// using it, a terminator's uses as nil entries (counted, never a step).
+func instUsers(g *ir.Func) map[value.Value][]ir.Instruction {
+	users := map[value.Value][]ir.Instruction{}
+	for _, b := range g.Blocks {
+		for _, inst := range b.Insts {
+			if u, ok := inst.(interface{ Operands() []*value.Value }); ok {
+				for _, op := range u.Operands() {
+					users[*op] = append(users[*op], inst)
+				}
+			}
+		}
+		if u, ok := b.Term.(interface{ Operands() []*value.Value }); ok {
+			for _, op := range u.Operands() {
+				users[*op] = append(users[*op], nil)
+			}
+		}
+	}
+	return users
 }

@@ -3,8 +3,6 @@ package ad
 import (
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
-	"github.com/llir/llvm/ir/constant"
-	"github.com/llir/llvm/ir/value"
 )
 
 // Slots the reverse reads from the forward: a plain cache slot (only
@@ -23,56 +21,8 @@ import (
 // (the blocks outside fwdSet, entered at the reverse entries) that the
 // forward's value may reach.
 func (r *reverseGen) exposedInReverse(plain map[*ir.InstAlloca]bool, fwdSet map[*ir.Block]bool) map[*ir.InstAlloca]bool {
-	users := map[ir.Instruction][]ir.Instruction{}
-	for _, b := range r.g.Blocks {
-		for _, inst := range b.Insts {
-			u, ok := inst.(interface{ Operands() []*value.Value })
-			if !ok {
-				continue
-			}
-			for _, op := range u.Operands() {
-				if d, isInst := (*op).(ir.Instruction); isInst {
-					users[d] = append(users[d], inst)
-				}
-			}
-		}
-		if u, ok := b.Term.(interface{ Operands() []*value.Value }); ok {
-			for _, op := range u.Operands() {
-				if d, isInst := (*op).(ir.Instruction); isInst {
-					users[d] = append(users[d], nil) // a terminator: not a step
-				}
-			}
-		}
-	}
-	// stepStore is the store back of ld's step, or nil where ld is not
-	// one.
-	stepStore := func(ld *ir.InstLoad) *ir.InstStore {
-		us := users[ld]
-		if len(us) != 1 {
-			return nil
-		}
-		var x, y interface{}
-		switch a := us[0].(type) {
-		case *ir.InstAdd:
-			x, y = a.X, a.Y
-		case *ir.InstSub:
-			x, y = a.X, a.Y
-		default:
-			return nil
-		}
-		if _, isConst := y.(*constant.Int); x != ld || !isConst {
-			return nil
-		}
-		next := users[us[0]]
-		if len(next) != 1 {
-			return nil
-		}
-		st, ok := next[0].(*ir.InstStore)
-		if !ok || st.Src != us[0].(value.Value) || st.Dst != ld.Src {
-			return nil
-		}
-		return st
-	}
+	users := instUsers(r.g)
+	stepStore := func(ld *ir.InstLoad) *ir.InstStore { return counterStepStore(ld, ld.Src, users) }
 	// A step's store writes the slot's value, stepped: it does not
 	// define the slot, wherever its load is.
 	steps := map[*ir.InstStore]bool{}
