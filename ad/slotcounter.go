@@ -77,29 +77,22 @@ func slotCounter(f *ir.Func, l *irutil.Loop, counter, bound value.Value, defined
 // decrementOf reports whether v is a load of slot less one.
 func decrementOf(v value.Value, slot *ir.InstAlloca) bool {
 	var x value.Value
-	var c *constant.Int
 	switch d := v.(type) {
 	case *ir.InstSub:
-		x, c = d.X, asInt(d.Y)
-		if c == nil || !c.X.IsInt64() || c.X.Int64() != 1 {
+		if k, ok := intConstOf(d.Y); !ok || k != 1 {
 			return false
 		}
+		x = d.X
 	case *ir.InstAdd:
-		x, c = d.X, asInt(d.Y)
-		if c == nil || !c.X.IsInt64() || c.X.Int64() != -1 {
+		if k, ok := intConstOf(d.Y); !ok || k != -1 {
 			return false
 		}
+		x = d.X
 	default:
 		return false
 	}
 	ld, ok := x.(*ir.InstLoad)
 	return ok && ld.Src == value.Value(slot)
-}
-
-// asInt is v as an integer constant, or nil.
-func asInt(v value.Value) *constant.Int {
-	c, _ := v.(*constant.Int)
-	return c
 }
 
 // slotCount reads, at the end of s's preheader, the counter's slot and the
