@@ -294,7 +294,7 @@ func (s *ptrLanes) scalarOf(user ir.Instruction, v value.Value) (value.Value, er
 		s.repl[x] = nil
 	}
 	var r value.Value
-	if k, ok := constLane(x.Index); ok {
+	if k, ok := intConstOf(x.Index); ok {
 		if k >= 0 && k < int64(len(ls)) {
 			r = ls[k]
 		} else {
@@ -418,7 +418,7 @@ func (s *ptrLanes) instLanes(x ir.Instruction, ls []value.Value, et *types.Point
 			ls[i] = lane(ir.NewSelect(s.intLane(x, x.Cond, i), xs[i], ys[i]))
 		}
 	case *ir.InstShuffleVector:
-		mask, ok := shuffleLanes(x.Mask, len(ls))
+		mask, ok := irutil.ShuffleMask(x)
 		if !ok {
 			return s.unsupported(x)
 		}
@@ -448,7 +448,7 @@ func (s *ptrLanes) instLanes(x ir.Instruction, ls []value.Value, et *types.Point
 			return err
 		}
 		copy(ls, base)
-		if k, ok := constLane(x.Index); ok {
+		if k, ok := intConstOf(x.Index); ok {
 			if k >= 0 && k < int64(len(ls)) {
 				ls[k] = elem
 			}
@@ -621,40 +621,7 @@ func setMD(inst ir.Instruction, md ir.Metadata) {
 	}
 }
 
-// constLane returns the value of a constant integer index.
-func constLane(v value.Value) (int64, bool) {
-	c, ok := irfacts.Unwrap(v).(*constant.Int)
-	if !ok {
-		return 0, false
-	}
-	return c.X.Int64(), true
-}
-
 // laneIndex is the i32 constant i.
 func laneIndex(i int) *constant.Int {
 	return constant.NewInt(types.I32, int64(i))
-}
-
-// shuffleLanes reads a constant shuffle mask of n lanes (-1: undefined).
-func shuffleLanes(mask value.Value, n int) ([]int64, bool) {
-	out := make([]int64, n)
-	switch m := mask.(type) {
-	case *constant.Vector:
-		for i, e := range m.Elems {
-			c, ok := e.(*constant.Int)
-			if !ok {
-				out[i] = -1
-				continue
-			}
-			out[i] = c.X.Int64()
-		}
-	case *constant.ZeroInitializer:
-	case *constant.Undef, *constant.Poison:
-		for i := range out {
-			out[i] = -1
-		}
-	default:
-		return nil, false
-	}
-	return out, true
 }

@@ -147,23 +147,13 @@ func zeroElem(t types.Type) constant.Constant {
 func refineShuffleMask(sv *ir.InstShuffleVector) *ir.InstShuffleVector {
 	n := int64(sv.X.Type().(*types.VectorType).Len)
 	out := sv.Typ.Len
-	mask := make([]int64, out)
+	mask, ok := irutil.ShuffleMask(sv)
+	if !ok {
+		return nil
+	}
 	undef := false
-	switch m := sv.Mask.(type) {
-	case *constant.Vector:
-		for i, e := range m.Elems {
-			c, ok := e.(*constant.Int)
-			if !ok {
-				mask[i], undef = -1, true
-				continue
-			}
-			mask[i] = c.X.Int64()
-		}
-	case *constant.Undef, *constant.Poison:
-		for i := range mask {
-			mask[i] = -1
-		}
-		undef = true
+	for _, m := range mask {
+		undef = undef || m < 0
 	}
 	if !undef {
 		return nil

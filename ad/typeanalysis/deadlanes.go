@@ -98,25 +98,12 @@ func (a *Analysis) readLanes(ld *ir.InstLoad, n int) map[int64]bool {
 	return read
 }
 
-// shuffleMask is x's constant mask, -1 for an undefined lane; ok is false
-// for a mask the analysis does not read.
+// shuffleMask is x's constant mask (irutil.ShuffleMask); ok is false for
+// an undef or poison mask too, of which the rules read no lanes.
 func shuffleMask(x *ir.InstShuffleVector) ([]int64, bool) {
-	var elems []constant.Constant
-	switch m := x.Mask.(type) {
-	case *constant.Vector:
-		elems = m.Elems
-	case *constant.ZeroInitializer:
-		return make([]int64, x.Typ.Len), true
-	default:
+	switch x.Mask.(type) {
+	case *constant.Undef, *constant.Poison:
 		return nil, false
 	}
-	out := make([]int64, len(elems))
-	for i, e := range elems {
-		k, ok := intConst(e)
-		if !ok {
-			k = -1
-		}
-		out[i] = k
-	}
-	return out, true
+	return irutil.ShuffleMask(x)
 }
