@@ -234,17 +234,7 @@ func (d *differ) splitDispatch(f *ir.Func, i, j int, c *ir.InstCall, cands []*ir
 	b.Insts = b.Insts[:j]
 	// Successors' phis now come from the join block.
 	for _, s := range irutil.Succs(join) {
-		for _, inst := range s.Insts {
-			p, ok := inst.(*ir.InstPhi)
-			if !ok {
-				break
-			}
-			for _, in := range p.Incs {
-				if in.Pred == b {
-					in.Pred = join
-				}
-			}
-		}
+		irutil.RenameIncoming(s, b, join)
 	}
 	var blocks []*ir.Block
 	newBlock := func() *ir.Block {

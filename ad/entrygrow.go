@@ -56,15 +56,7 @@ func (r *reverseGen) growOnEntry(top *irutil.Loop, chain []countFactor, lc *loop
 	}
 	check, join := r.g.NewBlock(""), r.g.NewBlock("")
 	retarget(pre.Term, header, check)
-	for _, inst := range header.Insts {
-		if phi, ok := inst.(*ir.InstPhi); ok {
-			for _, inc := range phi.Incs {
-				if inc.Pred == pre {
-					inc.Pred = join
-				}
-			}
-		}
-	}
+	irutil.RenameIncoming(header, pre, join)
 	if r.entryEdge == nil {
 		r.entryEdge = map[*irutil.Loop]*ir.Block{}
 	}

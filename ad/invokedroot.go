@@ -59,8 +59,8 @@ func invokedRoots(m *ir.Module) []*invokedRoot {
 			head.Insts = []ir.Instruction{call}
 			head.Term = anchor
 			b.Term = ir.NewBr(head)
-			renameIncoming(normal, b, head)
-			renameIncoming(pad, b, head)
+			irutil.RenameIncoming(normal, b, head)
+			irutil.RenameIncoming(pad, b, head)
 			irutil.ReplaceAllUses(f, inv, call)
 			out = append(out, &invokedRoot{f: f, head: head, anchor: anchor})
 		}
@@ -133,7 +133,7 @@ func (iv *invokedRoot) reinvoke() {
 			tail.Insts = append([]ir.Instruction(nil), b.Insts[i+1:]...)
 			tail.Term = b.Term
 			for _, s := range irutil.Succs(tail) {
-				renameIncoming(s, b, tail)
+				irutil.RenameIncoming(s, b, tail)
 			}
 			inv := ir.NewInvoke(c.Callee, c.Args, tail, pad)
 			inv.LocalIdent, inv.Typ = c.LocalIdent, c.Typ
@@ -183,18 +183,4 @@ func insertBlockAfter(f *ir.Func, b *ir.Block) *ir.Block {
 	}
 	f.Blocks = append(f.Blocks, nb)
 	return nb
-}
-
-// renameIncoming makes the incoming values of blk's phis from old come from
-// new.
-func renameIncoming(blk, old, new *ir.Block) {
-	for _, inst := range blk.Insts {
-		if phi, ok := inst.(*ir.InstPhi); ok {
-			for _, in := range phi.Incs {
-				if in.Pred == old {
-					in.Pred = new
-				}
-			}
-		}
-	}
 }

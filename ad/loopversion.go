@@ -456,15 +456,7 @@ func splitExit(f *ir.Func, exiting, exit *ir.Block) *ir.Block {
 	if t.TargetFalse == exit {
 		t.TargetFalse = ded
 	}
-	for _, inst := range exit.Insts {
-		if phi, ok := inst.(*ir.InstPhi); ok {
-			for _, in := range phi.Incs {
-				if in.Pred == value.Value(exiting) {
-					in.Pred = ded
-				}
-			}
-		}
-	}
+	irutil.RenameIncoming(exit, exiting, ded)
 	var out []*ir.Block
 	for _, b := range f.Blocks {
 		out = append(out, b)

@@ -327,3 +327,17 @@ func HasFuncAttr(attrs []ir.FuncAttribute, want ...enum.FuncAttr) bool {
 func CloneInstInPlace(inst ir.Instruction, remap func(value.Value) value.Value) (ir.Instruction, error) {
 	return cloneKeepMetadata(inst, remap)
 }
+
+// RenameIncoming makes the incoming values of blk's phis from old come from
+// new.
+func RenameIncoming(blk, old, new *ir.Block) {
+	for _, inst := range blk.Insts {
+		if phi, ok := inst.(*ir.InstPhi); ok {
+			for _, in := range phi.Incs {
+				if in.Pred == old {
+					in.Pred = new
+				}
+			}
+		}
+	}
+}
