@@ -48,9 +48,6 @@ func (r *reverseGen) invariantShadowLoad(fv value.Value, l *irutil.Loop) bool {
 	if _, primal := r.primalOf[fv]; primal {
 		return false
 	}
-	if !r.isShadowValue(fv) {
-		return false
-	}
 	if def, isInst := r.blockOf[irfacts.Unwrap(ld.Src)]; isInst && l.Contains(def) {
 		return false
 	} else if !isInst {
@@ -66,7 +63,9 @@ func (r *reverseGen) invariantShadowLoad(fv value.Value, l *irutil.Loop) bool {
 		free = r.loopWritesNoShadow(l)
 		r.shadowFreeLoops[l] = free
 	}
-	return free
+	// Last: isShadowValue scans every shadow, and most loops fail the
+	// (memoized) loop test.
+	return free && r.isShadowValue(fv)
 }
 
 // isShadowValue reports whether fv is the forward shadow of a primal value.
