@@ -336,7 +336,7 @@ func entryAdapter(m *cutModule, x *cutEntity, name string, sites []*entrySite) (
 		groups[f] = append(groups[f], s)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "define %s @%s(%s) {\n", ret.text, name, strings.Join(ptext, ", "))
+	fmt.Fprintf(&b, "define %s @%s(%s)%s {\n", ret.text, name, strings.Join(ptext, ", "), adapterTarget(m, sites))
 	if len(order) > 1 {
 		// Several functions: dispatch on the first argument, which
 		// must be the address of a function the native code names too,
