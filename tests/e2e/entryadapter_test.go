@@ -17,7 +17,8 @@ import (
 // function with two activities, C's variadic entry with two argument
 // lists, two separate groups calling one symbol, two batch widths), it
 // owns the callers as before. Either way the roots' cut serves the link,
-// not the whole module.
+// not the whole module. Compiled for a CPU (-march), the adapter takes
+// its callers' target attributes and the gradient is inlined into it.
 func TestEntryAdapter(t *testing.T) {
 	setup(t)
 	dir := copyProject(t, "entryadapter")
@@ -28,6 +29,7 @@ func TestEntryAdapter(t *testing.T) {
 		flags   []string
 	}{
 		{"mainroot", []string{"mainroot.cpp"}, true, nil},
+		{"mainrootmarch", []string{"mainroot.cpp"}, true, []string{"-march=x86-64-v2"}},
 		{"lambdaroot", []string{"lambdaroot.cpp"}, true, nil},
 		{"dispatch", []string{"dispatch.cpp"}, true, nil},
 		{"variadic", []string{"variadic.c"}, true, nil},
@@ -78,6 +80,13 @@ func TestEntryAdapter(t *testing.T) {
 				if adapted != c.adapter {
 					t.Errorf("the link's objects define %v; an adapter for the entry symbol: %v, want %v", defined, adapted, c.adapter)
 				}
+				if opt != "-O0" && c.adapter && strings.HasPrefix(strings.Join(c.flags, " "), "-march=") {
+					for _, p := range rewritten {
+						if g := gradientFunctions(t, p); len(g) > 0 {
+							t.Errorf("%s keeps the gradient out of the adapter: %v", p, g)
+						}
+					}
+				}
 			})
 		}
 	}
@@ -92,4 +101,26 @@ func hasSection(t *testing.T, path, name string) bool {
 	}
 	defer f.Close()
 	return f.Section(name) != nil
+}
+
+// gradientFunctions are the function symbols of the object at path that
+// are gradients gozyme wrote (__gozyme_grad...).
+func gradientFunctions(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && strings.HasPrefix(s.Name, "__gozyme_grad") {
+			out = append(out, s.Name)
+		}
+	}
+	return out
 }
