@@ -44,3 +44,8 @@ func inheritTarget(g, f *ir.Func) {
 	}
 	add(f.FuncAttrs)
 }
+
+// IsTargetAttr reports whether key is a function attribute derivatives take
+// from their primal (targetAttrKeys); the link's entry adapters take the
+// same from their callers.
+func IsTargetAttr(key string) bool { return targetAttrKeys[key] }

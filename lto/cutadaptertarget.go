@@ -2,7 +2,10 @@ package lto
 
 import (
 	"regexp"
+	"sort"
 	"strings"
+
+	"github.com/gozyme/gozyme/ad"
 )
 
 // The target an adapter is compiled for. An adapter written without
@@ -11,13 +14,15 @@ import (
 // inliner refuses to inline a callee whose features the caller lacks, so
 // every call of the entry point paid a second call (arguments passed on
 // the stack twice, two prologues). The adapter takes the target
-// attributes its callers carry when they all carry the same ones: it runs
+// attributes its callers carry when they all carry the same ones, the
+// keys derivatives take from their primal (ad.IsTargetAttr: the features,
+// not the CPU's name, whose tuning made the GMM gradient slower): it runs
 // only when one of them calls it (an adapter exists only where every
 // reference is a direct call from the group's functions), on a CPU their
 // own native code already requires.
 
-// targetAttrRE matches the target attributes an adapter may take.
-var targetAttrRE = regexp.MustCompile(`"(?:target-cpu|target-features|tune-cpu)"="[^"]*"`)
+// stringAttrRE matches a string attribute, its key the first group.
+var stringAttrRE = regexp.MustCompile(`"([^"]*)"="[^"]*"`)
 
 // attrGroupRefRE matches an attribute group reference on a define line.
 var attrGroupRefRE = regexp.MustCompile(` #([0-9]+)\b`)
@@ -48,9 +53,17 @@ func functionTarget(def string, groups map[string]string) string {
 	if i := strings.LastIndex(def, "{"); i >= 0 {
 		text = def[:i]
 	}
-	attrs := targetAttrRE.FindAllString(text, -1)
+	var attrs []string
+	take := func(text string) {
+		for _, a := range stringAttrRE.FindAllStringSubmatch(text, -1) {
+			if ad.IsTargetAttr(a[1]) {
+				attrs = append(attrs, a[0])
+			}
+		}
+	}
+	take(text)
 	for _, g := range attrGroupRefRE.FindAllStringSubmatch(text, -1) {
-		attrs = append(attrs, targetAttrRE.FindAllString(groups[g[1]], -1)...)
+		take(groups[g[1]])
 	}
 	seen := map[string]string{}
 	for _, a := range attrs {
@@ -60,12 +73,11 @@ func functionTarget(def string, groups map[string]string) string {
 		}
 		seen[key] = a
 	}
-	var out []string
-	for _, key := range []string{`"target-cpu"`, `"target-features"`, `"tune-cpu"`} {
-		if a, ok := seen[key]; ok {
-			out = append(out, a)
-		}
+	out := make([]string, 0, len(seen))
+	for _, a := range seen {
+		out = append(out, a)
 	}
+	sort.Strings(out)
 	return strings.Join(out, " ")
 }
 
