@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -92,4 +93,59 @@ contains
   end function
 end module
 `, "-O0", "-O2")
+}
+
+// readLossF90 reads a value into t, which before the READ held 2*x(1):
+// READ overwrites it, so the derivative t carried must not reach x(1).
+// With into = "s\n    t = s" it reads into s, which carries none, and
+// assigns from it.
+const readLossF90 = `module reader
+  use iso_c_binding
+  implicit none
+contains
+  function loss(x, n) bind(C, name="loss") result(e)
+    integer(c_int), value :: n
+    real(c_double), intent(in) :: x(n)
+    real(c_double) :: e, t, s
+    character(len=16) :: buf
+    buf = "0.75"
+    t = x(1)*2
+    e = t*t
+    read(buf, *) INTO
+    e = e + t*x(2)
+  end function
+end module
+`
+
+// TestFortranReadIntoActiveStops: a READ into a variable whose old value
+// carried a derivative stops the link in reverse and forward mode, naming
+// the runtime's input routine, where skipping it as I/O left the old
+// derivative behind (a wrong gradient). Read into a variable that carries
+// none and assigned from it, the gradient is right.
+func TestFortranReadIntoActiveStops(t *testing.T) {
+	setup(t)
+	needFlang(t)
+	checkFortranGradient(t, strings.Replace(readLossF90, "INTO", "s\n    t = s", 1), "-O0", "-O2")
+	for _, mode := range []string{"__enzyme_autodiff((void *)loss, enzyme_dup, x, dx, enzyme_const, N);", "__enzyme_fwddiff((void *)loss"} {
+		for _, o := range []string{"-O0", "-O2"} {
+			dir := t.TempDir()
+			main := gradMainC
+			if strings.HasPrefix(mode, "__enzyme_fwddiff") {
+				main = strings.Replace(main, "__enzyme_autodiff((void *)loss, enzyme_dup, x, dx, enzyme_const, N);", "", 1)
+			} else {
+				main = strings.Replace(main, `printf("fwd 0 %.17g %.17g\n", __enzyme_fwddiff((void *)loss, enzyme_dup, x, v, enzyme_const, N), dv);`, "", 1)
+			}
+			for name, text := range map[string]string{"loss.f90": strings.Replace(readLossF90, "INTO", "t", 1), "main.c": main} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env := toolEnv()
+			run(t, dir, env, tool("gozyme-fc"), o, "-c", "loss.f90")
+			_, stderr, err := runErr(dir, env, tool("gozyme-cc"), o, "main.c", "loss.o", "-o", "prog", "-lm")
+			if err == nil || !strings.Contains(stderr, "loss.f90:5: cannot differentiate 'loss': '_FortranAioInputReal64' reads input into memory that carries derivatives") {
+				t.Errorf("%s %s: READ into a variable with a derivative linked (%v):\n%s", o, mode[:17], err, stderr)
+			}
+		}
+	}
 }
