@@ -149,3 +149,26 @@ func TestFortranReadIntoActiveStops(t *testing.T) {
 		}
 	}
 }
+
+// TestFortranMathIntrinsics differentiates intrinsics that become libm or
+// Fortran runtime calls needing their own rules: ASINH, ACOSH, ATANH, and
+// MOD and MODULO of reals (_FortranAModReal8, _FortranAModuloReal8), with
+// the divisor active and negative arguments, where the two differ.
+func TestFortranMathIntrinsics(t *testing.T) {
+	setup(t)
+	needFlang(t)
+	checkFortranGradient(t, `module mathintr
+  use iso_c_binding
+  implicit none
+contains
+  function loss(x, n) bind(C, name="loss") result(e)
+    integer(c_int), value :: n
+    real(c_double), intent(in) :: x(n)
+    real(c_double) :: e
+    e = sum(asinh(x)) + acosh(x(4)**2 + 1.5d0) + atanh(0.5d0*tanh(x(6))) &
+      + mod(x(5)*3, x(2) + 2) + modulo(-x(8)*4 - 1, x(3) + 1.7d0) &
+      + mod(-x(1)*5, 1.3d0) * x(7) + modulo(x(7)*7, -(x(6) + 2))
+  end function
+end module
+`, "-O0", "-O2")
+}
