@@ -5,17 +5,17 @@ import (
 	"testing"
 )
 
-// An input routine (sscanf) overwriting a variable that carries a
-// derivative would leave that derivative behind if skipped like other
-// library calls: reverse and forward mode stop the link naming it. Read
-// into a variable without derivatives and assigned from it, the value is
-// an ordinary store and the gradient is right.
+// An input routine (sscanf, std::istream's operator>>) overwriting a
+// variable that carries a derivative would leave that derivative behind
+// if skipped like other library calls: reverse and forward mode stop the
+// link naming it. Read into a variable without derivatives and assigned
+// from it, the value is an ordinary store and the gradient is right.
 func TestInputIntoActiveMemory(t *testing.T) {
 	t.Parallel()
-	const body = `#include <stdio.h>
-extern int enzyme_dup;
-void __enzyme_autodiff(void *, ...);
-double __enzyme_fwddiff(void *, ...);
+	const body = `INCLUDE
+extern "C" int enzyme_dup;
+extern "C" void __enzyme_autodiff(void *, ...);
+extern "C" double __enzyme_fwddiff(void *, ...);
 __attribute__((noinline)) double f(double *x) {
   double t = x[0] * 2, e = t * t;
   READ
@@ -29,17 +29,30 @@ int main(void) {
   return 0;
 }
 `
-	for _, o := range []string{"0", "2"} {
-		_, err := tryBuildC(t, strings.Replace(body, "READ", `sscanf("0.75", "%lf", &t);`, 1), o)
-		if err == nil || !strings.Contains(err.Error(), "sscanf' reads input into memory that carries derivatives") {
-			t.Errorf("-O%s: sscanf into a variable with a derivative: %v, want the link stopped naming sscanf", o, err)
+	for _, c := range []struct{ file, include, read, fixed, callee string }{
+		{"prog.c", "#include <stdio.h>", `sscanf("0.75", "%lf", &t);`, `double s; sscanf("0.75", "%lf", &s); t = s;`, "sscanf'"},
+		{"prog.cc", "#include <cstdio>\n#include <sstream>", `std::istringstream in("0.75"); in >> t;`,
+			`std::istringstream in("0.75"); double s; in >> s; t = s;`, "'_ZNSi"},
+	} {
+		src := strings.Replace(body, "INCLUDE", c.include, 1)
+		if c.file == "prog.c" {
+			src = strings.ReplaceAll(src, `extern "C" `, "")
 		}
-		exe := buildC(t, strings.Replace(body, "READ", `double s; sscanf("0.75", "%lf", &s); t = s;`, 1), o)
-		// f = (2 x0)^2 + 0.75 x1: the gradient (8 x0, 0.75), the tangent along (1, 0) 8 x0.
-		got := strings.Fields(run(t, exe))
-		want := []string{"3.2000000000000002", "0.75", "3.2000000000000002"}
-		if strings.Join(got, " ") != strings.Join(want, " ") {
-			t.Errorf("-O%s: gradient and tangent %v, want %v", o, got, want)
+		for _, o := range []string{"0", "2"} {
+			_, err := tryBuild(t, c.file, strings.Replace(src, "READ", c.read, 1), o)
+			if err == nil || !strings.Contains(err.Error(), c.callee) || !strings.Contains(err.Error(), "reads input into memory that carries derivatives") {
+				t.Errorf("%s -O%s: input into a variable with a derivative: %v, want the link stopped naming the input routine", c.file, o, err)
+			}
+			exe, err := tryBuild(t, c.file, strings.Replace(src, "READ", c.fixed, 1), o)
+			if err != nil {
+				t.Fatalf("%s -O%s: %v", c.file, o, err)
+			}
+			// f = (2 x0)^2 + 0.75 x1: the gradient (8 x0, 0.75), the tangent along (1, 0) 8 x0.
+			got := strings.Fields(run(t, exe))
+			want := []string{"3.2000000000000002", "0.75", "3.2000000000000002"}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("%s -O%s: gradient and tangent %v, want %v", c.file, o, got, want)
+			}
 		}
 	}
 }
