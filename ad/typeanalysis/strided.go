@@ -106,7 +106,7 @@ func (a *Analysis) addAtPositions(x *ir.InstGetElementPtr, dstT *Tree, ds []int6
 func fieldArrayWindow(x *ir.InstGetElementPtr) (lo, stride, elems int64, ok bool) {
 	t := x.ElemType
 	var off int64
-	found := false
+	found, stepped := false, false
 	for i, ix := range x.Indices {
 		k, isConst := intConst(ix)
 		if i == 0 {
@@ -136,8 +136,10 @@ func fieldArrayWindow(x *ir.InstGetElementPtr) (lo, stride, elems int64, ok bool
 			size := irutil.AllocSize(tt.ElemType)
 			if isConst {
 				off += k * size
-			} else if !found || off != lo {
+			} else if !found || stepped || off != lo {
 				return 0, 0, 0, false // a variable index the window does not describe
+			} else {
+				stepped = true
 			}
 			t = tt.ElemType
 		default:
