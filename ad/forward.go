@@ -744,6 +744,11 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 		// derivative itself.
 		return nil, true, errorAt(fg.f, call, "the call of %s is differentiated before it is lowered (Enzyme calls that depend on each other in a cycle)", f.Name())
 	}
+	if len(f.Blocks) == 0 && !fg.d.inactive[f] && isInactiveLibWriter(f.Name()) {
+		if err := inactiveWriterCall(fg.f, fg.act, call, f); err != nil {
+			return nil, true, err // its tangent would be left behind
+		}
+	}
 	active := fg.needsTangent(call) || fg.act.CallTouchesActiveMemory(call, fg.d.passes)
 	if active && isBlasCall(call) {
 		return fg.blasCall(call)

@@ -56,3 +56,36 @@ func isInactiveLibFunc(name string) bool {
 	}
 	return false
 }
+
+// inactiveLibWriters are those of them that store data they read (a file,
+// a string, the terminal) into memory their pointer arguments point to:
+// C's scanf family, read, fread and fgets, C++'s input streams, and the
+// Fortran runtime's list- and format-directed input (READ). No derivative flows through
+// them, but the value they overwrite had one, which must be cleared;
+// skipped like the others they would leave it behind, a silent wrong
+// derivative, so a call writing into memory that holds derivatives stops
+// the link (inactiveWriterCall).
+var inactiveLibWriters = map[string]bool{
+	"scanf": true, "sscanf": true, "fscanf": true, "__isoc99_scanf": true, "__isoc99_sscanf": true,
+	"__isoc99_fscanf": true, "read": true, "fread": true, "fgets": true,
+}
+
+// inactiveLibWriterPrefixes are families of them: the Fortran runtime's
+// input routines (_FortranAioInputReal64, _FortranAioInputDescriptor,
+// ...), std::istream's members (operator>>, _M_extract, read, get,
+// getline) and its non-member extractors and std::getline.
+var inactiveLibWriterPrefixes = []string{"_FortranAioInput", "_ZNSi", "_ZStrsI", "_ZSt7getline"}
+
+// isInactiveLibWriter reports a function of inactiveLibWriters or
+// inactiveLibWriterPrefixes.
+func isInactiveLibWriter(name string) bool {
+	if inactiveLibWriters[name] {
+		return true
+	}
+	for _, p := range inactiveLibWriterPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}

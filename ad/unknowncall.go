@@ -30,6 +30,9 @@ func (d *differ) unknownMemoryCall(f *ir.Func, act *activity.Info, c *ir.InstCal
 		}
 		return errorAt(f, c, "%s %s takes pointers to memory that carries derivatives and has no derivative", what, describe(c))
 	}
+	if len(callee.Blocks) == 0 && !d.inactive[callee] && isInactiveLibWriter(callee.Name()) {
+		return inactiveWriterCall(f, act, c, callee)
+	}
 	if len(callee.Blocks) > 0 || d.inactive[callee] || d.custom[callee] != nil || isBlasCall(c) ||
 		strings.HasPrefix(callee.Name(), "llvm.") || isFree(c) || irfacts.IsAllocation(c) || irfacts.IsRealloc(c) || isMemAlign(c) ||
 		callee.Name() == "malloc_usable_size" || rbTreeOpOf(c) != rbNone {
@@ -44,4 +47,19 @@ func (d *differ) unknownMemoryCall(f *ir.Func, act *activity.Info, c *ir.InstCal
 	err := errorAt(f, c, "no derivative for the call to '%s', which takes pointers to memory that carries derivatives and has no body in this link; give it a custom derivative, or list it in __enzyme_inactivefn if it carries none", callee.Name())
 	err.Callee = callee.Name()
 	return err
+}
+
+// inactiveWriterCall is the error for a call of an input routine
+// (isInactiveLibWriter) given a pointer into memory that holds
+// derivatives: the value it overwrites would keep its derivative. Nil
+// when every pointer it gets is to memory without derivatives.
+func inactiveWriterCall(f *ir.Func, act *activity.Info, c *ir.InstCall, callee *ir.Func) error {
+	for _, arg := range c.Args {
+		if act.HasShadow(arg) {
+			err := errorAt(f, c, "'%s' reads input into memory that carries derivatives, whose derivative it would leave behind; read into a variable that carries none and assign from it", callee.Name())
+			err.Callee = callee.Name()
+			return err
+		}
+	}
+	return nil
 }

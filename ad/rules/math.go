@@ -129,6 +129,15 @@ var mathRules = map[string]*Rule{
 	"tanh": unary(func(b *Builder, a Operands, res Result) value.Value {
 		return b.FSub(b.Konst(res(), 1), b.FMul(res(), res()))
 	}),
+	"asinh": unary(func(b *Builder, a Operands, res Result) value.Value { // 1/sqrt(x²+1)
+		return b.FDiv(b.Konst(a(0), 1), b.Intrinsic("sqrt", b.FAdd(b.FMul(a(0), a(0)), b.Konst(a(0), 1))))
+	}),
+	"acosh": unary(func(b *Builder, a Operands, res Result) value.Value { // 1/sqrt(x²-1)
+		return b.FDiv(b.Konst(a(0), 1), b.Intrinsic("sqrt", b.FSub(b.FMul(a(0), a(0)), b.Konst(a(0), 1))))
+	}),
+	"atanh": unary(func(b *Builder, a Operands, res Result) value.Value { // 1/(1-x²)
+		return b.FDiv(b.Konst(a(0), 1), b.FSub(b.Konst(a(0), 1), b.FMul(a(0), a(0))))
+	}),
 	"fabs": unary(func(b *Builder, a Operands, res Result) value.Value {
 		// sign(x), with 0 at 0 (the subgradient PyTorch and Enzyme use).
 		x := a(0)
@@ -196,6 +205,10 @@ var mathRules = map[string]*Rule{
 	"exp10": unary(func(b *Builder, a Operands, res Result) value.Value { return b.FMul(res(), b.Konst(res(), math.Ln10)) }),
 	"fmod":  Fmod,
 	"frem":  Fmod,
+	// Fortran's MOD and MODULO of reals, calls into its runtime
+	// (a, p, source file, line): a - aint(a/p)*p and a - floor(a/p)*p.
+	"_FortranAModReal4": Fmod, "_FortranAModReal8": Fmod,
+	"_FortranAModuloReal4": floorMod, "_FortranAModuloReal8": floorMod,
 	"floor": unary(zeroPartial), "ceil": unary(zeroPartial), "round": unary(zeroPartial),
 	"trunc": unary(zeroPartial), "rint": unary(zeroPartial), "nearbyint": unary(zeroPartial),
 	"roundeven": unary(zeroPartial),
@@ -212,6 +225,14 @@ var Fmod = &Rule{Partials: []Partial{
 	onePartial,
 	func(b *Builder, a Operands, res Result) value.Value {
 		return b.FNeg(b.Intrinsic("trunc", b.FDiv(a(0), a(1))))
+	},
+}}
+
+// floorMod is Fmod with the quotient rounded down (Fortran's MODULO).
+var floorMod = &Rule{Partials: []Partial{
+	onePartial,
+	func(b *Builder, a Operands, res Result) value.Value {
+		return b.FNeg(b.Intrinsic("floor", b.FDiv(a(0), a(1))))
 	},
 }}
 

@@ -215,6 +215,10 @@ func (a *Analysis) gep(x *ir.InstGetElementPtr) {
 	}
 	up, down := srcT.repeatingPointee(), dstT.repeatingPointee()
 	ds := positions(x.Src, off, g)
+	if lo, size, n, ok := fieldArrayWindow(x); ok {
+		a.boundedGEP(x, dstT, up, inWindow(ds, lo, size, n), size)
+		return
+	}
 	var rep *Tree
 	if after == 0 && (off-after)%stride == 0 {
 		// Read before the joins. Where the elements are known (ds), integers

@@ -3,6 +3,7 @@ package typeanalysis
 import (
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
 
@@ -92,4 +93,101 @@ func (a *Analysis) addAtPositions(x *ir.InstGetElementPtr, dstT *Tree, ds []int6
 	}
 	a.down = kept
 	a.addFacts(x.Src, a.down)
+}
+
+// fieldArrayWindow bounds a getelementptr whose one variable index steps
+// through an array that is a struct's field, not its last (struct layer {
+// double w[16]; int n; }: l.w[i], Fortran's l%w(i)): the source languages
+// keep such an index inside the array, so x points at most elements - 1
+// strides past lo bytes from its source, never into the fields after the
+// array. A trailing array (a C flexible member declared [1]) may be
+// indexed past its length and gets no bound; neither does more than one
+// variable index.
+func fieldArrayWindow(x *ir.InstGetElementPtr) (lo, stride, elems int64, ok bool) {
+	t := x.ElemType
+	var off int64
+	found, stepped := false, false
+	for i, ix := range x.Indices {
+		k, isConst := intConst(ix)
+		if i == 0 {
+			if !isConst {
+				return 0, 0, 0, false
+			}
+			off += k * irutil.AllocSize(x.ElemType)
+			continue
+		}
+		switch tt := t.(type) {
+		case *types.StructType:
+			if !isConst {
+				return 0, 0, 0, false
+			}
+			d, nt := irutil.ElementOffset(tt, k)
+			if nt == nil {
+				return 0, 0, 0, false
+			}
+			if at, ok := nt.(*types.ArrayType); ok && !found && i+1 < len(x.Indices) && int(k)+1 < len(tt.Fields) {
+				if _, c := intConst(x.Indices[i+1]); !c && at.Len > 0 {
+					lo, stride, elems, found = off+d, irutil.AllocSize(at.ElemType), int64(at.Len), true
+				}
+			}
+			off += d
+			t = nt
+		case *types.ArrayType:
+			size := irutil.AllocSize(tt.ElemType)
+			if isConst {
+				off += k * size
+			} else if !found || stepped || off != lo {
+				return 0, 0, 0, false // a variable index the window does not describe
+			} else {
+				stepped = true
+			}
+			t = tt.ElemType
+		default:
+			return 0, 0, 0, false
+		}
+	}
+	if !found {
+		return 0, 0, 0, false
+	}
+	// Constant offsets after the variable index shift every element alike.
+	return off, stride, elems, true
+}
+
+// inWindow keeps the positions ds (offsets from the source) that the
+// bounded index reaches: lo + j*stride for j in [0, elems).
+func inWindow(ds []int64, lo, stride, elems int64) []int64 {
+	var out []int64
+	for _, d := range ds {
+		if d >= lo && d < lo+elems*stride && (d-lo)%stride == 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// boundedGEP relates x and its source for an index fieldArrayWindow
+// bounds: the facts of x's element (stride bytes, what holds at every
+// offset of x repeated over it) hold at each position ds it reaches, and
+// nothing of x reaches the source's other fields; the source's facts
+// holding at every offset (up) hold for x, and so does x's element
+// repeated (a pointer into the array).
+func (a *Analysis) boundedGEP(x *ir.InstGetElementPtr, dstT, up *Tree, ds []int64, stride int64) {
+	rep := a.elementRep(dstT, stride, ds == nil)
+	elem := dstT.pointeeWindow(stride).placedUnder(stride)
+	a.down = a.down[:0]
+	for _, d := range ds {
+		a.down = elem.appendShiftedPointee(a.down, d)
+	}
+	kept := a.down[:0]
+	for _, f := range a.down {
+		if f.k.len() > 2 || f.c.IsFloat() || f.c == Pointer {
+			kept = append(kept, f)
+		}
+	}
+	a.down = kept
+	a.addFacts(x.Src, a.down)
+	a.add(x, up)
+	if rep != nil {
+		a.add(x, rep)
+	}
 }

@@ -54,3 +54,38 @@ func TestStridedFieldsOfStructArray(t *testing.T) {
 		t.Errorf("the int field: window [%d, %d) exact %v, want [0, 4) true", lo, hi, exact)
 	}
 }
+
+// A variable index into a struct's array field that other fields follow
+// (Fortran's l%w(i) in a derived type { real w(16); real bias; integer n },
+// the getelementptr without inbounds) reaches the array only: the integer
+// after it stays an integer, the array's elements doubles.
+func TestStridedArrayFieldBounded(t *testing.T) {
+	const src = `
+%layer = type { [16 x double], double, i32 }
+define i32 @f(i64 %n, double %v) {
+  %l = alloca %layer
+  %np = getelementptr inbounds %layer, %layer* %l, i64 0, i32 2
+  %n32 = trunc i64 %n to i32
+  store i32 %n32, i32* %np
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %0 ], [ %i1, %loop ]
+  %p = getelementptr %layer, %layer* %l, i64 0, i32 0, i64 %i
+  store double %v, double* %p
+  %i1 = add i64 %i, 1
+  %c = icmp slt i64 %i1, %n
+  br i1 %c, label %loop, label %done
+done:
+  %r = load i32, i32* %np
+  ret i32 %r
+}
+`
+	a, m := analyze(t, src, "f")
+	if a.Mixed(named(t, m, "f", "n")) || a.Mixed(named(t, m, "f", "r")) {
+		t.Errorf("the integer field holds floats: %%n %s, %%r %s", a.Tree(named(t, m, "f", "n")), a.Tree(named(t, m, "f", "r")))
+	}
+	l := a.Tree(named(t, m, "f", "l"))
+	if l.At(0, 0) != Double || l.At(0, 120) != Double || l.At(0, 136) != Integer {
+		t.Errorf("%%l: %s", l)
+	}
+}
