@@ -1,9 +1,15 @@
 package ad
 
 import (
+	"sort"
+	"strconv"
+	"strings"
+
 	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
 	"github.com/llir/llvm/ir/value"
 )
 
@@ -19,16 +25,21 @@ import (
 // The proof (alwaysFreed), for allocation call a:
 //   - no realloc of the function may be given a pointer into a's block
 //     (the block would move and its free be another's);
-//   - from a, every path reaches a free whose pointer is a itself (its
-//     value, through bitcasts only: never a phi, which could carry an
-//     older block) before it reaches a again or a return or resume, and a
-//     block with any other terminator than branches, switches, invokes and
-//     unreachable stops the proof. A path ending in unreachable (a noreturn
-//     call) never returns to the reverse sweep.
+//   - from a, every path reaches a free of a holder before it reaches a
+//     again or a return or resume; a block with any other terminator than
+//     branches, switches, invokes and unreachable stops the proof. A path
+//     ending in unreachable (a noreturn call) never returns to the reverse
+//     sweep. The holders are a itself and the phis that on this path took
+//     a holder from the edge they were entered by (through bitcasts): each
+//     holds the block the last a on the path allocated (a phi entered
+//     again by another edge holds what that edge brings);
+//   - where a never returns null (C++'s operator new), a branch testing a
+//     holder against null follows its non-null edge only: the inlined
+//     std::vector destructor's `if (p) operator delete(p)`, p a phi of
+//     a's block and the null of the path that allocated nothing.
 //
 // The free that ends each path frees the block the last a on that path
-// allocated, since its pointer is that a's value, so every block a
-// allocates is freed in the same call.
+// allocated, so every block a allocates is freed in the same call.
 
 // alwaysFreed reports whether every block allocation a allocates is freed
 // before its function returns (see above), memoized per allocation.
@@ -44,23 +55,48 @@ func (r *reverseGen) alwaysFreed(a *ir.InstCall) bool {
 	return v
 }
 
-// freesOwnValue reports whether call c frees exactly the value of a.
-func freesOwnValue(c *ir.InstCall, a *ir.InstCall) bool {
-	if !isFree(c) || len(c.Args) == 0 {
-		return false
-	}
-	p := c.Args[0]
+// stripCasts is v without the bitcasts (and call argument wrappers)
+// around it.
+func stripCasts(v value.Value) value.Value {
 	for {
-		switch x := p.(type) {
+		switch x := v.(type) {
 		case *ir.InstBitCast:
-			p = x.From
+			v = x.From
 			continue
 		case *ir.Arg:
-			p = x.Value
+			v = x.Value
 			continue
 		}
-		return p == value.Value(a)
+		return v
 	}
+}
+
+// neverNull reports whether allocation a never returns null (C++'s
+// operator new throws instead).
+func neverNull(a *ir.InstCall) bool {
+	switch irfacts.CalleeName(a) {
+	case "_Znwm", "_Znam", "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t":
+		return true
+	}
+	return false
+}
+
+// freedPath is a point of the proof's search: a block entered at index
+// from, with the values (a, phis) that hold the block a last allocated.
+type freedPath struct {
+	b       *ir.Block
+	from    int
+	holders map[value.Value]bool
+}
+
+// key names the point for the search's visited set.
+func (p freedPath) key() string {
+	var names []string
+	for v := range p.holders {
+		names = append(names, v.Ident())
+	}
+	sort.Strings(names)
+	return p.b.Ident() + ":" + strconv.Itoa(p.from) + ":" + strings.Join(names, ",")
 }
 
 func (r *reverseGen) provesFreed(a *ir.InstCall) bool {
@@ -85,19 +121,6 @@ func (r *reverseGen) provesFreed(a *ir.InstCall) bool {
 			}
 		}
 	}
-	// scan reports whether the instructions of b from index i on free a
-	// (done: this path is proven) or run a again (failed).
-	scan := func(b *ir.Block, i int) (done, failed bool) {
-		for _, inst := range b.Insts[i:] {
-			if inst == ir.Instruction(a) {
-				return false, true
-			}
-			if c, ok := inst.(*ir.InstCall); ok && freesOwnValue(c, a) {
-				return true, false
-			}
-		}
-		return false, false
-	}
 	start := -1
 	for i, inst := range ab.Insts {
 		if inst == ir.Instruction(a) {
@@ -107,35 +130,103 @@ func (r *reverseGen) provesFreed(a *ir.InstCall) bool {
 	if start < 0 {
 		return false
 	}
-	work := []*ir.Block{ab}
-	seen := map[*ir.Block]bool{}
-	first := true
+	work := []freedPath{{ab, start, map[value.Value]bool{a: true}}}
+	seen := map[string]bool{}
 	for len(work) > 0 {
-		b := work[len(work)-1]
+		p := work[len(work)-1]
 		work = work[:len(work)-1]
-		from := 0
-		if first {
-			from, first = start, false
-		} else if seen[b] {
+		if k := p.key(); seen[k] {
 			continue
 		} else {
-			seen[b] = true
+			seen[k] = true
 		}
-		done, failed := scan(b, from)
+		done, failed := false, false
+		for _, inst := range p.b.Insts[p.from:] {
+			if inst == ir.Instruction(a) {
+				failed = true
+				break
+			}
+			if c, ok := inst.(*ir.InstCall); ok && isFree(c) && len(c.Args) > 0 && p.holders[stripCasts(c.Args[0])] {
+				done = true
+				break
+			}
+		}
 		if failed {
 			return false
 		}
 		if done {
 			continue
 		}
-		switch b.Term.(type) {
+		var succs []*ir.Block
+		switch t := p.b.Term.(type) {
 		case *ir.TermUnreachable:
 			continue
-		case *ir.TermBr, *ir.TermCondBr, *ir.TermSwitch, *ir.TermInvoke:
-			work = append(work, irutil.Succs(b)...)
+		case *ir.TermCondBr:
+			succs = irutil.Succs(p.b)
+			if neverNull(a) {
+				if s := nonNullSuccessor(t, p.holders); s != nil {
+					succs = []*ir.Block{s} // the other edge needs a null block
+				}
+			}
+		case *ir.TermBr, *ir.TermSwitch, *ir.TermInvoke:
+			succs = irutil.Succs(p.b)
 		default:
 			return false // a return, resume or unknown edge before the free
 		}
+		for _, s := range succs {
+			work = append(work, freedPath{s, 0, enterHolders(p.b, s, p.holders)})
+		}
 	}
 	return true
+}
+
+// enterHolders is the holders on entering block s from pred: those
+// holders that are not s's phis, and s's phis whose incoming value from
+// pred is a holder.
+func enterHolders(pred, s *ir.Block, holders map[value.Value]bool) map[value.Value]bool {
+	out := map[value.Value]bool{}
+	phis := map[value.Value]bool{}
+	for _, inst := range s.Insts {
+		phi, ok := inst.(*ir.InstPhi)
+		if !ok {
+			break
+		}
+		phis[phi] = true
+		for _, inc := range phi.Incs {
+			if inc.Pred == value.Value(pred) && holders[stripCasts(inc.X)] {
+				out[phi] = true
+			}
+		}
+	}
+	for v := range holders {
+		if !phis[v] {
+			out[v] = true
+		}
+	}
+	return out
+}
+
+// nonNullSuccessor is the successor of t taken when its condition tests a
+// holder against null (icmp eq or ne with a null constant): the one for a
+// non-null pointer. Nil for any other condition.
+func nonNullSuccessor(t *ir.TermCondBr, holders map[value.Value]bool) *ir.Block {
+	c, ok := t.Cond.(*ir.InstICmp)
+	if !ok {
+		return nil
+	}
+	x, y := stripCasts(c.X), stripCasts(c.Y)
+	if _, isNull := x.(*constant.Null); isNull {
+		x, y = y, x
+	}
+	if _, isNull := y.(*constant.Null); !isNull || !holders[x] {
+		return nil
+	}
+	tt, tf := t.TargetTrue.(*ir.Block), t.TargetFalse.(*ir.Block)
+	switch c.Pred {
+	case enum.IPredEQ:
+		return tf
+	case enum.IPredNE:
+		return tt
+	}
+	return nil
 }

@@ -168,17 +168,17 @@ func (d *differ) scopeShadowSetCalls(caller, f *ir.Func, pre []ir.Instruction, f
 	return out
 }
 
-// pairedAllocation returns the allocation free call f frees, where f
-// frees that allocation's own value and the function frees every block it
-// allocates (pairedfree.go): its reverse may free the shadow without
-// asking the set. Nil otherwise.
+// pairedAllocation returns the allocation free call f frees, where f's
+// pointer points into that allocation's blocks only (or is null) and the
+// function frees every block it allocates (pairedfree.go): its reverse
+// frees the shadow without asking the set. Nil otherwise.
 func (r *reverseGen) pairedAllocation(f *ir.InstCall) *ir.InstCall {
-	objs, known := underlyingObjects(f.Args[0])
-	if !known || len(objs) != 1 {
+	objs, opaque, known := objectsOf(f.Args[0], true)
+	if !known || opaque || len(objs) != 1 {
 		return nil
 	}
 	a, ok := objs[0].(*ir.InstCall)
-	if !ok || !freesOwnValue(f, a) || !r.alwaysFreed(a) {
+	if !ok || !r.alwaysFreed(a) {
 		return nil
 	}
 	return a
