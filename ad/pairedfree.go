@@ -81,6 +81,10 @@ func neverNull(a *ir.InstCall) bool {
 	return false
 }
 
+// maxFreedPaths bounds the points the proof visits (blocks times the
+// holder sets they are entered with).
+const maxFreedPaths = 4096
+
 // freedPath is a point of the proof's search: a block entered at index
 // from, with the values (a, phis) that hold the block a last allocated.
 type freedPath struct {
@@ -133,6 +137,9 @@ func (r *reverseGen) provesFreed(a *ir.InstCall) bool {
 	work := []freedPath{{ab, start, map[value.Value]bool{a: true}}}
 	seen := map[string]bool{}
 	for len(work) > 0 {
+		if len(seen) > maxFreedPaths {
+			return false // too many holder sets to follow: not proven
+		}
 		p := work[len(work)-1]
 		work = work[:len(work)-1]
 		if k := p.key(); seen[k] {
