@@ -1,8 +1,8 @@
 package ad
 
 import (
+	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/gozyme/gozyme/ad/irfacts"
@@ -93,14 +93,15 @@ type freedPath struct {
 	holders map[value.Value]bool
 }
 
-// key names the point for the search's visited set.
+// key names the point for the search's visited set, by identity (not by
+// IR names, which unnumbered values may share).
 func (p freedPath) key() string {
 	var names []string
 	for v := range p.holders {
-		names = append(names, v.Ident())
+		names = append(names, fmt.Sprintf("%p", v))
 	}
 	sort.Strings(names)
-	return p.b.Ident() + ":" + strconv.Itoa(p.from) + ":" + strings.Join(names, ",")
+	return fmt.Sprintf("%p:%d:", p.b, p.from) + strings.Join(names, ",")
 }
 
 func (r *reverseGen) provesFreed(a *ir.InstCall) bool {
