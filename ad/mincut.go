@@ -529,6 +529,7 @@ type loopState struct {
 	requested       map[value.Value]bool             // dry run: primal values the reverse reads (mincut.go)
 	exitRequested   map[exitUse]bool                 // dry run: the same, read after their loop
 	fwdStores       map[*ir.InstLoad]*forwardedLoad  // primal load -> the loop store it reads, if proven (storeforward.go)
+	freedAlloc      map[*ir.InstCall]bool            // allocation -> whether its function frees every block it allocates (pairedfree.go)
 	plan            *cachePlan                       // what to cache and what to recompute (mincut.go)
 	exitCopies      map[exitUse]value.Value          // copies of loop values made after the loop
 	hoistMemo       map[value.Value]*irutil.Loop     // primal value -> loop it is cached without (hoist.go)

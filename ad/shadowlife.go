@@ -48,11 +48,11 @@ func (r *reverseGen) tracksShadowLife() bool { return !r.d.gpu && !r.parallel }
 
 // shadowRelease is the function the reverse of allocation x releases its
 // shadow with: deallocator name (of signature void(i8*, params...)), or,
-// where r tracks shadow lifetimes and no free of its own block pairs with
-// x, the same behind the set's check.
+// where r tracks shadow lifetimes and its function may not free every
+// block x allocates (pairedfree.go), the same behind the set's check.
 func (r *reverseGen) shadowRelease(x *ir.InstCall, name string, params ...types.Type) *ir.Func {
 	dealloc := rules.Declare(r.m, name, types.Void, append([]types.Type{types.I8Ptr}, params...)...)
-	if !r.tracksShadowLife() || r.freedInBlock(x) {
+	if !r.tracksShadowLife() || r.alwaysFreed(x) {
 		return dealloc
 	}
 	level := r.d.shadowLevel(r.f)
@@ -168,46 +168,18 @@ func (d *differ) scopeShadowSetCalls(caller, f *ir.Func, pre []ir.Instruction, f
 	return out
 }
 
-// pairedAllocation returns the allocation free call f frees, where it is
-// the only object f's pointer may point into and f follows it in its
-// block: each allocation is freed by the f after it, before the block
-// ends, so its reverse may free the shadow without asking the set (the
-// common temporary: a buffer allocated, used and freed). Nil otherwise.
+// pairedAllocation returns the allocation free call f frees, where f's
+// pointer points into that allocation's blocks only (or is null) and the
+// function frees every block it allocates (pairedfree.go): its reverse
+// frees the shadow without asking the set. Nil otherwise.
 func (r *reverseGen) pairedAllocation(f *ir.InstCall) *ir.InstCall {
-	objs, known := underlyingObjects(f.Args[0])
-	if !known || len(objs) != 1 {
+	objs, opaque, known := objectsOf(f.Args[0], true)
+	if !known || opaque || len(objs) != 1 {
 		return nil
 	}
 	a, ok := objs[0].(*ir.InstCall)
-	if !ok || !irfacts.IsAllocation(a) || r.blockOf[a] == nil || r.blockOf[a] != r.blockOf[f] {
+	if !ok || !r.alwaysFreed(a) {
 		return nil
 	}
-	seen := false
-	for _, inst := range r.blockOf[a].Insts {
-		switch inst {
-		case a:
-			seen = true
-		case f:
-			if seen {
-				return a
-			}
-			return nil
-		}
-	}
-	return nil
-}
-
-// freedInBlock reports whether a free of allocation a's own block pairs
-// with it (pairedAllocation).
-func (r *reverseGen) freedInBlock(a *ir.InstCall) bool {
-	b := r.blockOf[a]
-	if b == nil {
-		return false
-	}
-	for _, inst := range b.Insts {
-		if f, ok := inst.(*ir.InstCall); ok && isFree(f) && len(f.Args) > 0 && r.pairedAllocation(f) == a {
-			return true
-		}
-	}
-	return false
+	return a
 }
