@@ -22,6 +22,23 @@ func TestReverseNoNeedNullPrimal(t *testing.T) {
 	}
 }
 
+// TestSplitNoNeedNullPrimal: the same for split mode (augmented forward and
+// reverse called by the user) and for enzyme_primal_return, whose augmented
+// forward sweeps store the primal too.
+func TestSplitNoNeedNullPrimal(t *testing.T) {
+	t.Parallel()
+	src := testdataC(t, "split_noneed_null.c")
+	for _, o := range optLevels {
+		o := o
+		t.Run("O"+o, func(t *testing.T) {
+			t.Parallel()
+			if out := run(t, buildC(t, src, o)); !strings.Contains(out, "ok") {
+				t.Fatalf("-O%s: %s", o, out)
+			}
+		})
+	}
+}
+
 // TestReverseNoNeedNullPrimalReadBack: when the function reads back what it
 // stored through such an argument for a result that is kept, the link stops
 // naming enzyme_dupnoneed instead of reading through the null pointer.
