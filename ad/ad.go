@@ -279,6 +279,7 @@ func (d *differ) lower(rt *root) error {
 		grads[i] = g
 	}
 
+	d.wrapNoNeedPrimals(rt) // sparse.go
 	callee, args, pre, err := rt.dispatchArgs(grads)
 	if err != nil {
 		return err

@@ -25,8 +25,8 @@ import (
 // alwaysinline, the always-inliner puts their bodies where the view is, and
 // LowerDenseViews turns each access into the call it stands for.
 //
-// A forward-mode root's enzyme_dupnoneed argument whose primal is a
-// constant pointer ((T*)0x1, nullptr: memory that is not there, whose
+// An enzyme_dupnoneed argument of a forward or reverse root whose primal is
+// a constant pointer ((T*)0x1, nullptr: memory that is not there, whose
 // primal contents the caller does not want) is passed as a view too
 // (noNeedView): its stores are dropped, and a load through it is allowed
 // only where nothing that remains uses the value.
@@ -35,7 +35,7 @@ import (
 var denseViewNames = []string{"__enzyme_todense", "__enzyme_post_sparse_todense"}
 
 // noNeedView marks the constant primal of an enzyme_dupnoneed argument of
-// a forward-mode root: i8* @__gozyme_noneed_view(i8* primal).
+// a forward or reverse root: i8* @__gozyme_noneed_view(i8* primal).
 const noNeedView = "__gozyme_noneed_view"
 
 // DenseViewNames lists the names whose calls LowerDenseViews lowers (for
@@ -70,9 +70,10 @@ func viewKind(call *ir.InstCall) int {
 	return 0
 }
 
-// wrapNoNeedPrimals passes each enzyme_dupnoneed argument of a forward
-// root whose primal is a constant pointer through noNeedView, so that no
-// access through it is left after AD (LowerDenseViews).
+// wrapNoNeedPrimals passes each enzyme_dupnoneed argument of a root
+// (forward, or reverse: its augmented forward sweep stores the primal too)
+// whose primal is a constant pointer through noNeedView, so that no access
+// through it is left after AD (LowerDenseViews).
 func (d *differ) wrapNoNeedPrimals(rt *root) {
 	for i, a := range rt.args {
 		if a.act != activity.DupNoNeed {

@@ -39,6 +39,7 @@ func (d *differ) lowerSplit(rt *root) error {
 	}
 	sg.userHeld = true // its tapes escape to the user (tapestack.go)
 	var pre []ir.Instruction
+	d.wrapNoNeedPrimals(rt) // sparse.go
 	args, err := rt.callArgs(f, &pre)
 	if err != nil {
 		return err
@@ -204,6 +205,7 @@ func (d *differ) lowerReverseWithPrimal(rt *root) error {
 	}
 	sg.userHeld = true // its tapes escape to the user (tapestack.go)
 	var pre []ir.Instruction
+	d.wrapNoNeedPrimals(rt) // sparse.go
 	args, err := rt.callArgs(f, &pre)
 	if err != nil {
 		return err
