@@ -102,7 +102,7 @@ func (w *bodyRewrite) plan(inst ir.Instruction) {
 			w.setTwin(x, s)
 		}
 	case *ir.InstAnd, *ir.InstOr, *ir.InstXor:
-		if t := w.rt.carrierType(v); t != nil && irfacts.IsFloat(rules.ScalarOf(t)) && signOperand(inst) != nil {
+		if t := w.rt.carrierType(v); t != nil && irfacts.IsFloat(rules.ScalarOf(t)) && !packedCarrier(v, t) && signOperand(inst) != nil {
 			w.setTwin(v, nil) // made in rebuild: the float operations
 		}
 	case *ir.InstShuffleVector:
@@ -112,6 +112,10 @@ func (w *bodyRewrite) plan(inst ir.Instruction) {
 	case *ir.InstCall:
 		if g := w.retypedCallee(x); g != nil && !types.Equal(g.Sig.RetType, x.Typ) {
 			w.setTwin(x, nil)
+		}
+	case *ir.InstTrunc:
+		if _, _, ok := w.packedLane(x); ok {
+			w.setTwin(v, nil) // made in rebuild: the lane's extractelement
 		}
 	case *ir.InstAdd, *ir.InstSub:
 		if t := w.rt.carrierType(v); t != nil && types.IsPointer(t) {
@@ -222,6 +226,12 @@ func (w *bodyRewrite) rebuild(b *ir.Block) {
 			}
 		}
 		if v != nil {
+			if tr, ok := inst.(*ir.InstTrunc); ok && w.twin[v] == nil {
+				if _, planned := w.twin[v]; planned {
+					w.extractLane(tr, emit)
+					continue
+				}
+			}
 			if _, planned := w.twin[v]; planned && isBitwise(inst) {
 				w.signOp(inst, emit)
 				continue

@@ -103,7 +103,19 @@ func (rt *retyper) carrierType(v value.Value) types.Type {
 	if it, ok := v.Type().(*types.IntType); ok && it.BitSize == 64 && rt.ta.IsPointerBits(v) {
 		return types.I8Ptr
 	}
+	if ft, n := rt.ta.PackedFloats(v); ft != nil {
+		return types.NewVector(uint64(n), ft) // its bits, lane by lane
+	}
 	return nil
+}
+
+// packedCarrier reports a carrier t of v that is a vector of floats for a
+// scalar integer (PackedFloats): moved whole, never taken apart by a sign
+// mask or a shuffle of the integer's lanes.
+func packedCarrier(v value.Value, t types.Type) bool {
+	_, scalar := v.Type().(*types.IntType)
+	_, vec := t.(*types.VectorType)
+	return scalar && vec
 }
 
 // retCarrier is carrierType for a copy's return value.

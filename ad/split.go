@@ -422,6 +422,12 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	if r.dret != nil {
 		irutil.ReplaceAllUses(rev, r.dret, rev.Params[nArgs])
 	}
+	// The loads and stores written here move cache slots to and from the
+	// tape, which malloc and the tape stack align to 16 bytes only: without
+	// an explicit alignment LLVM reads the type's ABI alignment (32 for a
+	// <4 x double>) and emits aligned vector moves that fault.
+	setMinimalAlignment(aug)
+	setMinimalAlignment(rev)
 	if !hasTape {
 		return nil, nil
 	}

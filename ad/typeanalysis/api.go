@@ -50,6 +50,33 @@ func (a *Analysis) FloatOf(v value.Value) *types.FloatType {
 	return found.FloatType()
 }
 
+// PackedFloats is the float type and count of the narrower floats that v,
+// a scalar integer, holds side by side in every one of its bytes (an i64
+// copying a struct of two floats, an i128 two doubles or four floats):
+// nil otherwise, and for integers FloatOf describes.
+func (a *Analysis) PackedFloats(v value.Value) (*types.FloatType, int64) {
+	it, ok := v.Type().(*types.IntType)
+	if !ok || it.BitSize%8 != 0 {
+		return nil, 0
+	}
+	size := int64(it.BitSize / 8)
+	t := a.get(v)
+next:
+	for _, c := range []Concrete{Float, Double} {
+		w := c.Size()
+		if size <= w || size%w != 0 {
+			continue
+		}
+		for off := int64(0); off < size; off += w {
+			if t.ScalarAt(off, w) != c {
+				continue next
+			}
+		}
+		return c.FloatType(), size / w
+	}
+	return nil, 0
+}
+
 // IsPointerBits reports an integer (or vector of integers of pointer
 // size) that holds pointers in every element.
 func (a *Analysis) IsPointerBits(v value.Value) bool {
