@@ -177,7 +177,7 @@ func describeValue(v value.Value) string {
 	case *ir.Func:
 		return "function '" + x.Name() + "'"
 	case constant.Constant:
-		return "a constant " + typeWords(x.Type())
+		return "a constant (" + typeWords(x.Type()) + ")"
 	case ir.Instruction:
 		return describe(x)
 	}

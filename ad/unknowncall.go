@@ -24,11 +24,11 @@ func (d *differ) unknownMemoryCall(f *ir.Func, act *activity.Info, c *ir.InstCal
 		if !act.CallTouchesActiveMemory(c, d.passes) {
 			return nil
 		}
-		what := "indirect call"
+		what := describe(c) // a call through a function pointer
 		if _, asm := irutil.StripCasts(c.Callee).(*ir.InlineAsm); asm {
 			what = "inline assembly"
 		}
-		return errorAt(f, c, "%s %s takes pointers to memory that carries derivatives and has no derivative", what, describe(c))
+		return errorAt(f, c, "%s takes pointers to memory that carries derivatives and has no derivative", what)
 	}
 	if len(callee.Blocks) == 0 && !d.inactive[callee] && isInactiveLibWriter(callee.Name()) {
 		return inactiveWriterCall(f, act, c, callee)
