@@ -85,6 +85,9 @@ func (r *reverseGen) customArgs(call *ir.InstCall, look func(value.Value) value.
 // augmentCustom emits, after the forward clone of a call with a custom rule,
 // the call of its augmented forward, keeping the tape it returns.
 func (r *reverseGen) augmentCustom(b *ir.Block, call *ir.InstCall, c *Custom) ([]ir.Instruction, error) {
+	if err := r.d.fortranReductionStop(r.f, call); err != nil {
+		return nil, err
+	}
 	if c.Augment == nil {
 		return nil, nil
 	}
