@@ -129,9 +129,9 @@ func (d *differ) fortranReductionStop(f *ir.Func, call *ir.InstCall) error {
 	if isInt && dim.X.Sign() == 0 && isNull {
 		return nil
 	}
-	err := errorAt(f, call, "no derivative for the call to '%s' with a DIM or MASK argument (sum(a, dim=...), sum(a, mask=...)): gozyme differentiates only the whole-array sum without mask; write the reduction as a loop, or give it a custom derivative", callee.Name())
-	err.Callee = callee.Name()
-	return err
+	// No Callee: the linker's hint about the routine's missing bitcode
+	// would not help here.
+	return errorAt(f, call, "no derivative for the call to '%s' with a DIM or MASK argument (sum(a, dim=...), sum(a, mask=...)): gozyme differentiates only the whole-array sum without mask; write the reduction as a loop, or give it a custom derivative", callee.Name())
 }
 
 // generated reports a Custom made by buildFortranReduction.
