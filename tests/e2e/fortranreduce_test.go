@@ -223,3 +223,46 @@ end module
 		}
 	}
 }
+
+// TestFortranSumInParallelStops: SUM inside an OpenMP parallel loop stops
+// the link in reverse mode, whose rule adds into the shadows with plain
+// stores (threads may share the array).
+func TestFortranSumInParallelStops(t *testing.T) {
+	setup(t)
+	needFlang(t)
+	src := `module par
+  use iso_c_binding
+  implicit none
+contains
+  function part(v) result(e)
+    real(c_double), intent(in) :: v(:)
+    real(c_double) :: e
+    e = sum(v)
+  end function
+  function loss(x, n) bind(C, name="loss") result(e)
+    integer(c_int), value :: n
+    real(c_double), intent(in) :: x(n)
+    real(c_double) :: e, p(4)
+    integer :: j
+    !$omp parallel do
+    do j = 1, 4
+      p(j) = part(x(2*j-1:2*j))**2
+    end do
+    e = p(1) + p(2)*p(3) + p(4)
+  end function
+end module
+`
+	dir := t.TempDir()
+	for name, text := range map[string]string{"loss.f90": src, "main.c": gradMainC} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := toolEnv()
+	run(t, dir, env, tool("gozyme-fc"), "-fopenmp", "-O2", "-c", "loss.f90")
+	_, stderr, err := runErr(dir, env, tool("gozyme-cc"), "-fopenmp", "-O2", "main.c", "loss.o", "-o", "prog", "-lm")
+	want := "'_FortranASumReal8' is differentiated by a rule whose reverse cannot run in threads"
+	if err == nil || !strings.Contains(stderr, want) {
+		t.Errorf("want a stop with %q, got (%v):\n%s", want, err, stderr)
+	}
+}
