@@ -268,14 +268,21 @@ func (x *fb) rank(p value.Value) value.Value {
 	return x.b.NewZExt(x.load(types.I8, p, i64c(20)), types.I64)
 }
 
-// checkType aborts with a message where descriptor p's element type is
-// not the routine's.
+// checkType aborts with a message where descriptor p is not one this
+// layout reads (its version is not flang's 20180515, its rank above 15)
+// or its element type is not the routine's.
 func (h *fredHelpers) checkType(x *fb, p value.Value) {
 	code := x.load(types.I8, p, i64c(21))
-	x.ifThen(x.b.NewICmp(enum.IPredNE, code, constant.NewInt(types.I8, h.red.code)), func() {
+	var bad value.Value = x.b.NewICmp(enum.IPredNE, code, constant.NewInt(types.I8, h.red.code))
+	bad = x.b.NewOr(bad, x.b.NewICmp(enum.IPredNE, x.load(types.I32, p, i64c(16)), constant.NewInt(types.I32, cfiVersion)))
+	bad = x.b.NewOr(bad, x.b.NewICmp(enum.IPredUGT, x.rank(p), i64c(15)))
+	x.ifThen(bad, func() {
 		x.b.NewCall(h.badType())
 	})
 }
+
+// cfiVersion is the version flang-16's descriptors carry (CFI_VERSION).
+const cfiVersion = 20180515
 
 // badType returns (building once) the function that reports an element
 // type checkType refuses and aborts.
@@ -289,7 +296,7 @@ func (h *fredHelpers) badType() *ir.Func {
 	f := h.m.NewFunc(name, types.Void)
 	f.Linkage = enum.LinkageInternal
 	b := f.NewBlock("entry")
-	msg := fmt.Sprintf("gozyme: the derivative of '%s' was given an array whose element type is not the routine's own (type code other than %d), which it cannot differentiate\n", h.name, h.red.code)
+	msg := fmt.Sprintf("gozyme: the derivative of '%s' was given an array descriptor it cannot read (a version other than %d, a rank above 15) or whose element type is not the routine's own (type code other than %d)\n", h.name, cfiVersion, h.red.code)
 	g := h.m.NewGlobalDef(name+".msg", constant.NewCharArrayFromString(msg))
 	g.Linkage = enum.LinkagePrivate
 	g.Immutable = true

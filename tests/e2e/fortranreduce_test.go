@@ -52,6 +52,56 @@ end module
 `, "-O0", "-O2")
 }
 
+// TestFortranSumShapes differentiates SUM over boxes whose byte strides
+// are not the element size: a derived type's component (p%y), a reversed
+// section of an allocatable with step -3, and rank-3 sections with a
+// negative stride in the last dimension.
+func TestFortranSumShapes(t *testing.T) {
+	setup(t)
+	needFlang(t)
+	checkFortranGradient(t, `module shapes
+  use iso_c_binding
+  implicit none
+  type :: pt
+    real(c_double) :: x, y
+    integer :: tag
+  end type
+contains
+  function total(v) result(e)
+    real(c_double), intent(in) :: v(:)
+    real(c_double) :: e
+    e = sum(v)
+  end function
+  function cube(c) result(e)
+    real(c_double), intent(in) :: c(:,:,:)
+    real(c_double) :: e
+    e = sum(c*c)
+  end function
+  function loss(x, n) bind(C, name="loss") result(e)
+    integer(c_int), value :: n
+    real(c_double), intent(in) :: x(n)
+    real(c_double) :: e
+    type(pt) :: p(4)
+    real(c_double), allocatable :: w(:)
+    real(c_double) :: c(2, 2, 2)
+    integer :: j, k
+    do j = 1, 4
+      p(j)%x = x(2*j-1); p(j)%y = x(2*j)*x(1); p(j)%tag = j
+    end do
+    allocate(w(n))
+    w = exp(x/4)
+    do k = 1, 2
+      do j = 1, 2
+        c(:, j, k) = x(4*k+2*j-5:4*k+2*j-4)
+      end do
+    end do
+    e = total(p%y)*total(p%x) + total(w(n:1:-3)) + cube(c(:, :, 2:1:-1)) * x(3) + cube(c(2:2, :, :))
+    deallocate(w)
+  end function
+end module
+`, "-O0", "-O2")
+}
+
 // reductionMainC calls the Fortran runtime's reductions directly on
 // descriptors built as flang builds them (ISO_Fortran_binding.h's
 // CFI_cdesc_t): DotProductReal8 of strided and reversed vectors, SumReal8
@@ -264,5 +314,55 @@ end module
 	want := "'_FortranASumReal8' is differentiated by a rule whose reverse cannot run in threads"
 	if err == nil || !strings.Contains(stderr, want) {
 		t.Errorf("want a stop with %q, got (%v):\n%s", want, err, stderr)
+	}
+}
+
+// mixedDotC calls DotProductReal8 with a real(4) and a real(8) vector, as
+// flang does for dot_product of the two kinds: the runtime converts, the
+// rule does not, and the derivative stops the program with a message.
+const mixedDotC = `#include <stdio.h>
+extern int enzyme_dup, enzyme_const;
+void __enzyme_autodiff(void *, ...);
+typedef struct { long lower, extent, sm; } dim_t;
+typedef struct {
+  void *base; long elem_len; int version;
+  signed char rank, type; unsigned char attribute, addendum;
+  dim_t dim[1];
+} desc_t;
+double _FortranADotProductReal8(const desc_t *, const desc_t *, const char *, int);
+double loss(const double *x, int n) {
+  float f[4] = {1, 2, 3, 4};
+  desc_t a = {(void *)x, 8, 20180515, 1, 28, 0, 0, {{1, n, 8}}};
+  desc_t b = {f, 4, 20180515, 1, 27, 0, 0, {{1, n, 4}}};
+  return _FortranADotProductReal8(&a, &b, "x", 1);
+}
+int main(void) {
+  double x[4] = {1, 2, 3, 4}, dx[4] = {0};
+  __enzyme_autodiff((void *)loss, enzyme_dup, x, dx, enzyme_const, 4);
+  printf("grad %g\n", dx[0]);
+  return 0;
+}
+`
+
+// TestFortranDotProductMixedKindAborts: a descriptor of another element
+// type than the routine's aborts the derivative at run time, naming the
+// routine, instead of reading floats as doubles.
+func TestFortranDotProductMixedKindAborts(t *testing.T) {
+	setup(t)
+	needFlang(t)
+	driver, err := flang.Driver(toolchains.ConfigFromEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.c"), []byte(mixedDotC), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := toolEnv()
+	run(t, dir, env, tool("gozyme-cc"), "-O2", "main.c", "-o", "prog", "-L"+flang.RuntimeDir(driver), "-lFortranRuntime", "-lFortranDecimal", "-lstdc++", "-lm")
+	stdout, stderr, err := runErr(dir, env, filepath.Join(dir, "prog"))
+	want := "the derivative of '_FortranADotProductReal8' was given an array descriptor it cannot read"
+	if err == nil || !strings.Contains(stderr, want) || strings.Contains(stdout, "grad") {
+		t.Errorf("want an abort with %q, got (%v):\n%s%s", want, err, stdout, stderr)
 	}
 }
