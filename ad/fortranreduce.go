@@ -90,13 +90,13 @@ func withFortranReductions(m *ir.Module, user map[*ir.Func]*Custom) map[*ir.Func
 	return out
 }
 
-// fortranReductionSig checks f's signature: Sum (box*, i8*, i32, i32,
-// box*) and DotProduct (box*, box*, i8*, i32), returning the element.
+// fortranReductionSig reports whether f has the runtime's signature: Sum
+// (box*, i8*, i32, i32, box*) -> T, DotProduct (box*, box*, i8*, i32) -> T.
 func fortranReductionSig(f *ir.Func, red fortranReduction) bool {
 	if !types.Equal(f.Sig.RetType, red.elem) {
 		return false
 	}
-	want := "ppii" + "p"
+	want := "ppiip"
 	if red.dot {
 		want = "pppi"
 	}

@@ -366,3 +366,65 @@ func TestFortranDotProductMixedKindAborts(t *testing.T) {
 		t.Errorf("want an abort with %q, got (%v):\n%s%s", want, err, stdout, stderr)
 	}
 }
+
+// constArrayMainC differentiates loss(a, x, n) with a enzyme_const.
+const constArrayMainC = `#include <stdio.h>
+#include <math.h>
+extern int enzyme_dup, enzyme_const;
+void __enzyme_autodiff(void *, ...);
+double __enzyme_fwddiff(void *, ...);
+double loss(const double *a, const double *x, int n);
+#define N 6
+int main(void) {
+  double a[N], x[N], dx[N] = {0}, v[N], dv = 0;
+  for (int i = 0; i < N; i++) { a[i] = cos(i); x[i] = 0.5 + 0.3 * i; v[i] = 0.1 * i - 0.2; }
+  __enzyme_autodiff((void *)loss, enzyme_const, a, enzyme_dup, x, dx, enzyme_const, N);
+  for (int i = 0; i < N; i++) {
+    double h = 1e-6, xi = x[i];
+    x[i] = xi + h; double fp = loss(a, x, N);
+    x[i] = xi - h; double fm = loss(a, x, N);
+    x[i] = xi;
+    printf("grad %d %.17g %.17g\n", i, dx[i], (fp - fm) / (2 * h));
+    dv += dx[i] * v[i];
+  }
+  printf("fwd 0 %.17g %.17g\n", __enzyme_fwddiff((void *)loss, enzyme_const, a, enzyme_dup, x, v, enzyme_const, N), dv);
+  return 0;
+}
+`
+
+// TestFortranSumConstArray: SUM and DOT_PRODUCT over an array passed
+// enzyme_const (its box has no shadow array), alone and multiplied by an
+// active one, next to active ones.
+func TestFortranSumConstArray(t *testing.T) {
+	setup(t)
+	needFlang(t)
+	for _, o := range []string{"-O0", "-O2"} {
+		dir := t.TempDir()
+		for name, text := range map[string]string{"loss.f90": `module cst
+  use iso_c_binding
+  implicit none
+contains
+  function total(v) result(e)
+    real(c_double), intent(in) :: v(:)
+    real(c_double) :: e
+    e = sum(v)
+  end function
+  function loss(a, x, n) bind(C, name="loss") result(e)
+    integer(c_int), value :: n
+    real(c_double), intent(in) :: a(n), x(n)
+    real(c_double) :: e
+    e = total(a) * total(x*x) + total(a(1:n:2) * x(1:n:2)) + dot_product(a, x)
+  end function
+end module
+`, "main.c": constArrayMainC} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		env := toolEnv()
+		run(t, dir, env, tool("gozyme-fc"), o, "-c", "loss.f90")
+		run(t, dir, env, tool("gozyme-cc"), o, "main.c", "loss.o", "-o", "prog", "-lm")
+		checkComparisons(t, "const "+o, run(t, dir, env, filepath.Join(dir, "prog")),
+			map[string]int{"grad": 6, "fwd": 1}, map[string]float64{"grad": fortranFD, "fwd": fortranExact})
+	}
+}
