@@ -18,9 +18,11 @@ import (
 //
 //	SumReal8(const Descriptor &a, const char *file, int line, int dim, const Descriptor *mask)
 //	DotProductReal8(const Descriptor &x, const Descriptor &y, const char *file, int line)
+//	MaxvalReal8, MinvalReal8 (as SumReal8)
 //
-// (and their Real4 twins), which flang-16 calls for sum(v) and
-// dot_product(x, y) of assumed-shape arrays and sections, get derivative
+// (and their Real4 twins), which flang-16 calls for sum(v), maxval(v),
+// minval(v) and dot_product(x, y) of assumed-shape arrays and sections
+// (it inlines real DOT_PRODUCT itself: that rule serves calls from C), get derivative
 // rules made as custom derivatives (Custom) of generated functions: the
 // primal call stays the runtime's (its compensated sum is the program's
 // result).
@@ -43,7 +45,9 @@ import (
 // adj*y into dx, adj*x into dy) and frees the record. Forward: the tangent
 // is the sum of the shadows' elements (dot: dx·y + x·dy).
 //
-// Only the whole-array sum without mask is differentiated: a call with a
+// MAXVAL and MINVAL: fortranextrema.go.
+//
+// Only the whole-array reduction without mask is differentiated: a call with a
 // DIM other than a constant 0 or a mask that is not a null constant stops
 // the link (fortranReductionStop). An element type other than the
 // routine's (dot_product of a real(4) and a real(8) vector goes to
@@ -55,15 +59,20 @@ const fortranReducePrefix = "__gozyme_fortran_r_"
 // fortranReduction describes one runtime routine.
 type fortranReduction struct {
 	dot  bool
+	ext  int // MAXVAL (1), MINVAL (-1)
 	elem *types.FloatType
 	code int64 // the descriptor's type code of elem
 }
 
 var fortranReductions = map[string]fortranReduction{
-	"_FortranASumReal8":        {false, types.Double, 28},
-	"_FortranASumReal4":        {false, types.Float, 27},
-	"_FortranADotProductReal8": {true, types.Double, 28},
-	"_FortranADotProductReal4": {true, types.Float, 27},
+	"_FortranASumReal8":        {false, 0, types.Double, 28},
+	"_FortranASumReal4":        {false, 0, types.Float, 27},
+	"_FortranADotProductReal8": {true, 0, types.Double, 28},
+	"_FortranADotProductReal4": {true, 0, types.Float, 27},
+	"_FortranAMaxvalReal8":     {false, 1, types.Double, 28},
+	"_FortranAMaxvalReal4":     {false, 1, types.Float, 27},
+	"_FortranAMinvalReal8":     {false, -1, types.Double, 28},
+	"_FortranAMinvalReal4":     {false, -1, types.Float, 27},
 }
 
 // withFortranReductions returns user's custom derivatives plus generated
@@ -131,7 +140,7 @@ func (d *differ) fortranReductionStop(f *ir.Func, call *ir.InstCall) error {
 	}
 	// No Callee: the linker's hint about the routine's missing bitcode
 	// would not help here.
-	return errorAt(f, call, "no derivative for the call to '%s' with a DIM or MASK argument (sum(a, dim=...), sum(a, mask=...)): gozyme differentiates only the whole-array sum without mask; write the reduction as a loop, or give it a custom derivative", callee.Name())
+	return errorAt(f, call, "no derivative for the call to '%s' with a DIM or MASK argument (sum(a, dim=...), sum(a, mask=...), maxval, minval alike): gozyme differentiates only the whole-array reduction without mask; write the reduction as a loop, or give it a custom derivative", callee.Name())
 }
 
 // generated reports a Custom made by buildFortranReduction.
@@ -162,11 +171,16 @@ func buildFortranReduction(m *ir.Module, f *ir.Func, red fortranReduction) *Cust
 	for _, g := range []*ir.Func{aug, grad, fwd} {
 		g.Linkage = enum.LinkageInternal
 	}
-	if red.dot {
+	switch {
+	case red.dot:
 		h.dotAug(aug)
 		h.dotGrad(grad)
 		h.dotFwd(fwd)
-	} else {
+	case red.ext != 0:
+		h.extAug(aug)
+		h.extGrad(grad)
+		h.extFwd(fwd)
+	default:
 		h.sumAug(aug)
 		h.sumGrad(grad)
 		h.sumFwd(fwd)

@@ -102,11 +102,53 @@ end module
 `, "-O0", "-O2")
 }
 
+// TestFortranMaxvalMinvalRule differentiates MAXVAL and MINVAL
+// (_FortranAMaxvalReal8, _FortranAMinvalReal8) of a rank-2 product, a
+// strided 2-D section, a reversed strided vector and a box refilled in a
+// loop: the derivative goes to the extremal element. The real(4) calls
+// (times zero) only check that their rules build and run.
+func TestFortranMaxvalMinvalRule(t *testing.T) {
+	setup(t)
+	needFlang(t)
+	checkFortranGradient(t, `module extrema
+  use iso_c_binding
+  implicit none
+contains
+  function spread_of(a) result(e)
+    real(c_double), intent(in) :: a(:,:)
+    real(c_double) :: e
+    e = maxval(a) - 2*minval(a)
+  end function
+  function top(v) result(e)
+    real(c_double), intent(in) :: v(:)
+    real(c_double) :: e
+    e = maxval(v)
+  end function
+  function loss(x, n) bind(C, name="loss") result(e)
+    integer(c_int), value :: n
+    real(c_double), intent(in) :: x(n)
+    real(c_double) :: e, a(2, 4)
+    real(4) :: f(n)
+    integer :: j
+    do j = 1, 4
+      a(:, j) = x(2*j-1:2*j)
+    end do
+    f = real(x, 4)
+    e = spread_of(a*a) * x(2) + top(x(n:1:-2)) + spread_of(a(:, 2:4:2))
+    do j = 1, 3
+      e = e + top(a(:, j) * x(j+1))**2
+    end do
+    e = e + minval(f(2:n:3)) * 0 + real(maxval(f), 8) * 0
+  end function
+end module
+`, "-O0", "-O2")
+}
+
 // reductionMainC calls the Fortran runtime's reductions directly on
 // descriptors built as flang builds them (ISO_Fortran_binding.h's
 // CFI_cdesc_t): DotProductReal8 of strided and reversed vectors, SumReal8
-// of a strided 2-D section, and the Real4 routines, whose gradient is
-// compared with its analytic value.
+// of a strided 2-D section, and the Real4 routines (MAXVAL and MINVAL
+// too), whose gradient is compared with its analytic value.
 const reductionMainC = `#include <math.h>
 #include <stdio.h>
 extern int enzyme_dup, enzyme_const;
@@ -123,6 +165,8 @@ double _FortranASumReal8(const desc_t *, const char *, int, int, const desc_t *)
 float _FortranASumReal4(const desc_t *, const char *, int, int, const desc_t *);
 double _FortranADotProductReal8(const desc_t *, const desc_t *, const char *, int);
 float _FortranADotProductReal4(const desc_t *, const desc_t *, const char *, int);
+float _FortranAMaxvalReal4(const desc_t *, const char *, int, int, const desc_t *);
+float _FortranAMinvalReal4(const desc_t *, const char *, int, int, const desc_t *);
 static desc_t vec(void *p, int kind, long n, long stride) {
   desc_t d = {p, kind, 20180515, 1, kind == 8 ? 28 : 27, 0, 0, {{1, n, stride * kind}}};
   return d;
@@ -138,14 +182,16 @@ double loss(const double *x, int n) {
   double e = _FortranADotProductReal8(&a, &b, "x", 1) + _FortranADotProductReal8(&r, &s, "x", 2);
   return e + _FortranASumReal8(&m, "x", 3, 0, 0) * x[2] + _FortranASumReal8(&r, "x", 4, 0, 0);
 }
-/* loss4: single precision, f = x: sum(f(2::2))*x(4) + dot(f, f); its
-   gradient is x(4) at the odd indices, plus sum(f(2::2)) at index 3, plus
-   2 f. */
+/* loss4: single precision, f = x: sum(f(2::2))*x(4) + dot(f, f)
+   + 2 maxval(f) - minval(f(2::2)); its gradient is x(4) at the odd
+   indices, plus sum(f(2::2)) at index 3, plus 2 f, plus 2 at f's largest
+   element, minus 1 at the smallest odd one. */
 double loss4(const double *x, int n) {
   float f[N];
   for (int i = 0; i < n; i++) f[i] = (float)x[i];
   desc_t g = vec(f, 4, n, 1), h = vec(f + 1, 4, n / 2, 2);
-  return _FortranASumReal4(&h, "x", 5, 0, 0) * x[3] + _FortranADotProductReal4(&g, &g, "x", 6);
+  return _FortranASumReal4(&h, "x", 5, 0, 0) * x[3] + _FortranADotProductReal4(&g, &g, "x", 6) +
+         2 * _FortranAMaxvalReal4(&g, "x", 7, 0, 0) - _FortranAMinvalReal4(&h, "x", 8, 0, 0);
 }
 int main(void) {
   double x[N], dx[N] = {0}, v[N], dv = 0;
@@ -162,10 +208,15 @@ int main(void) {
   printf("fwd 0 %.17g %.17g\n", __enzyme_fwddiff((void *)loss, enzyme_dup, x, v, enzyme_const, N), dv);
   double x4[N], d4[N] = {0}, g4[N], odd = 0, dv4 = 0;
   for (int i = 0; i < N; i++) x4[i] = (float)x[i];
+  int imax = 0, imin = 1;
   for (int i = 1; i < N; i += 2) odd += (float)x4[i];
+  for (int i = 0; i < N; i++) {
+    if (x4[i] > x4[imax]) imax = i;
+    if (i % 2 && x4[i] < x4[imin]) imin = i;
+  }
   __enzyme_autodiff((void *)loss4, enzyme_dup, x4, d4, enzyme_const, N);
   for (int i = 0; i < N; i++) {
-    g4[i] = 2 * (float)x4[i] + (i % 2 ? x4[3] : 0) + (i == 3 ? odd : 0);
+    g4[i] = 2 * (float)x4[i] + (i % 2 ? x4[3] : 0) + (i == 3 ? odd : 0) + (i == imax ? 2 : 0) - (i == imin ? 1 : 0);
     printf("grad4 %d %.17g %.17g\n", i, d4[i], g4[i]);
     dv4 += g4[i] * v[i];
   }
