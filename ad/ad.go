@@ -690,7 +690,7 @@ func newDiffer(m *ir.Module, opts Options) *differ {
 	}
 	return &differ{m: m, inactive: decls.inactiveFns, inactiveGlobals: decls.inactiveGlobals, allocs: decls.allocs, declErr: err,
 		grads: map[string]*ir.Func{}, splits: map[string]*splitGrad{},
-		prep: map[*ir.Func]*ir.Func{}, custom: opts.Custom, sums: newSummaries(), lostGlobals: map[*ir.Global]error{}, globalEscapes: map[*ir.Global]*globalEscape{}, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{},
+		prep: map[*ir.Func]*ir.Func{}, custom: withFortranReductions(m, opts.Custom), sums: newSummaries(), lostGlobals: map[*ir.Global]error{}, globalEscapes: map[*ir.Global]*globalEscape{}, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{},
 		constShadows: map[constShadowKey]*ir.Global{}, runtimeActivity: opts.RuntimeActivity, versionTwins: map[*metadata.Tuple]*metadata.Tuple{},
 		gpu: rules.IsGPUModule(m), note: opts.Note, gpuLoopRecords: opts.GPULoopRecords,
 		gpuPlainAdjoints: opts.GPUPlainAdjoints, typeReport: opts.TypeReport}

@@ -85,6 +85,14 @@ func (r *reverseGen) customArgs(call *ir.InstCall, look func(value.Value) value.
 // augmentCustom emits, after the forward clone of a call with a custom rule,
 // the call of its augmented forward, keeping the tape it returns.
 func (r *reverseGen) augmentCustom(b *ir.Block, call *ir.InstCall, c *Custom) ([]ir.Instruction, error) {
+	if err := r.d.fortranReductionStop(r.f, call); err != nil {
+		return nil, err
+	}
+	if r.parallel && c.generated() {
+		// Its gradient adds into the shadows with plain stores, which
+		// other threads' reverses may touch too.
+		return nil, errorAt(r.f, call, "'%s' is differentiated by a rule whose reverse cannot run in threads (an OpenMP parallel region or a GPU kernel): its adjoints are not added atomically", irfacts.CalleeName(call))
+	}
 	if c.Augment == nil {
 		return nil, nil
 	}

@@ -778,6 +778,9 @@ func (fg *forwardGen) call(call *ir.InstCall) ([]ir.Instruction, bool, error) {
 		if fg.errMode {
 			return nil, true, errorAt(fg.f, call, "'%s' has a custom derivative, which gives tangents, not error bounds: floating-point error estimation cannot use it", f.Name())
 		}
+		if err := fg.d.fortranReductionStop(fg.f, call); err != nil {
+			return nil, true, err
+		}
 		if c.Forward == nil {
 			return nil, true, errorAt(fg.f, call, "'%s' has a custom gradient but no forward derivative (enzyme(\"forward\", ...))", f.Name())
 		}
