@@ -9,8 +9,9 @@ import "testing"
 // the callee is a phi of the pointer's virtual arm (loaded from the
 // vtable) and its non-virtual arm (an inttoptr): a function pointer, code
 // rather than memory, so it takes no shadow and the call dispatches on the
-// primal. Gradients (x and the object's field) against central
-// differences, for a base object and a derived one overriding the virtual.
+// primal. Reverse-mode gradients (x and the object's field) against
+// central differences, forward-mode tangents against them, for a base
+// object and a derived one overriding the virtual.
 func TestMemberPointerInvokeRun(t *testing.T) {
 	t.Parallel()
 	src := testdataC(t, "member_pointer_invoke.cc")

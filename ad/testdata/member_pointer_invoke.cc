@@ -4,11 +4,13 @@
 // a member pointer kept in a local variable. The call site dispatches on
 // the pointer ({ptr, adj}: a virtual and a non-virtual arm joined by a
 // phi); the callee writes derivatives through its arguments and `this`.
+// Reverse mode against central differences, forward mode against reverse.
 #include <cmath>
 #include <cstdio>
 #include <functional>
 extern int enzyme_dup, enzyme_const, enzyme_out;
 void __enzyme_autodiff(void *, ...);
+double __enzyme_fwddiff(void *, ...);
 
 struct Stepper {
 	double state[3];
@@ -60,6 +62,19 @@ template <class T> static void check(T *st) {
 		double fd = (fp - fm) / (2 * h);
 		if (!(std::fabs(dx[i] - fd) <= 1e-6 * std::fmax(1, std::fabs(fd)))) {
 			std::printf("FAIL d/dx[%d]: got %.17g want %.17g\n", i, dx[i], fd);
+			failures++;
+		}
+	}
+	// Forward mode: the tangent along each x[i] is the reverse's dx[i].
+	for (int i = 0; i < 3; i++) {
+		double tx[3] = {0, 0, 0};
+		tx[i] = 1;
+		T tst = *st;
+		for (int k = 0; k < 3; k++) tst.state[k] = 0;
+		tst.rate = 0;
+		double d = __enzyme_fwddiff((void *)objective, enzyme_dup, st, &tst, enzyme_dup, x, tx);
+		if (!(std::fabs(d - dx[i]) <= 1e-9 * std::fmax(1, std::fabs(dx[i])))) {
+			std::printf("FAIL forward d/dx[%d]: got %.17g want %.17g\n", i, d, dx[i]);
 			failures++;
 		}
 	}
