@@ -362,6 +362,13 @@ func (an *activityAnalysis) forward(inst ir.Instruction) {
 		}
 	}
 	if types.IsPointer(v.Type()) {
+		if codePointer(v) {
+			// A function pointer chosen among several (a C++ member
+			// pointer's virtual and non-virtual arms): code, not memory
+			// holding derivatives; a call through it dispatches on the
+			// primal value (ad/dispatch.go), so it needs no shadow.
+			return
+		}
 		// A pointer derived from one with a shadow has one; a phi or
 		// select's other operands then need shadows too (the shadow
 		// chooses among theirs).
@@ -535,4 +542,15 @@ func (an *activityAnalysis) backward(retActive bool) {
 			}
 		}
 	}
+}
+
+// codePointer reports a pointer to a function: it addresses code, never
+// memory holding derivatives.
+func codePointer(v value.Value) bool {
+	pt, ok := v.Type().(*types.PointerType)
+	if !ok {
+		return false
+	}
+	_, ok = pt.ElemType.(*types.FuncType)
+	return ok
 }
