@@ -10,8 +10,9 @@ import (
 // A flang array descriptor (CFI_cdesc_t as flang-16 types it in the IR:
 // { T*, i64, i32, i8, i8, i8, i8, [rank x [3 x i64]] }, maybe followed by
 // its addendum) holds integers in every field after the base address:
-// element length, version, rank, type, attribute, extra flags, and each
-// dimension's lower bound, extent and byte stride. flang fills them with
+// element length, version, rank, type, attribute, extra flags, each
+// dimension's lower bound, extent and byte stride, and the addendum's
+// length parameters (its derived type's address aside). flang fills them with
 // constants (the version 20180515 among them, too large for constTree to
 // take for an integer) and copies descriptors field by field, so an
 // integer loaded from or stored to such a field through a getelementptr
@@ -28,8 +29,10 @@ func (a *Analysis) descriptorFieldHint(v value.Value, p value.Value) {
 	if !ok || !isFlangDescriptor(g.ElemType) || len(g.Indices) < 2 {
 		return
 	}
-	if c, ok := unwrap(g.Indices[1]).(*constant.Int); !ok || !c.X.IsInt64() || c.X.Int64() < 1 || c.X.Int64() > 7 {
-		return // the base address, or a field not known
+	st := g.ElemType.(*types.StructType)
+	c, ok := unwrap(g.Indices[1]).(*constant.Int)
+	if !ok || !c.X.IsInt64() || c.X.Int64() < 1 || c.X.Int64() >= int64(len(st.Fields)) || types.IsPointer(st.Fields[c.X.Int64()]) {
+		return // the base address, the addendum's type pointer, or not a field
 	}
 	a.add(v, integers(t))
 }
