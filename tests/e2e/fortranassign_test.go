@@ -78,8 +78,8 @@ end module
 // assignMainC calls the runtime's Assign directly on descriptors built as
 // flang builds them: a strided vector into a rank-2 section of an array
 // whose other elements stay (same element count, other shape), and a
-// scalar (rank 0) broadcast into a strided section, and the vector into
-// a heap array; the overwritten elements' old values must carry nothing.
+// scalar (rank 0) broadcast into a strided section, constants (no
+// shadow) into a reversed section, and the vector into a heap array; the overwritten elements' old values must carry nothing.
 // ATTR is the heap array's descriptor's attribute (0; 2, allocatable,
 // must abort).
 const assignMainC = `#include <math.h>
@@ -110,6 +110,10 @@ double loss(const double *x, int n) {
   desc_t s = {t + 3, 8, 20180515, 0, 28, 0, 0};
   desc_t ws = {w, 8, 20180515, 1, 28, 0, 0, {{1, 3, 24}}}; /* w(1:n:3) */
   _FortranAAssign(&ws, &s, "x", 2);
+  static const double k[2] = {0.25, -1.5};
+  desc_t kd = {(void *)k, 8, 20180515, 1, 28, 0, 0, {{1, 2, 8}}};
+  desc_t uk = {u + 7, 8, 20180515, 1, 28, 0, 0, {{1, 2, -8}}}; /* u(8:7:-1) */
+  _FortranAAssign(&uk, &kd, "x", 4);
   for (int i = 0; i < n; i++) e += u[i] * x[i] + w[i] * w[i];
   return e;
 }
