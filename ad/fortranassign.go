@@ -3,7 +3,10 @@ package ad
 import (
 	"fmt"
 
+	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/ad/rules"
+	"github.com/gozyme/gozyme/ad/typeanalysis"
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/enum"
@@ -362,4 +365,92 @@ func fortranAbort(m *ir.Module, suffix, msg string) *ir.Func {
 	b.NewCall(rules.Declare(m, "abort", types.Void))
 	b.NewUnreachable()
 	return f
+}
+
+// fortranAssignStop is the link-time form of assignCheck where f builds
+// a descriptor Assign takes with constant fields: elements that carry
+// derivatives but are neither real nor complex (a derived type), or an
+// allocatable destination. Nil otherwise (the run-time checks remain).
+func fortranAssignStop(f *ir.Func, call *ir.InstCall) error {
+	if len(call.Args) != 4 {
+		return nil
+	}
+	for i, arg := range call.Args[:2] {
+		codes, attrs := descriptorConstFields(f, irutil.StripCasts(arg))
+		for _, c := range codes {
+			if !assignCodeKnown(c) {
+				return errorAt(f, call, "no derivative for the call to '%s' (an array assignment, or the copy-in or copy-out of a section passed to an explicit-shape dummy) of elements of type code %d (a derived type): gozyme differentiates it for real and complex elements only; pass the section to an assumed-shape dummy (v(:)) or copy its real components in a loop", fortranAssignName, c)
+			}
+		}
+		for _, a := range attrs {
+			if i == 0 && a == 2 {
+				return errorAt(f, call, "no derivative for the call to '%s' into an allocatable array: the runtime may reallocate it and its shadow would not follow; allocate it with the right shape first and assign in a loop", fortranAssignName)
+			}
+		}
+	}
+	return nil
+}
+
+// assignCodeKnown reports a type code the rule handles: real, complex,
+// or one of elements without derivatives.
+func assignCodeKnown(c int64) bool {
+	return c >= 1 && c <= 24 || c == 27 || c == 28 || c == 34 || c == 35 || c == 39 || c == 40 || c == 43 || c == 44
+}
+
+// descriptorConstFields returns the constant type codes and attributes f
+// stores into descriptor p (an alloca): whole descriptors (a constant or
+// an insertvalue chain over one) and single fields through a
+// getelementptr of the descriptor type.
+func descriptorConstFields(f *ir.Func, p value.Value) (codes, attrs []int64) {
+	record := func(field int64, v value.Value) {
+		c, ok := irfacts.Unwrap(v).(*constant.Int)
+		if !ok || !c.X.IsInt64() {
+			return
+		}
+		if field == 4 {
+			codes = append(codes, c.X.Int64())
+		} else if field == 5 {
+			attrs = append(attrs, c.X.Int64())
+		}
+	}
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			st, ok := inst.(*ir.InstStore)
+			if !ok {
+				continue
+			}
+			dst := irfacts.Unwrap(st.Dst)
+			if irutil.StripCasts(dst) == p && typeanalysis.IsFlangDescriptor(st.Src.Type()) {
+				seen := map[int64]bool{}
+				v := irfacts.Unwrap(st.Src)
+				for {
+					iv, ok := v.(*ir.InstInsertValue)
+					if !ok {
+						break
+					}
+					if len(iv.Indices) == 1 && !seen[int64(iv.Indices[0])] {
+						seen[int64(iv.Indices[0])] = true
+						record(int64(iv.Indices[0]), iv.Elem)
+					}
+					v = irfacts.Unwrap(iv.X)
+				}
+				if cs, ok := v.(*constant.Struct); ok && len(cs.Fields) > 5 {
+					for _, k := range []int64{4, 5} {
+						if !seen[k] {
+							record(k, cs.Fields[k])
+						}
+					}
+				}
+				continue
+			}
+			g, ok := dst.(*ir.InstGetElementPtr)
+			if !ok || irutil.StripCasts(g.Src) != p || !typeanalysis.IsFlangDescriptor(g.ElemType) || len(g.Indices) != 2 {
+				continue
+			}
+			if k, ok := irfacts.Unwrap(g.Indices[1]).(*constant.Int); ok && k.X.IsInt64() {
+				record(k.X.Int64(), st.Src)
+			}
+		}
+	}
+	return codes, attrs
 }

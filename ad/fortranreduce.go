@@ -138,6 +138,9 @@ func (d *differ) fortranReductionStop(f *ir.Func, call *ir.InstCall) error {
 	if !ok {
 		return nil
 	}
+	if callee.Name() == fortranAssignName && d.custom[callee] != nil && d.custom[callee].generated() {
+		return fortranAssignStop(f, call)
+	}
 	red, ok := fortranReductions[callee.Name()]
 	if !ok || red.dot || d.custom[callee] == nil || !d.custom[callee].generated() || len(call.Args) != 5 {
 		return nil

@@ -26,7 +26,7 @@ func (a *Analysis) descriptorFieldHint(v value.Value, p value.Value) {
 		return
 	}
 	g, ok := unwrap(p).(*ir.InstGetElementPtr)
-	if !ok || !isFlangDescriptor(g.ElemType) || len(g.Indices) < 2 {
+	if !ok || !IsFlangDescriptor(g.ElemType) || len(g.Indices) < 2 {
 		return
 	}
 	st := g.ElemType.(*types.StructType)
@@ -37,10 +37,10 @@ func (a *Analysis) descriptorFieldHint(v value.Value, p value.Value) {
 	a.add(v, integers(t))
 }
 
-// isFlangDescriptor reports a struct laid out as flang's descriptor: a
+// IsFlangDescriptor reports a struct type laid out as flang's descriptor: a
 // pointer, i64, i32, four i8, then dimension triples ([n x [3 x i64]]) and
 // an optional addendum (a pointer and an [k x i64]).
-func isFlangDescriptor(t types.Type) bool {
+func IsFlangDescriptor(t types.Type) bool {
 	st, ok := t.(*types.StructType)
 	if !ok || len(st.Fields) < 7 || st.Packed {
 		return false

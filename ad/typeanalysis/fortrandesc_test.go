@@ -39,7 +39,7 @@ define void @f({ double*, i64, i32, i8, i8, i8, i8, [1 x [3 x i64]], i8*, [1 x i
 	if got := a.Tree(named(t, m, "f", "other")).ScalarAt(0, 4); got == Integer {
 		t.Errorf("%%other, read not through a descriptor's field: %s, want no integer", got)
 	}
-	if isFlangDescriptor(named(t, m, "f", "s").Type().(*types.PointerType).ElemType) {
+	if IsFlangDescriptor(named(t, m, "f", "s").Type().(*types.PointerType).ElemType) {
 		t.Error("a struct with a float in the version's place taken for a descriptor")
 	}
 }

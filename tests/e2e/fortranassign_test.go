@@ -167,3 +167,63 @@ func TestFortranRuntimeAssignRule(t *testing.T) {
 		t.Errorf("want an abort with %q, got (%v):\n%s%s", want, err, stdout, stderr)
 	}
 }
+
+// TestFortranDerivedTypeSectionStops: a section of a derived type passed
+// to an explicit-shape dummy is copied in and out by _FortranAAssign of
+// elements the rule does not handle (type code 42): the link stops
+// naming the routine, in reverse and forward mode.
+func TestFortranDerivedTypeSectionStops(t *testing.T) {
+	setup(t)
+	needFlang(t)
+	const src = `module dtsect
+  use iso_c_binding
+  implicit none
+  type :: pt
+    real(c_double) :: u, w
+    integer :: tag
+  end type
+contains
+  subroutine sq(q, m)
+    integer, intent(in) :: m
+    type(pt), intent(inout) :: q(m)
+    integer :: i
+    do i = 1, m
+      q(i)%u = q(i)%u*q(i)%w
+    end do
+  end subroutine
+  function loss(x, n) bind(C, name="loss") result(e)
+    integer(c_int), value :: n
+    real(c_double), intent(in) :: x(n)
+    real(c_double) :: e
+    type(pt) :: p(n)
+    integer :: j
+    do j = 1, n
+      p(j)%u = x(j)
+      p(j)%w = x(n+1-j)
+      p(j)%tag = j
+    end do
+    call sq(p(1:n:2), (n+1)/2)
+    e = sum(p%u)
+  end function
+end module
+`
+	rev := "__enzyme_autodiff((void *)loss, enzyme_dup, x, dx, enzyme_const, N);"
+	fwd := `printf("fwd 0 %.17g %.17g\n", __enzyme_fwddiff((void *)loss, enzyme_dup, x, v, enzyme_const, N), dv);`
+	for _, drop := range []string{fwd, rev} {
+		for _, o := range []string{"-O0", "-O2"} {
+			dir := t.TempDir()
+			for name, text := range map[string]string{"loss.f90": src, "main.c": strings.Replace(gradMainC, drop, "", 1)} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env := toolEnv()
+			run(t, dir, env, tool("gozyme-fc"), o, "-c", "loss.f90")
+			_, stderr, err := runErr(dir, env, tool("gozyme-cc"), o, "main.c", "loss.o", "-o", "prog", "-lm")
+			want := "no derivative for the call to '_FortranAAssign' (an array assignment, or the copy-in or copy-out of a section passed to an explicit-shape dummy) of elements of type code 42"
+			if err == nil || !strings.Contains(stderr, want) {
+				t.Errorf("%s without %.20s: linked or another error (%v):\n%s", o, drop, err, stderr)
+			}
+		}
+	}
+}
