@@ -45,7 +45,8 @@ import (
 // adj*y into dx, adj*x into dy) and frees the record. Forward: the tangent
 // is the sum of the shadows' elements (dot: dx·y + x·dy).
 //
-// MAXVAL and MINVAL: fortranextrema.go.
+// MAXVAL and MINVAL: fortranextrema.go. The array assignment
+// (_FortranAAssign, copy-in and copy-out of sections): fortranassign.go.
 //
 // Only the whole-array reduction without mask is differentiated: a call with a
 // DIM other than a constant 0 or a mask that is not a null constant stops
@@ -81,8 +82,12 @@ var fortranReductions = map[string]fortranReduction{
 func withFortranReductions(m *ir.Module, user map[*ir.Func]*Custom) map[*ir.Func]*Custom {
 	var out map[*ir.Func]*Custom
 	for _, f := range m.Funcs {
+		if len(f.Blocks) > 0 || user[f] != nil {
+			continue
+		}
 		red, ok := fortranReductions[f.Name()]
-		if !ok || len(f.Blocks) > 0 || user[f] != nil || !fortranReductionSig(f, red) {
+		assign := f.Name() == fortranAssignName && fortranAssignSig(f)
+		if !assign && (!ok || !fortranReductionSig(f, red)) {
 			continue
 		}
 		if out == nil {
@@ -91,7 +96,11 @@ func withFortranReductions(m *ir.Module, user map[*ir.Func]*Custom) map[*ir.Func
 				out[k] = v
 			}
 		}
-		out[f] = buildFortranReduction(m, f, red)
+		if assign {
+			out[f] = buildFortranAssign(m, f)
+		} else {
+			out[f] = buildFortranReduction(m, f, red)
+		}
 	}
 	if out == nil {
 		return user
@@ -128,6 +137,9 @@ func (d *differ) fortranReductionStop(f *ir.Func, call *ir.InstCall) error {
 	callee, ok := irutil.StripCasts(call.Callee).(*ir.Func)
 	if !ok {
 		return nil
+	}
+	if callee.Name() == fortranAssignName && d.custom[callee] != nil && d.custom[callee].generated() {
+		return fortranAssignStop(f, call)
 	}
 	red, ok := fortranReductions[callee.Name()]
 	if !ok || red.dot || d.custom[callee] == nil || !d.custom[callee].generated() || len(call.Args) != 5 {
@@ -301,25 +313,8 @@ const cfiVersion = 20180515
 // badType returns (building once) the function that reports an element
 // type checkType refuses and aborts.
 func (h *fredHelpers) badType() *ir.Func {
-	name := fortranReducePrefix + "badtype_" + h.name
-	for _, f := range h.m.Funcs {
-		if f.Name() == name {
-			return f
-		}
-	}
-	f := h.m.NewFunc(name, types.Void)
-	f.Linkage = enum.LinkageInternal
-	b := f.NewBlock("entry")
 	msg := fmt.Sprintf("gozyme: the derivative of '%s' was given an array descriptor it cannot read (a version other than %d, a rank above 15) or whose element type is not the routine's own (type code other than %d)\n", h.name, cfiVersion, h.red.code)
-	g := h.m.NewGlobalDef(name+".msg", constant.NewCharArrayFromString(msg))
-	g.Linkage = enum.LinkagePrivate
-	g.Immutable = true
-	write := rules.Declare(h.m, "write", types.I64, types.I32, types.I8Ptr, types.I64)
-	zero := i64c(0)
-	b.NewCall(write, constant.NewInt(types.I32, 2), constant.NewGetElementPtr(g.ContentType, g, zero, zero), i64c(int64(len(msg))))
-	b.NewCall(rules.Declare(h.m, "abort", types.Void))
-	b.NewUnreachable()
-	return f
+	return fortranAbort(h.m, "badtype_"+h.name, msg)
 }
 
 // walk returns (building once) the recursive helper over the elements of

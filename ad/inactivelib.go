@@ -29,6 +29,9 @@ var inactiveLibFuncs = map[string]bool{
 	"_ZSt11_Hash_bytesPKvmm": true, "_ZSt15_Fnv_hash_bytesPKvmm": true,
 	"_ZNKSt8__detail20_Prime_rehash_policy14_M_need_rehashEmmm": true,
 	"_ZNKSt8__detail20_Prime_rehash_policy11_M_next_bktEm":      true,
+	// The Fortran runtime's test of an array descriptor's contiguity
+	// (before a section's copy-in): it reads the shape, no element.
+	"_FortranAIsContiguous": true,
 }
 
 // inactiveLibPrefixes are families of such functions: the C++ streams

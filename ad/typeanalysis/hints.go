@@ -29,8 +29,10 @@ func (a *Analysis) applyHints(f *ir.Func) {
 			switch x := inst.(type) {
 			case *ir.InstLoad:
 				a.accessHint(x, x.ElemType, x.Metadata)
+				a.descriptorFieldHint(x, x.Src)
 			case *ir.InstStore:
 				a.accessHint(x.Src, x.Src.Type(), x.Metadata)
+				a.descriptorFieldHint(x.Src, x.Dst)
 			case *ir.InstCall:
 				if f, ok := x.Callee.(*ir.Func); ok && isMemTransfer(f.Name()) && len(x.Args) >= 3 {
 					a.copyHint(x)
