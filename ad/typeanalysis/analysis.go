@@ -45,6 +45,10 @@ type Analysis struct {
 	// (see stale).
 	flows       map[flow]uint64
 	runAllFlows bool
+	// spreadInts: the last phase, in which integers at variable indices
+	// spread to every element (intfields.go); spread records where.
+	spreadInts bool
+	spread     map[spreadMark]bool
 }
 
 // flow is one way a rule derives facts from one tracked value's tree and
@@ -130,6 +134,18 @@ func Analyze(roots []*ir.Func, body func(*ir.Func) *ir.Func) *Analysis {
 // analyzeFlows is Analyze, skipping the flows that are not stale or (for
 // tests comparing the two) running every one.
 func analyzeFlows(roots []*ir.Func, body func(*ir.Func) *ir.Func, skipFlows bool) *Analysis {
+	a := analyzeSpread(roots, body, skipFlows, true)
+	if a.spreadConflicts() {
+		// A float came where an integer spread: without the spread, the
+		// float keeps its size.
+		a = analyzeSpread(roots, body, skipFlows, false)
+	}
+	return a
+}
+
+// analyzeSpread is analyzeFlows, with or without its last phase, which
+// spreads integers at variable indices (intfields.go).
+func analyzeSpread(roots []*ir.Func, body func(*ir.Func) *ir.Func, skipFlows, spread bool) *Analysis {
 	if body == nil {
 		body = func(f *ir.Func) *ir.Func {
 			if len(f.Blocks) == 0 {
@@ -176,6 +192,13 @@ func analyzeFlows(roots []*ir.Func, body func(*ir.Func) *ir.Func, skipFlows bool
 		a.enqueueFunc(f)
 	}
 	a.solve()
+	if spread && !a.exhausted {
+		a.spreadInts, a.spread = true, map[spreadMark]bool{}
+		for _, f := range a.funcs {
+			a.enqueueFunc(f)
+		}
+		a.solve()
+	}
 	return a
 }
 

@@ -23,6 +23,39 @@ import (
 // integer comes first; that is a stop, never a float taken for an
 // integer.
 
+// The spread runs as the analysis's last phase, when every float the
+// other rules find is known (and blocks it); should a float still come
+// where an integer spread, spreadConflicts tells, and the analysis is run
+// again without the spread.
+
+// spreadMark is a byte of the memory src points to an integer spread to.
+type spreadMark struct {
+	src value.Value
+	m   int64
+}
+
+// spreadConflicts reports a spread byte that ended up holding part of a
+// float or a conflict.
+func (a *Analysis) spreadConflicts() bool {
+	mem := map[value.Value][]Entry{}
+	for s := range a.spread {
+		es, ok := mem[s.src]
+		if !ok {
+			es = a.get(s.src).Data(0).Entries()
+			mem[s.src] = es
+		}
+		for _, e := range es {
+			if len(e.Path) != 1 || !(e.Type.IsFloat() || e.Type == Anything) {
+				continue
+			}
+			if o := e.Path[0]; o == -1 || (s.m >= o && s.m < o+e.Type.Size()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // intSpread tells, for a memory offset m of the memory src points to,
 // whether an integer fact at m may be joined there from a variable index
 // (see above); nil when none may.

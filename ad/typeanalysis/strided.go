@@ -197,7 +197,7 @@ func (a *Analysis) spreadable(src value.Value, fs []fact) []fact {
 			kept = append(kept, f)
 			continue
 		}
-		if f.c != Integer || f.k.len() != 2 || f.k>>level1&offMask == 0 {
+		if !a.spreadInts || f.c != Integer || f.k.len() != 2 || f.k>>level1&offMask == 0 {
 			continue
 		}
 		if ok == nil {
@@ -205,8 +205,9 @@ func (a *Analysis) spreadable(src value.Value, fs []fact) []fact {
 				ok = func(int64) bool { return false }
 			}
 		}
-		if ok(int64(f.k>>level1&offMask) - 1) {
+		if m := int64(f.k>>level1&offMask) - 1; ok(m) {
 			kept = append(kept, fs[i])
+			a.spread[spreadMark{unwrap(src), m}] = true
 		}
 	}
 	return kept
