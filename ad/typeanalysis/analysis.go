@@ -49,6 +49,10 @@ type Analysis struct {
 	// spread to every element (intfields.go); spread records where.
 	spreadInts bool
 	spread     map[spreadMark]bool
+	// toSpread lists, in the order first met, the getelementptrs whose
+	// integers waited for the last phase.
+	toSpread  []*ir.InstGetElementPtr
+	toSpread1 map[*ir.InstGetElementPtr]bool
 }
 
 // flow is one way a rule derives facts from one tracked value's tree and
@@ -158,7 +162,8 @@ func analyzeSpread(roots []*ir.Func, body func(*ir.Func) *ir.Func, skipFlows, sp
 		pinned: map[value.Value]map[key]bool{}, rets: map[*ir.Func]*Tree{}, users: map[value.Value][]node{},
 		calls: map[*ir.Func][]node{}, rets0: map[*ir.Func][]*ir.TermRet{}, retOwner: map[*ir.TermRet]*ir.Func{}, owner: map[*ir.Param]*ir.Func{},
 		retArgs: map[*ir.Func][]retDerivation{}, retLoads: map[*ir.Func]loadDerivation{},
-		queued: map[node]bool{}, flows: map[flow]uint64{}, runAllFlows: !skipFlows}
+		queued: map[node]bool{}, flows: map[flow]uint64{}, runAllFlows: !skipFlows,
+		toSpread1: map[*ir.InstGetElementPtr]bool{}}
 	for _, r := range roots {
 		if b := body(r); b != nil {
 			a.discover(b)
@@ -192,10 +197,10 @@ func analyzeSpread(roots []*ir.Func, body func(*ir.Func) *ir.Func, skipFlows, sp
 		a.enqueueFunc(f)
 	}
 	a.solve()
-	if spread && !a.exhausted {
+	if spread && !a.exhausted && len(a.toSpread) > 0 {
 		a.spreadInts, a.spread = true, map[spreadMark]bool{}
-		for _, f := range a.funcs {
-			a.enqueueFunc(f)
+		for _, x := range a.toSpread {
+			a.enqueue(x)
 		}
 		a.solve()
 	}

@@ -89,7 +89,7 @@ func (a *Analysis) addAtPositions(x *ir.InstGetElementPtr, srcT, dstT *Tree, ds 
 	for _, d := range ds {
 		a.down = dstT.appendShiftedPointee(a.down, d)
 	}
-	a.down = a.spreadable(x.Src, a.down)
+	a.down = a.spreadable(x, a.down)
 	a.addFacts(x.Src, a.down)
 }
 
@@ -177,7 +177,7 @@ func (a *Analysis) boundedGEP(x *ir.InstGetElementPtr, srcT, dstT, up *Tree, ds 
 	for _, d := range ds {
 		a.down = elem.appendShiftedPointee(a.down, d)
 	}
-	a.down = a.spreadable(x.Src, a.down)
+	a.down = a.spreadable(x, a.down)
 	a.addFacts(x.Src, a.down)
 	a.add(x, up)
 	if rep != nil {
@@ -185,11 +185,12 @@ func (a *Analysis) boundedGEP(x *ir.InstGetElementPtr, srcT, dstT, up *Tree, ds 
 	}
 }
 
-// spreadable keeps of fs, facts about the memory src points to joined from
-// a variable index, those every element may get: floats, pointers, what
+// spreadable keeps of fs, facts about the memory x's source points to
+// joined from x's variable index, those every element may get: floats, pointers, what
 // memory they point to holds, and integers where intSpread allows
 // (intfields.go).
-func (a *Analysis) spreadable(src value.Value, fs []fact) []fact {
+func (a *Analysis) spreadable(x *ir.InstGetElementPtr, fs []fact) []fact {
+	src := x.Src
 	var ok func(int64) bool
 	kept := fs[:0]
 	for i, f := range fs {
@@ -197,7 +198,14 @@ func (a *Analysis) spreadable(src value.Value, fs []fact) []fact {
 			kept = append(kept, f)
 			continue
 		}
-		if !a.spreadInts || f.c != Integer || f.k.len() != 2 || f.k>>level1&offMask == 0 {
+		if f.c != Integer || f.k.len() != 2 || f.k>>level1&offMask == 0 {
+			continue
+		}
+		if !a.spreadInts {
+			if !a.toSpread1[x] {
+				a.toSpread1[x] = true
+				a.toSpread = append(a.toSpread, x)
+			}
 			continue
 		}
 		if ok == nil {
