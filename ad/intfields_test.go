@@ -26,6 +26,22 @@ func TestIntFieldsAtVariableIndex(t *testing.T) {
 	}
 }
 
+// TestIntFieldsAtVariableIndexCXX: the same in C++'s shape (constructors
+// zeroing the tags, vector operators, a template swap through references;
+// testdata/int_fields_at_variable_index.cc).
+func TestIntFieldsAtVariableIndexCXX(t *testing.T) {
+	t.Parallel()
+	src := testdataC(t, "int_fields_at_variable_index.cc")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			out := run(t, buildCXX(t, src, o))
+			if strings.Contains(out, "FAIL") || !strings.Contains(out, "tags done") {
+				t.Fatal(out)
+			}
+		})
+	}
+}
+
 // TestIntOverFloatInUnionArray: a union whose IR type is its integer
 // member ([2 x i64] beside a double), doubles and integers stored at
 // variable indices: the integers do not spread over the doubles' bytes,

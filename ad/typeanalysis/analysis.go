@@ -50,7 +50,7 @@ type Analysis struct {
 	spreadInts bool
 	spread     map[spreadMark]bool
 	// toSpread lists, in the order first met, the getelementptrs whose
-	// integers waited for the last phase.
+	// integers waited for the last phase (none: no last phase).
 	toSpread  []*ir.InstGetElementPtr
 	toSpread1 map[*ir.InstGetElementPtr]bool
 }
@@ -199,8 +199,10 @@ func analyzeSpread(roots []*ir.Func, body func(*ir.Func) *ir.Func, skipFlows, sp
 	a.solve()
 	if spread && !a.exhausted && len(a.toSpread) > 0 {
 		a.spreadInts, a.spread = true, map[spreadMark]bool{}
-		for _, x := range a.toSpread {
-			a.enqueue(x)
+		// Every rule again: not all the rules reading what a spread
+		// changes are its tree's users.
+		for _, f := range a.funcs {
+			a.enqueueFunc(f)
 		}
 		a.solve()
 	}
