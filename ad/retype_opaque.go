@@ -62,7 +62,10 @@ func (w *bodyRewrite) recordOpaque() {
 
 // partialFloatRead explains an integer load narrower than the floats of
 // the memory it indexes into by a variable offset (a byte-wise copy of
-// doubles: each byte is part of one), "" otherwise.
+// doubles: each byte is part of one), "" otherwise: when the floats
+// known there cannot overlap the bytes it reads, at any element the
+// index reaches (a char field after an array element's doubles), it reads
+// none of them.
 func (w *bodyRewrite) partialFloatRead(ld *ir.InstLoad) string {
 	g, ok := irutil.StripCasts(ld.Src).(*ir.InstGetElementPtr)
 	if !ok || w.rt.ta.FloatOf(ld) != nil {
@@ -75,7 +78,10 @@ func (w *bodyRewrite) partialFloatRead(ld *ir.InstLoad) string {
 		}
 	}
 	size := irutil.StoreSize(ld.ElemType)
-	if big := w.rt.ta.LargestFloat(g.Src); variable && big > size {
+	if !variable {
+		return ""
+	}
+	if big := w.rt.ta.FloatOverlap(g, size); big > 0 {
 		return fmt.Sprintf("reads %d bytes of memory holding %d-byte floats through a variable index (parts of floats)", size, big)
 	}
 	return ""

@@ -45,6 +45,14 @@ type Analysis struct {
 	// (see stale).
 	flows       map[flow]uint64
 	runAllFlows bool
+	// spreadInts: the last phase, in which integers at variable indices
+	// spread to every element (intfields.go); spread records where.
+	spreadInts bool
+	spread     map[spreadMark]bool
+	// toSpread lists, in the order first met, the getelementptrs whose
+	// integers waited for the last phase (none: no last phase).
+	toSpread  []*ir.InstGetElementPtr
+	toSpread1 map[*ir.InstGetElementPtr]bool
 }
 
 // flow is one way a rule derives facts from one tracked value's tree and
@@ -130,6 +138,18 @@ func Analyze(roots []*ir.Func, body func(*ir.Func) *ir.Func) *Analysis {
 // analyzeFlows is Analyze, skipping the flows that are not stale or (for
 // tests comparing the two) running every one.
 func analyzeFlows(roots []*ir.Func, body func(*ir.Func) *ir.Func, skipFlows bool) *Analysis {
+	a := analyzeSpread(roots, body, skipFlows, true)
+	if a.spreadConflicts() {
+		// A float came where an integer spread: without the spread, the
+		// float keeps its size.
+		a = analyzeSpread(roots, body, skipFlows, false)
+	}
+	return a
+}
+
+// analyzeSpread is analyzeFlows, with or without its last phase, which
+// spreads integers at variable indices (intfields.go).
+func analyzeSpread(roots []*ir.Func, body func(*ir.Func) *ir.Func, skipFlows, spread bool) *Analysis {
 	if body == nil {
 		body = func(f *ir.Func) *ir.Func {
 			if len(f.Blocks) == 0 {
@@ -142,7 +162,8 @@ func analyzeFlows(roots []*ir.Func, body func(*ir.Func) *ir.Func, skipFlows bool
 		pinned: map[value.Value]map[key]bool{}, rets: map[*ir.Func]*Tree{}, users: map[value.Value][]node{},
 		calls: map[*ir.Func][]node{}, rets0: map[*ir.Func][]*ir.TermRet{}, retOwner: map[*ir.TermRet]*ir.Func{}, owner: map[*ir.Param]*ir.Func{},
 		retArgs: map[*ir.Func][]retDerivation{}, retLoads: map[*ir.Func]loadDerivation{},
-		queued: map[node]bool{}, flows: map[flow]uint64{}, runAllFlows: !skipFlows}
+		queued: map[node]bool{}, flows: map[flow]uint64{}, runAllFlows: !skipFlows,
+		toSpread1: map[*ir.InstGetElementPtr]bool{}}
 	for _, r := range roots {
 		if b := body(r); b != nil {
 			a.discover(b)
@@ -176,6 +197,15 @@ func analyzeFlows(roots []*ir.Func, body func(*ir.Func) *ir.Func, skipFlows bool
 		a.enqueueFunc(f)
 	}
 	a.solve()
+	if spread && !a.exhausted && len(a.toSpread) > 0 {
+		a.spreadInts, a.spread = true, map[spreadMark]bool{}
+		// Every rule again: not all the rules reading what a spread
+		// changes are its tree's users.
+		for _, f := range a.funcs {
+			a.enqueueFunc(f)
+		}
+		a.solve()
+	}
 	return a
 }
 

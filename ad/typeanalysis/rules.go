@@ -216,7 +216,7 @@ func (a *Analysis) gep(x *ir.InstGetElementPtr) {
 	up, down := srcT.repeatingPointee(), dstT.repeatingPointee()
 	ds := positions(x.Src, off, g)
 	if lo, size, n, ok := fieldArrayWindow(x); ok {
-		a.boundedGEP(x, dstT, up, inWindow(ds, lo, size, n), size)
+		a.boundedGEP(x, srcT, dstT, up, inWindow(ds, lo, size, n), size)
 		return
 	}
 	var rep *Tree
@@ -227,7 +227,7 @@ func (a *Analysis) gep(x *ir.InstGetElementPtr) {
 		rep = a.elementRep(dstT, stride, ds == nil)
 	}
 	if ds != nil {
-		a.addAtPositions(x, dstT, ds) // strided.go
+		a.addAtPositions(x, srcT, dstT, ds) // strided.go
 	}
 	a.add(x, up)
 	a.add(x.Src, down)

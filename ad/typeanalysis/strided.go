@@ -1,6 +1,8 @@
 package typeanalysis
 
 import (
+	"sort"
+
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/types"
@@ -75,23 +77,19 @@ func objectSpan(p value.Value) (at, size int64, ok bool) {
 }
 
 // addAtPositions joins into src's tree the floats and pointers of the
-// memory x points to, at each of the positions src + d. Not its integers:
-// the element that integers were stored into may be one whose float they
-// overwrite (a union's, a variant's), and an integer joined with the
-// floats of the others would leave a conflict (Anything) that no longer
-// says the floats' size.
-func (a *Analysis) addAtPositions(x *ir.InstGetElementPtr, dstT *Tree, ds []int64) {
+// memory x points to, at each of the positions src + d, and its integers
+// only where spreadable keeps them.
+//
+// What the memory holds at every position holds for x's too: a read
+// through x reads one of them (v[i].fp where each element's fp is an
+// integer).
+func (a *Analysis) addAtPositions(x *ir.InstGetElementPtr, srcT, dstT *Tree, ds []int64) {
+	a.addFacts(x, everyPosition(srcT, ds))
 	a.down = a.down[:0]
 	for _, d := range ds {
 		a.down = dstT.appendShiftedPointee(a.down, d)
 	}
-	kept := a.down[:0]
-	for _, f := range a.down {
-		if f.k.len() > 2 || f.c.IsFloat() || f.c == Pointer {
-			kept = append(kept, f)
-		}
-	}
-	a.down = kept
+	a.down = a.spreadable(x, a.down)
 	a.addFacts(x.Src, a.down)
 }
 
@@ -171,23 +169,79 @@ func inWindow(ds []int64, lo, stride, elems int64) []int64 {
 // nothing of x reaches the source's other fields; the source's facts
 // holding at every offset (up) hold for x, and so does x's element
 // repeated (a pointer into the array).
-func (a *Analysis) boundedGEP(x *ir.InstGetElementPtr, dstT, up *Tree, ds []int64, stride int64) {
+func (a *Analysis) boundedGEP(x *ir.InstGetElementPtr, srcT, dstT, up *Tree, ds []int64, stride int64) {
+	a.addFacts(x, everyPosition(srcT, ds))
 	rep := a.elementRep(dstT, stride, ds == nil)
 	elem := dstT.pointeeWindow(stride).placedUnder(stride)
 	a.down = a.down[:0]
 	for _, d := range ds {
 		a.down = elem.appendShiftedPointee(a.down, d)
 	}
-	kept := a.down[:0]
-	for _, f := range a.down {
-		if f.k.len() > 2 || f.c.IsFloat() || f.c == Pointer {
-			kept = append(kept, f)
-		}
-	}
-	a.down = kept
+	a.down = a.spreadable(x, a.down)
 	a.addFacts(x.Src, a.down)
 	a.add(x, up)
 	if rep != nil {
 		a.add(x, rep)
 	}
+}
+
+// spreadable keeps of fs, facts about the memory x's source points to
+// joined from x's variable index, those every element may get: floats, pointers, what
+// memory they point to holds, and integers where intSpread allows
+// (intfields.go).
+func (a *Analysis) spreadable(x *ir.InstGetElementPtr, fs []fact) []fact {
+	src := x.Src
+	var ok func(int64) bool
+	kept := fs[:0]
+	for i, f := range fs {
+		if f.k.len() > 2 || f.c.IsFloat() || f.c == Pointer {
+			kept = append(kept, f)
+			continue
+		}
+		if f.c != Integer || f.k.len() != 2 || f.k>>level1&offMask == 0 {
+			continue
+		}
+		if !a.spreadInts {
+			if !a.toSpread1[x] {
+				a.toSpread1[x] = true
+				a.toSpread = append(a.toSpread, x)
+			}
+			continue
+		}
+		if ok == nil {
+			if ok = a.intSpread(src); ok == nil {
+				ok = func(int64) bool { return false }
+			}
+		}
+		if m := int64(f.k>>level1&offMask) - 1; ok(m) {
+			kept = append(kept, fs[i])
+			a.spread[spreadMark{unwrap(src), m}] = true
+		}
+	}
+	return kept
+}
+
+// everyPosition is the facts of the memory src's tree (srcT) says it
+// points to that hold, alike, at each of the positions ds, as facts of
+// the memory a pointer to one of them points to.
+func everyPosition(srcT *Tree, ds []int64) []fact {
+	if len(ds) == 0 {
+		return nil
+	}
+	count := map[fact]int{}
+	var buf []fact
+	for _, d := range ds {
+		buf = srcT.appendShiftedPointee(buf[:0], -d)
+		for _, f := range buf {
+			count[f]++
+		}
+	}
+	var out []fact
+	for f, n := range count {
+		if n == len(ds) {
+			out = append(out, f)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].k < out[j].k })
+	return out
 }
