@@ -40,6 +40,46 @@ import (
 // internal copies and the derivatives. Whatever the cut cannot prove, it
 // refuses (planCut's reason), and the link falls back to the whole module.
 
+// indirectCallRE matches a call or invoke whose callee is a local value
+// (a function pointer): no global name between the keyword and the callee.
+var indirectCallRE = regexp.MustCompile(`\b(?:call|invoke)\b[^@]*?%[-a-zA-Z$._0-9]+\(`)
+
+// fullIndirect reports a function the plan keeps in full (a body AD may
+// differentiate) that calls through a pointer.
+func fullIndirect(m *cutModule, p *cutPlan) bool {
+	for _, e := range m.order {
+		if e.fn && e.indirect && p.full[e.key] {
+			return true
+		}
+	}
+	return false
+}
+
+// addressTakenKeys lists, in module order, the defined global values whose
+// address something in the module uses other than as a callee, and the
+// variables whose initializers name a function (vtables, tables of
+// callbacks).
+func addressTakenKeys(m *cutModule) []string {
+	taken := map[string]bool{}
+	for _, e := range m.order {
+		for r := range e.taken {
+			if t := m.ents[r]; t != nil && t.fn {
+				taken[r] = true
+				if !e.fn {
+					taken[e.key] = true
+				}
+			}
+		}
+	}
+	var out []string
+	for _, e := range m.order {
+		if taken[e.key] && !e.decl {
+			out = append(out, e.key)
+		}
+	}
+	return out
+}
+
 // cutEntity is one global value of a module's text.
 type cutEntity struct {
 	key     string // "@name" as printed
@@ -52,10 +92,12 @@ type cutEntity struct {
 	alias   bool   // an alias or ifunc
 	comdat  string // the comdat it belongs to, "" for none
 	enzyme  bool   // its body mentions an Enzyme entry point
-	refs    []string
-	taken   map[string]bool // refs used other than as a callee
-	start   int             // first line
-	end     int             // last line
+	// indirect: its body calls through a pointer
+	indirect bool
+	refs     []string
+	taken    map[string]bool // refs used other than as a callee
+	start    int             // first line
+	end      int             // last line
 }
 
 func (e *cutEntity) local() bool { return e.linkage == "internal" || e.linkage == "private" }
@@ -120,6 +162,9 @@ func (m *cutModule) scan(from int) error {
 				body := m.lines[j]
 				if strings.Contains(body, "__enzyme_") {
 					e.enzyme = true
+				}
+				if indirectCallRE.MatchString(body) {
+					e.indirect = true
 				}
 				for _, loc := range globalRefRE.FindAllStringIndex(body, -1) {
 					r := body[loc[0]:loc[1]]
@@ -342,7 +387,37 @@ func planCut(m *cutModule, native func(string) bool) (*cutPlan, string) {
 			keepAs(e.key, false)
 		}
 	}
-	for len(work) > 0 && reason == "" {
+	widened := false
+	for reason == "" {
+		if len(work) == 0 {
+			// A call through a pointer in what AD differentiates may reach
+			// any function whose address the program takes (AD dispatches
+			// over them, ad/dispatch.go), such as the overrides in a vtable
+			// only code outside the cut fills in (an object made in main):
+			// keep them, and the tables naming them, in full.
+			if widened || !fullIndirect(m, p) {
+				break
+			}
+			widened = true
+			for _, k := range addressTakenKeys(m) {
+				t := m.ents[k]
+				if t == nil || t.decl || p.full[k] || p.drop[k] || strings.HasPrefix(k, "@llvm.") {
+					continue
+				}
+				switch t.linkage {
+				case "", "weak", "weak_odr", "common":
+					keepAs(k, true)
+				default:
+					// Nothing in the cut refers to it: the optimization
+					// before AD would drop it (linkonce, internal, ...).
+					reason = "a call through a pointer may reach " + k + " (" + t.linkage + "), which only code outside the cut refers to"
+				}
+				if reason != "" {
+					break
+				}
+			}
+			continue
+		}
 		k := work[len(work)-1]
 		work = work[:len(work)-1]
 		e := m.ents[k]
