@@ -184,6 +184,10 @@ func definedName(l string) string {
 	return ""
 }
 
+// Elided reports whether f's body was left out of the parse (its body in
+// the module is a stand-in).
+func (p *Partial) Elided(f *ir.Func) bool { return p.elided[f.Name()] }
+
 // Parsed reports how many function definitions were parsed and how many
 // were left out.
 func (p *Partial) Parsed() (parsed, elided int) {
