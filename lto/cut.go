@@ -58,10 +58,14 @@ func fullIndirect(m *cutModule, p *cutPlan) bool {
 // addressTakenKeys lists, in module order, the defined global values whose
 // address something in the module uses other than as a callee, and the
 // variables whose initializers name a function (vtables, tables of
-// callbacks).
-func addressTakenKeys(m *cutModule) []string {
+// callbacks). The special globals the native objects keep (constructors)
+// call what they name themselves, through no pointer of the program.
+func addressTakenKeys(m *cutModule, p *cutPlan) []string {
 	taken := map[string]bool{}
 	for _, e := range m.order {
+		if p.drop[e.key] {
+			continue
+		}
 		for r := range e.taken {
 			if t := m.ents[r]; t != nil && t.fn {
 				taken[r] = true
@@ -399,7 +403,7 @@ func planCut(m *cutModule, native func(string) bool) (*cutPlan, string) {
 				break
 			}
 			widened = true
-			for _, k := range addressTakenKeys(m) {
+			for _, k := range addressTakenKeys(m, p) {
 				t := m.ents[k]
 				if t == nil || t.decl || p.full[k] || p.drop[k] || strings.HasPrefix(k, "@llvm.") {
 					continue

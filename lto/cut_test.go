@@ -1,6 +1,7 @@
 package lto
 
 import (
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -230,6 +231,62 @@ func TestWeakenSymbols(t *testing.T) {
 			if s.defined || s.weak {
 				t.Errorf("other: %+v, want an undefined reference as it was", s)
 			}
+		}
+	}
+}
+
+// A function the roots reach that calls through a pointer may reach any
+// address-taken function: a vtable and its override that only code outside
+// the cut refers to are kept in full when their linkage survives the
+// optimization before AD, and the cut is refused when it would not.
+func TestPlanCutIndirectCallees(t *testing.T) {
+	t.Parallel()
+	extra := `
+@vt = %s constant [1 x double (double)*] [double (double)* @over]
+
+define %s double @over(double %%x) {
+  ret double %%x
+}
+
+define dso_local void @maker(double (double)*** %%o) {
+  store double (double)** getelementptr ([1 x double (double)*], [1 x double (double)*]* @vt, i64 0, i64 0), double (double)*** %%o
+  ret void
+}
+`
+	call := "  %2 = call double @helper(double %x)\n"
+	indirect := call + "  %vp = load double (double)*, double (double)** undef\n  %vr = call double %vp(double %x)\n"
+	for _, c := range []struct {
+		name, linkage string
+		indirect      bool
+		kept, reason  string
+	}{
+		{"external", "dso_local", true, "@over @vt", ""},
+		{"linkonce_odr", "linkonce_odr dso_local", true, "", "a call through a pointer may reach"},
+		{"no indirect call", "linkonce_odr dso_local", false, "", ""},
+	} {
+		text := cutSample + fmt.Sprintf(extra, c.linkage, c.linkage)
+		if c.indirect {
+			text = strings.Replace(text, call, indirect, 1)
+		}
+		m, err := parseCutModule(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, reason := planCut(m, func(string) bool { return true })
+		if c.reason != "" || reason != "" {
+			if c.reason == "" || !strings.Contains(reason, c.reason) {
+				t.Errorf("%s: reason %q, want %q", c.name, reason, c.reason)
+			}
+			continue
+		}
+		var got []string
+		for _, k := range []string{"@over", "@vt"} {
+			if p.full[k] {
+				got = append(got, k)
+			}
+		}
+		if strings.Join(got, " ") != c.kept {
+			t.Errorf("%s: kept in full %v, want %q", c.name, got, c.kept)
 		}
 	}
 }
