@@ -289,6 +289,11 @@ type cutPlan struct {
 	owned map[string]bool // keys whose link-time definition must be the one that runs
 	full  map[string]bool // keys whose every reference is kept (AD may need it)
 	drop  map[string]bool // special globals deleted (constructors, used lists)
+	// pinned: linkonce keys nothing in the cut refers to, kept for AD (a
+	// vtable an indirect call may read): the link module defines them
+	// with external linkage, so that the optimization before AD keeps
+	// them; trimText makes them declarations after AD like any other.
+	pinned map[string]bool
 }
 
 // ownedNames returns the linker names of the owned functions with external
@@ -317,7 +322,7 @@ func planCut(m *cutModule, native func(string) bool) (*cutPlan, string) {
 	if m.moduleAsm {
 		return nil, "module-level inline assembly"
 	}
-	p := &cutPlan{keep: map[string]bool{}, owned: map[string]bool{}, full: map[string]bool{}, drop: map[string]bool{}}
+	p := &cutPlan{keep: map[string]bool{}, owned: map[string]bool{}, full: map[string]bool{}, drop: map[string]bool{}, pinned: map[string]bool{}}
 	referrers := map[string][]string{}
 	for _, e := range m.order {
 		if strings.HasPrefix(e.key, "@llvm.") {
@@ -410,6 +415,13 @@ func planCut(m *cutModule, native func(string) bool) (*cutPlan, string) {
 				}
 				switch t.linkage {
 				case "", "weak", "weak_odr", "common":
+					keepAs(k, true)
+				case "linkonce", "linkonce_odr":
+					if !native(t.name) {
+						reason = "a call through a pointer may reach " + k + ", which no native object defines"
+						break
+					}
+					p.pinned[k] = true
 					keepAs(k, true)
 				default:
 					// Nothing in the cut refers to it: the optimization
@@ -528,9 +540,32 @@ func cutText(m *cutModule, p *cutPlan) (text string, discard map[string]bool) {
 			i = end
 			continue
 		}
-		out = append(out, m.lines[i])
+		out = append(out, pinLinkage(m, p, m.lines[i]))
 	}
 	return strings.Join(out, "\n"), discard
+}
+
+// pinLinkage returns line l of m with the linkage of a pinned definition
+// (cutPlan.pinned) taken off: an external definition.
+func pinLinkage(m *cutModule, p *cutPlan, l string) string {
+	var key, prefix string
+	switch {
+	case strings.HasPrefix(l, "define "):
+		key, prefix = defineKey(l), "define "
+	case strings.HasPrefix(l, "@"):
+		key = globalRefRE.FindString(l)
+		prefix = key + " = "
+	default:
+		return l
+	}
+	if !p.pinned[key] {
+		return l
+	}
+	e := m.ents[key]
+	if e == nil || !strings.HasPrefix(l, prefix+e.linkage+" ") {
+		return l
+	}
+	return prefix + l[len(prefix)+len(e.linkage)+1:]
 }
 
 // trimText edits a differentiated module's text for code generation:

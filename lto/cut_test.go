@@ -237,8 +237,9 @@ func TestWeakenSymbols(t *testing.T) {
 
 // A function the roots reach that calls through a pointer may reach any
 // address-taken function: a vtable and its override that only code outside
-// the cut refers to are kept in full when their linkage survives the
-// optimization before AD, and the cut is refused when it would not.
+// the cut refers to are kept in full; linkonce ones are pinned (defined
+// with external linkage, so that the optimization before AD keeps them)
+// where a native object defines them, else the cut is refused.
 func TestPlanCutIndirectCallees(t *testing.T) {
 	t.Parallel()
 	extra := `
@@ -256,13 +257,15 @@ define dso_local void @maker(double (double)*** %%o) {
 	call := "  %2 = call double @helper(double %x)\n"
 	indirect := call + "  %vp = load double (double)*, double (double)** undef\n  %vr = call double %vp(double %x)\n"
 	for _, c := range []struct {
-		name, linkage string
-		indirect      bool
-		kept, reason  string
+		name, linkage    string
+		indirect, native bool
+		kept, reason     string
 	}{
-		{"external", "dso_local", true, "@over @vt", ""},
-		{"linkonce_odr", "linkonce_odr dso_local", true, "", "a call through a pointer may reach"},
-		{"no indirect call", "linkonce_odr dso_local", false, "", ""},
+		{"external", "dso_local", true, true, "@over @vt", ""},
+		{"linkonce_odr", "linkonce_odr dso_local", true, true, "@over @vt", ""},
+		{"linkonce_odr, not native", "linkonce_odr dso_local", true, false, "", "which no native object defines"},
+		{"internal", "internal", true, true, "", "a call through a pointer may reach"},
+		{"no indirect call", "linkonce_odr dso_local", false, true, "", ""},
 	} {
 		text := cutSample + fmt.Sprintf(extra, c.linkage, c.linkage)
 		if c.indirect {
@@ -272,7 +275,7 @@ define dso_local void @maker(double (double)*** %%o) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, reason := planCut(m, func(string) bool { return true })
+		p, reason := planCut(m, func(n string) bool { return c.native || (n != "over" && n != "vt") })
 		if c.reason != "" || reason != "" {
 			if c.reason == "" || !strings.Contains(reason, c.reason) {
 				t.Errorf("%s: reason %q, want %q", c.name, reason, c.reason)
@@ -287,6 +290,12 @@ define dso_local void @maker(double (double)*** %%o) {
 		}
 		if strings.Join(got, " ") != c.kept {
 			t.Errorf("%s: kept in full %v, want %q", c.name, got, c.kept)
+		}
+		text, _ = cutText(m, p)
+		for _, k := range []string{"@over", "@vt"} {
+			if p.full[k] && (strings.Contains(text, "linkonce_odr dso_local double "+k) || strings.Contains(text, k+" = linkonce_odr")) {
+				t.Errorf("%s: %s keeps its linkonce linkage in the cut:\n%s", c.name, k, text)
+			}
 		}
 	}
 }
