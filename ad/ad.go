@@ -62,6 +62,8 @@ type differ struct {
 	gpuPlainAdjoints bool
 	// typeReport is Options.TypeReport, may be nil.
 	typeReport io.Writer
+	// unparsed is Options.Unparsed, may be nil.
+	unparsed func(*ir.Func) bool
 	// constShadows are the shadow globals of constant globals, per mode
 	// (constshadow.go).
 	constShadows map[constShadowKey]*ir.Global
@@ -116,6 +118,9 @@ func (d *differ) prepared(f *ir.Func) (*ir.Func, error) {
 // clone asks for one (the type analysis's region, retype.go) or f needs
 // one, else f itself.
 func (d *differ) preparedCopy(f *ir.Func, clone bool) (*ir.Func, error) {
+	if d.unparsed != nil && d.unparsed(f) {
+		return nil, errorAt(f, nil, "internal error: the body of '%s' was left out of the parse (a function the link did not expect AD to reach)", f.Name())
+	}
 	p := f
 	dispatch := d.hasDispatchableCall(f)
 	if irutil.HasInvoke(f) {
@@ -693,7 +698,7 @@ func newDiffer(m *ir.Module, opts Options) *differ {
 		prep: map[*ir.Func]*ir.Func{}, custom: withFortranReductions(m, opts.Custom), sums: newSummaries(), lostGlobals: map[*ir.Global]error{}, globalEscapes: map[*ir.Global]*globalEscape{}, fwds: map[string]*forwardGen{}, picks: map[*ir.InstCall]pick{},
 		constShadows: map[constShadowKey]*ir.Global{}, runtimeActivity: opts.RuntimeActivity, versionTwins: map[*metadata.Tuple]*metadata.Tuple{},
 		gpu: rules.IsGPUModule(m), note: opts.Note, gpuLoopRecords: opts.GPULoopRecords,
-		gpuPlainAdjoints: opts.GPUPlainAdjoints, typeReport: opts.TypeReport}
+		gpuPlainAdjoints: opts.GPUPlainAdjoints, typeReport: opts.TypeReport, unparsed: opts.Unparsed}
 }
 
 // activities lists the activity of each parameter at the call.

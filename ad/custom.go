@@ -48,6 +48,10 @@ type Options struct {
 	// AD reaches and the functions its rewrite changed, as Enzyme's
 	// -print-type-analysis prints them (GOZYME_PRINT_TYPES; retype.go).
 	TypeReport io.Writer
+	// Unparsed, when set, reports a function whose body was left out of
+	// the parse (irutil.Partial: a stand-in of just `unreachable`): it is
+	// never differentiated nor a candidate of a dispatch.
+	Unparsed func(*ir.Func) bool
 }
 
 // customRule returns the reverse-mode rule of a call's callee, if any.

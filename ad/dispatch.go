@@ -44,7 +44,7 @@ func (d *differ) addressTaken() map[*ir.Func]bool {
 		}
 		switch x := c.(type) {
 		case *ir.Func:
-			if len(x.Blocks) > 0 || d.knownDeclaration(x) {
+			if len(x.Blocks) > 0 && (d.unparsed == nil || !d.unparsed(x)) || d.knownDeclaration(x) {
 				d.taken[x] = true
 			}
 		case *constant.ExprBitCast:

@@ -52,3 +52,15 @@ func TestAllocatorThroughPointer(t *testing.T) {
 	}
 	t.Run("leaks", func(t *testing.T) { runLeakChecked(t, buildC(t, src, "2")) })
 }
+
+// TestVirtualOverrideObjectsRun: a virtual call whose overrides are named
+// only by vtables that code outside the derivative's call graph fills in
+// (objects made in main, in a caller, by a factory): the overrides'
+// bodies are parsed and kept through the roots' cut, never stand-ins.
+func TestVirtualOverrideObjectsRun(t *testing.T) {
+	t.Parallel()
+	src := testdataC(t, "virtual_override_objects.cc")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildCXX(t, src, o)) })
+	}
+}

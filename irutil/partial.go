@@ -3,6 +3,7 @@ package irutil
 import (
 	"context"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/llir/llvm/ir"
@@ -44,6 +45,20 @@ var (
 	blockAddress = regexp.MustCompile(`blockaddress\((@[^,]+),`)
 )
 
+// indirectCall matches a call or invoke whose callee is a local value (a
+// function pointer): no global name between the keyword and the callee.
+var indirectCall = regexp.MustCompile(`\b(?:call|invoke)\b[^@\n]*?%[-a-zA-Z$._0-9]+\(`)
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // textFunc is one function definition of a module's text.
 type textFunc struct {
 	name       string
@@ -63,6 +78,8 @@ func ParsePartial(name, text string, seeds Seeds) (*Partial, error) {
 		}
 	}
 	var funcs []textFunc
+	taken := map[string]bool{}    // functions and globals whose address is used, not called
+	indirect := map[string]bool{} // functions with a call through a pointer
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		switch {
@@ -82,6 +99,14 @@ func ParsePartial(name, text string, seeds Seeds) (*Partial, error) {
 			body := strings.Join(lines[i:end+1], "\n")
 			fname := definedName(l)
 			refs[fname] = globalRef.FindAllString(body, -1)
+			for _, loc := range globalRef.FindAllStringIndex(body, -1) {
+				if loc[1] < len(body) && body[loc[1]] != '(' {
+					taken[body[loc[0]:loc[1]]] = true
+				}
+			}
+			if indirectCall.MatchString(body) {
+				indirect[fname] = true
+			}
 			if fname == "" || strings.HasPrefix(fname, `@"`) || !strings.HasSuffix(l, "{") || seeds.Func(body) {
 				need(fname)
 			}
@@ -90,6 +115,9 @@ func ParsePartial(name, text string, seeds Seeds) (*Partial, error) {
 		case strings.HasPrefix(l, "@"):
 			gname := globalRef.FindString(l)
 			refs[gname] = append(refs[gname], globalRef.FindAllString(l[len(gname):], -1)...)
+			for _, r := range globalRef.FindAllString(l[len(gname):], -1) {
+				taken[r] = true
+			}
 			if seeds.Global(strings.Trim(gname[1:], `"`)) {
 				need(gname)
 			}
@@ -101,11 +129,27 @@ func ParsePartial(name, text string, seeds Seeds) (*Partial, error) {
 			}
 		}
 	}
-	for len(work) > 0 {
-		n := work[len(work)-1]
-		work = work[:len(work)-1]
-		for _, r := range refs[n] {
-			need(r)
+	closure := func() {
+		for len(work) > 0 {
+			n := work[len(work)-1]
+			work = work[:len(work)-1]
+			for _, r := range refs[n] {
+				need(r)
+			}
+		}
+	}
+	closure()
+	// A call through a pointer may reach any function whose address the
+	// program takes (AD dispatches over them, ad/dispatch.go): a vtable
+	// filled in code nothing needed refers to (an object made in main)
+	// still names its overrides. Their bodies must be parsed, not stand-ins.
+	for n := range needed {
+		if indirect[n] {
+			for _, t := range sortedKeys(taken) {
+				need(t)
+			}
+			closure()
+			break
 		}
 	}
 	p := &Partial{elided: map[string]bool{}}
@@ -139,6 +183,10 @@ func definedName(l string) string {
 	}
 	return ""
 }
+
+// Elided reports whether f's body was left out of the parse (its body in
+// the module is a stand-in).
+func (p *Partial) Elided(f *ir.Func) bool { return p.elided[f.Name()] }
 
 // Parsed reports how many function definitions were parsed and how many
 // were left out.

@@ -116,3 +116,24 @@ func TestParsePartialOtherText(t *testing.T) {
 		t.Errorf("output lacks the body:\n%s", text)
 	}
 }
+
+// A needed function that calls through a pointer may reach any function
+// whose address the program takes: a vtable only unneeded code stores
+// (an object made in main) still names its override, whose body must be
+// parsed rather than left as a stand-in.
+func TestParsePartialIndirectCallee(t *testing.T) {
+	t.Parallel()
+	text := strings.Replace(partialIR, "  %y = call double @helper(double %x)\n", "  %y = call double @helper(double %x)\n  %p = load double (double)*, double (double)** undef\n  %z = call double %p(double %y)\n", 1)
+	p, err := ParsePartial("partial.ll", text, Seeds{
+		Func:   func(body string) bool { return strings.Contains(body, "__enzyme_") },
+		Global: func(string) bool { return false },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range p.Module.Funcs {
+		if f.Name() == "unused_static" && (p.Elided(f) || len(f.Blocks[0].Insts) == 0) {
+			t.Errorf("unused_static, named by @table, left out of the parse")
+		}
+	}
+}

@@ -40,6 +40,50 @@ import (
 // internal copies and the derivatives. Whatever the cut cannot prove, it
 // refuses (planCut's reason), and the link falls back to the whole module.
 
+// indirectCallRE matches a call or invoke whose callee is a local value
+// (a function pointer): no global name between the keyword and the callee.
+var indirectCallRE = regexp.MustCompile(`\b(?:call|invoke)\b[^@]*?%[-a-zA-Z$._0-9]+\(`)
+
+// fullIndirect reports a function the plan keeps in full (a body AD may
+// differentiate) that calls through a pointer.
+func fullIndirect(m *cutModule, p *cutPlan) bool {
+	for _, e := range m.order {
+		if e.fn && e.indirect && p.full[e.key] {
+			return true
+		}
+	}
+	return false
+}
+
+// addressTakenKeys lists, in module order, the defined global values whose
+// address something in the module uses other than as a callee, and the
+// variables whose initializers name a function (vtables, tables of
+// callbacks). The special globals the native objects keep (constructors)
+// call what they name themselves, through no pointer of the program.
+func addressTakenKeys(m *cutModule, p *cutPlan) []string {
+	taken := map[string]bool{}
+	for _, e := range m.order {
+		if p.drop[e.key] {
+			continue
+		}
+		for r := range e.taken {
+			if t := m.ents[r]; t != nil && t.fn {
+				taken[r] = true
+				if !e.fn {
+					taken[e.key] = true
+				}
+			}
+		}
+	}
+	var out []string
+	for _, e := range m.order {
+		if taken[e.key] && !e.decl {
+			out = append(out, e.key)
+		}
+	}
+	return out
+}
+
 // cutEntity is one global value of a module's text.
 type cutEntity struct {
 	key     string // "@name" as printed
@@ -52,10 +96,12 @@ type cutEntity struct {
 	alias   bool   // an alias or ifunc
 	comdat  string // the comdat it belongs to, "" for none
 	enzyme  bool   // its body mentions an Enzyme entry point
-	refs    []string
-	taken   map[string]bool // refs used other than as a callee
-	start   int             // first line
-	end     int             // last line
+	// indirect: its body calls through a pointer
+	indirect bool
+	refs     []string
+	taken    map[string]bool // refs used other than as a callee
+	start    int             // first line
+	end      int             // last line
 }
 
 func (e *cutEntity) local() bool { return e.linkage == "internal" || e.linkage == "private" }
@@ -120,6 +166,9 @@ func (m *cutModule) scan(from int) error {
 				body := m.lines[j]
 				if strings.Contains(body, "__enzyme_") {
 					e.enzyme = true
+				}
+				if indirectCallRE.MatchString(body) {
+					e.indirect = true
 				}
 				for _, loc := range globalRefRE.FindAllStringIndex(body, -1) {
 					r := body[loc[0]:loc[1]]
@@ -240,6 +289,11 @@ type cutPlan struct {
 	owned map[string]bool // keys whose link-time definition must be the one that runs
 	full  map[string]bool // keys whose every reference is kept (AD may need it)
 	drop  map[string]bool // special globals deleted (constructors, used lists)
+	// pinned: linkonce keys nothing in the cut refers to, kept for AD (a
+	// vtable an indirect call may read): the link module defines them
+	// with external linkage, so that the optimization before AD keeps
+	// them; trimText makes them declarations after AD like any other.
+	pinned map[string]bool
 }
 
 // ownedNames returns the linker names of the owned functions with external
@@ -268,7 +322,7 @@ func planCut(m *cutModule, native func(string) bool) (*cutPlan, string) {
 	if m.moduleAsm {
 		return nil, "module-level inline assembly"
 	}
-	p := &cutPlan{keep: map[string]bool{}, owned: map[string]bool{}, full: map[string]bool{}, drop: map[string]bool{}}
+	p := &cutPlan{keep: map[string]bool{}, owned: map[string]bool{}, full: map[string]bool{}, drop: map[string]bool{}, pinned: map[string]bool{}}
 	referrers := map[string][]string{}
 	for _, e := range m.order {
 		if strings.HasPrefix(e.key, "@llvm.") {
@@ -342,7 +396,44 @@ func planCut(m *cutModule, native func(string) bool) (*cutPlan, string) {
 			keepAs(e.key, false)
 		}
 	}
-	for len(work) > 0 && reason == "" {
+	widened := false
+	for reason == "" {
+		if len(work) == 0 {
+			// A call through a pointer in what AD differentiates may reach
+			// any function whose address the program takes (AD dispatches
+			// over them, ad/dispatch.go), such as the overrides in a vtable
+			// only code outside the cut fills in (an object made in main):
+			// keep them, and the tables naming them, in full.
+			if widened || !fullIndirect(m, p) {
+				break
+			}
+			widened = true
+			for _, k := range addressTakenKeys(m, p) {
+				t := m.ents[k]
+				if t == nil || t.decl || p.full[k] || p.drop[k] || strings.HasPrefix(k, "@llvm.") {
+					continue
+				}
+				switch t.linkage {
+				case "", "weak", "weak_odr", "common":
+					keepAs(k, true)
+				case "linkonce", "linkonce_odr":
+					if !native(t.name) {
+						reason = "a call through a pointer may reach " + k + ", which no native object defines"
+						break
+					}
+					p.pinned[k] = true
+					keepAs(k, true)
+				default:
+					// Nothing in the cut refers to it: the optimization
+					// before AD would drop it (linkonce, internal, ...).
+					reason = "a call through a pointer may reach " + k + " (" + t.linkage + "), which only code outside the cut refers to"
+				}
+				if reason != "" {
+					break
+				}
+			}
+			continue
+		}
 		k := work[len(work)-1]
 		work = work[:len(work)-1]
 		e := m.ents[k]
@@ -449,9 +540,32 @@ func cutText(m *cutModule, p *cutPlan) (text string, discard map[string]bool) {
 			i = end
 			continue
 		}
-		out = append(out, m.lines[i])
+		out = append(out, pinLinkage(m, p, m.lines[i]))
 	}
 	return strings.Join(out, "\n"), discard
+}
+
+// pinLinkage returns line l of m with the linkage of a pinned definition
+// (cutPlan.pinned) taken off: an external definition.
+func pinLinkage(m *cutModule, p *cutPlan, l string) string {
+	var key, prefix string
+	switch {
+	case strings.HasPrefix(l, "define "):
+		key, prefix = defineKey(l), "define "
+	case strings.HasPrefix(l, "@"):
+		key = globalRefRE.FindString(l)
+		prefix = key + " = "
+	default:
+		return l
+	}
+	if !p.pinned[key] {
+		return l
+	}
+	e := m.ents[key]
+	if e == nil || !strings.HasPrefix(l, prefix+e.linkage+" ") {
+		return l
+	}
+	return prefix + l[len(prefix)+len(e.linkage)+1:]
 }
 
 // trimText edits a differentiated module's text for code generation:

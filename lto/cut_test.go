@@ -1,6 +1,7 @@
 package lto
 
 import (
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -229,6 +230,71 @@ func TestWeakenSymbols(t *testing.T) {
 		case "other":
 			if s.defined || s.weak {
 				t.Errorf("other: %+v, want an undefined reference as it was", s)
+			}
+		}
+	}
+}
+
+// A function the roots reach that calls through a pointer may reach any
+// address-taken function: a vtable and its override that only code outside
+// the cut refers to are kept in full; linkonce ones are pinned (defined
+// with external linkage, so that the optimization before AD keeps them)
+// where a native object defines them, else the cut is refused.
+func TestPlanCutIndirectCallees(t *testing.T) {
+	t.Parallel()
+	extra := `
+@vt = %s constant [1 x double (double)*] [double (double)* @over]
+
+define %s double @over(double %%x) {
+  ret double %%x
+}
+
+define dso_local void @maker(double (double)*** %%o) {
+  store double (double)** getelementptr ([1 x double (double)*], [1 x double (double)*]* @vt, i64 0, i64 0), double (double)*** %%o
+  ret void
+}
+`
+	call := "  %2 = call double @helper(double %x)\n"
+	indirect := call + "  %vp = load double (double)*, double (double)** undef\n  %vr = call double %vp(double %x)\n"
+	for _, c := range []struct {
+		name, linkage    string
+		indirect, native bool
+		kept, reason     string
+	}{
+		{"external", "dso_local", true, true, "@over @vt", ""},
+		{"linkonce_odr", "linkonce_odr dso_local", true, true, "@over @vt", ""},
+		{"linkonce_odr, not native", "linkonce_odr dso_local", true, false, "", "which no native object defines"},
+		{"internal", "internal", true, true, "", "a call through a pointer may reach"},
+		{"no indirect call", "linkonce_odr dso_local", false, true, "", ""},
+	} {
+		text := cutSample + fmt.Sprintf(extra, c.linkage, c.linkage)
+		if c.indirect {
+			text = strings.Replace(text, call, indirect, 1)
+		}
+		m, err := parseCutModule(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, reason := planCut(m, func(n string) bool { return c.native || (n != "over" && n != "vt") })
+		if c.reason != "" || reason != "" {
+			if c.reason == "" || !strings.Contains(reason, c.reason) {
+				t.Errorf("%s: reason %q, want %q", c.name, reason, c.reason)
+			}
+			continue
+		}
+		var got []string
+		for _, k := range []string{"@over", "@vt"} {
+			if p.full[k] {
+				got = append(got, k)
+			}
+		}
+		if strings.Join(got, " ") != c.kept {
+			t.Errorf("%s: kept in full %v, want %q", c.name, got, c.kept)
+		}
+		text, _ = cutText(m, p)
+		for _, k := range []string{"@over", "@vt"} {
+			if p.full[k] && (strings.Contains(text, "linkonce_odr dso_local double "+k) || strings.Contains(text, k+" = linkonce_odr")) {
+				t.Errorf("%s: %s keeps its linkonce linkage in the cut:\n%s", c.name, k, text)
 			}
 		}
 	}

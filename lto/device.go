@@ -129,6 +129,7 @@ func differentiateDevice(ctx context.Context, job DeviceJob, in, out string) err
 			}
 			opts := ad.Options{Custom: map[*ir.Func]*ad.Custom{}, RuntimeActivity: runtimeActivity,
 				Note: job.Note, GPULoopRecords: job.LoopRecords, GPUPlainAdjoints: job.PlainAdjoints}
+			opts.Unparsed = part.Elided
 			if job.PrintTypes {
 				opts.TypeReport = os.Stderr
 			}

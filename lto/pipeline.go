@@ -140,6 +140,7 @@ func rewriteModule(ctx context.Context, dir, in string, job RewriteJob, beforeCo
 				return fmt.Errorf("%s: %w", origin, err)
 			}
 			opts := ad.Options{Custom: map[*ir.Func]*ad.Custom{}, RuntimeActivity: runtimeActivity}
+			opts.Unparsed = part.Elided
 			if job.PrintTypes {
 				opts.TypeReport = os.Stderr
 			}
