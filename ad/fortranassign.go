@@ -57,16 +57,7 @@ const assignFromOff = 384
 // derivative of the runtime's Assign f.
 func buildFortranAssign(m *ir.Module, f *ir.Func) *Custom {
 	base := fortranReducePrefix + "Assign"
-	params := func() []*ir.Param {
-		var ps []*ir.Param
-		for i, t := range f.Sig.Params {
-			ps = append(ps, ir.NewParam(fmt.Sprintf("a%d", i), t))
-			if types.IsPointer(t) {
-				ps = append(ps, ir.NewParam(fmt.Sprintf("s%d", i), t))
-			}
-		}
-		return ps
-	}
+	params := func() []*ir.Param { return shadowedParams(f) }
 	h := &fredHelpers{m: m, name: f.Name()}
 	aug := m.NewFunc(base+"_aug", types.I8Ptr, params()...)
 	grad := m.NewFunc(base+"_grad", types.Void, append(params(), ir.NewParam("tape", types.I8Ptr))...)
@@ -145,20 +136,27 @@ func (h *fredHelpers) assignAug(f *ir.Func) {
 	to, sto, from, sfrom := f.Params[0], f.Params[1], f.Params[2], f.Params[3]
 	out := x.slot(types.I8Ptr, constant.NewNull(types.I8Ptr))
 	h.assignActive(x, to, sto, from, func(tb value.Value) {
-		fb := x.descShadowBase(from, sfrom)
-		rec := x.b.NewCall(rules.Declare(h.m, "malloc", types.I8Ptr, types.I64), i64c(2*assignFromOff))
-		memcpy := rules.Declare(h.m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, types.I8Ptr, types.I8Ptr, types.I64, types.I1)
-		for _, d := range []struct {
-			desc, sb value.Value
-			off      int64
-		}{{to, tb, 0}, {from, fb, assignFromOff}} {
-			size := x.b.NewAdd(i64c(24), x.b.NewMul(x.rank(d.desc), i64c(24)))
-			x.b.NewCall(memcpy, x.at(rec, i64c(d.off)), x.bytes(d.desc), size, constant.False)
-			x.store(d.sb, rec, i64c(d.off))
-		}
+		rec := h.assignRecord(x, to, tb, from, x.descShadowBase(from, sfrom))
 		x.b.NewStore(rec, out)
 	})
 	x.b.NewRet(x.b.NewLoad(types.I8Ptr, out))
+}
+
+// assignRecord mallocs a record of both descriptors, to's at 0 and from's
+// at assignFromOff, each with its base address replaced by toBase and
+// fromBase (the shadows' or tangents' bases).
+func (h *fredHelpers) assignRecord(x *fb, to, toBase, from, fromBase value.Value) value.Value {
+	rec := x.b.NewCall(rules.Declare(h.m, "malloc", types.I8Ptr, types.I64), i64c(2*assignFromOff))
+	memcpy := rules.Declare(h.m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, types.I8Ptr, types.I8Ptr, types.I64, types.I1)
+	for _, d := range []struct {
+		desc, sb value.Value
+		off      int64
+	}{{to, toBase, 0}, {from, fromBase, assignFromOff}} {
+		size := x.b.NewAdd(i64c(24), x.b.NewMul(x.rank(d.desc), i64c(24)))
+		x.b.NewCall(memcpy, x.at(rec, i64c(d.off)), x.bytes(d.desc), size, constant.False)
+		x.store(d.sb, rec, i64c(d.off))
+	}
+	return rec
 }
 
 // assignGrad: (..., record): buffer = to's adjoints; to's adjoints = 0;
@@ -207,16 +205,8 @@ func (h *fredHelpers) assignFwd(f *ir.Func) {
 	h.assignActive(x, to, tto, from, func(tb value.Value) {
 		fb := x.descShadowBase(from, tfrom)
 		// Descriptors with the tangents' bases, read as the record is.
-		rec := x.b.NewCall(rules.Declare(h.m, "malloc", types.I8Ptr, types.I64), i64c(2*assignFromOff))
+		rec := h.assignRecord(x, to, tb, from, fb)
 		memcpy := rules.Declare(h.m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, types.I8Ptr, types.I8Ptr, types.I64, types.I1)
-		for _, d := range []struct {
-			desc, sb value.Value
-			off      int64
-		}{{to, tb, 0}, {from, fb, assignFromOff}} {
-			size := x.b.NewAdd(i64c(24), x.b.NewMul(x.rank(d.desc), i64c(24)))
-			x.b.NewCall(memcpy, x.at(rec, i64c(d.off)), x.bytes(d.desc), size, constant.False)
-			x.store(d.sb, rec, i64c(d.off))
-		}
 		src := x.at(rec, i64c(assignFromOff))
 		el := x.load(types.I64, rec, i64c(8))
 		n := x.b.NewCall(h.assignCount(), rec)

@@ -160,21 +160,24 @@ func (c *Custom) generated() bool {
 	return c.Augment != nil && c.Augment.Linkage == enum.LinkageInternal && strings.HasPrefix(c.Augment.Name(), fortranReducePrefix)
 }
 
+// shadowedParams are new parameters for a rule of f: f's own, each pointer
+// followed by its shadow (customArgs).
+func shadowedParams(f *ir.Func) []*ir.Param {
+	var ps []*ir.Param
+	for i, t := range f.Sig.Params {
+		ps = append(ps, ir.NewParam(fmt.Sprintf("a%d", i), t))
+		if types.IsPointer(t) {
+			ps = append(ps, ir.NewParam(fmt.Sprintf("s%d", i), t))
+		}
+	}
+	return ps
+}
+
 // buildFortranReduction makes the augmented forward, gradient and
 // forward derivative of runtime routine f.
 func buildFortranReduction(m *ir.Module, f *ir.Func, red fortranReduction) *Custom {
 	base := fortranReducePrefix + f.Name()[len("_FortranA"):]
-	// Each pointer parameter is followed by its shadow (customArgs).
-	params := func() []*ir.Param {
-		var ps []*ir.Param
-		for i, t := range f.Sig.Params {
-			ps = append(ps, ir.NewParam(fmt.Sprintf("a%d", i), t))
-			if types.IsPointer(t) {
-				ps = append(ps, ir.NewParam(fmt.Sprintf("s%d", i), t))
-			}
-		}
-		return ps
-	}
+	params := func() []*ir.Param { return shadowedParams(f) }
 	h := &fredHelpers{m: m, red: red, name: f.Name()}
 	aug := m.NewFunc(base+"_aug", types.I8Ptr, params()...)
 	gps := append(params(), ir.NewParam("d", red.elem), ir.NewParam("tape", types.I8Ptr))
