@@ -117,22 +117,7 @@ double loss(const double *x, int n) {
   for (int i = 0; i < n; i++) e += u[i] * x[i] + w[i] * w[i];
   return e;
 }
-int main(void) {
-  double x[N], dx[N] = {0}, v[N], dv = 0;
-  for (int i = 0; i < N; i++) { x[i] = 0.7 * sin(1.3 * i + 0.4) + 0.2 * i - 0.5; v[i] = 0.3 + 0.1 * i; }
-  __enzyme_autodiff((void *)loss, enzyme_dup, x, dx, enzyme_const, N);
-  for (int i = 0; i < N; i++) {
-    double h = 1e-6, xi = x[i];
-    x[i] = xi + h; double fp = loss(x, N);
-    x[i] = xi - h; double fm = loss(x, N);
-    x[i] = xi;
-    printf("grad %d %.17g %.17g\n", i, dx[i], (fp - fm) / (2 * h));
-    dv += dx[i] * v[i];
-  }
-  printf("fwd 0 %.17g %.17g\n", __enzyme_fwddiff((void *)loss, enzyme_dup, x, v, enzyme_const, N), dv);
-  return 0;
-}
-`
+` + gradMainBody
 
 // TestFortranRuntimeAssignRule differentiates C calling the runtime's
 // Assign on hand-built descriptors of other shapes and a broadcast

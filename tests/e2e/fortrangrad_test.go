@@ -18,7 +18,11 @@ void __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
 double loss(const double *x, int n);
 #define N 8
-int main(void) {
+` + gradMainBody
+
+// gradMainBody is gradMainC's main: the gradient at a fixed point of
+// N inputs against central differences, and the forward tangent along v.
+const gradMainBody = `int main(void) {
   double x[N], dx[N] = {0}, v[N], dv = 0;
   for (int i = 0; i < N; i++) { x[i] = 0.7 * sin(1.3 * i + 0.4) + 0.2 * i - 0.5; v[i] = 0.3 + 0.1 * i; }
   __enzyme_autodiff((void *)loss, enzyme_dup, x, dx, enzyme_const, N);
