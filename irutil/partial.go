@@ -45,9 +45,10 @@ var (
 	blockAddress = regexp.MustCompile(`blockaddress\((@[^,]+),`)
 )
 
-// indirectCall matches a call or invoke whose callee is a local value (a
-// function pointer): no global name between the keyword and the callee.
-var indirectCall = regexp.MustCompile(`\b(?:call|invoke)\b[^@\n]*?%[-a-zA-Z$._0-9]+\(`)
+// IndirectCall matches, in a function's text, a call or invoke whose
+// callee is a local value (a function pointer): no global name between the
+// keyword and the callee on its line.
+var IndirectCall = regexp.MustCompile(`\b(?:call|invoke)\b[^@\n]*?%[-a-zA-Z$._0-9]+\(`)
 
 // sortedKeys returns the keys of m in order.
 func sortedKeys(m map[string]bool) []string {
@@ -104,7 +105,7 @@ func ParsePartial(name, text string, seeds Seeds) (*Partial, error) {
 					taken[body[loc[0]:loc[1]]] = true
 				}
 			}
-			if indirectCall.MatchString(body) {
+			if IndirectCall.MatchString(body) {
 				indirect[fname] = true
 			}
 			if fname == "" || strings.HasPrefix(fname, `@"`) || !strings.HasSuffix(l, "{") || seeds.Func(body) {

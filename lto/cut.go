@@ -40,10 +40,6 @@ import (
 // internal copies and the derivatives. Whatever the cut cannot prove, it
 // refuses (planCut's reason), and the link falls back to the whole module.
 
-// indirectCallRE matches a call or invoke whose callee is a local value
-// (a function pointer): no global name between the keyword and the callee.
-var indirectCallRE = regexp.MustCompile(`\b(?:call|invoke)\b[^@]*?%[-a-zA-Z$._0-9]+\(`)
-
 // fullIndirect reports a function the plan keeps in full (a body AD may
 // differentiate) that calls through a pointer.
 func fullIndirect(m *cutModule, p *cutPlan) bool {
@@ -167,7 +163,7 @@ func (m *cutModule) scan(from int) error {
 				if strings.Contains(body, "__enzyme_") {
 					e.enzyme = true
 				}
-				if indirectCallRE.MatchString(body) {
+				if irutil.IndirectCall.MatchString(body) {
 					e.indirect = true
 				}
 				for _, loc := range globalRefRE.FindAllStringIndex(body, -1) {
