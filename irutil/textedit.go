@@ -549,11 +549,25 @@ func RenameGlobals(text string, rename map[string]string) (string, error) {
 }
 
 // dedupeDeclarations keeps the first of several declarations of one name
-// (a rename makes them meet); where their types differ, the calls through
+// and drops the declarations of a name the module defines (a rename makes
+// them meet: under --wrap=malloc, the declaration of malloc in the module
+// defining __wrap_malloc); where their types differ, the calls through
 // the dropped one no longer match and llvm-as says so.
 func dedupeDeclarations(text string) (string, error) {
 	lines := strings.Split(text, "\n")
 	seen := map[string]bool{}
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "define "):
+			if name, _, _ := headerName(l); name != "" {
+				seen[name] = true
+			}
+		case strings.HasPrefix(l, "@") && !strings.Contains(l, " = external "):
+			if name, end := scanGlobalName(l, 0); end > 0 {
+				seen[name] = true
+			}
+		}
+	}
 	out := lines[:0]
 	for _, l := range lines {
 		var name string

@@ -245,6 +245,15 @@ func (g *grouper) reach(m *Input) ([]*Input, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", m.Origin, err)
 		}
+		if real, ok := strings.CutPrefix(name, "__real_"); ok && to == real {
+			if d, _ := g.definer(real); d == nil {
+				// No bitcode defines NAME (libc's malloc): __real_NAME stays
+				// undefined in the link's object, and the linker resolves it
+				// to NAME itself. Renamed to NAME it would be wrapped again
+				// there: __wrap_NAME calling itself.
+				to = name
+			}
+		}
 		if to != name {
 			e.rename[name] = to
 		}

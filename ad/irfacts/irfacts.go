@@ -192,12 +192,23 @@ func IsLLVMIntrinsic(f interface{ Name() string }) bool {
 }
 
 // CalleeName is the name of the function a call calls directly (casts
-// stripped), or "".
+// stripped), or "": for a declaration __real_NAME, NAME (LibName).
 func CalleeName(c *ir.InstCall) string {
 	if f, ok := irutil.StripCasts(c.Callee).(*ir.Func); ok {
-		return f.Name()
+		return LibName(f)
 	}
 	return ""
+}
+
+// LibName is the name of the library function f calls: its own, or NAME
+// for a declaration __real_NAME, which only the linker's --wrap=NAME
+// resolves (to NAME itself: a wrapper of malloc calls libc's malloc
+// through __real_malloc).
+func LibName(f *ir.Func) string {
+	if n, ok := strings.CutPrefix(f.Name(), "__real_"); ok && len(f.Blocks) == 0 && n != "" {
+		return n
+	}
+	return f.Name()
 }
 
 // IsAllocation reports calls that return fresh heap memory (the C and C++
@@ -210,7 +221,7 @@ func IsAllocation(c *ir.InstCall) bool {
 	if FuncAttr(f, AttrAllocator) != "" {
 		return true
 	}
-	switch f.Name() {
+	switch LibName(f) {
 	case "malloc", "calloc", "_Znwm", "_Znam", "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t", "aligned_alloc":
 		return true
 	}

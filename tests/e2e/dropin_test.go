@@ -142,6 +142,22 @@ func TestWrapAndDefsym(t *testing.T) {
 		gz, "-O2", "usemain.o", "cube.o", "-Wl,--defsym=sq=0x1000", "-o", "defsymaddr")
 }
 
+// TestWrapLibcAllocator: --wrap of libc's malloc, realloc and free, whose
+// wrappers call __real_malloc and friends: no bitcode defines malloc, so
+// __real_malloc must stay for the linker to resolve (renamed to malloc in
+// the link's module, the linker wrapped it again and __wrap_malloc called
+// itself until the stack ran out). use(x) = x^4 + 3.
+func TestWrapLibcAllocator(t *testing.T) {
+	setup(t)
+	dir := copyProject(t, "dropin")
+	gz := tool("gozyme-cc")
+	for _, o := range []string{"-O0", "-O2"} {
+		exe := "wrapalloc" + o
+		run(t, dir, toolEnv(), gz, o, "wrapalloc.c", "-Wl,--wrap=malloc,--wrap=realloc,--wrap=free", "-o", exe)
+		expectRun(t, dir, filepath.Join(dir, exe), 84, 108)
+	}
+}
+
 // TestLTOObjects: -flto objects are bitcode; they link with AD as a
 // compile-and-link line, as separate objects, mixed with fat objects and
 // from an archive of bitcode members.
