@@ -75,7 +75,7 @@ func buildFortranAssign(m *ir.Module, f *ir.Func) *Custom {
 // carry derivatives, after checking both descriptors.
 func (h *fredHelpers) assignActive(x *fb, to, sto, from value.Value, body func(tb value.Value)) {
 	tb := x.descShadowBase(to, sto)
-	x.ifThen(x.b.NewICmp(enum.IPredNE, tb, constant.NewNull(types.I8Ptr)), func() {
+	x.ifNonNull(tb, func() {
 		code := x.load(types.I8, to, i64c(21))
 		x.ifThen(x.b.NewXor(h.noDerivativeCode(x, code), constant.True), func() {
 			h.assignCheck(x, to, from)
@@ -147,15 +147,8 @@ func (h *fredHelpers) assignAug(f *ir.Func) {
 // fromBase (the shadows' or tangents' bases).
 func (h *fredHelpers) assignRecord(x *fb, to, toBase, from, fromBase value.Value) value.Value {
 	rec := x.b.NewCall(rules.Declare(h.m, "malloc", types.I8Ptr, types.I64), i64c(2*assignFromOff))
-	memcpy := rules.Declare(h.m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, types.I8Ptr, types.I8Ptr, types.I64, types.I1)
-	for _, d := range []struct {
-		desc, sb value.Value
-		off      int64
-	}{{to, toBase, 0}, {from, fromBase, assignFromOff}} {
-		size := x.b.NewAdd(i64c(24), x.b.NewMul(x.rank(d.desc), i64c(24)))
-		x.b.NewCall(memcpy, x.at(rec, i64c(d.off)), x.bytes(d.desc), size, constant.False)
-		x.store(d.sb, rec, i64c(d.off))
-	}
+	h.copyDesc(x, rec, to, toBase, x.descSize(to))
+	h.copyDesc(x, x.at(rec, i64c(assignFromOff)), from, fromBase, x.descSize(from))
 	return rec
 }
 
@@ -164,8 +157,7 @@ func (h *fredHelpers) assignRecord(x *fb, to, toBase, from, fromBase value.Value
 func (h *fredHelpers) assignGrad(f *ir.Func) {
 	x := newFB(f)
 	rec := f.Params[len(f.Params)-1]
-	null := constant.NewNull(types.I8Ptr)
-	x.ifThen(x.b.NewICmp(enum.IPredNE, rec, null), func() {
+	x.ifNonNull(rec, func() {
 		from := x.at(rec, i64c(assignFromOff))
 		buf := h.assignGather(x, rec)
 		el := x.load(types.I64, rec, i64c(8))
@@ -174,7 +166,7 @@ func (h *fredHelpers) assignGrad(f *ir.Func) {
 		x.loop(n, func(i value.Value) {
 			x.b.NewCall(memset, x.b.NewCall(h.assignElem(), rec, i), constant.NewInt(types.I8, 0), el, constant.False)
 		})
-		x.ifThen(x.b.NewICmp(enum.IPredNE, x.load(types.I8Ptr, from, i64c(0)), null), func() {
+		x.ifNonNull(x.load(types.I8Ptr, from, i64c(0)), func() {
 			code := x.load(types.I8, rec, i64c(21))
 			dbl := x.b.NewOr(x.b.NewICmp(enum.IPredEQ, code, constant.NewInt(types.I8, 28)), x.b.NewICmp(enum.IPredEQ, code, constant.NewInt(types.I8, 35)))
 			for _, t := range []*types.FloatType{types.Double, types.Float} {

@@ -81,7 +81,7 @@ func (h *fredHelpers) extAug(f *ir.Func) {
 	h.checkType(x, a)
 	sb := x.descShadowBase(a, sa)
 	out := x.slot(types.I8Ptr, constant.NewNull(types.I8Ptr))
-	x.ifThen(x.b.NewICmp(enum.IPredNE, sb, constant.NewNull(types.I8Ptr)), func() {
+	x.ifNonNull(sb, func() {
 		x.b.NewStore(h.extShadowElem(x, a, sb), out)
 	})
 	x.b.NewRet(x.b.NewLoad(types.I8Ptr, out))
@@ -92,7 +92,7 @@ func (h *fredHelpers) extGrad(f *ir.Func) {
 	x := newFB(f)
 	t := h.red.elem
 	d, rec := f.Params[len(f.Params)-2], f.Params[len(f.Params)-1]
-	x.ifThen(x.b.NewICmp(enum.IPredNE, rec, constant.NewNull(types.I8Ptr)), func() {
+	x.ifNonNull(rec, func() {
 		x.store(x.b.NewFAdd(x.load(t, rec, i64c(0)), d), rec, i64c(0))
 	})
 	x.b.NewRet(nil)
@@ -106,9 +106,9 @@ func (h *fredHelpers) extFwd(f *ir.Func) {
 	h.checkType(x, a)
 	tb := x.descShadowBase(a, ta)
 	out := x.slot(t, rules.FloatConst(t, 0))
-	x.ifThen(x.b.NewICmp(enum.IPredNE, tb, constant.NewNull(types.I8Ptr)), func() {
+	x.ifNonNull(tb, func() {
 		e := h.extShadowElem(x, a, tb)
-		x.ifThen(x.b.NewICmp(enum.IPredNE, e, constant.NewNull(types.I8Ptr)), func() {
+		x.ifNonNull(e, func() {
 			x.b.NewStore(x.load(t, e, i64c(0)), out)
 		})
 	})

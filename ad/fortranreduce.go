@@ -265,6 +265,17 @@ func (x *fb) ifThen(cond value.Value, body func()) {
 	x.b = next
 }
 
+// ifNonNull runs body where pointer p (an i8*) is not null.
+func (x *fb) ifNonNull(p value.Value, body func()) {
+	x.ifThen(x.b.NewICmp(enum.IPredNE, p, constant.NewNull(types.I8Ptr)), body)
+}
+
+// descSize is the bytes of descriptor desc: its 24-byte header and 24
+// bytes per dimension.
+func (x *fb) descSize(desc value.Value) value.Value {
+	return x.b.NewAdd(i64c(24), x.b.NewMul(x.rank(desc), i64c(24)))
+}
+
 // loop runs body(i) for i from 0 to n-1 (none where n <= 0).
 func (x *fb) loop(n value.Value, body func(i value.Value)) {
 	pre := x.b
@@ -284,7 +295,7 @@ func (x *fb) loop(n value.Value, body func(i value.Value)) {
 // is null or its base is the primal descriptor p's (no derivatives).
 func (x *fb) descShadowBase(p, s value.Value) value.Value {
 	out := x.slot(types.I8Ptr, constant.NewNull(types.I8Ptr))
-	x.ifThen(x.b.NewICmp(enum.IPredNE, x.bytes(s), constant.NewNull(types.I8Ptr)), func() {
+	x.ifNonNull(x.bytes(s), func() {
 		sb := x.load(types.I8Ptr, s, i64c(0))
 		pb := x.load(types.I8Ptr, p, i64c(0))
 		x.b.NewStore(x.b.NewSelect(x.b.NewICmp(enum.IPredEQ, sb, pb), constant.NewNull(types.I8Ptr), sb), out)
@@ -384,6 +395,14 @@ func (h *fredHelpers) walk(add bool) *ir.Func {
 	return f
 }
 
+// copyDesc copies descriptor desc (size bytes: descSize) to dst with its
+// base address replaced by base (a shadow's or a tangent's).
+func (h *fredHelpers) copyDesc(x *fb, dst, desc, base, size value.Value) {
+	memcpy := rules.Declare(h.m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, types.I8Ptr, types.I8Ptr, types.I64, types.I1)
+	x.b.NewCall(memcpy, dst, x.bytes(desc), size, constant.False)
+	x.store(base, dst, i64c(0))
+}
+
 // sumAug: (a, sa, file, sfile, line, dim, mask, smask) -> the record: a
 // copy of a's descriptor with the shadow's base, null without a shadow.
 func (h *fredHelpers) sumAug(f *ir.Func) {
@@ -392,12 +411,10 @@ func (h *fredHelpers) sumAug(f *ir.Func) {
 	h.checkType(x, a)
 	sb := x.descShadowBase(a, sa)
 	out := x.slot(types.I8Ptr, constant.NewNull(types.I8Ptr))
-	x.ifThen(x.b.NewICmp(enum.IPredNE, sb, constant.NewNull(types.I8Ptr)), func() {
-		size := x.b.NewAdd(i64c(24), x.b.NewMul(x.rank(a), i64c(24)))
+	x.ifNonNull(sb, func() {
+		size := x.descSize(a)
 		rec := x.b.NewCall(rules.Declare(h.m, "malloc", types.I8Ptr, types.I64), size)
-		x.b.NewCall(rules.Declare(h.m, "llvm.memcpy.p0i8.p0i8.i64", types.Void, types.I8Ptr, types.I8Ptr, types.I64, types.I1),
-			rec, x.bytes(a), size, constant.False)
-		x.store(sb, rec, i64c(0))
+		h.copyDesc(x, rec, a, sb, size)
 		x.b.NewStore(rec, out)
 	})
 	x.b.NewRet(x.b.NewLoad(types.I8Ptr, out))
@@ -407,7 +424,7 @@ func (h *fredHelpers) sumAug(f *ir.Func) {
 func (h *fredHelpers) sumGrad(f *ir.Func) {
 	x := newFB(f)
 	d, rec := f.Params[len(f.Params)-2], f.Params[len(f.Params)-1]
-	x.ifThen(x.b.NewICmp(enum.IPredNE, rec, constant.NewNull(types.I8Ptr)), func() {
+	x.ifNonNull(rec, func() {
 		k := x.b.NewSub(x.rank(rec), i64c(1))
 		x.b.NewCall(h.walk(true), x.at(rec, i64c(24)), k, x.load(types.I8Ptr, rec, i64c(0)), d)
 		x.b.NewCall(rules.Declare(h.m, "free", types.Void, types.I8Ptr), rec)
@@ -423,7 +440,7 @@ func (h *fredHelpers) sumFwd(f *ir.Func) {
 	h.checkType(x, a)
 	tb := x.descShadowBase(a, ta)
 	out := x.slot(t, rules.FloatConst(t, 0))
-	x.ifThen(x.b.NewICmp(enum.IPredNE, tb, constant.NewNull(types.I8Ptr)), func() {
+	x.ifNonNull(tb, func() {
 		k := x.b.NewSub(x.rank(a), i64c(1))
 		x.b.NewStore(x.b.NewCall(h.walk(false), x.at(a, i64c(24)), k, tb), out)
 	})
@@ -476,13 +493,12 @@ func (h *fredHelpers) dotGrad(f *ir.Func) {
 	t := h.red.elem
 	es := i64c(int64(floatBits(t) / 8))
 	d, rec := f.Params[len(f.Params)-2], f.Params[len(f.Params)-1]
-	null := constant.NewNull(types.I8Ptr)
-	x.ifThen(x.b.NewICmp(enum.IPredNE, rec, null), func() {
+	x.ifNonNull(rec, func() {
 		n := x.load(types.I64, rec, i64c(16))
 		for side := 0; side < 2; side++ {
 			sb := x.load(types.I8Ptr, rec, i64c(int64(8*side)))
 			sm := x.load(types.I64, rec, i64c(int64(24+8*side)))
-			x.ifThen(x.b.NewICmp(enum.IPredNE, sb, null), func() {
+			x.ifNonNull(sb, func() {
 				x.loop(n, func(i value.Value) {
 					j := i
 					if side == 0 {
