@@ -88,13 +88,7 @@ const assignMainC = `#include <math.h>
 extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
-typedef struct { long lower, extent, sm; } dim_t;
-typedef struct {
-  void *base; long elem_len; int version;
-  signed char rank, type; unsigned char attribute, addendum;
-  dim_t dim[2];
-} desc_t;
-void _FortranAAssign(desc_t *, const desc_t *, const char *, int);
+` + flangDescriptorC + `void _FortranAAssign(desc_t *, const desc_t *, const char *, int);
 #define N 8
 double loss(const double *x, int n) {
   double t[N], u[N], w[N], e = 0;

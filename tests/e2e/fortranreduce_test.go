@@ -144,6 +144,17 @@ end module
 `, "-O0", "-O2")
 }
 
+// flangDescriptorC declares flang's descriptor (ISO_Fortran_binding.h's
+// CFI_cdesc_t) of rank up to 2 for C test programs, desc_t.
+const flangDescriptorC = `/* flang's descriptor (ISO_Fortran_binding.h CFI_cdesc_t) of rank up to 2. */
+typedef struct { long lower, extent, sm; } dim_t;
+typedef struct {
+  void *base; long elem_len; int version;
+  signed char rank, type; unsigned char attribute, addendum;
+  dim_t dim[2];
+} desc_t;
+`
+
 // reductionMainC calls the Fortran runtime's reductions directly on
 // descriptors built as flang builds them (ISO_Fortran_binding.h's
 // CFI_cdesc_t): DotProductReal8 of strided and reversed vectors, SumReal8
@@ -154,14 +165,7 @@ const reductionMainC = `#include <math.h>
 extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
-/* flang's descriptor (ISO_Fortran_binding.h CFI_cdesc_t) of rank up to 2. */
-typedef struct { long lower, extent, sm; } dim_t;
-typedef struct {
-  void *base; long elem_len; int version;
-  signed char rank, type; unsigned char attribute, addendum;
-  dim_t dim[2];
-} desc_t;
-double _FortranASumReal8(const desc_t *, const char *, int, int, const desc_t *);
+` + flangDescriptorC + `double _FortranASumReal8(const desc_t *, const char *, int, int, const desc_t *);
 float _FortranASumReal4(const desc_t *, const char *, int, int, const desc_t *);
 double _FortranADotProductReal8(const desc_t *, const desc_t *, const char *, int);
 float _FortranADotProductReal4(const desc_t *, const desc_t *, const char *, int);
