@@ -99,12 +99,15 @@ func ParsePartial(name, text string, seeds Seeds) (*Partial, error) {
 			}
 			body := strings.Join(lines[i:end+1], "\n")
 			fname := definedName(l)
-			refs[fname] = globalRef.FindAllString(body, -1)
+			var names []string
 			for _, loc := range globalRef.FindAllStringIndex(body, -1) {
+				r := body[loc[0]:loc[1]]
+				names = append(names, r)
 				if loc[1] < len(body) && body[loc[1]] != '(' {
-					taken[body[loc[0]:loc[1]]] = true
+					taken[r] = true
 				}
 			}
+			refs[fname] = names
 			if IndirectCall.MatchString(body) {
 				indirect[fname] = true
 			}
@@ -115,8 +118,9 @@ func ParsePartial(name, text string, seeds Seeds) (*Partial, error) {
 			i = end
 		case strings.HasPrefix(l, "@"):
 			gname := globalRef.FindString(l)
-			refs[gname] = append(refs[gname], globalRef.FindAllString(l[len(gname):], -1)...)
-			for _, r := range globalRef.FindAllString(l[len(gname):], -1) {
+			inits := globalRef.FindAllString(l[len(gname):], -1)
+			refs[gname] = append(refs[gname], inits...)
+			for _, r := range inits {
 				taken[r] = true
 			}
 			if seeds.Global(strings.Trim(gname[1:], `"`)) {
