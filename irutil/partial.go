@@ -79,8 +79,9 @@ func ParsePartial(name, text string, seeds Seeds) (*Partial, error) {
 		}
 	}
 	var funcs []textFunc
-	taken := map[string]bool{}    // functions and globals whose address is used, not called
-	indirect := map[string]bool{} // functions with a call through a pointer
+	taken := map[string]bool{}        // functions and globals whose address is used, not called
+	callSigs := map[string][]string{} // a function's calls through pointers (IndirectCallSig)
+	defSigs := map[string]string{}    // a definition's signature (DefineSig), "" unread
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		switch {
@@ -108,9 +109,13 @@ func ParsePartial(name, text string, seeds Seeds) (*Partial, error) {
 				}
 			}
 			refs[fname] = names
-			if IndirectCall.MatchString(body) {
-				indirect[fname] = true
+			for j := i; j <= end; j++ {
+				if IndirectCall.MatchString(lines[j]) {
+					sig, _ := IndirectCallSig(lines[j])
+					callSigs[fname] = append(callSigs[fname], sig)
+				}
 			}
+			defSigs[fname], _ = DefineSig(l)
 			if fname == "" || strings.HasPrefix(fname, `@"`) || !strings.HasSuffix(l, "{") || seeds.Func(body) {
 				need(fname)
 			}
@@ -144,18 +149,31 @@ func ParsePartial(name, text string, seeds Seeds) (*Partial, error) {
 		}
 	}
 	closure()
-	// A call through a pointer may reach any function whose address the
-	// program takes (AD dispatches over them, ad/dispatch.go): a vtable
-	// filled in code nothing needed refers to (an object made in main)
-	// still names its overrides. Their bodies must be parsed, not stand-ins.
-	for n := range needed {
-		if indirect[n] {
-			for _, t := range sortedKeys(taken) {
-				need(t)
+	// A call through a pointer may reach any function of its type whose
+	// address the program takes (AD dispatches over them, ad/dispatch.go):
+	// a vtable filled in code nothing needed refers to (an object made in
+	// main) still names its overrides. Their bodies must be parsed, not
+	// stand-ins; a function they need may call through another type.
+	sigs, any := map[string]bool{}, false
+	for {
+		grown := false
+		for _, n := range sortedKeys(needed) {
+			for _, sig := range callSigs[n] {
+				if !sigs[sig] {
+					sigs[sig], grown = true, true
+					any = any || sig == ""
+				}
 			}
-			closure()
+		}
+		if !grown {
 			break
 		}
+		for _, t := range sortedKeys(taken) {
+			if sig, fn := defSigs[t]; fn && (any || sig == "" || sigs[sig]) {
+				need(t)
+			}
+		}
+		closure()
 	}
 	p := &Partial{elided: map[string]bool{}}
 	var out []string

@@ -137,3 +137,23 @@ func TestParsePartialIndirectCallee(t *testing.T) {
 		}
 	}
 }
+
+// A call through a pointer needs only the address-taken functions its type
+// can call: @table's double (double) function stays out of the parse when
+// the only indirect call takes two doubles.
+func TestParsePartialIndirectCalleeOtherType(t *testing.T) {
+	t.Parallel()
+	text := strings.Replace(partialIR, "  %y = call double @helper(double %x)\n", "  %y = call double @helper(double %x)\n  %p = load double (double, double)*, double (double, double)** undef\n  %z = call double %p(double %y, double %x)\n", 1)
+	p, err := ParsePartial("partial.ll", text, Seeds{
+		Func:   func(body string) bool { return strings.Contains(body, "__enzyme_") },
+		Global: func(string) bool { return false },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range p.Module.Funcs {
+		if f.Name() == "unused_static" && !p.Elided(f) {
+			t.Errorf("unused_static, of another type than the indirect call, parsed")
+		}
+	}
+}

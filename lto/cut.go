@@ -40,34 +40,46 @@ import (
 // internal copies and the derivatives. Whatever the cut cannot prove, it
 // refuses (planCut's reason), and the link falls back to the whole module.
 
-// fullIndirect reports a function the plan keeps in full (a body AD may
-// differentiate) that calls through a pointer.
-func fullIndirect(m *cutModule, p *cutPlan) bool {
+// indirectSigs lists the signatures (irutil.IndirectCallSig) of the calls
+// through pointers in the functions the plan keeps in full (bodies AD may
+// differentiate); any is true where one is unreadable (every function may
+// be its target), and the set is empty where there are none.
+func indirectSigs(m *cutModule, p *cutPlan) (sigs map[string]bool, any bool) {
+	sigs = map[string]bool{}
 	for _, e := range m.order {
-		if e.fn && e.indirect && p.full[e.key] {
-			return true
+		if !e.fn || !p.full[e.key] {
+			continue
+		}
+		for _, s := range e.callSigs {
+			if s == "" {
+				any = true
+			}
+			sigs[s] = true
 		}
 	}
-	return false
+	return sigs, any
 }
 
-// addressTakenKeys lists, in module order, the defined global values whose
-// address something in the module uses other than as a callee, and the
-// variables whose initializers name a function (vtables, tables of
-// callbacks). The special globals the native objects keep (constructors)
-// call what they name themselves, through no pointer of the program.
-func addressTakenKeys(m *cutModule, p *cutPlan) []string {
+// addressTakenKeys lists, in module order, the defined functions whose
+// address something in the module uses other than as a callee and that a
+// call of one of the signatures sigs may reach (any: every one), and the
+// variables whose initializers name one (vtables, tables of callbacks).
+// The special globals the native objects keep (constructors) call what
+// they name themselves, through no pointer of the program.
+func addressTakenKeys(m *cutModule, p *cutPlan, sigs map[string]bool, any bool) []string {
 	taken := map[string]bool{}
 	for _, e := range m.order {
 		if p.drop[e.key] {
 			continue
 		}
 		for r := range e.taken {
-			if t := m.ents[r]; t != nil && t.fn {
-				taken[r] = true
-				if !e.fn {
-					taken[e.key] = true
-				}
+			t := m.ents[r]
+			if t == nil || !t.fn || !(any || t.sig == "" || sigs[t.sig]) {
+				continue
+			}
+			taken[r] = true
+			if !e.fn {
+				taken[e.key] = true
 			}
 		}
 	}
@@ -92,8 +104,10 @@ type cutEntity struct {
 	alias   bool   // an alias or ifunc
 	comdat  string // the comdat it belongs to, "" for none
 	enzyme  bool   // its body mentions an Enzyme entry point
-	// indirect: its body calls through a pointer
-	indirect bool
+	// callSigs: the signatures of its calls through pointers
+	// (irutil.IndirectCallSig; "" where unreadable)
+	callSigs []string
+	sig      string // a definition's signature (irutil.DefineSig), "" unread
 	refs     []string
 	taken    map[string]bool // refs used other than as a callee
 	start    int             // first line
@@ -151,6 +165,7 @@ func (m *cutModule) scan(from int) error {
 				return fmt.Errorf("line %d: not a function definition llvm-dis prints", i+1)
 			}
 			e := &cutEntity{key: key, fn: true, start: i, end: end, taken: map[string]bool{}}
+			e.sig, _ = irutil.DefineSig(l)
 			e.linkage = leadingLinkage(l[len("define "):])
 			if c := cutComdat.FindStringSubmatch(l[strings.Index(l, key)+len(key):]); c != nil {
 				e.comdat = c[1]
@@ -164,7 +179,8 @@ func (m *cutModule) scan(from int) error {
 					e.enzyme = true
 				}
 				if irutil.IndirectCall.MatchString(body) {
-					e.indirect = true
+					sig, _ := irutil.IndirectCallSig(body)
+					e.callSigs = append(e.callSigs, sig)
 				}
 				for _, loc := range globalRefRE.FindAllStringIndex(body, -1) {
 					r := body[loc[0]:loc[1]]
@@ -392,19 +408,28 @@ func planCut(m *cutModule, native func(string) bool) (*cutPlan, string) {
 			keepAs(e.key, false)
 		}
 	}
-	widened := false
+	// The signatures widened for so far: a function kept for one may
+	// call through a pointer of another.
+	widened, widenedAny := map[string]bool{}, false
 	for reason == "" {
 		if len(work) == 0 {
 			// A call through a pointer in what AD differentiates may reach
-			// any function whose address the program takes (AD dispatches
-			// over them, ad/dispatch.go), such as the overrides in a vtable
-			// only code outside the cut fills in (an object made in main):
-			// keep them, and the tables naming them, in full.
-			if widened || !fullIndirect(m, p) {
+			// any function of its type whose address the program takes
+			// (AD dispatches over them, ad/dispatch.go), such as the
+			// overrides in a vtable only code outside the cut fills in (an
+			// object made in main): keep them, and the tables naming them,
+			// in full.
+			sigs, any := indirectSigs(m, p)
+			grown := any && !widenedAny
+			for sig := range sigs {
+				grown = grown || !widened[sig]
+				widened[sig] = true
+			}
+			if !grown {
 				break
 			}
-			widened = true
-			for _, k := range addressTakenKeys(m, p) {
+			widenedAny = any
+			for _, k := range addressTakenKeys(m, p, sigs, any) {
 				t := m.ents[k]
 				if t == nil || t.decl || p.full[k] || p.drop[k] || strings.HasPrefix(k, "@llvm.") {
 					continue

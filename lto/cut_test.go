@@ -236,10 +236,11 @@ func TestWeakenSymbols(t *testing.T) {
 }
 
 // A function the roots reach that calls through a pointer may reach any
-// address-taken function: a vtable and its override that only code outside
-// the cut refers to are kept in full; linkonce ones are pinned (defined
-// with external linkage, so that the optimization before AD keeps them)
-// where a native object defines them, else the cut is refused.
+// address-taken function of the call's type: a vtable and its override
+// that only code outside the cut refers to are kept in full; linkonce ones
+// are pinned (defined with external linkage, so that the optimization
+// before AD keeps them) where a native object defines them, else the cut
+// is refused. Functions of other types stay out of it.
 func TestPlanCutIndirectCallees(t *testing.T) {
 	t.Parallel()
 	extra := `
@@ -256,6 +257,7 @@ define dso_local void @maker(double (double)*** %%o) {
 `
 	call := "  %2 = call double @helper(double %x)\n"
 	indirect := call + "  %vp = load double (double)*, double (double)** undef\n  %vr = call double %vp(double %x)\n"
+	otherType := call + "  %vp = load double (double, double)*, double (double, double)** undef\n  %vr = call fast double %vp(double %x, double %x)\n"
 	for _, c := range []struct {
 		name, linkage    string
 		indirect, native bool
@@ -266,9 +268,14 @@ define dso_local void @maker(double (double)*** %%o) {
 		{"linkonce_odr, not native", "linkonce_odr dso_local", true, false, "", "which no native object defines"},
 		{"internal", "internal", true, true, "", "a call through a pointer may reach"},
 		{"no indirect call", "linkonce_odr dso_local", false, true, "", ""},
+		{"internal, a call of another type", "internal", true, true, "", ""},
+		{"external, a call of another type", "dso_local", true, true, "", ""},
 	} {
 		text := cutSample + fmt.Sprintf(extra, c.linkage, c.linkage)
-		if c.indirect {
+		switch {
+		case strings.Contains(c.name, "another type"):
+			text = strings.Replace(text, call, otherType, 1)
+		case c.indirect:
 			text = strings.Replace(text, call, indirect, 1)
 		}
 		m, err := parseCutModule(text)
