@@ -274,10 +274,7 @@ func (d *differ) splitDispatch(f *ir.Func, i, j int, c *ir.InstCall, cands []*ir
 		incs = append(incs, ir.NewIncoming(dc, call))
 		test = next
 	}
-	stop := ir.NewCall(d.unknownTargetStop(), d.message(c, "gozyme: the derivative of "+f.Name()+
-		" reached an indirect call of a function from outside the program's bitcode, which it cannot differentiate"))
-	stop.Metadata = c.Metadata
-	test.Insts = append(test.Insts, stop)
+	d.stopOutside(test, f, c).Metadata = c.Metadata // f is c's function
 	test.NewUnreachable()
 	blocks = append(blocks, join)
 	out := append([]*ir.Block(nil), f.Blocks[:i+1]...)
@@ -288,6 +285,28 @@ func (d *differ) splitDispatch(f *ir.Func, i, j int, c *ir.InstCall, cands []*ir
 		join.Insts = append([]ir.Instruction{phi}, join.Insts...)
 		irutil.ReplaceAllUses(f, c, phi)
 	}
+}
+
+// outsideOnly reports an indirect call that no function of the module can
+// be the target of (no address-taken function has its type): where it
+// runs, its target is outside the program's bitcode. Its derivative stops
+// the program there, as the dispatch's last branch does, rather than the
+// link stopping for a call that may never run: an interpreter's switch
+// over callee arities, most of which no function of the program has.
+func (d *differ) outsideOnly(c *ir.InstCall) bool {
+	switch irutil.StripCasts(c.Callee).(type) {
+	case *ir.Func, *ir.InlineAsm:
+		return false
+	}
+	return len(d.dispatchCandidates(c)) == 0
+}
+
+// stopOutside writes, at the end of blk, the run-time stop of call c of f
+// (the dispatch's last branch, or a call outsideOnly reports); its message
+// names c's source location.
+func (d *differ) stopOutside(blk *ir.Block, f *ir.Func, c *ir.InstCall) *ir.InstCall {
+	return blk.NewCall(d.unknownTargetStop(), d.message(c, "gozyme: the derivative of "+f.Name()+
+		" reached an indirect call of a function from outside the program's bitcode, which it cannot differentiate"))
 }
 
 // unknownTargetStop is (created once per module) the function the

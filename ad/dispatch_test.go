@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -62,5 +63,31 @@ func TestVirtualOverrideObjectsRun(t *testing.T) {
 	src := testdataC(t, "virtual_override_objects.cc")
 	for _, o := range optLevels {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildCXX(t, src, o)) })
+	}
+}
+
+// TestExpressionTreeRun: an interpreter calling through pointers cast to
+// each node's arity, where some arities have no function in the program:
+// those calls never run, and the derivative is exact at every level.
+func TestExpressionTreeRun(t *testing.T) {
+	t.Parallel()
+	src := testdataC(t, "expression_tree.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+}
+
+// TestExpressionTreeOutside: where such a call runs (its target, from a
+// shared library, is outside the program's bitcode), the derivative stops
+// the program with a message instead of returning a gradient.
+func TestExpressionTreeOutside(t *testing.T) {
+	t.Parallel()
+	src := "#define main tree_main\n" + testdataC(t, "expression_tree.c") + "#undef main\n" + testdataC(t, "expression_tree_outside.c")
+	for _, o := range []string{"0", "2"} {
+		exe := buildC(t, src, o)
+		out, err := exec.Command(exe).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "reached an indirect call of a function from outside the program's bitcode") || strings.Contains(string(out), "gradient") {
+			t.Errorf("-O%s: want the run-time stop before any gradient, got %v:\n%s", o, err, out)
+		}
 	}
 }

@@ -607,7 +607,11 @@ func (fg *forwardGen) tangentRule(b *rules.Builder, inst ir.Instruction, mv func
 		}
 		callee, _ := x.Callee.(*ir.Func)
 		if callee == nil {
-			return nil, indirectCallError(fg.f, x)
+			if !fg.d.outsideOnly(x) {
+				return nil, indirectCallError(fg.f, x)
+			}
+			fg.d.stopOutside(blk, fg.f, x)
+			return rules.ZeroOf(x.Typ), nil
 		}
 		if t, err := fg.complexTangent(b, x, mv, tg); t != nil || err != nil {
 			return t, err

@@ -103,7 +103,11 @@ func (r *reverseGen) reverseInst(blk *ir.Block, at *ir.Block, inst ir.Instructio
 		}
 		callee, _ := x.Callee.(*ir.Func)
 		if callee == nil {
-			return blk, indirectCallError(r.f, x)
+			if !r.d.outsideOnly(x) {
+				return blk, indirectCallError(r.f, x)
+			}
+			r.d.stopOutside(blk, r.f, x)
+			break
 		}
 		if r.reverseComplex(b, at, x, d) {
 			break
