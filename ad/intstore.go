@@ -6,6 +6,7 @@ import (
 
 	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/ad/typeanalysis"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
@@ -16,9 +17,12 @@ import (
 // Integers stored over floats that carry derivatives. An integer store
 // (a bit pattern memcpy'd over a double, a union's integer member, a
 // struct copy whose integer field overlays another variant's double, an
-// i32 over half a double, a <2 x i64> over two doubles) leaves memory
-// holding floats that no float operation computed from the active
-// inputs: their derivative is zero. Neither sweep touches a shadow for
+// i32 over the low half of a double, a <2 x i64> over two doubles) leaves
+// memory holding floats that no float operation computed from the active
+// inputs, or rounded (low bytes replaced): their derivative is zero. An
+// integer over a float's top byte (sign and exponent) that keeps its
+// other bytes leaves it scaled or signed anew, a derivative that is not
+// zero: the link stops (floatTopErr). Neither sweep touches a shadow for
 // an integer store, so the old derivative stayed there (a silent wrong
 // gradient). intOverFloat gives the shadow bytes such a store clears —
 // the floats it overwrites, whole (the type analysis:
@@ -48,6 +52,9 @@ func (d *differ) intOverFloat(f *ir.Func, x *ir.InstStore, act *activity.Info) (
 	if !found {
 		return 0, 0, false, nil
 	}
+	if err := d.checkFloatTop(f, x, x.Dst, size); err != nil {
+		return 0, 0, false, err
+	}
 	if !exact {
 		// The floats here cannot be delimited (a variable index into memory
 		// holding floats and integers at places the analysis cannot tell
@@ -65,6 +72,92 @@ func (d *differ) intOverFloat(f *ir.Func, x *ir.InstStore, act *activity.Info) (
 		return 0, 0, false, errorAt(f, x, "%s overwrites a float that carries a derivative with an integer, and %s: gozyme cannot tell whether the float the memory then holds has a derivative (store floats as floats, or compute the integer from integers)", describe(x), why)
 	}
 	return lo, hi, true, nil
+}
+
+// checkFloatTop stops the link where integer write at, of size bytes
+// through dst, overwrites the sign and exponent of a float that carries a
+// derivative but keeps some of its other bytes
+// (typeanalysis.FloatTopOverwritten): the float it leaves is the old one
+// scaled or signed anew. Bytes the writes just before it in its block
+// replaced with integers (a double written as two 32-bit words, low then
+// high) hold no derivative any more: a write completing those is a whole
+// overwrite.
+func (d *differ) checkFloatTop(f *ir.Func, at ir.Instruction, dst value.Value, size int64) error {
+	big, lo, hi, same := d.bits.ta.FloatTopOverwritten(irfacts.Unwrap(dst), size)
+	if big == 0 || same && intWrittenBefore(f, at, irfacts.Unwrap(dst), lo, 0) && intWrittenBefore(f, at, irfacts.Unwrap(dst), size, hi) {
+		return nil
+	}
+	return errorAt(f, at, "%s overwrites the sign and exponent of a %d-byte float that carries a derivative but keeps its other bits: the float it leaves is the old one scaled or signed anew (as ldexp or fabs would make it), a derivative gozyme cannot follow through integers (use ldexp, frexp, fabs, copysign or float arithmetic)", describe(at), big)
+}
+
+// intWrittenBefore reports whether the bytes [lo, hi) relative to dst all
+// hold integers written by the instructions before at in its block (stores
+// of integers, copies and sets of constant length from memory without
+// floats), nothing between writing memory otherwise.
+func intWrittenBefore(f *ir.Func, at ir.Instruction, dst value.Value, lo, hi int64) bool {
+	if lo >= hi {
+		return true
+	}
+	var b *ir.Block
+	for _, bb := range f.Blocks {
+		for _, inst := range bb.Insts {
+			if inst == at {
+				b = bb
+			}
+		}
+	}
+	if b == nil {
+		return false
+	}
+	covered := make([]bool, hi-lo)
+	left := hi - lo
+	cover := func(p value.Value, n int64) {
+		delta, ok := typeanalysis.ConstDelta(dst, p)
+		if !ok {
+			return
+		}
+		for k := max(delta, lo); k < min(delta+n, hi); k++ {
+			if !covered[k-lo] {
+				covered[k-lo] = true
+				left--
+			}
+		}
+	}
+	i := len(b.Insts) - 1
+	for i >= 0 && b.Insts[i] != at {
+		i--
+	}
+	for i--; i >= 0 && left > 0; i-- {
+		switch x := b.Insts[i].(type) {
+		case *ir.InstStore:
+			if !isIntegers(x.Src.Type()) {
+				return false
+			}
+			cover(x.Dst, irutil.StoreSize(x.Src.Type()))
+		case *ir.InstCall:
+			name := irfacts.CalleeName(x)
+			switch {
+			case strings.HasPrefix(name, "llvm.memcpy") || strings.HasPrefix(name, "llvm.memmove"):
+				n, ok := intConstOf(x.Args[2])
+				if t := pointee(x.Args[1]); !ok || t == nil || irfacts.ContainsFloatBytes(t) {
+					return false
+				}
+				cover(x.Args[0], n)
+			case strings.HasPrefix(name, "llvm.memset"):
+				n, ok := intConstOf(x.Args[2])
+				if !ok {
+					return false
+				}
+				cover(x.Args[0], n)
+			case irutil.BookkeepingIntrinsic(name) != irutil.NotBookkeeping:
+			default:
+				return false
+			}
+		case *ir.InstAtomicRMW, *ir.InstCmpXchg:
+			return false
+		}
+	}
+	return left == 0
 }
 
 // floatBitsOrigin follows the integer v back through the instructions
@@ -191,6 +284,9 @@ func (d *differ) intCopyOverFloats(f *ir.Func, x *ir.InstCall) (lo, hi int64, ok
 		if fl.Type.IsFloat() {
 			return 0, 0, false, nil
 		}
+	}
+	if err := d.checkFloatTop(f, x, x.Args[0], n); err != nil {
+		return 0, 0, false, err
 	}
 	if !exact && n%8 != 0 {
 		return 0, 0, false, errorAt(f, x, "%s overwrites part of floats that carry derivatives with integers, at places whose floats gozyme cannot delimit (their derivatives would be kept): copy floats whole", describe(x))

@@ -60,13 +60,15 @@ func TestIntStoreOverFloatVariant(t *testing.T) {
 }
 
 // TestIntCopyOverPartOfFloat: integer bytes copied over part of a float
-// (12 bytes over a double and a half, 4 bytes over either half of one, 6
-// bytes over a float and a half) leave the whole float with a zero
-// derivative, in both sweeps, whether the copy stays a memcpy (-O0) or
-// becomes integer stores. Gradients against the analytic gradient that
-// holds the touched floats constant (testdata/int_copy_over_part_of_float.c).
-// The high half at -O2 and -O3 is merged into integer arithmetic on the
-// double's bits, which stops the link.
+// (12 bytes over a double and the low half of the next, 4 bytes over the
+// low half of one, 6 bytes over a float and the low half of the next)
+// leave the whole float with a zero derivative, in both sweeps, whether
+// the copy stays a memcpy (-O0) or becomes integer stores. Gradients
+// against the analytic gradient that holds the touched floats constant
+// (testdata/int_copy_over_part_of_float.c). 4 bytes over the high half of
+// a double keep its low bits, scaled anew: the link stops at every level
+// (at -O2 and -O3 the store is merged into integer arithmetic on the
+// double's bits, which stops it too).
 func TestIntCopyOverPartOfFloat(t *testing.T) {
 	t.Parallel()
 	src := testdataC(t, "int_copy_over_part_of_float.c")
@@ -74,11 +76,14 @@ func TestIntCopyOverPartOfFloat(t *testing.T) {
 		for _, o := range optLevels {
 			t.Run("mode"+mode+"/O"+o, func(t *testing.T) {
 				exe, err := tryBuildC(t, src, o, "-DMODE="+mode)
-				if err != nil {
-					if mode != "1" || o < "2" || !strings.Contains(err.Error(), "carries a derivative as an integer") {
-						t.Fatal(err)
+				if mode == "1" {
+					if err == nil || !strings.Contains(err.Error(), "overwrites the sign and exponent") && !strings.Contains(err.Error(), "carries a derivative as an integer") {
+						t.Fatalf("want the link to stop, got %v", err)
 					}
 					return
+				}
+				if err != nil {
+					t.Fatal(err)
 				}
 				out := run(t, exe)
 				if strings.Contains(out, "FAIL") || !strings.Contains(out, "mode "+mode+" done") {
@@ -106,5 +111,24 @@ func TestIntOverFloatInArrays(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestFloatExponentWrites: integers written over a double's sign and
+// exponent that keep its other bits stop the link where the double
+// carries a derivative (its derivative would be the old one scaled, not
+// zero), at every level; over a double without one they run
+// (testdata/float_exponent_writes.c).
+func TestFloatExponentWrites(t *testing.T) {
+	t.Parallel()
+	src := testdataC(t, "float_exponent_writes.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			run(t, buildC(t, src, o))
+			_, err := tryBuildC(t, src, o, "-DACTIVE")
+			if err == nil || !strings.Contains(err.Error(), "overwrites the sign and exponent") && !strings.Contains(err.Error(), "carries a derivative as an integer") {
+				t.Fatalf("-DACTIVE: want the link to stop, got %v", err)
+			}
+		})
 	}
 }

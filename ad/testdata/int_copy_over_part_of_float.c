@@ -1,8 +1,9 @@
-// Integer bytes copied over part of a float: whatever bytes of a float an
-// integer write touches, the float it leaves is no differentiable function
-// of the inputs (its remaining bits came from one, but are garbage under a
-// perturbation), so its whole derivative is zero, in both sweeps. Each mode
-// overwrites a scratch array filled from x:
+// Integer bytes copied over part of a float. Over its low bytes (or all
+// of them), the float it leaves is the old one rounded, or no function of
+// it: locally constant, its whole derivative is zero, in both sweeps. Over
+// its top byte (sign and exponent) keeping others, the float it leaves is
+// the old one's low bits scaled anew, whose derivative is not zero: the
+// link stops (mode 1). Each mode overwrites a scratch array filled from x:
 //   mode 0: 12 bytes of integers over a[k] and the low half of a[k+1];
 //   mode 1: 4 bytes over the high half of a[2];
 //   mode 2: 4 bytes over the low half of a[k];
