@@ -143,6 +143,7 @@ func (d *differ) preparedCopy(f *ir.Func, clone bool) (*ir.Func, error) {
 	}
 	lowerX86Vector(p)  // x86lower.go
 	unpunFloatPairs(p) // floatpun.go
+	directCastCalls(p) // castcallee.go
 	resolveTableCalls(p)
 	if dispatch {
 		if err := d.dispatchIndirectCalls(p); err != nil {
