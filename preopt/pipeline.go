@@ -31,6 +31,13 @@ const light = "function(sroa,early-cse<memssa>,simplifycfg,instcombine),cgscc(fu
 // LICM hoists the now argmemonly calls while they are still calls.
 const hoist = "forceattrs,function(loop-mssa(loop-rotate,licm))"
 
+// reducible ends each pipeline: it rewrites a cycle with more than one
+// entry (gotos into a loop, as in Cephes' incbi) into a loop with one
+// header that a branch on the entry taken leads from (LLVM's
+// FixIrreducible); AD needs each loop to have one header. Functions whose
+// control flow is reducible, nearly all, are left as they are.
+const reducible = "function(fix-irreducible)"
+
 // noRuntimeUnroll keeps LLVM from unrolling loops whose trip count is only
 // known at run time before AD. Such a loop becomes an unrolled loop plus a
 // remainder loop (and guards around them), and the reverse sweep pays for
@@ -86,7 +93,7 @@ func Optimize(ctx context.Context, in, out, level string, opts Options) error {
 	extra := opts.Extra
 	format := outputFormat(out)
 	if level == "0" {
-		_, err := toolchains.Run(ctx, "opt", append(append([]string{"-passes=always-inline,mem2reg", in, "-o", out}, format...), extra...)...)
+		_, err := toolchains.Run(ctx, "opt", append(append([]string{"-passes=always-inline,mem2reg," + reducible, in, "-o", out}, format...), extra...)...)
 		return err
 	}
 	// The light module is read twice: here (as text) and by the second opt.
@@ -108,7 +115,7 @@ func Optimize(ctx context.Context, in, out, level string, opts Options) error {
 		withOrder = kept
 	}
 	text := dropUseListOrder(withOrder)
-	passes := "default<O" + level + ">"
+	passes := "default<O" + level + ">," + reducible
 	var args []string
 	// Inference is an optimization: IR llir cannot read goes on without it
 	// (the load after optimizing reports the problem if AD needs that code).
