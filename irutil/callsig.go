@@ -284,26 +284,5 @@ func splitList(s string) ([]string, bool) {
 	if strings.TrimSpace(inner) == "" {
 		return nil, true
 	}
-	var out []string
-	depth, from := 0, 0
-	for j := 0; j < len(inner); j++ {
-		switch inner[j] {
-		case '"':
-			for j++; j < len(inner) && inner[j] != '"'; j++ {
-				if inner[j] == '\\' {
-					j++
-				}
-			}
-		case '(', '{', '[', '<':
-			depth++
-		case ')', '}', ']', '>':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, inner[from:j])
-				from = j + 1
-			}
-		}
-	}
-	return append(out, inner[from:]), true
+	return splitTopLevel(inner)
 }

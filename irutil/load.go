@@ -103,10 +103,19 @@ var undefIndex = regexp.MustCompile(`\b(i\d+) (?:poison|undef)\b`)
 //     (vectorized code, `<2 x i64> <i64 4, i64 poison>`), on which its
 //     parser panics: they become 0 on a line holding a getelementptr (a
 //     refinement of the value; on such a line undef or poison integers are
-//     such indices or arguments beside them, which any value refines).
+//     such indices or arguments beside them, which any value refines);
+//   - constant expressions other than ptrtoint as a getelementptr
+//     instruction's index, on which its parser panics too: computed by an
+//     instruction before (hoistConstIndices).
 func FixupText(text string) string {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
+		if strings.Contains(l, "= getelementptr ") && strings.Contains(l, " (") {
+			if h := hoistConstIndices(l, i); len(h) > 1 {
+				l = strings.Join(h, "\n")
+				lines[i] = l
+			}
+		}
 		if strings.Contains(l, "getelementptr") && (strings.Contains(l, " poison") || strings.Contains(l, " undef")) {
 			l = undefIndex.ReplaceAllString(l, "$1 0")
 			lines[i] = l
