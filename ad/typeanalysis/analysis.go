@@ -453,6 +453,23 @@ func joinFact(cur *Tree, pins map[key]bool, k key, c Concrete) bool {
 	if k.len() == 1 && pins[k] {
 		return false
 	}
+	if k.len() > 2 {
+		if cur.shallow {
+			return false
+		}
+		if _, known := cur.m[k]; !known && len(cur.m) >= MaxFacts {
+			// Dropped whole, whatever order the facts came in: the same
+			// tree on every run.
+			for d := range cur.m {
+				if d.len() > 2 {
+					delete(cur.m, d)
+				}
+			}
+			cur.shallow = true
+			cur.ver++
+			return true
+		}
+	}
 	old := cur.m[k]
 	if n := old.Join(c); n != old {
 		cur.m[k] = n

@@ -28,6 +28,9 @@ type Tree struct {
 	// ver counts the changes of a tree Insert, Join, put and the
 	// analysis's joins made (see Analysis.stale).
 	ver uint64
+	// shallow: the tree grew past MaxFacts and the analysis dropped its
+	// facts two or more pointers deep, and takes no more (joinFact).
+	shallow bool
 }
 
 const (
@@ -36,6 +39,12 @@ const (
 	MaxDepth = 5
 	// MaxOffset is the largest byte offset kept.
 	MaxOffset = 1024
+	// MaxFacts bounds a value's tree in the analysis: past it, the facts
+	// two or more pointers deep are dropped (not known). An interpreter's
+	// state (Lua's lua_State: a pointer to structs of pointers to
+	// structs, each of hundreds of bytes) otherwise holds millions of
+	// facts per value: 16 GB for Lua's VM.
+	MaxFacts = 8192
 )
 
 // NewTree returns an empty tree.

@@ -169,3 +169,32 @@ func TestTreeStringShortensIntegerRuns(t *testing.T) {
 		t.Errorf("String = %s", s)
 	}
 }
+
+// A value's tree that grows past MaxFacts loses its facts two or more
+// pointers deep, all of them whatever order they came in, and takes no
+// more; its own and its pointee's facts stay.
+func TestJoinFactBound(t *testing.T) {
+	var trees [2]*Tree
+	for run := range trees {
+		cur := NewTree()
+		joinFact(cur, nil, encode([]int64{-1}), Pointer)
+		joinFact(cur, nil, encode([]int64{-1, 0}), Pointer)
+		for i := 0; i < MaxFacts+10; i++ {
+			k := i
+			if run == 1 {
+				k = MaxFacts + 9 - i // the other order
+			}
+			joinFact(cur, nil, encode([]int64{-1, int64(k % 1000), int64(k / 1000)}), Integer)
+		}
+		if !cur.shallow || cur.Len() != 2 || cur.At(-1, 0) != Pointer {
+			t.Fatalf("run %d: shallow %v, %d facts: %v", run, cur.shallow, cur.Len(), cur)
+		}
+		if joinFact(cur, nil, encode([]int64{-1, 8, 8}), Integer) || !joinFact(cur, nil, encode([]int64{-1, 8}), Integer) {
+			t.Errorf("run %d: a deep fact taken, or a pointee fact refused", run)
+		}
+		trees[run] = cur
+	}
+	if !trees[0].Equal(trees[1]) {
+		t.Errorf("the order of the facts changed the tree: %v, %v", trees[0], trees[1])
+	}
+}
