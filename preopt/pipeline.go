@@ -118,13 +118,20 @@ func Optimize(ctx context.Context, in, out, level string, opts Options) error {
 		opts.warn("no attribute inference before optimizing: %v", err)
 	}
 	src := lit
+	var inlines []string
 	if err == nil {
 		args = forceArgMemOnly(m)
+		for _, n := range singleUseInlines(m, string(text), forcedNoInline(extra)) {
+			inlines = append(inlines, "-force-attribute="+n+":alwaysinline")
+		}
 		src = fuse(m, lit, text, opts)
 	}
 	if len(args) > 0 {
 		passes = hoist + "," + passes
+	} else if len(inlines) > 0 {
+		passes = "forceattrs," + passes
 	}
+	args = append(args, inlines...)
 	args = append(append(append(args, noRuntimeUnroll, noVectorize), extra...), "-passes="+passes)
 	args = append(args, format...)
 	_, err = toolchains.Run(ctx, "opt", append(args, src, "-o", out)...)
@@ -223,6 +230,19 @@ func dropUseListOrderIf(text []byte, drop func(line []byte) bool) []byte {
 		out.Write(line)
 	}
 	return out.Bytes()
+}
+
+// forcedNoInline are the functions extra (opt arguments) forces noinline.
+func forcedNoInline(extra []string) map[string]bool {
+	names := map[string]bool{}
+	for _, a := range extra {
+		if n, ok := strings.CutPrefix(a, "-force-attribute="); ok {
+			if n, ok := strings.CutSuffix(n, ":noinline"); ok {
+				names[n] = true
+			}
+		}
+	}
+	return names
 }
 
 // ofInlineAsm reports a uselistorder directive of an inline asm value

@@ -1,0 +1,175 @@
+package preopt
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/enum"
+)
+
+// AD-aware inlining. LLVM's inliner leaves a large linkonce_odr callee (a
+// template such as a generic integrator) a call even where its caller is
+// its only user in the program: another translation unit could call it
+// too, so the last-call bonus of an internal function does not apply. AD
+// then differentiates the call as a split pair, an augmented forward
+// that records what the callee's reverse needs and that reverse, apart
+// from the caller's; inlined, the caller's gradient is one combined
+// function, without the pair's boundary and with the rewrites of
+// combined mode (store forwarding) in reach (bench/results/history.md).
+// Inlining a function its only call site calls changes neither the
+// program's meaning nor its size.
+
+// singleUseInlines returns the names, sorted, of the functions to force
+// inline before AD: each a linkonce_odr definition whose one reference in
+// the module (text, the module's IR as written) is the callee of a direct
+// call or invoke in a function that a root of AD reaches (a function
+// passed to an Enzyme entry point, and transitively what it calls
+// directly). Left out: functions marked noinline, optnone or alwaysinline,
+// variadic ones, those named in noInline (custom derivatives and the
+// like: they must stay calls), and the C++ standard library's functions,
+// some of which AD knows by name (hashinsert.go, inactivelib.go).
+func singleUseInlines(m *ir.Module, text string, noInline map[string]bool) []string {
+	reach := adReach(m)
+	var names []string
+	for caller := range reach {
+		for _, b := range caller.Blocks {
+			check := func(callee *ir.Func) {
+				if callee == nil || callee == caller || !inlineCandidate(callee, noInline) {
+					return
+				}
+				if references(text, callee.Name()) == 1 {
+					names = append(names, callee.Name())
+				}
+			}
+			for _, inst := range b.Insts {
+				if c, ok := inst.(*ir.InstCall); ok {
+					f, _ := c.Callee.(*ir.Func)
+					check(f)
+				}
+			}
+			if inv, ok := b.Term.(*ir.TermInvoke); ok {
+				f, _ := inv.Invokee.(*ir.Func)
+				check(f)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// inlineCandidate reports whether f's body may be forced inline: a
+// linkonce_odr definition with none of the attributes or names that keep
+// it a call.
+func inlineCandidate(f *ir.Func, noInline map[string]bool) bool {
+	if len(f.Blocks) == 0 || f.Linkage != enum.LinkageLinkOnceODR || f.Sig.Variadic || noInline[f.Name()] {
+		return false
+	}
+	for _, a := range []enum.FuncAttr{enum.FuncAttrNoInline, enum.FuncAttrOptNone, enum.FuncAttrAlwaysInline} {
+		if irutil.HasFuncAttr(f.FuncAttrs, a) {
+			return false
+		}
+	}
+	return !standardLibrary(f.Name()) && !strings.Contains(f.Name(), "enzyme")
+}
+
+// standardLibrary reports a mangled name in namespace std or __gnu_cxx.
+func standardLibrary(name string) bool {
+	for _, p := range []string{"_ZSt", "_ZNSt", "_ZNKSt", "_ZNSo", "_ZNSi", "_ZNKSo", "_ZNKSi", "_ZNSa", "_ZNKSa", "_ZNSs", "_ZNKSs", "_ZN9__gnu_cxx", "_ZNK9__gnu_cxx", "_ZSa", "_ZSs"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// adReach returns the functions defined in m that AD differentiates or
+// may: those passed to a call of an Enzyme entry point (a function whose
+// name holds "__enzyme_"), and what they call directly, transitively.
+func adReach(m *ir.Module) map[*ir.Func]bool {
+	reach := map[*ir.Func]bool{}
+	var work []*ir.Func
+	add := func(f *ir.Func) {
+		if f != nil && len(f.Blocks) > 0 && !reach[f] {
+			reach[f] = true
+			work = append(work, f)
+		}
+	}
+	entry := func(callee, first interface{}) {
+		if f, ok := callee.(*ir.Func); ok && strings.Contains(f.Name(), "__enzyme_") {
+			if root, ok := first.(*ir.Func); ok {
+				add(root)
+			}
+		}
+	}
+	for _, f := range m.Funcs {
+		for _, b := range f.Blocks {
+			for _, inst := range b.Insts {
+				if c, ok := inst.(*ir.InstCall); ok && len(c.Args) > 0 {
+					entry(irutil.StripCasts(c.Callee), irutil.StripCasts(c.Args[0]))
+				}
+			}
+			if inv, ok := b.Term.(*ir.TermInvoke); ok && len(inv.Args) > 0 {
+				entry(irutil.StripCasts(inv.Invokee), irutil.StripCasts(inv.Args[0]))
+			}
+		}
+	}
+	for len(work) > 0 {
+		f := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, b := range f.Blocks {
+			for _, inst := range b.Insts {
+				if c, ok := inst.(*ir.InstCall); ok {
+					callee, _ := irutil.StripCasts(c.Callee).(*ir.Func)
+					add(callee)
+				}
+			}
+			if inv, ok := b.Term.(*ir.TermInvoke); ok {
+				callee, _ := irutil.StripCasts(inv.Invokee).(*ir.Func)
+				add(callee)
+			}
+		}
+	}
+	return reach
+}
+
+// references counts the references to global name in the module's text
+// other than its definition and declaration: each @name (or @"name") not
+// followed by another identifier character, anywhere (instructions,
+// initializers, aliases, metadata).
+func references(text, name string) int {
+	n := 0
+	for _, tok := range []string{"@" + name, `@"` + name + `"`} {
+		for i := 0; ; {
+			j := strings.Index(text[i:], tok)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			end := at + len(tok)
+			i = end
+			if end < len(text) && identChar(text[end]) {
+				continue
+			}
+			if definesOrDeclares(text, at) {
+				continue
+			}
+			n++
+		}
+	}
+	return n
+}
+
+// identChar reports a character of an unquoted LLVM identifier.
+func identChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '$' || c == '-'
+}
+
+// definesOrDeclares reports whether the reference at text[at] is the name
+// of a define or declare line.
+func definesOrDeclares(text string, at int) bool {
+	start := strings.LastIndexByte(text[:at], '\n') + 1
+	line := text[start:at]
+	return strings.HasPrefix(line, "define ") || strings.HasPrefix(line, "declare ")
+}
