@@ -78,7 +78,9 @@ func (o Options) warn(format string, args ...any) {
 // -O0 only inlines always_inline functions (as
 // clang's own -O0 pipeline does; the C++ header <enzyme/enzyme> relies on
 // it) and promotes locals to SSA values. Other levels
-// run the light pipeline, infer argmemonly (ArgMemOnly), and run LICM with
+// run the light pipeline, infer argmemonly (ArgMemOnly), force inline the
+// linkonce_odr callees AD reaches through their one call (singleUseInlines),
+// and run LICM with
 // the inferred attributes and then LLVM's default pipeline at that level,
 // without runtime loop unrolling (noRuntimeUnroll) and loop vectorization
 // (noVectorize).
