@@ -27,7 +27,7 @@ import (
 // call or invoke in a function that a root of AD reaches (a function
 // passed to an Enzyme entry point, and transitively what it calls
 // directly). Left out: functions marked noinline, optnone or alwaysinline,
-// variadic ones, those named in noInline (custom derivatives and the
+// or with an enzyme_* attribute, variadic ones, those named in noInline (custom derivatives and the
 // like: they must stay calls), and the C++ standard library's functions,
 // some of which AD knows by name (hashinsert.go, inactivelib.go).
 func singleUseInlines(m *ir.Module, text string, noInline map[string]bool) []string {
@@ -71,7 +71,30 @@ func inlineCandidate(f *ir.Func, noInline map[string]bool) bool {
 			return false
 		}
 	}
-	return !standardLibrary(f.Name()) && !strings.Contains(f.Name(), "enzyme")
+	return !standardLibrary(f.Name()) && !strings.Contains(f.Name(), "enzyme") && !enzymeAttr(f.FuncAttrs)
+}
+
+// enzymeAttr reports a string attribute whose key starts with "enzyme"
+// ("enzyme_math", "enzyme_allocator", "enzyme_inactive", ...): AD reads
+// such a function's calls by the attribute, not through its body.
+func enzymeAttr(attrs []ir.FuncAttribute) bool {
+	for _, a := range attrs {
+		switch x := a.(type) {
+		case ir.AttrString:
+			if strings.HasPrefix(string(x), "enzyme") {
+				return true
+			}
+		case ir.AttrPair:
+			if strings.HasPrefix(x.Key, "enzyme") {
+				return true
+			}
+		case *ir.AttrGroupDef:
+			if enzymeAttr(x.FuncAttrs) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // standardLibrary reports a mangled name in namespace std or __gnu_cxx.

@@ -51,6 +51,9 @@ define internal void @local(double* %p) {
 define linkonce_odr void @custom(double* %p) {
   ret void
 }
+define linkonce_odr double @mathlike(double %x) #1 {
+  ret double %x
+}
 define linkonce_odr void @self(double* %p, i1 %c) {
 entry:
   br i1 %c, label %again, label %done
@@ -74,6 +77,7 @@ entry:
   call void @marked(double* %p)
   call void @local(double* %p)
   call void @custom(double* %p)
+  %m = call double @mathlike(double 1.0)
   call void @self(double* %p, i1 true)
   invoke void @invoked(double* %p)
           to label %ok unwind label %lp
@@ -95,12 +99,13 @@ define void @caller(double* %p, double* %dp) {
 }
 
 attributes #0 = { noinline }
+attributes #1 = { "enzyme_math"="log1p" }
 `
 
 // TestSingleUseInlines: only the linkonce_odr functions whose one
 // reference is a direct call or invoke in a function AD reaches are
 // forced inline; not one called twice, referenced by a global, in
-// namespace std, noinline, internal, named as a custom rule's, recursive,
+// namespace std, noinline, with an enzyme_* attribute, internal, named as a custom rule's, recursive,
 // or called only from outside AD's reach.
 func TestSingleUseInlines(t *testing.T) {
 	m, err := irutil.ParseText("singleuse.ll", []byte(singleUseIR))
