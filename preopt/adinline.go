@@ -32,15 +32,13 @@ import (
 // some of which AD knows by name (hashinsert.go, inactivelib.go).
 func singleUseInlines(m *ir.Module, text string, noInline map[string]bool) []string {
 	reach := adReach(m)
-	var names []string
+	// Candidates first, then one scan of the text counts their references.
+	cand := map[string]bool{}
 	for caller := range reach {
 		for _, b := range caller.Blocks {
 			check := func(callee *ir.Func) {
-				if callee == nil || callee == caller || !inlineCandidate(callee, noInline) {
-					return
-				}
-				if references(text, callee.Name()) == 1 {
-					names = append(names, callee.Name())
+				if callee != nil && callee != caller && inlineCandidate(callee, noInline) {
+					cand[callee.Name()] = true
 				}
 			}
 			for _, inst := range b.Insts {
@@ -53,6 +51,15 @@ func singleUseInlines(m *ir.Module, text string, noInline map[string]bool) []str
 				f, _ := inv.Invokee.(*ir.Func)
 				check(f)
 			}
+		}
+	}
+	if len(cand) == 0 {
+		return nil
+	}
+	var names []string
+	for name, n := range references(text, cand) {
+		if n == 1 {
+			names = append(names, name)
 		}
 	}
 	sort.Strings(names)
@@ -157,31 +164,43 @@ func adReach(m *ir.Module) map[*ir.Func]bool {
 	return reach
 }
 
-// references counts the references to global name in the module's text
-// other than its definition and declaration: each @name (or @"name") not
-// followed by another identifier character, anywhere (instructions,
-// initializers, aliases, metadata).
-func references(text, name string) int {
-	n := 0
-	for _, tok := range []string{"@" + name, `@"` + name + `"`} {
-		for i := 0; ; {
-			j := strings.Index(text[i:], tok)
-			if j < 0 {
+// references counts, for each name of names, the references to that
+// global in the module's text other than its definition or declaration:
+// each @name or @"name" (a whole identifier), anywhere (instructions,
+// initializers, aliases, metadata). One pass over the text.
+func references(text string, names map[string]bool) map[string]int {
+	counts := map[string]int{}
+	for i := 0; i < len(text); i++ {
+		if text[i] != '@' {
+			continue
+		}
+		at := i
+		var name string
+		if i+1 < len(text) && text[i+1] == '"' {
+			end := strings.IndexByte(text[i+2:], '"')
+			if end < 0 {
 				break
 			}
-			at := i + j
-			end := at + len(tok)
-			i = end
-			if end < len(text) && identChar(text[end]) {
-				continue
+			name = text[i+2 : i+2+end]
+			i += 2 + end
+		} else {
+			j := i + 1
+			for j < len(text) && identChar(text[j]) {
+				j++
 			}
-			if definesOrDeclares(text, at) {
-				continue
-			}
-			n++
+			name = text[i+1 : j]
+			i = j - 1
+		}
+		if names[name] && !definesOrDeclares(text, at) {
+			counts[name]++
 		}
 	}
-	return n
+	for name := range names {
+		if _, ok := counts[name]; !ok {
+			counts[name] = 0
+		}
+	}
+	return counts
 }
 
 // identChar reports a character of an unquoted LLVM identifier.
