@@ -26,10 +26,11 @@ import (
 // the module (text, the module's IR as written) is the callee of a direct
 // call or invoke in a function that a root of AD reaches (a function
 // passed to an Enzyme entry point, and transitively what it calls
-// directly). Left out: functions marked noinline, optnone or alwaysinline,
-// or with an enzyme_* attribute, variadic ones, those named in noInline (custom derivatives and the
-// like: they must stay calls), and the C++ standard library's functions,
-// some of which AD knows by name (hashinsert.go, inactivelib.go).
+// directly). Left out: functions marked noinline, optnone or alwaysinline
+// or with an enzyme_* attribute, variadic ones, those named in noInline
+// (custom derivatives and the like: they must stay calls), and the C++
+// standard library's functions, some of which AD knows by name
+// (hashinsert.go, inactivelib.go).
 func singleUseInlines(m *ir.Module, text string, noInline map[string]bool) []string {
 	reach := adReach(m)
 	// Candidates first, then one scan of the text counts their references.
