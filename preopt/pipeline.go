@@ -85,7 +85,9 @@ func (o Options) warn(format string, args ...any) {
 // -O0 only inlines always_inline functions (as
 // clang's own -O0 pipeline does; the C++ header <enzyme/enzyme> relies on
 // it) and promotes locals to SSA values. Other levels
-// run the light pipeline, infer argmemonly (ArgMemOnly), and run LICM with
+// run the light pipeline, infer argmemonly (ArgMemOnly), force inline the
+// linkonce_odr callees AD reaches through their one call (singleUseInlines),
+// and run LICM with
 // the inferred attributes and then LLVM's default pipeline at that level,
 // without runtime loop unrolling (noRuntimeUnroll) and loop vectorization
 // (noVectorize).
@@ -125,13 +127,20 @@ func Optimize(ctx context.Context, in, out, level string, opts Options) error {
 		opts.warn("no attribute inference before optimizing: %v", err)
 	}
 	src := lit
+	var inlines []string
 	if err == nil {
 		args = forceArgMemOnly(m)
+		for _, n := range singleUseInlines(m, string(text), forcedNoInline(extra)) {
+			inlines = append(inlines, "-force-attribute="+n+":alwaysinline")
+		}
 		src = fuse(m, lit, text, opts)
 	}
 	if len(args) > 0 {
 		passes = hoist + "," + passes
+	} else if len(inlines) > 0 {
+		passes = "forceattrs," + passes
 	}
+	args = append(args, inlines...)
 	args = append(append(append(args, noRuntimeUnroll, noVectorize), extra...), "-passes="+passes)
 	args = append(args, format...)
 	_, err = toolchains.Run(ctx, "opt", append(args, src, "-o", out)...)
@@ -230,6 +239,19 @@ func dropUseListOrderIf(text []byte, drop func(line []byte) bool) []byte {
 		out.Write(line)
 	}
 	return out.Bytes()
+}
+
+// forcedNoInline are the functions extra (opt arguments) forces noinline.
+func forcedNoInline(extra []string) map[string]bool {
+	names := map[string]bool{}
+	for _, a := range extra {
+		if n, ok := strings.CutPrefix(a, "-force-attribute="); ok {
+			if n, ok := strings.CutSuffix(n, ":noinline"); ok {
+				names[n] = true
+			}
+		}
+	}
+	return names
 }
 
 // ofInlineAsm reports a uselistorder directive of an inline asm value
