@@ -177,6 +177,7 @@ func rewriteModule(ctx context.Context, dir, in string, job RewriteJob, beforeCo
 			}
 			views := ad.PrepareDenseViews(m)
 			huge = markHugeFunctions(m)
+			irutil.NumberInlineMetadata(m)
 			if err := part.WriteText(post); err != nil {
 				return err
 			}
