@@ -348,20 +348,22 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	for _, b := range aug.Blocks {
 		b.Parent = aug
 	}
+	// The forward's uses replaced in one pass over it (ReplaceAllUsesOf).
+	var olds, news []value.Value
 	for _, a := range append(cacheSlots, fwdOnly...) {
 		if l, ok := local[a]; ok && augFields[a] == nil {
-			irutil.ReplaceAllUses(aug, a, l) // the forward's alone
+			olds, news = append(olds, a), append(news, l) // the forward's alone
 			continue
 		}
 		if l, ok := local[a]; ok {
-			irutil.ReplaceAllUses(aug, a, l)
+			olds, news = append(olds, a), append(news, l)
 			for _, b := range r.rets {
 				tail := r.fwdTail[b]
 				ld := ir.NewLoad(a.ElemType, l)
 				tail.Insts = append(tail.Insts, ld, ir.NewStore(ld, augFields[a]))
 			}
 		} else {
-			irutil.ReplaceAllUses(aug, a, augFields[a])
+			olds, news = append(olds, a), append(news, augFields[a])
 		}
 	}
 	nArgs := len(aug.Params) // primal parameters and their shadows
@@ -369,8 +371,9 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 		nArgs-- // and the tape's memory
 	}
 	for i, p := range g.Params[:nArgs] {
-		irutil.ReplaceAllUses(aug, p, aug.Params[i])
+		olds, news = append(olds, p), append(news, aug.Params[i])
 	}
+	irutil.ReplaceAllUsesOf(aug, olds, news)
 
 	// Reverse: fields of the tape, fresh adjoint slots, the return seed,
 	// then the reverse sweep; the exit frees the tape.
@@ -413,15 +416,17 @@ func (r *reverseGen) cut(aug, rev *ir.Func) (types.Type, error) {
 	if hasTape && !framed {
 		r.tapeMem = append(r.tapeMem, r.exit.NewCall(libc(r.m, "free"), tapeParam))
 	}
+	olds, news = olds[:0], news[:0]
 	for a, gep := range revFields {
-		irutil.ReplaceAllUses(rev, a, gep)
+		olds, news = append(olds, a), append(news, gep)
 	}
 	for i, p := range g.Params[:nArgs] {
-		irutil.ReplaceAllUses(rev, p, rev.Params[i])
+		olds, news = append(olds, p), append(news, rev.Params[i])
 	}
 	if r.dret != nil {
-		irutil.ReplaceAllUses(rev, r.dret, rev.Params[nArgs])
+		olds, news = append(olds, r.dret), append(news, rev.Params[nArgs])
 	}
+	irutil.ReplaceAllUsesOf(rev, olds, news)
 	// The loads and stores written here move cache slots to and from the
 	// tape, which malloc and the tape stack align to 16 bytes only: without
 	// an explicit alignment LLVM reads the type's ABI alignment (32 for a

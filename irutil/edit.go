@@ -47,22 +47,71 @@ func SameValue(a, b value.Value) bool {
 // ReplaceAllUses replaces every use of old by new in the instructions and
 // terminators of f, including uses wrapped as metadata (llvm.dbg.value).
 func ReplaceAllUses(f *ir.Func, old, new value.Value) {
+	replaceUses(f, func(v value.Value) (value.Value, bool) {
+		if v == old {
+			return new, true
+		}
+		return nil, false
+	})
+}
+
+// ReplaceAllUsesOf is ReplaceAllUses(f, olds[i], news[i]) for each i in
+// order, in one pass over f where no value of news is also one of olds
+// (where one is, the calls one after another would chain, and so they
+// are made).
+func ReplaceAllUsesOf(f *ir.Func, olds, news []value.Value) {
+	repl := make(map[value.Value]value.Value, len(olds))
+	for i, old := range olds {
+		repl[old] = news[i]
+	}
+	for _, n := range news {
+		if _, chained := repl[n]; chained {
+			for i, old := range olds {
+				ReplaceAllUses(f, old, news[i])
+			}
+			return
+		}
+	}
+	if len(olds) > 0 && len(repl) < len(olds) {
+		// An old value listed twice: only its first replacement counts.
+		repl = make(map[value.Value]value.Value, len(olds))
+		for i, old := range olds {
+			if _, seen := repl[old]; !seen {
+				repl[old] = news[i]
+			}
+		}
+	}
+	replaceUses(f, func(v value.Value) (value.Value, bool) {
+		n, ok := repl[v]
+		return n, ok
+	})
+}
+
+// replaceUses replaces each operand v of f's instructions and terminators
+// (metadata-wrapped ones included) for which with(v) answers true.
+func replaceUses(f *ir.Func, with func(value.Value) (value.Value, bool)) {
 	replace := func(ops []*value.Value) {
 		for _, op := range ops {
 			switch x := (*op).(type) {
 			case *ir.Arg:
-				if x.Value == old {
-					x.Value = new
-				} else if mv, ok := x.Value.(*metadata.Value); ok && mv.Value == old {
-					x.Value = &metadata.Value{Value: new}
+				if n, ok := with(x.Value); ok {
+					x.Value = n
+				} else if mv, ok := x.Value.(*metadata.Value); ok {
+					if v, ok := mv.Value.(value.Value); ok {
+						if n, ok := with(v); ok {
+							x.Value = &metadata.Value{Value: n}
+						}
+					}
 				}
 			case *metadata.Value:
-				if x.Value == old {
-					*op = &metadata.Value{Value: new}
+				if v, ok := x.Value.(value.Value); ok {
+					if n, ok := with(v); ok {
+						*op = &metadata.Value{Value: n}
+					}
 				}
 			default:
-				if *op == old {
-					*op = new
+				if n, ok := with(*op); ok {
+					*op = n
 				}
 			}
 		}

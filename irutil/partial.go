@@ -110,7 +110,7 @@ func ParsePartial(name, text string, seeds Seeds) (*Partial, error) {
 			}
 			refs[fname] = names
 			for j := i; j <= end; j++ {
-				if IndirectCall.MatchString(lines[j]) {
+				if IsIndirectCall(lines[j]) {
 					sig, _ := IndirectCallSig(lines[j])
 					callSigs[fname] = append(callSigs[fname], sig)
 				}

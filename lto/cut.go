@@ -178,7 +178,7 @@ func (m *cutModule) scan(from int) error {
 				if strings.Contains(body, "__enzyme_") {
 					e.enzyme = true
 				}
-				if irutil.IndirectCall.MatchString(body) {
+				if irutil.IsIndirectCall(body) {
 					sig, _ := irutil.IndirectCallSig(body)
 					e.callSigs = append(e.callSigs, sig)
 				}

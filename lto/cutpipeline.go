@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gozyme/gozyme/irutil"
+	"github.com/gozyme/gozyme/preopt"
 	"github.com/gozyme/gozyme/toolchains"
 )
 
@@ -39,6 +40,12 @@ func rewriteCut(ctx context.Context, dir, in string, job RewriteJob) error {
 	if err := os.Mkdir(cdir, 0o755); err != nil {
 		return err
 	}
+	// The light pipeline's opt loads while the module is read and cut.
+	var light *toolchains.Started
+	if adStageLevel(job.ADStage, normalizeOptLevel(job.OptLevel)) != "0" {
+		light, _ = preopt.StartLight(ctx, filepath.Join(cdir, "optimized.ll")) // nil on failure: run when cut
+	}
+	defer light.Cancel()
 	native := func(name string) bool { return job.Cut.Native[name] }
 	var owned []string
 	var cut string
@@ -89,7 +96,7 @@ func rewriteCut(ctx context.Context, dir, in string, job RewriteJob) error {
 	trim := func(post string) error {
 		return timeStage(ctx, "cut", func() error { return trimFile(post, ownedSet, native, job.Cut.Stubs, adapters) })
 	}
-	if err := rewriteModule(ctx, cdir, cut, job, trim); err != nil {
+	if err := rewriteModule(ctx, cdir, cut, job, trim, light); err != nil {
 		return err
 	}
 	return addSections(job.OutPath, []string{partialSection}, [][]byte{[]byte(strings.Join(owned, "\n"))}, shfExclude)

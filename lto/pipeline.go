@@ -77,7 +77,7 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 		}
 		os.Remove(job.OutPath)
 	}
-	err = rewriteModule(ctx, dir, in, job, nil)
+	err = rewriteModule(ctx, dir, in, job, nil, nil)
 	if err != nil && len(job.Modules) == 1 {
 		// The first tool to read a lone module's bitcode is the
 		// pipeline's (merged modules: llvm-link, mergeModules).
@@ -90,8 +90,11 @@ func RewriteObject(ctx context.Context, job RewriteJob) (err error) {
 
 // rewriteModule optimizes the module at in, differentiates it, and
 // generates job.OutPath; beforeCodegen, when not nil, edits the
-// differentiated module's text file before code generation.
-func rewriteModule(ctx context.Context, dir, in string, job RewriteJob, beforeCodegen func(path string) error) error {
+// differentiated module's text file before code generation; light, when
+// not nil, is the light pipeline's opt started for it (preopt.StartLight),
+// which rewriteModule feeds or cancels.
+func rewriteModule(ctx context.Context, dir, in string, job RewriteJob, beforeCodegen func(path string) error, light *toolchains.Started) error {
+	defer light.Cancel()
 	origin := job.Origin()
 	level := normalizeOptLevel(job.OptLevel)
 	// Text: what AD parses, written by opt itself (no llvm-dis).
@@ -114,12 +117,27 @@ func rewriteModule(ctx context.Context, dir, in string, job RewriteJob, beforeCo
 	}
 	adLevel := adStageLevel(job.ADStage, level)
 	err := timeStage(ctx, "optimize", func() error {
-		return preopt.Optimize(ctx, in, pre, adLevel, preopt.Options{Extra: optArgs, Warn: warnings(ctx)})
+		return preopt.Optimize(ctx, in, pre, adLevel, preopt.Options{Extra: optArgs, Warn: warnings(ctx), Light: light})
 	})
 	if err != nil {
 		return fmt.Errorf("%s: optimizing before AD: %w", origin, err)
 	}
 	post := filepath.Join(dir, "differentiated.ll")
+	args := []string{"-c", "-O" + level, post, "-o", job.OutPath, "-Wno-override-module"}
+	if adLevel != "0" {
+		// AD ran on optimized code (not at -O0, not GOZYME_AD_STAGE=pre).
+		args = append(args, keepCacheStores...)
+	}
+	args = append(args, codegenFlags(job.CC1Args)...)
+	// The code generator's clang loads while AD runs (toolchains.Start);
+	// at -O0 it compiles another file (promoted.bc), and a huge module
+	// goes to compileHuge instead.
+	var codegen *toolchains.Started
+	if level != "0" {
+		early := append(append(append([]string{}, args[:2]...), "-x", "ir", "-"), args[3:]...)
+		codegen, _ = toolchains.Start(ctx, "clang", early...) // nil on failure: run after AD instead
+		defer codegen.Cancel()
+	}
 	huge := false
 	err = timeStage(ctx, "differentiate", func() error {
 		// A program that stores pointers without shadows into memory with
@@ -159,6 +177,7 @@ func rewriteModule(ctx context.Context, dir, in string, job RewriteJob, beforeCo
 			}
 			views := ad.PrepareDenseViews(m)
 			huge = markHugeFunctions(m)
+			irutil.NumberInlineMetadata(m)
 			if err := part.WriteText(post); err != nil {
 				return err
 			}
@@ -177,12 +196,6 @@ func rewriteModule(ctx context.Context, dir, in string, job RewriteJob, beforeCo
 			return err
 		}
 	}
-	args := []string{"-c", "-O" + level, post, "-o", job.OutPath, "-Wno-override-module"}
-	if adLevel != "0" {
-		// AD ran on optimized code (not at -O0, not GOZYME_AD_STAGE=pre).
-		args = append(args, keepCacheStores...)
-	}
-	args = append(args, codegenFlags(job.CC1Args)...)
 	if level == "0" {
 		// Promote the gradient's adjoint and cache slots to registers even
 		// at -O0: the derivative code is gozyme's, not the user's.
@@ -192,9 +205,13 @@ func rewriteModule(ctx context.Context, dir, in string, job RewriteJob, beforeCo
 		}
 		args[2] = promoted
 	}
-	if huge {
+	switch {
+	case huge:
+		codegen.Cancel()
 		err = compileHuge(ctx, dir, args, 2, origin)
-	} else {
+	case codegen != nil:
+		err = timeStage(ctx, "codegen", func() error { _, err := codegen.Feed(post); return err })
+	default:
 		err = timeStage(ctx, "codegen", func() error { _, err := toolchains.Run(ctx, "clang", args...); return err })
 	}
 	if err != nil {

@@ -69,6 +69,29 @@ type Options struct {
 	// why, as one line with no "gozyme: " prefix and no newline; nil
 	// drops them (gozyme-ld gives one under GOZYME_VERBOSE).
 	Warn func(string)
+	// Light, when not nil, is the light pipeline's opt started early for
+	// this out (StartLight); Optimize feeds it the input instead of
+	// starting one. The caller cancels it where Optimize does not use it
+	// (level "0").
+	Light *toolchains.Started
+}
+
+// lightArgs are the light pipeline's opt arguments reading from in and
+// writing the light module for out.
+func lightArgs(in, out string) []string {
+	return []string{"-passes=" + light, "-S", "-preserve-ll-uselistorder", in, "-o", lightPath(out)}
+}
+
+// lightPath is where Optimize writes the light module for out.
+func lightPath(out string) string {
+	return strings.TrimSuffix(out, filepath.Ext(out)) + ".light.ll"
+}
+
+// StartLight starts the light pipeline's opt of Optimize(ctx, in, out,
+// level, opts) at a level other than "0" before its input exists, so
+// that the tool loads while the caller writes in (Options.Light).
+func StartLight(ctx context.Context, out string) (*toolchains.Started, error) {
+	return toolchains.Start(ctx, "opt", lightArgs("-", out)...)
 }
 
 // warn passes a warning to o.Warn, if any.
@@ -101,8 +124,14 @@ func Optimize(ctx context.Context, in, out, level string, opts Options) error {
 	// The light module is read twice: here (as text) and by the second opt.
 	// Written as text with its use-list order, it needs no llvm-dis, and opt
 	// reads it as it would have read bitcode (which keeps the order too).
-	lit := strings.TrimSuffix(out, filepath.Ext(out)) + ".light.ll"
-	if _, err := toolchains.Run(ctx, "opt", "-passes="+light, "-S", "-preserve-ll-uselistorder", in, "-o", lit); err != nil {
+	lit := lightPath(out)
+	var err error
+	if opts.Light != nil {
+		_, err = opts.Light.Feed(in)
+	} else {
+		_, err = toolchains.Run(ctx, "opt", lightArgs(in, out)...)
+	}
+	if err != nil {
 		return err
 	}
 	withOrder, err := os.ReadFile(lit)

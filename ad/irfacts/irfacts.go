@@ -205,8 +205,23 @@ func CalleeName(c *ir.InstCall) string {
 // resolves (to NAME itself: a wrapper of malloc calls libc's malloc
 // through __real_malloc).
 func LibName(f *ir.Func) string {
-	if n, ok := strings.CutPrefix(f.Name(), "__real_"); ok && len(f.Blocks) == 0 && n != "" {
+	name := funcName(f)
+	if n, ok := strings.CutPrefix(name, "__real_"); ok && len(f.Blocks) == 0 && n != "" {
 		return n
+	}
+	return name
+}
+
+// funcName is f.Name() without its cost on the names functions have:
+// llir's Name reads every name as a number first (strconv.ParseInt,
+// whose error allocates) to quote the numeric ones; a name starting with
+// a letter, '_', '.' or '$' is none.
+func funcName(f *ir.Func) string {
+	if n := f.GlobalName; n != "" {
+		switch c := n[0]; {
+		case c == '_' || c == '.' || c == '$' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+			return n
+		}
 	}
 	return f.Name()
 }
