@@ -106,7 +106,7 @@ func (w *bodyRewrite) plan(inst ir.Instruction) {
 			w.setTwin(v, nil) // made in rebuild: the float operations
 		}
 	case *ir.InstShuffleVector:
-		if t := w.rt.carrierType(v); t != nil && irfacts.IsFloat(rules.ScalarOf(t)) {
+		if t := w.rt.carrierType(v); t != nil && irfacts.IsFloat(rules.ScalarOf(t)) && !packedCarrier(v, t) {
 			w.setTwin(v, nil) // made in rebuild: the shuffle of float lanes
 		}
 	case *ir.InstCall:

@@ -20,6 +20,9 @@ import (
 // (lane k), its result holds that lane's float (FloatOf), and src's
 // carrier is a vector of such floats. It returns src and the lane.
 func (w *bodyRewrite) packedLane(x *ir.InstTrunc) (src value.Value, lane int64, ok bool) {
+	if _, scalar := x.To.(*types.IntType); !scalar {
+		return nil, 0, false
+	}
 	ft := w.rt.ta.FloatOf(x)
 	if ft == nil {
 		return nil, 0, false

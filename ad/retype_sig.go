@@ -109,13 +109,22 @@ func (rt *retyper) carrierType(v value.Value) types.Type {
 	return nil
 }
 
-// packedCarrier reports a carrier t of v that is a vector of floats for a
-// scalar integer (PackedFloats): moved whole, never taken apart by a sign
-// mask or a shuffle of the integer's lanes.
+// packedCarrier reports a carrier t of v whose float lanes are not v's
+// lanes (PackedFloats): a vector of floats for a scalar integer, or fewer
+// wider floats for a vector of integers. Such a value is moved whole,
+// never taken apart by a sign mask or a shuffle of the integer's lanes.
 func packedCarrier(v value.Value, t types.Type) bool {
-	_, scalar := v.Type().(*types.IntType)
-	_, vec := t.(*types.VectorType)
-	return scalar && vec
+	ct, vec := t.(*types.VectorType)
+	if !vec {
+		return false
+	}
+	switch vt := v.Type().(type) {
+	case *types.IntType:
+		return true
+	case *types.VectorType:
+		return vt.Len != ct.Len
+	}
+	return false
 }
 
 // retCarrier is carrierType for a copy's return value.

@@ -199,3 +199,15 @@ double df(double x) { return __enzyme_autodiff((void *)f, x); }
 		}
 	}
 }
+
+// TestPacketIntLoads: doubles loaded as <4 x i32> packets and used as
+// doubles, carried by a phi and a select and stored back as integers,
+// differentiate at every level (testdata/packet_int_loads.c): the packet's
+// carrier is a vector of fewer, wider floats (PackedFloats).
+func TestPacketIntLoads(t *testing.T) {
+	t.Parallel()
+	src := testdataC(t, "packet_int_loads.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+}

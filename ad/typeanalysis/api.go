@@ -50,21 +50,25 @@ func (a *Analysis) FloatOf(v value.Value) *types.FloatType {
 	return found.FloatType()
 }
 
-// PackedFloats is the float type and count of the narrower floats that v,
-// a scalar integer, holds side by side in every one of its bytes (an i64
-// copying a struct of two floats, an i128 two doubles or four floats):
-// nil otherwise, and for integers FloatOf describes.
+// PackedFloats is the float type and count of the floats that v holds
+// side by side in every one of its bytes, when they are not its lanes: a
+// scalar integer holding narrower floats (an i64 copying a struct of two
+// floats, an i128 two doubles or four floats), or a vector of integers
+// holding floats wider than its lanes (Eigen's packet of two doubles
+// loaded as <4 x i32>). Nil otherwise, and for integers FloatOf
+// describes.
 func (a *Analysis) PackedFloats(v value.Value) (*types.FloatType, int64) {
-	it, ok := v.Type().(*types.IntType)
-	if !ok || it.BitSize%8 != 0 {
+	lane, lanes := intLanes(v.Type())
+	if lane == 0 {
 		return nil, 0
 	}
-	size := int64(it.BitSize / 8)
+	size := lane * lanes
+	_, vec := v.Type().(*types.VectorType)
 	t := a.get(v)
 next:
 	for _, c := range []Concrete{Float, Double} {
 		w := c.Size()
-		if size <= w || size%w != 0 {
+		if size%w != 0 || !vec && size <= w || vec && (w <= lane || w%lane != 0) {
 			continue
 		}
 		for off := int64(0); off < size; off += w {
