@@ -530,6 +530,9 @@ type loopState struct {
 	exitRequested   map[exitUse]bool                 // dry run: the same, read after their loop
 	fwdStores       map[*ir.InstLoad]*forwardedLoad  // primal load -> the loop store it reads, if proven (storeforward.go)
 	freedAlloc      map[*ir.InstCall]bool            // allocation -> whether its function frees every block it allocates (pairedfree.go)
+	revOnly         map[*ir.InstCall]bool            // allocation -> whether its shadow exists in the reverse sweep only (reverseonly.go)
+	revOnlySlots    map[*ir.InstCall]*ir.InstAlloca  // reverse-only allocation -> the reverse sweep's slot of its shadow
+	standIns        map[value.Value]bool             // forward stand-ins of reverse-only shadows
 	plan            *cachePlan                       // what to cache and what to recompute (mincut.go)
 	exitCopies      map[exitUse]value.Value          // copies of loop values made after the loop
 	hoistMemo       map[value.Value]*irutil.Loop     // primal value -> loop it is cached without (hoist.go)
