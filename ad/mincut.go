@@ -349,7 +349,11 @@ func (r *reverseGen) planCaches() *cachePlan {
 				// Rebuilt from what an earlier loop stored (storeforward.go).
 				f := r.forwardedStore(l)
 				ops = f.leaves
-				cost := r.loopScaled(int64(len(f.tree)), def)
+				n := int64(len(f.tree))
+				if f.records {
+					n = 1 // a record read, and what the plan recomputes in L1 anyway
+				}
+				cost := r.loopScaled(n, def)
 				recomputeCost[nd.in] = cost
 				if r.cfg.LoopOf[def] != r.cfg.LoopOf[r.blockOf[f.idx]] {
 					// The same value again in every iteration of the loops
