@@ -101,6 +101,10 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			if !irfacts.IsAllocation(x) {
 				return nil, errorAt(r.f, inst, "pointers returned by calls (%s) are not differentiated yet", describe(inst))
 			}
+			if r.reverseOnly(x) {
+				sv = r.reverseOnlyStandIn(x) // reverseonly.go
+				break
+			}
 			sc := ir.NewCall(x.Callee, irutil.CloneArgs(x.Args)...)
 			sc.Typ = x.Typ
 			sv = emit(sc)
@@ -112,6 +116,10 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 				out = append(out, memsetZero(r.m, sv, allocSizeArg(x))...)
 			}
 		case *ir.InstGetElementPtr:
+			if r.forwardStandIn(x.Src) {
+				sv = r.reverseOnlyStandIn(x)
+				break
+			}
 			src, err := r.shadowOf(inst, x.Src)
 			if err != nil {
 				return nil, err
@@ -121,6 +129,10 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			g.Typ = x.Typ
 			sv = emit(g)
 		case *ir.InstBitCast:
+			if r.forwardStandIn(x.From) {
+				sv = r.reverseOnlyStandIn(x)
+				break
+			}
 			src, err := r.shadowOf(inst, x.From)
 			if err != nil {
 				return nil, err
@@ -472,6 +484,9 @@ func (r *reverseGen) fillShadowPhis() error {
 // lookupShadow is lookup for the shadow of a primal pointer.
 func (r *reverseGen) lookupShadow(blk *ir.Block, at *ir.Block, inst interface{}, p value.Value) (value.Value, error) {
 	p = irfacts.Unwrap(p)
+	if s, ok := r.rebuildShadow(blk, at, p); ok {
+		return s, nil // reverseonly.go
+	}
 	s, err := r.shadowOf(inst, p)
 	if err != nil {
 		return nil, err
@@ -635,6 +650,7 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			}
 			return true, nil
 		case isFree(x):
+			r.reverseOnlyFree(blk, at, x) // reverseonly.go
 			return true, nil
 		case isMemAlign(x):
 			if _, ok := r.shadow[x]; ok {

@@ -349,7 +349,11 @@ func (r *reverseGen) planCaches() *cachePlan {
 				// Rebuilt from what an earlier loop stored (storeforward.go).
 				f := r.forwardedStore(l)
 				ops = f.leaves
-				cost := r.loopScaled(int64(len(f.tree)), def)
+				n := int64(len(f.tree))
+				if f.records {
+					n = 1 // a record read, and what the plan recomputes in L1 anyway
+				}
+				cost := r.loopScaled(n, def)
 				recomputeCost[nd.in] = cost
 				if r.cfg.LoopOf[def] != r.cfg.LoopOf[r.blockOf[f.idx]] {
 					// The same value again in every iteration of the loops
@@ -530,6 +534,9 @@ type loopState struct {
 	exitRequested   map[exitUse]bool                 // dry run: the same, read after their loop
 	fwdStores       map[*ir.InstLoad]*forwardedLoad  // primal load -> the loop store it reads, if proven (storeforward.go)
 	freedAlloc      map[*ir.InstCall]bool            // allocation -> whether its function frees every block it allocates (pairedfree.go)
+	revOnly         map[*ir.InstCall]bool            // allocation -> whether its shadow exists in the reverse sweep only (reverseonly.go)
+	revOnlySlots    map[*ir.InstCall]*ir.InstAlloca  // reverse-only allocation -> the reverse sweep's slot of its shadow
+	standIns        map[value.Value]bool             // forward stand-ins of reverse-only shadows
 	plan            *cachePlan                       // what to cache and what to recompute (mincut.go)
 	exitCopies      map[exitUse]value.Value          // copies of loop values made after the loop
 	hoistMemo       map[value.Value]*irutil.Loop     // primal value -> loop it is cached without (hoist.go)

@@ -278,6 +278,9 @@ func (r *reverseGen) generate() (*ir.Func, error) {
 	setMinimalAlignment(g)
 	r.applyCacheScope()
 	r.applyOwnScope()
+	if err := r.checkStandIns(g); err != nil {
+		return nil, err
+	}
 	return g, nil
 }
 

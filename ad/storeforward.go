@@ -27,6 +27,10 @@ import (
 //   - the load is `load T, gep inbounds T, P, j` (P the same value), j a
 //     header phi 0, 1, ... of a loop L2 around the load whose latch
 //     continues while j+1 != N, the same N: j < N;
+//   - or both addresses are P plus an offset outside every loop plus i
+//     (j), through inbounds getelementptrs of T and adds without wrap
+//     (elementTerms), the two offsets the same value or the same multiple
+//     of N (a buffer of gates, one of N each: apartinloop.go);
 //   - within an iteration of the loop around L1 (the function when none),
 //     every path to the load passes L1's exit, and no instruction on a path
 //     from that exit to the load, nor any in L1 but the store, may write
@@ -38,6 +42,24 @@ import (
 //     index changes).
 //
 // Only in gradients that run forward and reverse in one function.
+//
+// Where V is no such function (it reads memory written later, as an LSTM
+// cell's gates read the hidden state the cell overwrites), or in a split
+// pair (augmented forward and reverse, where the caller may write memory
+// between them), the load is rebuilt from L1's records instead (issue
+// 22): V at L1's iteration j, evaluated in the reverse sweep as L1's own
+// reverse would evaluate it in iteration j, but reading L1's record j
+// (rebuildFromRecords). Each node of V's tree in L1 is read from record
+// j where the plan caches it (or where it cannot be evaluated again: a
+// phi, a call, a load of memory written later; recorded for this), and
+// evaluated again from its operands otherwise; L1's index is j, values
+// from outside L1 are looked up as they are. That needs L1 in no loop:
+// its header is entered at most once per call, its counter 0 on entry
+// (exitentry.go's countsFromZero), so iteration i's record is record i.
+// Every value of V's tree in L1 must be L1's own (no loop inside L1), and
+// those from outside it outside every loop. The load then costs no
+// record of L2's: an LSTM cell's gates, stored by one loop and read by
+// the next two, are recorded once.
 
 // forwardedLoad is a load proven to read a value a loop stored.
 type forwardedLoad struct {
@@ -45,7 +67,11 @@ type forwardedLoad struct {
 	iv     *ir.InstPhi      // the storing loop's index
 	idx    value.Value      // the load's index: iv's value to evaluate at
 	tree   []ir.Instruction // the stored value's instructions in L1, operands first
-	leaves []value.Value    // values from outside L1 the tree reads
+	leaves []value.Value    // values from outside L1 the tree reads (records: the stored value and idx)
+	// records: rebuilt from L1's records (rebuildFromRecords), not from
+	// the tree.
+	records bool
+	loop    *irutil.Loop // L1, for records
 }
 
 // forwardedStore returns the proof that primal load l reads a value
@@ -64,21 +90,29 @@ func (r *reverseGen) forwardedStore(l *ir.InstLoad) *forwardedLoad {
 
 func (r *reverseGen) findForwardedStore(l *ir.InstLoad) *forwardedLoad {
 	lb := r.blockOf[l]
-	if r.split || lb == nil || l.Volatile || r.vmap[l] == nil {
+	if lb == nil || l.Volatile || r.vmap[l] == nil {
 		return nil
 	}
-	base, j, ok := singleIndexGEP(l.Src, l.ElemType)
+	base, terms, ok := elementTerms(l.Src, l.ElemType)
 	if !ok {
 		return nil
 	}
-	jp, ok := j.(*ir.InstPhi)
-	if !ok {
+	// The index: the one term that is the header phi of a loop around l.
+	var jp *ir.InstPhi
+	var offsets []value.Value
+	for _, t := range terms {
+		if p, ok := t.(*ir.InstPhi); ok && jp == nil {
+			if h := r.blockOf[p]; h != nil && r.cfg.LoopOf[h] != nil && r.cfg.LoopOf[h].Header == h && r.cfg.LoopOf[h].Contains(lb) {
+				jp = p
+				continue
+			}
+		}
+		offsets = append(offsets, t)
+	}
+	if jp == nil || len(offsets) > 1 {
 		return nil
 	}
 	l2 := r.cfg.LoopOf[r.blockOf[jp]]
-	if l2 == nil || l2.Header != r.blockOf[jp] || !l2.Contains(lb) {
-		return nil
-	}
 	n2, ok := r.countedLoop(l2, jp, false)
 	if !ok {
 		return nil
@@ -89,7 +123,7 @@ func (r *reverseGen) findForwardedStore(l *ir.InstLoad) *forwardedLoad {
 			if !ok || st.Volatile || !st.Src.Type().Equal(l.ElemType) {
 				continue
 			}
-			if f := r.forwardFrom(st, b, l, lb, base, jp, n2); f != nil {
+			if f := r.forwardFrom(st, b, l, lb, base, offsets, jp, n2); f != nil {
 				return f
 			}
 		}
@@ -99,19 +133,30 @@ func (r *reverseGen) findForwardedStore(l *ir.InstLoad) *forwardedLoad {
 
 // forwardFrom checks store st in block sb as the source of load l (see
 // forwardedStore).
-func (r *reverseGen) forwardFrom(st *ir.InstStore, sb *ir.Block, l *ir.InstLoad, lb *ir.Block, base value.Value, j *ir.InstPhi, n value.Value) *forwardedLoad {
-	sbase, i, ok := singleIndexGEP(st.Dst, l.ElemType)
-	if !ok || !sameAddress(sbase, base, 4) {
+func (r *reverseGen) forwardFrom(st *ir.InstStore, sb *ir.Block, l *ir.InstLoad, lb *ir.Block, base value.Value, offsets []value.Value, j *ir.InstPhi, n value.Value) *forwardedLoad {
+	sbase, terms, ok := elementTerms(st.Dst, l.ElemType)
+	l1 := r.cfg.LoopOf[sb]
+	if !ok || l1 == nil || !sameAddress(sbase, base, 4) {
 		return nil
 	}
-	iv, ok := i.(*ir.InstPhi)
-	l1 := r.cfg.LoopOf[sb]
-	if !ok || l1 == nil || r.blockOf[iv] != l1.Header || l1.Contains(lb) || !iv.Typ.Equal(j.Typ) {
+	var iv *ir.InstPhi
+	var soffsets []value.Value
+	for _, t := range terms {
+		if p, ok := t.(*ir.InstPhi); ok && iv == nil && r.blockOf[p] == l1.Header {
+			iv = p
+			continue
+		}
+		soffsets = append(soffsets, t)
+	}
+	if iv == nil || l1.Contains(lb) || !iv.Typ.Equal(j.Typ) || len(soffsets) != len(offsets) {
 		return nil
 	}
 	n1, ok := r.countedLoop(l1, iv, true)
-	if !ok || !sameAddress(n1, n, 0) || !r.cfg.Dominates(sb, l1.Latches[0]) {
+	if !ok || !sameAddress(n1, n, 2) || !r.cfg.Dominates(sb, l1.Latches[0]) {
 		return nil
+	}
+	if len(offsets) == 1 && !r.sameOffset(soffsets[0], offsets[0], n1, l1) {
+		return nil // the store's element i is not the load's element j = i
 	}
 	c := l1.Parent
 	if c != nil && !c.Contains(lb) {
@@ -142,9 +187,10 @@ func (r *reverseGen) forwardFrom(st *ir.InstStore, sb *ir.Block, l *ir.InstLoad,
 	}
 	objs, opaque, known := r.pointerObjects(l.Src)
 	// Nor may anything in L1 but the store itself: a later iteration could
-	// overwrite an element an earlier one stored.
+	// overwrite an element an earlier one stored; stores provably into
+	// other elements excepted (apartinloop.go).
 	if r.objectsMayBeWritten(objs, opaque, known, l, true, func(w memWriter) bool {
-		return between[w.block] || (l1.Contains(w.block) && w.inst != ir.Instruction(st))
+		return between[w.block] || (l1.Contains(w.block) && w.inst != ir.Instruction(st) && !r.apartInLoop(w.inst, l, j, iv, n1, l1))
 	}) {
 		return nil
 	}
@@ -179,11 +225,50 @@ func (r *reverseGen) forwardFrom(st *ir.InstStore, sb *ir.Block, l *ir.InstLoad,
 		f.tree = append(f.tree, inst)
 		return true
 	}
-	if !walk(st.Src) || len(f.tree) == 0 {
+	if !r.split && walk(st.Src) && len(f.tree) > 0 {
+		f.leaves = append(f.leaves, j)
+		return f
+	}
+	if c != nil || r.d.gpu || r.parallel || !r.ownIterationTree(st.Src, l1, iv) {
 		return nil
 	}
-	f.leaves = append(f.leaves, j)
-	return f
+	return &forwardedLoad{store: st, iv: iv, idx: j, leaves: []value.Value{st.Src, j}, records: true, loop: l1}
+}
+
+// ownIterationTree reports whether the values stored value v is computed
+// from are, in loop l1 (index iv), l1's own (in no loop inside it), down
+// to its phis, and outside it, outside every loop.
+func (r *reverseGen) ownIterationTree(v value.Value, l1 *irutil.Loop, iv *ir.InstPhi) bool {
+	seen := map[value.Value]bool{}
+	var walk func(v value.Value) bool
+	walk = func(v value.Value) bool {
+		v = irfacts.Unwrap(v)
+		if v == value.Value(iv) || seen[v] {
+			return true
+		}
+		seen[v] = true
+		def, isInst := r.blockOf[v]
+		inst, _ := v.(ir.Instruction)
+		if !isInst || inst == nil || !l1.Contains(def) {
+			if _, isBlock := v.(*ir.Block); isBlock {
+				return true
+			}
+			return !isInst || r.sameIteration(v, nil)
+		}
+		if r.cfg.LoopOf[def] != l1 {
+			return false
+		}
+		if _, isPhi := inst.(*ir.InstPhi); isPhi {
+			return true // recorded
+		}
+		for _, op := range operandsOf(inst) {
+			if !walk(op) {
+				return false
+			}
+		}
+		return true
+	}
+	return walk(v)
 }
 
 // treeInst reports whether a stored value's instruction may be evaluated
@@ -343,18 +428,44 @@ func pathAvoiding(from, to *ir.Block, stop map[*ir.Block]bool) bool {
 	return false
 }
 
-// singleIndexGEP matches p = gep inbounds t, base, i.
-func singleIndexGEP(p value.Value, t types.Type) (value.Value, value.Value, bool) {
-	g, ok := irfacts.Unwrap(p).(*ir.InstGetElementPtr)
-	if !ok || !g.InBounds || len(g.Indices) != 1 || !g.ElemType.Equal(t) {
-		return nil, nil, false
+// elementTerms decomposes p into base plus the sum of terms, in elements
+// of type t: inbounds getelementptrs of t with one index each, an index
+// add with no wrap split into its operands (indexTerms).
+func elementTerms(p value.Value, t types.Type) (value.Value, []value.Value, bool) {
+	var terms []value.Value
+	p = irfacts.Unwrap(p)
+	for {
+		g, ok := p.(*ir.InstGetElementPtr)
+		if !ok || !g.InBounds || len(g.Indices) != 1 || !g.ElemType.Equal(t) {
+			break
+		}
+		terms = append(terms, indexTerms(g.Indices[0])...)
+		p = irfacts.Unwrap(g.Src)
 	}
-	return irfacts.Unwrap(g.Src), irfacts.Unwrap(g.Indices[0]), true
+	return p, terms, len(terms) > 0
+}
+
+// sameOffset reports whether offsets a (the store's) and b (the load's),
+// both outside every loop, are provably equal: the same value, or the same
+// multiple of the trip count n of loop l1 (apartinloop.go).
+func (r *reverseGen) sameOffset(a, b, n value.Value, l1 *irutil.Loop) bool {
+	if !r.sameIteration(a, nil) || !r.sameIteration(b, nil) {
+		return false
+	}
+	if sameAddress(a, b, 4) {
+		return true
+	}
+	ka, ok1 := r.tripMultiple(a, n, l1)
+	kb, ok2 := r.tripMultiple(b, n, l1)
+	return ok1 && ok2 && ka == kb
 }
 
 // rebuildForwarded evaluates a forwarded load's stored value at its index
 // in reverse block blk.
 func (r *reverseGen) rebuildForwarded(blk, at *ir.Block, f *forwardedLoad, depth int) (value.Value, bool) {
+	if f.records {
+		return r.rebuildFromRecords(blk, at, f, depth)
+	}
 	out := map[value.Value]value.Value{}
 	for _, leaf := range f.leaves {
 		v, ok := r.operandInReverse(blk, at, r.mapValue(leaf), depth+1)
@@ -388,4 +499,76 @@ func (r *reverseGen) rebuildForwarded(blk, at *ir.Block, f *forwardedLoad, depth
 		out[inst.(value.Value)] = c.(value.Value)
 	}
 	return out[irfacts.Unwrap(f.store.Src)], true
+}
+
+// rebuildFromRecords evaluates a forwarded load's stored value in reverse
+// block blk as it was in the storing loop's iteration idx, from that
+// iteration's record (see forwardedStore).
+func (r *reverseGen) rebuildFromRecords(blk, at *ir.Block, f *forwardedLoad, depth int) (value.Value, bool) {
+	l1 := f.loop
+	lc := r.loops[l1]
+	j, ok := r.operandInReverse(blk, at, r.mapValue(f.idx), depth+1)
+	if !ok {
+		return nil, false
+	}
+	rec := j
+	if !rec.Type().Equal(types.I64) {
+		// 0 <= idx < N: the iteration's number.
+		rec = blk.NewZExt(j, types.I64)
+	}
+	out := map[value.Value]value.Value{}
+	var eval func(v value.Value) (value.Value, bool)
+	eval = func(v value.Value) (value.Value, bool) {
+		v = irfacts.Unwrap(v)
+		if v == value.Value(f.iv) {
+			return j, true
+		}
+		if x, ok := out[v]; ok {
+			return x, true
+		}
+		def, isInst := r.blockOf[v]
+		if !isInst || !l1.Contains(def) {
+			return r.operandInReverse(blk, at, r.mapValue(v), depth+1)
+		}
+		inst := v.(ir.Instruction)
+		fv := r.mapValue(v)
+		var x value.Value
+		if cached, _ := r.planned(fv); !cached && r.treeInst(inst) {
+			failed := false
+			c, err := irutil.CloneInst(inst, func(op value.Value) value.Value {
+				if failed {
+					return op
+				}
+				if _, isBlock := op.(*ir.Block); isBlock {
+					return op
+				}
+				y, ok := eval(op)
+				if !ok {
+					failed = true
+					return op
+				}
+				return y
+			})
+			if err != nil || failed {
+				return nil, false
+			}
+			// A clone of a primal instruction keeps its parsed ID: drop it.
+			if n, ok := c.(interface{ SetName(string) }); ok {
+				n.SetName("")
+			}
+			if n, ok := c.(interface{ SetID(int64) }); ok {
+				n.SetID(0)
+			}
+			blk.Insts = append(blk.Insts, c)
+			if l, isLoad := c.(*ir.InstLoad); isLoad {
+				r.notePrimalReload(l)
+			}
+			x = c.(value.Value)
+		} else {
+			x = r.readField(blk, lc, r.recordField(lc, fv, def, lc.fwdIdx), rec)
+		}
+		out[v] = x
+		return x, true
+	}
+	return eval(f.store.Src)
 }
