@@ -200,12 +200,7 @@ func readBase(s string, i int) (string, int, bool) {
 	case '%':
 		i++
 		if i < len(s) && s[i] == '"' {
-			for i++; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' {
-					i++
-				}
-			}
-			if i >= len(s) {
+			if i = skipQuoted(s, i); i >= len(s) {
 				return "", start, false
 			}
 			return s[start : i+1], i + 1, true
@@ -256,11 +251,7 @@ func closing(s string, i int) int {
 	for j := i; j < len(s); j++ {
 		switch s[j] {
 		case '"':
-			for j++; j < len(s) && s[j] != '"'; j++ {
-				if s[j] == '\\' {
-					j++
-				}
-			}
+			j = skipQuoted(s, j)
 		case '(', '{', '[', '<':
 			depth++
 		case ')', '}', ']', '>':

@@ -58,11 +58,7 @@ func splitTopLevel(s string) ([]string, bool) {
 	for j := 0; j < len(s); j++ {
 		switch s[j] {
 		case '"':
-			for j++; j < len(s) && s[j] != '"'; j++ {
-				if s[j] == '\\' {
-					j++
-				}
-			}
+			j = skipQuoted(s, j)
 		case '(', '{', '[', '<':
 			depth++
 		case ')', '}', ']', '>':
@@ -78,4 +74,15 @@ func splitTopLevel(s string) ([]string, bool) {
 		}
 	}
 	return append(out, s[from:]), depth == 0
+}
+
+// skipQuoted is the index of the quote closing the one at s[j], len(s)
+// when there is none.
+func skipQuoted(s string, j int) int {
+	for j++; j < len(s) && s[j] != '"'; j++ {
+		if s[j] == '\\' {
+			j++
+		}
+	}
+	return j
 }
