@@ -316,7 +316,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 // forward sweep copies their shadows too.
 func (d *differ) copiesPointers(f *ir.Func, x *ir.InstCall) bool {
 	t := d.copyLayout(x)
-	return irfacts.ContainsPointer(t) || irfacts.ContainsPointer(pointee(x.Args[1])) || d.untypedPointers(f, x)
+	return irfacts.ContainsPointer(t) || irfacts.ContainsPointer(copyPointee(x, 1)) || d.untypedPointers(f, x)
 }
 
 // shadowlessPointerStore checks a store of a pointer without a shadow (an
@@ -760,7 +760,7 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 		return nil
 	}
 	if elem == nil {
-		if !irfacts.ContainsFloatBytes(pointee(x.Args[1])) {
+		if !irfacts.ContainsFloatBytes(copyPointee(x, 1)) {
 			return nil
 		}
 		// Untyped bytes: the copy's TBAA tag, or how the same pointers
