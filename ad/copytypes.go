@@ -142,7 +142,7 @@ func (d *differ) untypedPointers(f *ir.Func, x *ir.InstCall) bool {
 }
 
 // copyPointee is what argument i of bulk copy x points to, as the copy's
-// rules may take it: pointee, except i8 (untyped bytes) for a type of
+// rules may take it: pointee, except i8 (untyped bytes) for a struct of
 // integers only (no float, no pointer) that the copy may run past: a
 // variable length, or a constant one not a multiple of its size. C code
 // keeps a header of counts with its data after it in one allocation (a
@@ -152,8 +152,8 @@ func (d *differ) untypedPointers(f *ir.Func, x *ir.InstCall) bool {
 // integers silently dropped the derivatives they carry.
 func copyPointee(x *ir.InstCall, i int) types.Type {
 	t := pointee(x.Args[i])
-	if t == nil || len(x.Args) < 3 || irfacts.CarriesFloat(t) || irfacts.ContainsPointer(t) {
-		return t
+	if _, record := t.(*types.StructType); !record || len(x.Args) < 3 || irfacts.CarriesFloat(t) || irfacts.ContainsPointer(t) {
+		return t // an array of integers is one, whatever its length
 	}
 	size := irutil.StoreSize(t)
 	if n, constant := intConstOf(x.Args[2]); constant && size > 0 && n%size == 0 {
