@@ -134,6 +134,11 @@ func (d *differ) preparedCopy(f *ir.Func, clone bool) (*ir.Func, error) {
 			return nil, errorAt(f, nil, "%v", err)
 		}
 	}
+	if !dispatch && p != f {
+		// An invoke through a function pointer (a std::function called
+		// where an exception may unwind) is a call in the copy.
+		dispatch = d.hasDispatchableCall(p)
+	}
 	p, err := d.prepareOMP(f, p)
 	if err != nil {
 		return nil, err

@@ -107,8 +107,8 @@ func (d *differ) copyLayout(x *ir.InstCall) types.Type {
 	if !irfacts.IsMemTransfer(x) || len(x.Args) < 3 {
 		return nil
 	}
-	for _, a := range x.Args[:2] {
-		if t := pointee(a); t != nil && !types.Equal(t, types.I8) {
+	for i := range x.Args[:2] {
+		if t := copyPointee(x, i); t != nil && !types.Equal(t, types.I8) {
 			return t
 		}
 	}
@@ -137,6 +137,27 @@ func (d *differ) untypedCopy(f *ir.Func, x *ir.InstCall) types.Type {
 // untypedPointers reports a copy of untyped bytes that are pointers (their
 // shadows are copied with them).
 func (d *differ) untypedPointers(f *ir.Func, x *ir.InstCall) bool {
-	t := pointee(x.Args[1])
+	t := copyPointee(x, 1)
 	return (t == nil || types.Equal(t, types.I8)) && types.IsPointer(d.untypedCopy(f, x))
+}
+
+// copyPointee is what argument i of bulk copy x points to, as the copy's
+// rules may take it: pointee, except i8 (untyped bytes) for a struct of
+// integers only (no float, no pointer) that the copy may run past: a
+// variable length, or a constant one not a multiple of its size. C code
+// keeps a header of counts with its data after it in one allocation (a
+// spline's degree and sizes, then its control points) and copies the
+// whole block, or the data through &header[1], by a byte count: the
+// header's type says nothing of the bytes after it, and taking them as
+// integers silently dropped the derivatives they carry.
+func copyPointee(x *ir.InstCall, i int) types.Type {
+	t := pointee(x.Args[i])
+	if _, record := t.(*types.StructType); !record || len(x.Args) < 3 || irfacts.CarriesFloat(t) || irfacts.ContainsPointer(t) {
+		return t // an array of integers is one, whatever its length
+	}
+	size := irutil.StoreSize(t)
+	if n, constant := intConstOf(x.Args[2]); constant && size > 0 && n%size == 0 {
+		return t
+	}
+	return types.I8
 }

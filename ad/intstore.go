@@ -139,7 +139,7 @@ func intWrittenBefore(f *ir.Func, at ir.Instruction, dst value.Value, lo, hi int
 			switch {
 			case strings.HasPrefix(name, "llvm.memcpy") || strings.HasPrefix(name, "llvm.memmove"):
 				n, ok := intConstOf(x.Args[2])
-				if t := pointee(x.Args[1]); !ok || t == nil || irfacts.ContainsFloatBytes(t) {
+				if t := copyPointee(x, 1); !ok || t == nil || irfacts.ContainsFloatBytes(t) {
 					return false
 				}
 				cover(x.Args[0], n)
@@ -271,7 +271,7 @@ func (d *differ) intCopyOverFloats(f *ir.Func, x *ir.InstCall) (lo, hi int64, ok
 	if !found {
 		return 0, 0, false, nil
 	}
-	if t := pointee(x.Args[1]); t != nil && irfacts.ContainsFloatBytes(t) {
+	if t := copyPointee(x, 1); t != nil && irfacts.ContainsFloatBytes(t) {
 		return 0, 0, false, nil // floats copied: the copy's rule moves them
 	}
 	if !ta.ta.Known(x.Args[1]) {

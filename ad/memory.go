@@ -80,7 +80,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 			if r.split || dynamicAlloca(x) {
 				// The reverse runs in another function, or the size is
 				// known only here: heap, not stack.
-				sv = emit(callMallocZeroed(r.m, &out, x.ElemType, x.NElems))
+				sv = emit(callMallocZeroed(r.m, &out, x.ElemType, x.NElems, x.Align))
 			} else {
 				a := ir.NewAlloca(x.ElemType)
 				a.NElems = x.NElems
@@ -328,7 +328,7 @@ func (r *reverseGen) forwardShadow(b *ir.Block, inst ir.Instruction, c ir.Instru
 // forward sweep copies their shadows too.
 func (d *differ) copiesPointers(f *ir.Func, x *ir.InstCall) bool {
 	t := d.copyLayout(x)
-	return irfacts.ContainsPointer(t) || irfacts.ContainsPointer(pointee(x.Args[1])) || d.untypedPointers(f, x)
+	return irfacts.ContainsPointer(t) || irfacts.ContainsPointer(copyPointee(x, 1)) || d.untypedPointers(f, x)
 }
 
 // shadowlessPointerStore checks a store of a pointer without a shadow (an
@@ -776,7 +776,7 @@ func (r *reverseGen) reverseMemTransfer(blk *ir.Block, at *ir.Block, x *ir.InstC
 		return nil
 	}
 	if elem == nil {
-		if !irfacts.ContainsFloatBytes(pointee(x.Args[1])) {
+		if !irfacts.ContainsFloatBytes(copyPointee(x, 1)) {
 			return nil
 		}
 		// Untyped bytes: the copy's TBAA tag, or how the same pointers
@@ -899,10 +899,26 @@ func (r *reverseGen) memcpyAdjointHelper(t *types.FloatType, atomic bool) *ir.Fu
 }
 
 // callMallocZeroed emits malloc(sizeof(t) * count) + memset 0, returning the
-// typed pointer; instructions go to out.
-func callMallocZeroed(m *ir.Module, out *[]ir.Instruction, t types.Type, count value.Value) ir.Instruction {
+// typed pointer; instructions go to out. Where align (the alloca's, or
+// t's own) is more than malloc's 16 bytes (an __m256d array: 32), it
+// calls aligned_alloc with the size rounded up to a multiple of it: the
+// derivative's copies of the primal's aligned vector loads and stores
+// (vmovapd) fault on the shadow otherwise.
+func callMallocZeroed(m *ir.Module, out *[]ir.Instruction, t types.Type, count value.Value, align ir.Align) ir.Instruction {
 	size := byteSize(out, t, count)
-	raw := ir.NewCall(rules.Declare(m, "malloc", types.I8Ptr, types.I64), size)
+	a := int64(align)
+	if ta := irutil.Align(t); ta > a {
+		a = ta
+	}
+	var raw *ir.InstCall
+	if a > 16 {
+		up := ir.NewAdd(size, constant.NewInt(types.I64, a-1))
+		size = ir.NewAnd(up, constant.NewInt(types.I64, -a))
+		*out = append(*out, up, size.(ir.Instruction))
+		raw = ir.NewCall(rules.Declare(m, "aligned_alloc", types.I8Ptr, types.I64, types.I64), constant.NewInt(types.I64, a), size)
+	} else {
+		raw = ir.NewCall(rules.Declare(m, "malloc", types.I8Ptr, types.I64), size)
+	}
 	*out = append(*out, raw)
 	*out = append(*out, memsetZero(m, raw, size)...)
 	return ir.NewBitCast(raw, types.NewPointer(t))

@@ -24,7 +24,9 @@ import (
 //   - dpps/dppd (_mm_dp_ps, SSE4.1; _mm256_dp_ps): the masked products
 //     summed in the instruction's order, in the lanes the mask names;
 //   - min/max of whole vectors (sse, sse2, avx): select(a < b, a, b), the
-//     instruction's own rule (b when either is NaN or both are zeros).
+//     instruction's own rule (b when either is NaN or both are zeros);
+//   - packed double-to-float conversions (cvtpd2ps, avx cvt.pd2.ps):
+//     fptrunc, rounding to nearest as the IR assumes.
 // Other llvm.x86 intrinsics stay, and stop the link by name.
 
 // lowerX86Vector rewrites the intrinsics above in f.
@@ -59,6 +61,9 @@ func lowerX86Vector(f *ir.Func) {
 // result, nil when c is not one lowerX86Vector knows.
 func lowerX86Call(c *ir.InstCall, emit func(...ir.Instruction)) value.Value {
 	name := irfacts.CalleeName(c)
+	if r := lowerX86Convert(c, name, emit); r != nil {
+		return r
+	}
 	vt, ok := c.Typ.(*types.VectorType)
 	if !ok || len(c.Args) < 2 || !irfacts.IsFloat(vt.ElemType) {
 		return nil
@@ -118,6 +123,33 @@ func lowerX86Call(c *ir.InstCall, emit func(...ir.Instruction)) value.Value {
 		cmp := ir.NewFCmp(enum.FPredOGT, a, b)
 		s := ir.NewSelect(cmp, a, b)
 		emit(cmp, s)
+		return s
+	}
+	return nil
+}
+
+// lowerX86Convert emits the packed double-to-float conversions
+// (_mm256_cvtpd_ps, _mm_cvtpd_ps) as the fptrunc they are in the default
+// floating-point environment (rounding to nearest, as the IR assumes
+// everywhere), the SSE2 form's upper two lanes zero; nil for other calls.
+func lowerX86Convert(c *ir.InstCall, name string, emit func(...ir.Instruction)) value.Value {
+	if len(c.Args) != 1 {
+		return nil
+	}
+	switch name {
+	case "llvm.x86.avx.cvt.pd2.ps.256":
+		t := ir.NewFPTrunc(c.Args[0], c.Typ)
+		emit(t)
+		return t
+	case "llvm.x86.sse2.cvtpd2ps":
+		t := ir.NewFPTrunc(c.Args[0], types.NewVector(2, types.Float))
+		mt := types.NewVector(4, types.I32)
+		idx := make([]constant.Constant, 4)
+		for i := range idx {
+			idx[i] = constant.NewInt(types.I32, int64(i))
+		}
+		s := ir.NewShuffleVector(t, constant.NewZeroInitializer(t.Type()), constant.NewVector(mt, idx...))
+		emit(t, s)
 		return s
 	}
 	return nil

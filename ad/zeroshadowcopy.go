@@ -43,8 +43,8 @@ func (d *differ) zeroShadowCopy(f *ir.Func, x *ir.InstCall) bool {
 	if _, constant := intConstOf(x.Args[2]); constant {
 		return false
 	}
-	for _, p := range x.Args[:2] {
-		if t := pointee(p); t == nil || !types.Equal(t, types.I8) {
+	for i := range x.Args[:2] {
+		if t := copyPointee(x, i); t == nil || !types.Equal(t, types.I8) {
 			return false
 		}
 	}

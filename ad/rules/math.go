@@ -274,9 +274,36 @@ func powi(b *Builder, x, n value.Value) value.Value {
 	return b.B.NewCall(f, x, n)
 }
 
+// x86Approx: the packed reciprocal and reciprocal square root
+// approximations (_mm_rsqrt_ps, _mm_rcp_ps and the AVX forms, 12 bits
+// exact), differentiated as the functions they approximate, by their
+// result r: d rsqrt(x) = -r/(2x), d rcp(x) = -r*r. Code refines r by Newton
+// or Goldschmidt steps (the n-body benchmarks' vrsqrtps), whose own
+// derivatives then give the refined function's; the lookup table's steps
+// have no derivative to take. The scalar .ss forms, which pass lanes 1-3
+// of their argument through, have no rule.
+var x86Approx = map[string]*Rule{
+	"llvm.x86.sse.rsqrt.ps":     rsqrtApprox,
+	"llvm.x86.avx.rsqrt.ps.256": rsqrtApprox,
+	"llvm.x86.sse.rcp.ps":       rcpApprox,
+	"llvm.x86.avx.rcp.ps.256":   rcpApprox,
+}
+
+var (
+	rsqrtApprox = unary(func(b *Builder, a Operands, res Result) value.Value {
+		return b.FDiv(res(), b.FMul(b.Konst(a(0), -2), a(0)))
+	})
+	rcpApprox = unary(func(b *Builder, a Operands, res Result) value.Value {
+		return b.FNeg(b.FMul(res(), res()))
+	})
+)
+
 // Lookup finds the rule for a callee name: a C math function (with an
 // f or l suffix for float and long double) or an llvm.* intrinsic.
 func Lookup(callee string, t types.Type) (*Rule, string) {
+	if r := x86Approx[callee]; r != nil {
+		return r, callee
+	}
 	if strings.HasPrefix(callee, "llvm.") {
 		base := strings.TrimPrefix(callee, "llvm.")
 		if i := strings.IndexByte(base, '.'); i >= 0 {
