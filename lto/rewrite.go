@@ -406,6 +406,10 @@ func explainMissingBody(err error, inputs []*Input, view *symbolView) error {
 		adErr.Msg += "; " + fmt.Sprintf(format, args...)
 		return err
 	}
+	if strings.HasPrefix(callee, "llvm.") {
+		// An intrinsic: LLVM's own operation, never a symbol of the link.
+		return explain("'%s' is an LLVM intrinsic (a target's instruction: compile without the flag or code that makes it, or give the calling function a custom derivative)", callee)
+	}
 	if rhs, ok := view.rules.defsym[callee]; ok && rhs == "" {
 		return explain("the link sets '%s' with --defsym to an address, not to a function with bitcode", callee)
 	}
