@@ -142,18 +142,20 @@ func (d *differ) untypedPointers(f *ir.Func, x *ir.InstCall) bool {
 }
 
 // copyPointee is what argument i of bulk copy x points to, as the copy's
-// rules may take it: pointee, except i8 (untyped bytes) for a struct of
+// rules may take it: pointee, except i8 (untyped bytes) for a type of
 // integers only (no float, no pointer) that the copy may run past: a
 // variable length, or a constant one not a multiple of its size. C code
 // keeps a header of counts with its data after it in one allocation (a
 // spline's degree and sizes, then its control points) and copies the
-// whole block, or the data through &header[1], by a byte count: the
-// header's type says nothing of the bytes after it, and taking them as
-// integers silently dropped the derivatives they carry.
+// whole block, or the data through &header[1], by a byte count, through
+// the header's struct type or an int *: that type says nothing of the
+// bytes after it, and taking them as integers silently dropped the
+// derivatives they carry. The untyped copy asks the type analysis what
+// the bytes hold (an int array's copy stays an integer copy).
 func copyPointee(x *ir.InstCall, i int) types.Type {
 	t := pointee(x.Args[i])
-	if _, record := t.(*types.StructType); !record || len(x.Args) < 3 || irfacts.CarriesFloat(t) || irfacts.ContainsPointer(t) {
-		return t // an array of integers is one, whatever its length
+	if t == nil || len(x.Args) < 3 || irfacts.CarriesFloat(t) || irfacts.ContainsPointer(t) {
+		return t
 	}
 	size := irutil.StoreSize(t)
 	if n, constant := intConstOf(x.Args[2]); constant && size > 0 && n%size == 0 {

@@ -40,3 +40,25 @@ func TestHeaderDataCopy(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderDataCopyThroughInt: the same block copied through int
+// pointers: exact, or stopped naming the copy (testdata/
+// header_data_copy_int.c); an int pointer's type, like the header's
+// struct, says nothing of the bytes past it.
+func TestHeaderDataCopyThroughInt(t *testing.T) {
+	t.Parallel()
+	src := testdataC(t, "header_data_copy_int.c")
+	for _, level := range optLevels {
+		exe, err := tryBuildC(t, src, level)
+		if err != nil {
+			if !strings.Contains(err.Error(), "cannot tell which bytes of") {
+				t.Errorf("-O%s: %v", level, err)
+			}
+			continue
+		}
+		out, err := exec.Command(exe).CombinedOutput()
+		if !(err == nil && strings.HasPrefix(string(out), "ok")) && !(err != nil && strings.Contains(string(out), "cannot tell what the bytes of a memory copy")) {
+			t.Errorf("-O%s: %v: %s", level, err, out)
+		}
+	}
+}
