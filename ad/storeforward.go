@@ -485,17 +485,7 @@ func (r *reverseGen) rebuildForwarded(blk, at *ir.Block, f *forwardedLoad, depth
 		if err != nil {
 			return nil, false
 		}
-		// A clone of a primal instruction keeps its parsed ID: drop it.
-		if n, ok := c.(interface{ SetName(string) }); ok {
-			n.SetName("")
-		}
-		if n, ok := c.(interface{ SetID(int64) }); ok {
-			n.SetID(0)
-		}
-		blk.Insts = append(blk.Insts, c)
-		if l, isLoad := c.(*ir.InstLoad); isLoad {
-			r.notePrimalReload(l)
-		}
+		r.appendClone(blk, c)
 		out[inst.(value.Value)] = c.(value.Value)
 	}
 	return out[irfacts.Unwrap(f.store.Src)], true
@@ -552,17 +542,7 @@ func (r *reverseGen) rebuildFromRecords(blk, at *ir.Block, f *forwardedLoad, dep
 			if err != nil || failed {
 				return nil, false
 			}
-			// A clone of a primal instruction keeps its parsed ID: drop it.
-			if n, ok := c.(interface{ SetName(string) }); ok {
-				n.SetName("")
-			}
-			if n, ok := c.(interface{ SetID(int64) }); ok {
-				n.SetID(0)
-			}
-			blk.Insts = append(blk.Insts, c)
-			if l, isLoad := c.(*ir.InstLoad); isLoad {
-				r.notePrimalReload(l)
-			}
+			r.appendClone(blk, c)
 			x = c.(value.Value)
 		} else {
 			x = r.readField(blk, lc, r.recordField(lc, fv, def, lc.fwdIdx), rec)
@@ -571,4 +551,19 @@ func (r *reverseGen) rebuildFromRecords(blk, at *ir.Block, f *forwardedLoad, dep
 		return x, true
 	}
 	return eval(f.store.Src)
+}
+
+// appendClone appends c, a clone of a primal instruction, to blk: without
+// the parsed name or ID it kept, and noted as a reload where it loads.
+func (r *reverseGen) appendClone(blk *ir.Block, c ir.Instruction) {
+	if n, ok := c.(interface{ SetName(string) }); ok {
+		n.SetName("")
+	}
+	if n, ok := c.(interface{ SetID(int64) }); ok {
+		n.SetID(0)
+	}
+	blk.Insts = append(blk.Insts, c)
+	if l, isLoad := c.(*ir.InstLoad); isLoad {
+		r.notePrimalReload(l)
+	}
 }
