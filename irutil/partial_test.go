@@ -123,14 +123,7 @@ func TestParsePartialOtherText(t *testing.T) {
 // parsed rather than left as a stand-in.
 func TestParsePartialIndirectCallee(t *testing.T) {
 	t.Parallel()
-	text := strings.Replace(partialIR, "  %y = call double @helper(double %x)\n", "  %y = call double @helper(double %x)\n  %p = load double (double)*, double (double)** undef\n  %z = call double %p(double %y)\n", 1)
-	p, err := ParsePartial("partial.ll", text, Seeds{
-		Func:   func(body string) bool { return strings.Contains(body, "__enzyme_") },
-		Global: func(string) bool { return false },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := parseWithIndirectCall(t, "double (double)", "double %y")
 	for _, f := range p.Module.Funcs {
 		if f.Name() == "unused_static" && (p.Elided(f) || len(f.Blocks[0].Insts) == 0) {
 			t.Errorf("unused_static, named by @table, left out of the parse")
@@ -143,7 +136,20 @@ func TestParsePartialIndirectCallee(t *testing.T) {
 // the only indirect call takes two doubles.
 func TestParsePartialIndirectCalleeOtherType(t *testing.T) {
 	t.Parallel()
-	text := strings.Replace(partialIR, "  %y = call double @helper(double %x)\n", "  %y = call double @helper(double %x)\n  %p = load double (double, double)*, double (double, double)** undef\n  %z = call double %p(double %y, double %x)\n", 1)
+	p := parseWithIndirectCall(t, "double (double, double)", "double %y, double %x")
+	for _, f := range p.Module.Funcs {
+		if f.Name() == "unused_static" && !p.Elided(f) {
+			t.Errorf("unused_static, of another type than the indirect call, parsed")
+		}
+	}
+}
+
+// parseWithIndirectCall parses partialIR for its roots with a call through
+// a pointer of type fn, given args, added to @f.
+func parseWithIndirectCall(t *testing.T, fn, args string) *Partial {
+	t.Helper()
+	call := "  %y = call double @helper(double %x)\n"
+	text := strings.Replace(partialIR, call, call+"  %p = load "+fn+"*, "+fn+"** undef\n  %z = call double %p("+args+")\n", 1)
 	p, err := ParsePartial("partial.ll", text, Seeds{
 		Func:   func(body string) bool { return strings.Contains(body, "__enzyme_") },
 		Global: func(string) bool { return false },
@@ -151,9 +157,5 @@ func TestParsePartialIndirectCalleeOtherType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range p.Module.Funcs {
-		if f.Name() == "unused_static" && !p.Elided(f) {
-			t.Errorf("unused_static, of another type than the indirect call, parsed")
-		}
-	}
+	return p
 }
