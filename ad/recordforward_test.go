@@ -15,14 +15,15 @@ import (
 // split pairs and combined gradients; the loop's stores into other parts
 // of the same buffer (the other gates, m, 2m and 3m further) write none of
 // the elements read; the same for a buffer filled and read back twice in
-// a combined gradient. A second store overwriting an element the loop
-// stored before, and a storing loop inside another loop, keep the load
-// recorded (testdata/record_forward.c). Gradients against central
+// a combined gradient, and storing loops inside one or two other loops
+// whose trip counts vary (its records of the outer iteration start at its
+// entry counter). A second store overwriting an element the loop stored
+// before keeps the load recorded (testdata/record_forward.c). Gradients against central
 // differences at every level, under valgrind; at -O2 split, gates reads
 // every gate outside its first loop from that loop's records and records
 // none of them again (combined, it reads the buffer again: freed at the
 // exit); reused, combined and split, reads both fills from records;
-// shifted and nested forward nothing.
+// shifted forwards nothing; nested, varying and deep their one load.
 func TestRecordForward(t *testing.T) {
 	t.Parallel()
 	src := checkPrelude + testdataC(t, "record_forward.c")
@@ -49,7 +50,9 @@ func TestRecordForward(t *testing.T) {
 		// CFG tells (each loop has its own guard): its load is recorded.
 		{"reused", []activity.Activity{activity.Dup}, true, 1, 1, 1},
 		{"shifted", []activity.Activity{activity.Dup}, true, 0, 0, -1},
-		{"nested", []activity.Activity{activity.Dup}, true, 0, 0, -1},
+		{"nested", []activity.Activity{activity.Dup}, true, 1, 1, 0},
+		{"varying", []activity.Activity{activity.Dup}, true, 1, 1, 0},
+		{"deep", []activity.Activity{activity.Dup}, true, 1, 1, 0},
 	} {
 		for _, split := range []bool{false, true} {
 			r := reverseWith(t, m, tc.name, tc.acts, tc.retActive, split)

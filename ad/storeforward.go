@@ -53,13 +53,18 @@ import (
 // j where the plan caches it (or where it cannot be evaluated again: a
 // phi, a call, a load of memory written later; recorded for this), and
 // evaluated again from its operands otherwise; L1's index is j, values
-// from outside L1 are looked up as they are. That needs L1 in no loop:
-// its header is entered at most once per call, its counter 0 on entry
+// from outside L1 are looked up as they are. Outside every loop, L1's
+// header is entered at most once per call, its counter 0 on entry
 // (exitentry.go's countsFromZero), so iteration i's record is record i.
-// Every value of V's tree in L1 must be L1's own (no loop inside L1), and
-// those from outside it outside every loop. The load then costs no
-// record of L2's: an LSTM cell's gates, stored by one loop and read by
-// the next two, are recorded once.
+// Inside a loop C, L1's records of C's current iteration start at its
+// counter's value on entry (entryCount, looked up like any forward value
+// of C's iteration): iteration i's record is that plus i, as L1's header
+// advances the counter once per iteration from iv = 0. Every value of V's
+// tree in L1 must be L1's own (no loop inside L1), and those from outside
+// it the same throughout C's iteration (outside every loop where there is
+// no C). The load then costs no record of L2's: an LSTM cell's gates,
+// stored by one loop and read by the next two, are recorded once, in a
+// layer loop inside a time loop too.
 
 // forwardedLoad is a load proven to read a value a loop stored.
 type forwardedLoad struct {
@@ -229,16 +234,20 @@ func (r *reverseGen) forwardFrom(st *ir.InstStore, sb *ir.Block, l *ir.InstLoad,
 		f.leaves = append(f.leaves, j)
 		return f
 	}
-	if c != nil || r.d.gpu || r.parallel || !r.ownIterationTree(st.Src, l1, iv) {
+	if r.d.gpu || r.parallel || !r.ownIterationTree(st.Src, l1, iv, c) {
 		return nil
+	}
+	if _, counted := r.entryCount[l1.Header]; c != nil && !counted {
+		return nil // no entry counter to find this execution's records by
 	}
 	return &forwardedLoad{store: st, iv: iv, idx: j, leaves: []value.Value{st.Src, j}, records: true, loop: l1}
 }
 
 // ownIterationTree reports whether the values stored value v is computed
 // from are, in loop l1 (index iv), l1's own (in no loop inside it), down
-// to its phis, and outside it, outside every loop.
-func (r *reverseGen) ownIterationTree(v value.Value, l1 *irutil.Loop, iv *ir.InstPhi) bool {
+// to its phis, and outside it, the same throughout an iteration of c, the
+// loop around l1 (nil: outside every loop).
+func (r *reverseGen) ownIterationTree(v value.Value, l1 *irutil.Loop, iv *ir.InstPhi, c *irutil.Loop) bool {
 	seen := map[value.Value]bool{}
 	var walk func(v value.Value) bool
 	walk = func(v value.Value) bool {
@@ -253,7 +262,7 @@ func (r *reverseGen) ownIterationTree(v value.Value, l1 *irutil.Loop, iv *ir.Ins
 			if _, isBlock := v.(*ir.Block); isBlock {
 				return true
 			}
-			return !isInst || r.sameIteration(v, nil)
+			return !isInst || r.sameIteration(v, c)
 		}
 		if r.cfg.LoopOf[def] != l1 {
 			return false
@@ -505,6 +514,14 @@ func (r *reverseGen) rebuildFromRecords(blk, at *ir.Block, f *forwardedLoad, dep
 	if !rec.Type().Equal(types.I64) {
 		// 0 <= idx < N: the iteration's number.
 		rec = blk.NewZExt(j, types.I64)
+	}
+	if l1.Parent != nil {
+		// L1 runs once per iteration of the loop around: its records of
+		// this execution start at its counter's value on entry, which
+		// the forward header advanced once per iteration since (j = 0,
+		// 1, ...).
+		c0 := r.entryCount[l1.Header]
+		rec = blk.NewAdd(r.lookupAt(blk, at, c0, r.blockOf[c0], depth+1), rec)
 	}
 	out := map[value.Value]value.Value{}
 	var eval func(v value.Value) (value.Value, bool)

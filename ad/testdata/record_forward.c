@@ -12,7 +12,13 @@
  *     not read again from memory in the reverse sweep);
  *   shifted: a second store in the first loop overwrites the element the
  *     previous iteration stored (g[i - 1], cyclically): not forwarded;
- *   nested: the storing loop inside another loop: not forwarded.
+ *   nested: the storing loop inside another loop: forwarded from the
+ *     records of the storing loop's execution in the outer iteration;
+ *   varying: the same with a trip count changing from one outer
+ *     iteration to the next, 0 in some (records of earlier executions
+ *     of different lengths before them);
+ *   deep: the storing loop two loops deep, the outer ones' counts
+ *     varying too.
  * shifted and nested are split helpers too (run_shifted, run_nested).
  * Each gradient against central differences; the test runs it under
  * valgrind (no invalid access, no leak). */
@@ -97,14 +103,51 @@ __attribute__((noinline)) double shifted(double *x) {
 }
 
 __attribute__((noinline)) double nested(double *x) {
-	double *g = malloc(n * sizeof(double)), s = 0;
+	int m = n; /* not read again after cos, which may write memory */
+	double *g = malloc(m * sizeof(double)), s = 0;
 	for (int t = 0; t < steps; t++) {
-		for (int i = 0; i < n; i++) {
+#pragma clang loop vectorize(disable) interleave(disable) unroll(disable)
+		for (int i = 0; i < m; i++) {
 			g[i] = cos(x[i] + t);
 			x[i] = x[i] * 0.9;
 		}
 #pragma clang loop vectorize(disable) interleave(disable) unroll(disable)
-		for (int i = 0; i < n; i++) s += g[i] * x[i];
+		for (int i = 0; i < m; i++) s += g[i] * x[i];
+	}
+	free(g);
+	return s;
+}
+
+__attribute__((noinline)) double varying(double *x) {
+	double *g = malloc(n * sizeof(double)), s = 0;
+	for (int t = 0; t < 2 * steps; t++) {
+		int m = (3 * t + 2) % (n + 1); /* 2, 5, 3, 0, 4, 1 for n = 5 */
+#pragma clang loop vectorize(disable) interleave(disable) unroll(disable)
+		for (int i = 0; i < m; i++) {
+			g[i] = exp(0.3 * x[i] - 0.1 * t);
+			x[i] = x[i] * 0.8 + 0.1;
+		}
+#pragma clang loop vectorize(disable) interleave(disable) unroll(disable)
+		for (int i = 0; i < m; i++) s += g[i] * x[i] * (i + 1);
+	}
+	free(g);
+	return s;
+}
+
+__attribute__((noinline)) double deep(double *x) {
+	int k = n;
+	double *g = malloc(k * sizeof(double)), s = 0;
+	for (int a = 0; a < steps; a++) {
+		for (int b = 0; b <= a; b++) {
+			int m = (a + 2 * b + k) % (k + 1);
+#pragma clang loop vectorize(disable) interleave(disable) unroll(disable)
+			for (int i = 0; i < m; i++) {
+				g[i] = exp(x[i] * (b + 1) * 0.2) * x[(i + a) % k];
+				x[i] = x[i] * 0.9 - 0.05 * b;
+			}
+#pragma clang loop vectorize(disable) interleave(disable) unroll(disable)
+			for (int i = 0; i < m; i++) s += g[i] * g[i] * x[i];
+		}
 	}
 	free(g);
 	return s;
@@ -175,6 +218,18 @@ int main(void) {
 	}
 	__enzyme_autodiff((void *)run_nested, enzyme_dup, xc, g);
 	FD_CHECK("run_nested", run_nested, N, x, g);
+	for (int i = 0; i < 5 * N; i++) {
+		g[i] = 0;
+		xc[i] = x[i];
+	}
+	__enzyme_autodiff((void *)varying, enzyme_dup, xc, g);
+	FD_CHECK("varying", varying, N, x, g);
+	for (int i = 0; i < 5 * N; i++) {
+		g[i] = 0;
+		xc[i] = x[i];
+	}
+	__enzyme_autodiff((void *)deep, enzyme_dup, xc, g);
+	FD_CHECK("deep", deep, N, x, g);
 	if (failures) return 1;
 	printf("done\n");
 	return 0;
