@@ -179,6 +179,17 @@ double run_nested(double *x) {
 		} \
 	} while (0)
 
+/* ON_COPY checks the gradient of f, which changes x, at a copy of x. */
+#define ON_COPY(name, f) \
+	do { \
+		for (int i = 0; i < 5 * N; i++) { \
+			g[i] = 0; \
+			xc[i] = x[i]; \
+		} \
+		__enzyme_autodiff((void *)f, enzyme_dup, xc, g); \
+		FD_CHECK(name, f, N, x, g); \
+	} while (0)
+
 int main(void) {
 	double x[5 * N], g[5 * N] = {0}, h[N], dh[N] = {0}, xc[5 * N];
 	for (int i = 0; i < 5 * N; i++) x[i] = 0.3 + 0.07 * i - 0.02 * (i % 3);
@@ -188,48 +199,13 @@ int main(void) {
 	for (int i = 0; i < 5 * N; i++) g[i] = 0;
 	__enzyme_autodiff((void *)gates_top, enzyme_dup, x, g);
 	FD_CHECK("gates_top", gates_top, 5 * N, x, g);
-	for (int i = 0; i < 5 * N; i++) {
-		g[i] = 0;
-		xc[i] = x[i];
-	}
-	__enzyme_autodiff((void *)shifted, enzyme_dup, xc, g);
-	FD_CHECK("shifted", shifted, N, x, g);
-	for (int i = 0; i < 5 * N; i++) {
-		g[i] = 0;
-		xc[i] = x[i];
-	}
-	__enzyme_autodiff((void *)nested, enzyme_dup, xc, g);
-	FD_CHECK("nested", nested, N, x, g);
-	for (int i = 0; i < 5 * N; i++) {
-		g[i] = 0;
-		xc[i] = x[i];
-	}
-	__enzyme_autodiff((void *)reused, enzyme_dup, xc, g);
-	FD_CHECK("reused", reused, N, x, g);
-	for (int i = 0; i < 5 * N; i++) {
-		g[i] = 0;
-		xc[i] = x[i];
-	}
-	__enzyme_autodiff((void *)run_shifted, enzyme_dup, xc, g);
-	FD_CHECK("run_shifted", run_shifted, N, x, g);
-	for (int i = 0; i < 5 * N; i++) {
-		g[i] = 0;
-		xc[i] = x[i];
-	}
-	__enzyme_autodiff((void *)run_nested, enzyme_dup, xc, g);
-	FD_CHECK("run_nested", run_nested, N, x, g);
-	for (int i = 0; i < 5 * N; i++) {
-		g[i] = 0;
-		xc[i] = x[i];
-	}
-	__enzyme_autodiff((void *)varying, enzyme_dup, xc, g);
-	FD_CHECK("varying", varying, N, x, g);
-	for (int i = 0; i < 5 * N; i++) {
-		g[i] = 0;
-		xc[i] = x[i];
-	}
-	__enzyme_autodiff((void *)deep, enzyme_dup, xc, g);
-	FD_CHECK("deep", deep, N, x, g);
+	ON_COPY("shifted", shifted);
+	ON_COPY("nested", nested);
+	ON_COPY("reused", reused);
+	ON_COPY("run_shifted", run_shifted);
+	ON_COPY("run_nested", run_nested);
+	ON_COPY("varying", varying);
+	ON_COPY("deep", deep);
 	if (failures) return 1;
 	printf("done\n");
 	return 0;
