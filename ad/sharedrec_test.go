@@ -11,8 +11,14 @@ import (
 // sharedRecIR is function name(x, n): for i < 3, a loop a over j < c = n/3
 // adds exp(x[i·c+j]²), then a loop b over q < cb (c, or cm1 = c-1) adds
 // exp(1.5·x[i·c+q]); both cache their exp results, one double per
-// iteration. guard, when set, skips loop b in odd i.
-func sharedRecIR(name, cb string, guard bool) string {
+// iteration, or two with two (a adds exp(x[i·c+j]) too, b exp(x[i·c+q])).
+// guard, when set, skips loop b in odd i.
+func sharedRecIR(name, cb string, guard, two bool) string {
+	sa, sb := "  %sa.next = fadd double %sa, %e", "  %sb.next = fadd double %sb, %eb"
+	if two {
+		sa = "  %e2 = call double @llvm.exp.f64(double %v)\n  %sa.e = fadd double %sa, %e\n  %sa.next = fadd double %sa.e, %e2"
+		sb = "  %eb2 = call double @llvm.exp.f64(double %u)\n  %sb.e = fadd double %sb, %eb\n  %sb.next = fadd double %sb.e, %eb2"
+	}
 	mid := "  br label %b"
 	latchPhi := "  %s2 = phi double [ %sb.next, %b ]"
 	if guard {
@@ -41,7 +47,7 @@ a:
   %%v = load double, double* %%p, align 8
   %%v2 = fmul double %%v, %%v
   %%e = call double @llvm.exp.f64(double %%v2)
-  %%sa.next = fadd double %%sa, %%e
+%s
   %%j.next = add nuw i64 %%j, 1
   %%ca = icmp ult i64 %%j.next, %%c
   br i1 %%ca, label %%a, label %%mid
@@ -55,7 +61,7 @@ b:
   %%u = load double, double* %%pb, align 8
   %%h = fmul double %%u, 0x3FF8000000000000
   %%eb = call double @llvm.exp.f64(double %%h)
-  %%sb.next = fadd double %%sb, %%eb
+%s
   %%q.next = add nuw i64 %%q, 1
   %%cq = icmp ult i64 %%q.next, %%%s
   br i1 %%cq, label %%b, label %%latch
@@ -69,25 +75,29 @@ exit:
 }
 
 declare double @llvm.exp.f64(double)
-`, name, mid, cb, latchPhi)
+`, name, sa, mid, sb, cb, latchPhi)
 }
 
 // TestSharedRecordIR: loops a and b, siblings with the same trip count,
-// keep their records in one buffer (one record type with both fields, one
-// slot), whether or not b runs in every outer iteration; with another
-// count (c-1) each keeps its own. Combined and split.
+// keep their records in one buffer (one record type with the fields of
+// both, one slot), whether or not b runs in every outer iteration; with
+// another count (c-1) each keeps its own; loops caching one double each
+// keep their own too (plain arrays, read and written contiguously).
+// Combined and split.
 func TestSharedRecordIR(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name, cb string
-		guard    bool
-		shared   bool
+		name, cb   string
+		guard, two bool
+		shared     bool
 	}{
-		{"same", "c", false, true},
-		{"skip", "c", true, true},
-		{"other", "cm1", false, false},
+		{"same", "c", false, true, true},
+		{"skip", "c", true, true, true},
+		{"other", "cm1", false, true, false},
+		{"single", "c", false, false, false},
+		{"singleskip", "c", true, false, false},
 	} {
-		eachReverse(t, sharedRecIR("f", tc.cb, tc.guard), []activity.Activity{activity.Dup, activity.Const}, func(r *reverseGen, split bool) {
+		eachReverse(t, sharedRecIR("f", tc.cb, tc.guard, tc.two), []activity.Activity{activity.Dup, activity.Const}, func(r *reverseGen, split bool) {
 			var a, b *loopCache
 			for _, l := range r.cfg.Loops {
 				switch l.Header.Name() {
@@ -131,9 +141,9 @@ func TestSharedRecordIR(t *testing.T) {
 func TestSharedRecordRun(t *testing.T) {
 	t.Parallel()
 	names := []string{"sr_same", "sr_skip", "sr_other"}
-	ll := sharedRecIR(names[0], "c", false) +
-		strings.Replace(sharedRecIR(names[1], "c", true), "\ndeclare double @llvm.exp.f64(double)\n", "", 1) +
-		strings.Replace(sharedRecIR(names[2], "cm1", false), "\ndeclare double @llvm.exp.f64(double)\n", "", 1)
+	ll := sharedRecIR(names[0], "c", false, true) +
+		strings.Replace(sharedRecIR(names[1], "c", true, true), "\ndeclare double @llvm.exp.f64(double)\n", "", 1) +
+		strings.Replace(sharedRecIR(names[2], "cm1", false, true), "\ndeclare double @llvm.exp.f64(double)\n", "", 1)
 	src := memoryPrelude + testdataC(t, "shared_record.c")
 	var wants []string
 	for _, f := range []string{"sr_same", "sr_skip", "sr_other", "twice_same", "twice_skip", "twice_other"} {
