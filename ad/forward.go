@@ -127,6 +127,9 @@ func (d *differ) forward(f *ir.Func, acts []activity.Activity, width int, errMod
 	if err := d.checkOpaqueBits(pf, fg.act); err != nil {
 		return nil, err
 	}
+	if err := d.checkPointerBitsLost(pf, fg.act); err != nil {
+		return nil, err
+	}
 	var params []*ir.Param
 	for i, p := range pf.Params {
 		np := ir.NewParam("", p.Typ)

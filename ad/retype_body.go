@@ -105,6 +105,11 @@ func (w *bodyRewrite) plan(inst ir.Instruction) {
 		if t := w.rt.carrierType(v); t != nil && irfacts.IsFloat(rules.ScalarOf(t)) && !packedCarrier(v, t) && signOperand(inst) != nil {
 			w.setTwin(v, nil) // made in rebuild: the float operations
 		}
+		if t := w.rt.carrierType(v); t != nil && types.IsPointer(t) {
+			if ptr, _ := w.alignDown(inst); ptr != nil {
+				w.setTwin(v, nil) // made in rebuild: a getelementptr back to the boundary
+			}
+		}
 	case *ir.InstShuffleVector:
 		if t := w.rt.carrierType(v); t != nil && irfacts.IsFloat(rules.ScalarOf(t)) && !packedCarrier(v, t) {
 			w.setTwin(v, nil) // made in rebuild: the shuffle of float lanes
@@ -229,6 +234,14 @@ func (w *bodyRewrite) rebuild(b *ir.Block) {
 			if tr, ok := inst.(*ir.InstTrunc); ok && w.twin[v] == nil {
 				if _, planned := w.twin[v]; planned {
 					w.extractLane(tr, emit)
+					continue
+				}
+			}
+			if _, planned := w.twin[v]; planned && w.twin[v] == nil {
+				if ptr, a := w.alignDown(inst); ptr != nil {
+					low := ir.NewAnd(ptr, constant.NewInt(types.I64, a-1))
+					emit(low)
+					w.pointerOffset(v, ptr, low, true, emit)
 					continue
 				}
 			}

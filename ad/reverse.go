@@ -153,6 +153,9 @@ func newReverseGen(d *differ, f *ir.Func, acts []activity.Activity, retActive, r
 	if err := d.checkOpaqueBits(f, r.act); err != nil {
 		return nil, err
 	}
+	if err := d.checkPointerBitsLost(f, r.act); err != nil {
+		return nil, err
+	}
 	r.retShadow = retShadow
 	for i, p := range f.Params {
 		if acts[i] != activity.Dup && acts[i] != activity.DupNoNeed && irfacts.HasPointerField(p.Typ) && r.act.HasShadow(p) {
