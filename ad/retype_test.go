@@ -212,6 +212,18 @@ func TestPacketIntLoads(t *testing.T) {
 	}
 }
 
+// TestPacketPairShuffle: a shuffle of the 32-bit halves of a double
+// packet that moves whole doubles (_mm_shuffle_epi32 0x44, 0xEE, 0x4E:
+// Eigen's pbroadcast4 at -O0) is the shuffle of the doubles
+// (floatLaneMask), at every level (testdata/packet_pair_shuffle.c).
+func TestPacketPairShuffle(t *testing.T) {
+	t.Parallel()
+	src := testdataC(t, "packet_pair_shuffle.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+}
+
 // Pointers aligned by masking their bits ((p + 15) & -16, Eigen's aligned
 // stack variables) inside allocations known to be that aligned: the
 // shadow is the shadow of p moved back by as many bytes (retype_align.go),
