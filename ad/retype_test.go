@@ -268,3 +268,23 @@ int main(void) {
 		})
 	}
 }
+
+// TestUnknownIntSwap: 4 bytes the type analysis cannot tell, swapped
+// between memories with shadows (testdata/unknown_int_swap.c), link; the
+// reverse sweep checks their adjoint is zero: integers differentiate
+// against central differences at every level, floats carrying
+// derivatives stop the program.
+func TestUnknownIntSwap(t *testing.T) {
+	t.Parallel()
+	src := memoryPrelude + testdataC(t, "unknown_int_swap.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			exe := buildC(t, src, o)
+			run(t, exe)
+			out, err := exec.Command(exe, "floats").CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "cannot tell whether the 4 bytes a store moves hold a float or an integer") {
+				t.Fatalf("floats swapped as ints: want a stop, got %v\n%s", err, out)
+			}
+		})
+	}
+}
