@@ -39,6 +39,7 @@ func TestEigenSolve(t *testing.T) {
 		{dec: 2, dyn: true, opt: "-O2"},
 		{dec: 3, opt: "-O2"},
 		{dec: 3, dyn: true, opt: "-O0"},
+		{dec: 4, dyn: true, opt: "-O2"},
 	}
 	names := []string{"LDLT", "LLT", "PartialPivLU", "HouseholderQR", "ColPivHouseholderQR"}
 	dir := copyProject(t, "eigen")
