@@ -54,6 +54,9 @@ type differ struct {
 	runtimeActivity bool
 	// gpu: the module is GPU device code (gpu.go).
 	gpu bool
+	// zeroChecked: stores of 4 unknown bytes into memory with a shadow
+	// that the reverse sweep checks the shadow of (unknownbits.go).
+	zeroChecked map[*ir.InstStore]bool
 	// note receives remarks (Options.Note), may be nil.
 	note func(string)
 	// gpuLoopRecords is Options.GPULoopRecords.

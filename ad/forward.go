@@ -124,7 +124,10 @@ func (d *differ) forward(f *ir.Func, acts []activity.Activity, width int, errMod
 	if err := d.checkFloatPuns(pf, fg.act); err != nil {
 		return nil, err
 	}
-	if err := d.checkOpaqueBits(pf, fg.act); err != nil {
+	if err := d.checkOpaqueBits(pf, fg.act, false); err != nil {
+		return nil, err
+	}
+	if err := d.checkPointerBitsLost(pf, fg.act); err != nil {
 		return nil, err
 	}
 	var params []*ir.Param

@@ -556,6 +556,17 @@ func (r *reverseGen) reverseMemory(blk *ir.Block, at *ir.Block, inst ir.Instruct
 			}
 			return true, r.d.clearShadowWindow(r.f, x, x.Dst, blk, sp, pp, lo, hi)
 		}
+		if r.d.zeroChecked[x] && r.act.HasShadow(x.Dst) {
+			// Four bytes of unknown type: exact if their adjoint is zero
+			// here (unknownbits.go).
+			sp, err := r.lookupShadow(blk, at, x, x.Dst)
+			if err != nil {
+				return true, err
+			}
+			four := constant.NewInt(types.I64, 4)
+			blk.Insts = append(blk.Insts, r.d.zeroShadowCheck(sp, sp, four, r.d.zeroCheckMessage(r.f, x))...)
+			return true, nil
+		}
 		if !r.act.HasShadow(x.Dst) || !irfacts.CarriesFloat(x.Src.Type()) {
 			return true, nil
 		}

@@ -105,9 +105,16 @@ func (w *bodyRewrite) plan(inst ir.Instruction) {
 		if t := w.rt.carrierType(v); t != nil && irfacts.IsFloat(rules.ScalarOf(t)) && !packedCarrier(v, t) && signOperand(inst) != nil {
 			w.setTwin(v, nil) // made in rebuild: the float operations
 		}
+		if t := w.rt.carrierType(v); t != nil && types.IsPointer(t) {
+			if ptr, _ := w.alignDown(inst); ptr != nil {
+				w.setTwin(v, nil) // made in rebuild: a getelementptr back to the boundary
+			}
+		}
 	case *ir.InstShuffleVector:
-		if t := w.rt.carrierType(v); t != nil && irfacts.IsFloat(rules.ScalarOf(t)) && !packedCarrier(v, t) {
-			w.setTwin(v, nil) // made in rebuild: the shuffle of float lanes
+		if t := w.rt.carrierType(v); t != nil && irfacts.IsFloat(rules.ScalarOf(t)) {
+			if _, _, ok := floatLaneMask(x, t); ok {
+				w.setTwin(v, nil) // made in rebuild: the shuffle of float lanes
+			}
 		}
 	case *ir.InstCall:
 		if g := w.retypedCallee(x); g != nil && !types.Equal(g.Sig.RetType, x.Typ) {
@@ -232,6 +239,14 @@ func (w *bodyRewrite) rebuild(b *ir.Block) {
 					continue
 				}
 			}
+			if _, planned := w.twin[v]; planned && w.twin[v] == nil {
+				if ptr, a := w.alignDown(inst); ptr != nil {
+					low := ir.NewAnd(ptr, constant.NewInt(types.I64, a-1))
+					emit(low)
+					w.pointerOffset(v, ptr, low, true, emit)
+					continue
+				}
+			}
 			if _, planned := w.twin[v]; planned && isBitwise(inst) {
 				w.signOp(inst, emit)
 				continue
@@ -331,11 +346,13 @@ func (w *bodyRewrite) retypeCall(x *ir.InstCall, g *ir.Func, emit func(...ir.Ins
 
 // floatShuffle makes a shuffle of integer lanes holding floats (SSE's
 // pshufd on a float vector's bits, _mm_shuffle_epi32) the same shuffle of
-// the float lanes; the integer result is the float result's bits.
+// the float lanes (floatLaneMask); the integer result is the float
+// result's bits.
 func (w *bodyRewrite) floatShuffle(sh *ir.InstShuffleVector, emit func(...ir.Instruction)) {
 	t := w.rt.carrierType(sh)
-	in := types.NewVector(sh.X.Type().(*types.VectorType).Len, rules.ScalarOf(t))
-	r := ir.NewShuffleVector(w.asCarrier(sh.X, in, emit), w.asCarrier(sh.Y, in, emit), sh.Mask)
+	inLen, mask, _ := floatLaneMask(sh, t)
+	in := types.NewVector(inLen, rules.ScalarOf(t))
+	r := ir.NewShuffleVector(w.asCarrier(sh.X, in, emit), w.asCarrier(sh.Y, in, emit), mask)
 	r.Metadata = sh.Metadata
 	emit(r)
 	w.twin[sh] = r

@@ -35,7 +35,10 @@ import (
 
 // checkOpaqueBits reports the first place in f where the bits of a float
 // that carries a derivative leave as an integer.
-func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
+//
+// In the reverse sweep (reverse), a store of 4 such bytes is checked at
+// run time instead (zeroCheckable).
+func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info, reverse bool) error {
 	if d.bits == nil {
 		return nil
 	}
@@ -114,6 +117,10 @@ func (d *differ) checkOpaqueBits(f *ir.Func, act *activity.Info) error {
 					}
 				}
 				if !t.deep && t.unknown && irfacts.Unwrap(x.Src) == v && act.HasShadow(x.Dst) {
+					if reverse && !t.pointer && d.zeroCheckable(x) {
+						d.zeroChecked[x] = true
+						continue
+					}
 					return sinkErr(v, x, t, "stored into memory holding derivatives")
 				}
 			case *ir.InstCall:

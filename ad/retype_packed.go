@@ -58,3 +58,50 @@ func (w *bodyRewrite) extractLane(x *ir.InstTrunc, emit func(...ir.Instruction))
 	w.repl[x] = w.back[x]
 	w.changed = true
 }
+
+// floatLaneMask is the shuffle of float lanes that shuffle sh of integer
+// lanes is, where its result's carrier t is a vector of floats: the
+// operands' length in floats and the mask. Integer lanes as wide as the
+// floats keep the mask. Narrower ones (k to a float: pshufd's i32 lanes
+// moving doubles, _mm_shuffle_epi32(x, 0x44)) must move whole floats:
+// each group of k result lanes takes k consecutive source lanes starting
+// at a multiple of k (lanes left undefined take any), and the float mask
+// picks those floats. ok is false for a shuffle that splits a float.
+func floatLaneMask(sh *ir.InstShuffleVector, t types.Type) (inLen uint64, mask value.Value, ok bool) {
+	ct, isVec := t.(*types.VectorType)
+	srcLen := sh.X.Type().(*types.VectorType).Len
+	if !isVec || !packedCarrier(sh, t) {
+		return srcLen, sh.Mask, isVec && ct.Len == sh.Typ.Len
+	}
+	if sh.Typ.Len%ct.Len != 0 {
+		return 0, nil, false
+	}
+	k := int64(sh.Typ.Len / ct.Len)
+	if srcLen%uint64(k) != 0 {
+		return 0, nil, false
+	}
+	m, ok := irutil.ShuffleMask(sh)
+	if !ok {
+		return 0, nil, false
+	}
+	elems := make([]constant.Constant, ct.Len)
+	for g := range elems {
+		base := int64(-1)
+		for j := int64(0); j < k; j++ {
+			e := m[int64(g)*k+j]
+			if e < 0 {
+				continue
+			}
+			if e%k != j || (base >= 0 && e-j != base) {
+				return 0, nil, false
+			}
+			base = e - j
+		}
+		if base < 0 {
+			elems[g] = constant.NewUndef(types.I32)
+		} else {
+			elems[g] = constant.NewInt(types.I32, base/k)
+		}
+	}
+	return srcLen / uint64(k), constant.NewVector(types.NewVector(ct.Len, types.I32), elems...), true
+}

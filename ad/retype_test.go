@@ -211,3 +211,80 @@ func TestPacketIntLoads(t *testing.T) {
 		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
 	}
 }
+
+// TestPacketPairShuffle: a shuffle of the 32-bit halves of a double
+// packet that moves whole doubles (_mm_shuffle_epi32 0x44, 0xEE, 0x4E:
+// Eigen's pbroadcast4 at -O0) is the shuffle of the doubles
+// (floatLaneMask), at every level (testdata/packet_pair_shuffle.c).
+func TestPacketPairShuffle(t *testing.T) {
+	t.Parallel()
+	src := testdataC(t, "packet_pair_shuffle.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+}
+
+// Pointers aligned by masking their bits ((p + 15) & -16, Eigen's aligned
+// stack variables) inside allocations known to be that aligned: the
+// shadow is the shadow of p moved back by as many bytes (retype_align.go),
+// at every level (-O0 keeps the mask; LLVM folds it for allocas above).
+func TestAlignedByMask(t *testing.T) {
+	t.Parallel()
+	src := memoryPrelude + testdataC(t, "aligned_by_mask.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+}
+
+// A pointer the caller passes, aligned by a mask: its shadow (the caller's)
+// need not sit at the same distance from a 32-byte boundary, so the
+// shadow of the aligned pointer is unknown and the link stops
+// (checkPointerBitsLost). At -O2 the loads through it were read as
+// memory without derivatives before: a gradient of 0.
+func TestAlignedByMaskUnknownBaseStops(t *testing.T) {
+	t.Parallel()
+	src := memoryPrelude + `
+#include <stdint.h>
+static double f(double *x, int n) {
+	double *a = (double *)(((uintptr_t)x + 31) & -(uintptr_t)32);
+	double s = 0;
+	for (int i = 0; i < 2; i++) s += a[i] * a[i];
+	return s;
+}
+int main(void) {
+	_Alignas(32) double x[8], dx[8] = {0};
+	for (int i = 0; i < 8; i++) x[i] = i;
+	__enzyme_autodiff((void *)f, enzyme_dup, x + 1, dx + 1, enzyme_const, 4);
+	printf("%g\n", dx[4]);
+	return 0;
+}
+`
+	for _, o := range []string{"0", "2"} {
+		t.Run("O"+o, func(t *testing.T) {
+			_, err := tryBuildC(t, src, o)
+			if err == nil || !strings.Contains(err.Error(), "a pointer made from the bits of") {
+				t.Fatalf("want a stop at the masked pointer, got %v", err)
+			}
+		})
+	}
+}
+
+// TestUnknownIntSwap: 4 bytes the type analysis cannot tell, swapped
+// between memories with shadows (testdata/unknown_int_swap.c), link; the
+// reverse sweep checks their adjoint is zero: integers differentiate
+// against central differences at every level, floats carrying
+// derivatives stop the program.
+func TestUnknownIntSwap(t *testing.T) {
+	t.Parallel()
+	src := memoryPrelude + testdataC(t, "unknown_int_swap.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			exe := buildC(t, src, o)
+			run(t, exe)
+			out, err := exec.Command(exe, "floats").CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "cannot tell whether the 4 bytes a store moves hold a float or an integer") {
+				t.Fatalf("floats swapped as ints: want a stop, got %v\n%s", err, out)
+			}
+		})
+	}
+}

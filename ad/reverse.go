@@ -150,7 +150,10 @@ func newReverseGen(d *differ, f *ir.Func, acts []activity.Activity, retActive, r
 	if err := d.checkFloatPuns(f, r.act); err != nil {
 		return nil, err
 	}
-	if err := d.checkOpaqueBits(f, r.act); err != nil {
+	if err := d.checkOpaqueBits(f, r.act, true); err != nil {
+		return nil, err
+	}
+	if err := d.checkPointerBitsLost(f, r.act); err != nil {
 		return nil, err
 	}
 	r.retShadow = retShadow

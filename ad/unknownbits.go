@@ -4,6 +4,7 @@ import (
 	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
 
@@ -31,6 +32,38 @@ import (
 // outerStride() into the block, an evaluator's constructor storing it):
 // seeding call results or following arguments stopped correct programs
 // of Enzyme's integration suite. Those moves stay unchecked.
+
+// One store is decided at run time instead: 4 unknown bytes (no pointer
+// fits in them: a float or an integer, std::swap<int> on a permutation's
+// indices kept in an object with a shadow) stored into memory with a
+// shadow, in the reverse sweep. A float's store leaves the shadows alone
+// in the forward sweep, and its reverse adds the destination's adjoint
+// into the source's and clears it, a no-op where that adjoint is zero;
+// an integer's does nothing. So the reverse of the store checks that the
+// destination's 4 shadow bytes are zero, and stops the program with a
+// message naming the store otherwise (zeroShadowCheck): either way the
+// derivative is exact or the program stops. Not where the shadow may be
+// the primal itself (run-time activity), nor on a GPU.
+
+// zeroCheckable reports a store whose unknown bytes the reverse sweep may
+// check the shadow of instead of stopping the link.
+func (d *differ) zeroCheckable(st *ir.InstStore) bool {
+	if d.gpu || d.runtimeActivity || d.mayAliasPrimal(st.Dst) {
+		return false
+	}
+	if it, ok := st.Src.Type().(*types.IntType); !ok || it.BitSize != 32 {
+		return false
+	}
+	if d.zeroChecked == nil {
+		d.zeroChecked = map[*ir.InstStore]bool{}
+	}
+	return true
+}
+
+// zeroCheckMessage is the run-time error of the check of store st in f.
+func (d *differ) zeroCheckMessage(f *ir.Func, st *ir.InstStore) value.Value {
+	return d.message(st, "gozyme: the derivative of "+f.Name()+" cannot tell whether the 4 bytes a store moves hold a float or an integer, and their shadow is not zero: the float's derivative would be lost")
+}
 
 // unknownBitsErr is the link's error for unknown bits (why: where they
 // come from) reaching at (where: what happens to them there).

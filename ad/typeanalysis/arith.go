@@ -5,16 +5,24 @@ package typeanalysis
 
 import (
 	"github.com/gozyme/gozyme/irutil"
+	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
 	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
 
 // allIntegers makes the result and operands of an integer operation
-// (arithmetic other than add and sub, shifts, extensions) integers.
+// (arithmetic other than add and sub, shifts, extensions) integers, but
+// for an operand that is a pointer's bits by construction (ptrtoint): an
+// alignment check's urem leaves the pointer a pointer (were its bits made
+// integers too, the pointer would be both, nothing one type describes).
 func (a *Analysis) allIntegers(r value.Value, ops ...value.Value) {
 	a.add(r, integers(r.Type()))
 	for _, op := range ops {
+		switch unwrap(op).(type) {
+		case *ir.InstPtrToInt, *constant.ExprPtrToInt:
+			continue
+		}
 		a.add(op, integers(op.Type()))
 	}
 }
@@ -70,7 +78,9 @@ const (
 // bitwise: and, or and xor give no facts (sign-bit tricks on float bits
 // are common), except that masking a float's sign bit leaves a float of
 // the same type (fabs, fneg, copysign by bits), a pointer masked with a
-// constant stays a pointer (alignment), and integers stay integers.
+// constant stays a pointer (alignment, tags), but for an and keeping only
+// its low bits (lowBitsMask: the offset from an alignment boundary, an
+// integer), and integers stay integers.
 func (a *Analysis) bitwise(r, x, y value.Value, kind signMask) {
 	for _, pair := range [][2]value.Value{{x, y}, {y, x}} {
 		v, mask := pair[0], pair[1]
@@ -81,14 +91,30 @@ func (a *Analysis) bitwise(r, x, y value.Value, kind signMask) {
 	}
 	size := irutil.StoreSize(r.Type())
 	if _, vec := r.Type().(*types.VectorType); !vec {
-		_, cx := unwrap(x).(*constant.Int)
-		_, cy := unwrap(y).(*constant.Int)
-		if (a.kind(x, size) == Pointer && cy) || (a.kind(y, size) == Pointer && cx) {
-			a.add(r, Of(Pointer, 0))
+		cx, _ := unwrap(x).(*constant.Int)
+		cy, _ := unwrap(y).(*constant.Int)
+		for _, pc := range []struct {
+			p value.Value
+			c *constant.Int
+		}{{x, cy}, {y, cx}} {
+			if pc.c == nil || a.kind(pc.p, size) != Pointer {
+				continue
+			}
+			if kind == signAnd && lowBitsMask(pc.c) {
+				a.add(r, integers(r.Type()))
+			} else {
+				a.add(r, Of(Pointer, 0))
+			}
 			return
 		}
 	}
 	a.bothIntegers(r, x, y)
+}
+
+// lowBitsMask reports an and mask that keeps no more than a pointer's low
+// 32 bits: what it leaves of a pointer is an offset, not an address.
+func lowBitsMask(c *constant.Int) bool {
+	return c.X.Sign() >= 0 && c.X.BitLen() <= 32
 }
 
 // isSignMask reports a constant (scalar or splat) that is, per element of
