@@ -32,7 +32,8 @@ import (
 //     (elementTerms), the two offsets the same value or the same multiple
 //     of N (a buffer of gates, one of N each: apartinloop.go);
 //   - within an iteration of the loop around L1 (the function when none),
-//     every path to the load passes L1's exit, and no instruction on a path
+//     every path to the load passes L1's header and its exit (another loop
+//     may exit into the same block), and no instruction on a path
 //     from that exit to the load, nor any in L1 but the store, may write
 //     the load's bytes;
 //   - V is computed in L1 from i, from values defined outside every loop
@@ -178,8 +179,12 @@ func (r *reverseGen) forwardFrom(st *ir.InstStore, sb *ir.Block, l *ir.InstLoad,
 	if c != nil {
 		start = c.Header
 	}
-	// Every path from the iteration's start to the load passes the exit.
-	if lb == start || pathAvoiding(start, lb, map[*ir.Block]bool{start: true, exit: true}) {
+	// Every path from the iteration's start to the load passes L1's
+	// header and its exit: the exit alone proves nothing where another
+	// loop exits into the same block (two loops on the arms of an if,
+	// merged at one exit by the optimizer), which may have run instead.
+	if lb == start || pathAvoiding(start, lb, map[*ir.Block]bool{start: true, exit: true}) ||
+		pathAvoiding(start, lb, map[*ir.Block]bool{start: true, l1.Header: true}) {
 		return nil
 	}
 	// Nothing between the exit and the load may write what the load reads.

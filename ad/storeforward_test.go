@@ -28,9 +28,12 @@ func TestLoopStoreForward(t *testing.T) {
 // TestStoreForwardHazards: where the stored value's inputs change between
 // the storing and the reading loop (a call, a later write in the reading
 // loop, a loop around both, a pointer that may alias), or the element read
-// is not the loop's, the load is recorded, not rebuilt
-// (testdata/store_forward_hazards.c); gradients against central
-// differences at every level.
+// is not the loop's, or another storing loop exits into the same block
+// (two loops on the arms of an if: which one ran, the exit does not tell),
+// the load is recorded, not rebuilt (testdata/store_forward_hazards.c);
+// gradients against central differences at every level. Rebuilt from the
+// loop on the arm not taken, merged crashed (its records never written)
+// and merged_nested took the other arm's values.
 func TestStoreForwardHazards(t *testing.T) {
 	t.Parallel()
 	src := checkPrelude + testdataC(t, "store_forward_hazards.c")

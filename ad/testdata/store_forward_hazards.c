@@ -8,7 +8,11 @@
  *     loop around them; aliasing: a write through a pointer that may point
  *     to an input; partial: one element of the array written again before
  *     the reading loop; shorter: a reading loop shorter than the storing
- *     one, and loops that run no iteration.
+ *     one, and loops that run no iteration; merged, merged_pure,
+ *     merged_nested and merged_calls: two storing loops on the arms of an
+ *     if, which the optimizer makes exit into one block before the reading
+ *     loop (passing that exit does not tell which loop ran), at the top,
+ *     inside a loop, and in a split helper.
  * Each gradient against central differences. */
 extern int enzyme_dup, enzyme_const;
 double __enzyme_autodiff(void *, ...);
@@ -70,6 +74,78 @@ double shorter(double *x) {
 	for (int j = 0; j < none; j++) s += a[j] * 100;
 	return s * s;
 }
+/* two storing loops, one on each arm of an if, exiting into one block */
+#define NV _Pragma("clang loop vectorize(disable) interleave(disable) unroll(disable)")
+int arm = 0;
+__attribute__((noinline)) double merged_fill(double *y) {
+	int m = n;
+	double *g = malloc(m * sizeof(double)), s = 0;
+	if (arm) {
+		NV for (int i = 0; i < m; i++) {
+			g[i] = exp(0.2 * y[i]);
+			y[i] = y[i] * 0.9;
+		}
+	} else {
+		NV for (int i = 0; i < m; i++) {
+			g[i] = sin(y[i] + 1);
+			y[i] = y[i] * 0.8;
+		}
+	}
+	NV for (int j = 0; j < m; j++) s += g[j] * y[j];
+	free(g);
+	return s;
+}
+double merged(double *x) {
+	double y[M];
+	for (int i = 0; i < M; i++) y[i] = x[i];
+	return merged_fill(y);
+}
+/* the stored values functions of memory nothing writes later */
+__attribute__((noinline)) double merged_pure(double *x) {
+	int m = n;
+	double *g = malloc(m * sizeof(double)), s = 0;
+	if (arm) {
+		NV for (int i = 0; i < m; i++) g[i] = exp(0.2 * x[i]);
+	} else {
+		NV for (int i = 0; i < m; i++) g[i] = sin(x[i] + 1);
+	}
+	NV for (int j = 0; j < m; j++) s += g[j] * x[j];
+	free(g);
+	return s;
+}
+/* inside a loop, the arm changing from one iteration to the next */
+__attribute__((noinline)) double merged_nested(double *x) {
+	int m = n;
+	double *g = malloc(m * sizeof(double)), y[M], s = 0;
+	for (int i = 0; i < M; i++) y[i] = x[i];
+	for (int t = 0; t < rounds; t++) {
+		if (t % 2) {
+			NV for (int i = 0; i < m; i++) {
+				g[i] = exp(0.2 * y[i] * t);
+				y[i] = y[i] * 0.9;
+			}
+		} else {
+			NV for (int i = 0; i < m; i++) {
+				g[i] = sin(y[i] * t + 1);
+				y[i] = y[i] * 0.8;
+			}
+		}
+		NV for (int j = 0; j < m; j++) s += g[j] * y[j];
+	}
+	free(g);
+	return s;
+}
+/* split pairs of the helpers, called with each arm */
+double merged_calls(double *x) {
+	double y[M], s = 0;
+	for (int i = 0; i < M; i++) y[i] = x[i];
+	for (int k = 0; k < rounds; k++) {
+		arm = k == 1;
+		s += (merged_fill(y) + merged_pure(x) + merged_nested(y)) * (k + 1);
+	}
+	arm = 0;
+	return s;
+}
 typedef double (*obj)(double *);
 __attribute__((always_inline)) static inline void gc(const char *what, obj f) {
 	double x[M], dx[M] = {0};
@@ -85,4 +161,4 @@ __attribute__((always_inline)) static inline void gc(const char *what, obj f) {
 	}
 }
 #define GC(f) gc(#f, f)
-int main(void) { GC(between); GC(after); GC(outer); GC(aliasing); GC(partial); GC(shorter); return failures != 0; }
+int main(void) { GC(between); GC(after); GC(outer); GC(aliasing); GC(partial); GC(shorter); GC(merged); GC(merged_pure); GC(merged_nested); GC(merged_calls); return failures != 0; }
