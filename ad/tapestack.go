@@ -2,7 +2,6 @@ package ad
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/ad/rules"
@@ -50,12 +49,7 @@ import (
 // that is larger. A tape of tens of megabytes (det by minors at ell = 9:
 // ~30 MB written by the forward, read back by the reverse) then spans a
 // few chunks, not thirty. Chunks of 2 MiB and more are 2 MiB-aligned
-// (aligned_alloc) and, on Linux, advised as huge pages (MADV_HUGEPAGE):
-// a tape streams through memory once each way, and on 4 KiB pages every
-// 4 KiB of it is a TLB miss, a two-dimensional page walk under a
-// hypervisor (a 2-core KVM guest: 30 MB written and read back in 8.3 ms
-// on 4 KiB pages, 3.3 ms on 2 MiB pages). Where transparent huge pages
-// are off, the advice does nothing.
+// (aligned_alloc) and, on Linux, advised as huge pages (hugepages.go).
 //
 // Between gradients a thread keeps at most two chunks: the first (of the
 // standard size) and the spare, the largest emptied chunk of at most
@@ -68,8 +62,6 @@ const (
 	tapeBlockHeader = 16
 	tapeChunkMin    = 1 << 20
 	tapeChunkMax    = 64 << 20
-	tapeHugePage    = 2 << 20
-	madvHugePage    = 14      // Linux's MADV_HUGEPAGE
 	tapeMaxBlock    = 1 << 48 // larger requests fail (null)
 )
 
@@ -345,21 +337,6 @@ func (d *differ) tapeStackRuntime() *tapeStack {
 	newChunk.FuncAttrs = append(newChunk.FuncAttrs, enum.FuncAttrNoInline, enum.FuncAttrCold)
 	d.tapeRT = &tapeStack{alloc: alloc, realloc: re, free: fr}
 	return d.tapeRT
-}
-
-// hugePageAdvice reports whether the tape stack advises its large chunks
-// as huge pages on target triple t: Linux on the architectures whose
-// MADV_HUGEPAGE is 14 (the generic value).
-func hugePageAdvice(t string) bool {
-	if !strings.Contains(t, "-linux") {
-		return false
-	}
-	for _, arch := range []string{"x86_64", "aarch64", "riscv64"} {
-		if strings.HasPrefix(t, arch) {
-			return true
-		}
-	}
-	return false
 }
 
 // stackTapes switches the tapes of the pairs the stack discipline holds for
