@@ -50,7 +50,9 @@ func (r *reverseGen) allocExact(cur *ir.Block, lc *loopCache, n value.Value, nex
 	p := alloc.NewCall(rules.Declare(r.m, "malloc", types.I8Ptr, types.I64), bytes)
 	r.tapeMem = append(r.tapeMem, p)
 	alloc.NewStore(alloc.NewBitCast(p, lc.slot.ElemType), lc.slot)
-	alloc.NewCondBr(alloc.NewICmp(enum.IPredEQ, p, constant.NewNull(types.I8Ptr)), failed, next)
+	got := r.g.NewBlock("")
+	alloc.NewCondBr(alloc.NewICmp(enum.IPredEQ, p, constant.NewNull(types.I8Ptr)), failed, got)
+	r.adviseRecords(got, p, bytes, next)
 	failed.NewCall(rules.Declare(r.m, "llvm.trap", types.Void))
 	failed.NewUnreachable()
 }

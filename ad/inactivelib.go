@@ -32,6 +32,8 @@ var inactiveLibFuncs = map[string]bool{
 	// The Fortran runtime's test of an array descriptor's contiguity
 	// (before a section's copy-in): it reads the shape, no element.
 	"_FortranAIsContiguous": true,
+	// gozyme's advice that a tape's pages be huge (hugepages.go).
+	tapeAdviseName: true,
 }
 
 // inactiveLibPrefixes are families of such functions: the C++ streams

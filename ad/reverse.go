@@ -1120,7 +1120,9 @@ func (r *reverseGen) growRecords(cur *ir.Block, lc *loopCache, full func(b *ir.B
 	np := grow.NewCall(libc(r.m, "realloc"), grow.NewBitCast(old, types.I8Ptr), bytes)
 	r.tapeMem = append(r.tapeMem, np)
 	grow.NewStore(grow.NewBitCast(np, slot.ElemType), slot)
-	grow.NewCondBr(grow.NewICmp(enum.IPredEQ, np, constant.NewNull(types.I8Ptr)), failed, next)
+	got := r.g.NewBlock("")
+	grow.NewCondBr(grow.NewICmp(enum.IPredEQ, np, constant.NewNull(types.I8Ptr)), failed, got)
+	r.adviseRecords(got, np, bytes, next)
 	failed.NewCall(rules.Declare(r.m, "llvm.trap", types.Void))
 	failed.NewUnreachable()
 }

@@ -303,6 +303,12 @@ func freshArray(users map[value.Value][]interface{}, v value.Value, a *ir.InstAl
 					return false
 				}
 			case *ir.InstICmp:
+			case *ir.InstCall:
+				// The huge-page advice (hugepages.go) reads and writes
+				// no byte of it.
+				if irfacts.CalleeName(x) != tapeAdviseName {
+					return false
+				}
 			default:
 				return false
 			}

@@ -35,7 +35,7 @@ import (
 // done (stackTapes), by retargeting the pair's recorded tape allocations,
 // reallocations and frees.
 //
-// The stack is a chain of chunks (1 MiB at least), each with a header:
+// The stack is a chain of chunks, each with a header:
 //
 //	chunk: {prev chunk, saved top, saved end, saved last, own end, pad} data...
 //	block: {prev block in the chunk (or null), size | freed bit} data...
@@ -43,14 +43,25 @@ import (
 // Per thread: top (next free byte), end (of the chunk), last (the topmost
 // block's header, null when the chunk is empty), chunk, spare (one emptied
 // chunk kept for the next switch), registered (the thread-exit release).
-// Between gradients a thread keeps at most two chunks of the standard size
-// (the first and the spare); larger ones, made for larger blocks, are freed
-// once emptied.
+//
+// Chunk sizes: the first is 1 MiB (the standard size), each next one twice
+// the one before, up to 64 MiB (tapeChunkMax), or the block's size where
+// that is larger. A tape of tens of megabytes (det by minors at ell = 9:
+// ~30 MB written by the forward, read back by the reverse) then spans a
+// few chunks, not thirty. Chunks of 2 MiB and more are 2 MiB-aligned
+// (aligned_alloc) and, on Linux, advised as huge pages (hugepages.go).
+//
+// Between gradients a thread keeps at most two chunks: the first (of the
+// standard size) and the spare, the largest emptied chunk of at most
+// tapeChunkMax, so that the next gradient of the same size takes it at its
+// first switch and allocates nothing (no page faults: its pages stay
+// mapped). Other emptied chunks are freed; so is the spare at thread exit.
 
 const (
 	tapeChunkHeader = 48
 	tapeBlockHeader = 16
 	tapeChunkMin    = 1 << 20
+	tapeChunkMax    = 64 << 20
 	tapeMaxBlock    = 1 << 48 // larger requests fail (null)
 )
 
@@ -133,24 +144,52 @@ func (d *differ) tapeStackRuntime() *tapeStack {
 		reuse, fresh, dropSpare, doMalloc, failed, reg, regDone, link := newChunk.NewBlock(""), newChunk.NewBlock(""), newChunk.NewBlock(""),
 			newChunk.NewBlock(""), newChunk.NewBlock(""), newChunk.NewBlock(""), newChunk.NewBlock(""), newChunk.NewBlock("")
 		want := entry.NewAdd(need, i64(tapeChunkHeader))
-		size := entry.NewSelect(entry.NewICmp(enum.IPredULT, want, i64(tapeChunkMin)), i64(tapeChunkMin), want)
+		// Twice the current chunk (none: 0), at most tapeChunkMax, at
+		// least the standard size, and want where that is larger.
+		// end is the current chunk's own end: both null before the first.
+		curSize := room(entry, entry.NewLoad(i8p, chunk), entry.NewLoad(i8p, end))
+		var grown value.Value = entry.NewShl(curSize, i64(1))
+		grown = entry.NewSelect(entry.NewICmp(enum.IPredUGT, grown, i64(tapeChunkMax)), i64(tapeChunkMax), grown)
+		grown = entry.NewSelect(entry.NewICmp(enum.IPredULT, grown, i64(tapeChunkMin)), i64(tapeChunkMin), grown)
+		size := entry.NewSelect(entry.NewICmp(enum.IPredULT, want, grown), grown, want)
 		sp := entry.NewLoad(i8p, spare)
 		hasSpare := entry.NewICmp(enum.IPredNE, sp, constant.NewNull(i8p))
 		entry.NewCondBr(hasSpare, dropSpare, fresh)
-		// A spare large enough is taken; a smaller one freed.
+		// A spare that holds the block is taken; one too small is freed.
 		se := dropSpare.NewLoad(i8p, word(dropSpare, sp, 4, i8p))
-		fits := dropSpare.NewICmp(enum.IPredUGE, room(dropSpare, sp, se), size)
+		fits := dropSpare.NewICmp(enum.IPredUGE, room(dropSpare, sp, se), want)
 		dropSpare.NewCondBr(fits, reuse, doMalloc)
 		reuse.NewStore(constant.NewNull(i8p), spare)
 		reuse.NewBr(link)
 		fresh.NewBr(doMalloc)
 		doMalloc.NewCall(free, doMalloc.NewLoad(i8p, spare))
 		doMalloc.NewStore(constant.NewNull(i8p), spare)
-		raw := doMalloc.NewCall(malloc, size)
-		doMalloc.NewStore(gep(doMalloc, raw, size), word(doMalloc, raw, 4, i8p))
-		doMalloc.NewCondBr(doMalloc.NewICmp(enum.IPredEQ, raw, constant.NewNull(i8p)), failed, reg)
+		small, huge, got := newChunk.NewBlock(""), newChunk.NewBlock(""), newChunk.NewBlock("")
+		doMalloc.NewCondBr(doMalloc.NewICmp(enum.IPredULT, size, i64(tapeHugePage)), small, huge)
+		rawSmall := small.NewCall(malloc, size)
+		small.NewBr(got)
+		// Huge-page chunks: a multiple of 2 MiB, 2 MiB-aligned (as
+		// aligned_alloc asks), advised where the target is Linux.
+		hugeSize := huge.NewAnd(huge.NewAdd(size, i64(tapeHugePage-1)), i64(-tapeHugePage))
+		alignedAlloc := rules.Declare(m, "aligned_alloc", i8p, types.I64, types.I64)
+		rawHuge := huge.NewCall(alignedAlloc, i64(tapeHugePage), hugeSize)
+		if hugePageAdvice(m.TargetTriple) {
+			advise, adviseDone := newChunk.NewBlock(""), newChunk.NewBlock("")
+			huge.NewCondBr(huge.NewICmp(enum.IPredEQ, rawHuge, constant.NewNull(i8p)), adviseDone, advise)
+			madvise := rules.Declare(m, "madvise", types.I32, i8p, types.I64, types.I32)
+			advise.NewCall(madvise, rawHuge, hugeSize, constant.NewInt(types.I32, madvHugePage))
+			advise.NewBr(adviseDone)
+			adviseDone.NewBr(got)
+			huge = adviseDone
+		} else {
+			huge.NewBr(got)
+		}
+		raw := got.NewPhi(ir.NewIncoming(rawSmall, small), ir.NewIncoming(rawHuge, huge))
+		rawSize := got.NewPhi(ir.NewIncoming(size, small), ir.NewIncoming(hugeSize, huge))
+		got.NewCondBr(got.NewICmp(enum.IPredEQ, raw, constant.NewNull(i8p)), failed, reg)
 		failed.NewCall(rules.Declare(m, "llvm.trap", types.Void))
 		failed.NewUnreachable()
+		reg.NewStore(gep(reg, raw, rawSize), word(reg, raw, 4, i8p))
 		// The thread's first chunk registers the release at thread exit.
 		first := reg.NewICmp(enum.IPredEQ, reg.NewLoad(types.I64, registered), i64(0))
 		regNow := newChunk.NewBlock("")
@@ -227,14 +266,16 @@ func (d *differ) tapeStackRuntime() *tapeStack {
 		popBlock.NewStore(popBlock.NewLoad(i8p, word(popBlock, l, 0, i8p)), last)
 		popBlock.NewBr(loop)
 		// An emptied chunk: back to the one before it (the first, with no
-		// chunk before it, back to no chunk), kept as the spare if it has
-		// the standard size and there is none, freed otherwise; the first
-		// chunk of the standard size stays, for the next gradient.
+		// chunk before it, back to no chunk); the first chunk of the
+		// standard size stays, for the next gradient. A popped chunk of at
+		// most tapeChunkMax larger than the spare (or with none) becomes
+		// the spare, the spare it replaces freed; others are freed.
 		c := chunkEmpty.NewLoad(i8p, chunk)
 		some := fr.NewBlock("")
 		chunkEmpty.NewCondBr(chunkEmpty.NewICmp(enum.IPredEQ, c, constant.NewNull(i8p)), done, some)
 		prev := some.NewLoad(i8p, word(some, c, 0, i8p))
-		standard := some.NewICmp(enum.IPredEQ, room(some, c, some.NewLoad(i8p, word(some, c, 4, i8p))), i64(tapeChunkMin))
+		cSize := room(some, c, some.NewLoad(i8p, word(some, c, 4, i8p)))
+		standard := some.NewICmp(enum.IPredEQ, cSize, i64(tapeChunkMin))
 		keepFirst := some.NewAnd(some.NewICmp(enum.IPredEQ, prev, constant.NewNull(i8p)), standard)
 		some.NewCondBr(keepFirst, done, popChunk)
 		popChunk.NewStore(prev, chunk)
@@ -242,7 +283,12 @@ func (d *differ) tapeStackRuntime() *tapeStack {
 		popChunk.NewStore(popChunk.NewLoad(i8p, word(popChunk, c, 2, i8p)), end)
 		popChunk.NewStore(popChunk.NewLoad(i8p, word(popChunk, c, 3, i8p)), last)
 		sp := popChunk.NewLoad(i8p, spare)
-		popChunk.NewCondBr(popChunk.NewAnd(popChunk.NewICmp(enum.IPredEQ, sp, constant.NewNull(i8p)), standard), keepSpare, freeChunk)
+		kept, haveSpare := fr.NewBlock(""), fr.NewBlock("")
+		popChunk.NewCondBr(popChunk.NewICmp(enum.IPredULE, cSize, i64(tapeChunkMax)), kept, freeChunk)
+		kept.NewCondBr(kept.NewICmp(enum.IPredEQ, sp, constant.NewNull(i8p)), keepSpare, haveSpare)
+		spSize := room(haveSpare, sp, haveSpare.NewLoad(i8p, word(haveSpare, sp, 4, i8p)))
+		haveSpare.NewCondBr(haveSpare.NewICmp(enum.IPredUGT, cSize, spSize), keepSpare, freeChunk)
+		keepSpare.NewCall(free, sp)
 		keepSpare.NewStore(c, spare)
 		keepSpare.NewBr(resume)
 		freeChunk.NewCall(free, c)

@@ -1,7 +1,8 @@
 // Tapes of augmented forward / reverse pairs called from combined gradients
 // come from a per-thread stack (tapestack.go): a recursive function with a
-// loop whose body calls it (determinant by minors, several depths), calls
-// inside loops three deep, records larger than a chunk, a recursion whose record buffers grow after its
+// loop whose body calls it (determinant by minors, several depths, tapes
+// of megabytes over growing chunks), calls inside loops three deep, records
+// larger than a chunk, a recursion whose record buffers grow after its
 // calls' tapes are on the stack, gradients on two threads at once, and a
 // pair the user splits (__enzyme_augmentfwd / __enzyme_reverse, two tapes
 // reversed out of order around combined gradients), which keeps malloc.
@@ -45,7 +46,7 @@ __attribute__((noinline)) double det_minor(const double *a, long m, long n, long
 }
 
 double det(const double *a, long m) {
-	long r[8], c[8];
+	long r[9], c[9];
 	for (long i = 0; i < m; i++) r[i] = c[i] = i + 1;
 	r[m] = c[m] = 0;
 	return det_minor(a, m, m, r, c);
@@ -135,7 +136,7 @@ static void fd(fn f, double *x, long n, long len, double *g) {
 		for (long i_ = 0; i_ < (len); i_++) check((what), (int)i_, g_[i_], want_[i_]); \
 	} while (0)
 
-static double A[36];
+static double A[36], B[64];
 
 static void *worker(void *arg) {
 	double *g = arg, a[36];
@@ -158,7 +159,14 @@ int main(void) {
 	checkGrad("nest", nest, x, 4, 4);
 	checkGrad("tri", trisum, x, 3, 4);
 	checkGrad("user", user, x, 3, 4);
+	// Tapes of megabytes (det at m = 8: the stack grows over chunks of 1,
+	// 2 and 4 MiB, the larger ones 2 MiB-aligned, advised as huge pages);
+	// the next gradients take the spare, before and after bigsum's chunks
+	// made for single blocks.
+	for (int i = 0; i < 64; i++) B[i] = cos(0.7 * i + 0.1) + (i % 9 == 0 ? 1.5 : 0);
+	for (int round = 0; round < 2; round++) checkGrad("det8", det, B, 8, 64);
 	checkGrad("bigsum", bigsum, x, 100000, 4);
+	checkGrad("det8 again", det, B, 8, 64);
 
 	// Two threads at once, each on its own stack.
 	double g1[36], g2[36], want[36];
