@@ -77,6 +77,37 @@ __attribute__((noinline)) double helper(void) { return gval * 3; }
 __attribute__((noinline)) double f(double x) { gval = x * x; return helper(); }
 int main(void) { printf("%g\n", __enzyme_autodiff((void *)f, 1.0)); return 0; }`,
 			"writes derivatives into global 'gval', which has no shadow"},
+		// Read back only by a copy into memory without a shadow: the
+		// copy's floats carry no derivative there (the gradient was 0 at
+		// -O2 without the stop).
+		{"global struct array copied out by memcpy", `
+#include <string.h>
+typedef struct { float a, b; int id; float w; } C;
+static C scratch[2];
+__attribute__((noinline)) void copy_c(C *out, float *in, long k) {
+	for (long i = 0; i < 2; i++) {
+		float a = in[2 * i], b = in[2 * i + 1];
+		scratch[i].a = a;
+		scratch[i].b = b * b;
+		scratch[i].id = (int)i;
+		scratch[i].w = a * b;
+	}
+	memcpy(out, scratch, k * sizeof(C));
+}
+static float f(float *in, long k) {
+	C out[2];
+	copy_c(out, in, k);
+	float s = 0;
+	for (long i = 0; i < k; i++) s += out[i].a * out[i].b + out[i].w * (out[i].id + 1);
+	return s;
+}
+int main(void) {
+	float in[4] = {0.7f, -1.2f, 0.4f, 1.5f}, din[4] = {0};
+	__enzyme_autodiff((void *)f, in, din, enzyme_const, 2L);
+	printf("%g\n", din[0]);
+	return 0;
+}`,
+			"writes derivatives into global 'scratch', which has no shadow"},
 		{"pointer kept in a global, written through by a callee", `
 static double *gx;
 __attribute__((noinline)) void bump(int j) { gx[j] = gx[j] * gx[j]; }

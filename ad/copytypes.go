@@ -107,9 +107,23 @@ func (d *differ) copyLayout(x *ir.InstCall) types.Type {
 	if !irfacts.IsMemTransfer(x) || len(x.Args) < 3 {
 		return nil
 	}
-	for i := range x.Args[:2] {
-		if t := copyPointee(x, i); t != nil && !types.Equal(t, types.I8) {
-			return t
+	// Pointers whose IR types disagree on holding floats: one of them is
+	// a pass's guess (a copy into a std::map node through a pointer typed
+	// as the node's links). A local variable typed as holding floats says
+	// what it holds; otherwise neither type is taken.
+	t0, t1 := copyPointee(x, 0), copyPointee(x, 1)
+	typed := func(t types.Type) bool { return t != nil && !types.Equal(t, types.I8) }
+	if typed(t0) && typed(t1) && irfacts.CarriesFloat(t0) != irfacts.CarriesFloat(t1) {
+		for i, t := range []types.Type{t0, t1} {
+			if a, ok := irutil.StripCasts(x.Args[i]).(*ir.InstAlloca); ok && types.Equal(t, a.ElemType) && irfacts.CarriesFloat(t) {
+				return t
+			}
+		}
+	} else {
+		for _, t := range []types.Type{t0, t1} {
+			if typed(t) {
+				return t
+			}
 		}
 	}
 	if t, known := d.analyzedCopy(x); known {

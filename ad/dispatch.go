@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/gozyme/gozyme/ad/irfacts"
 	"github.com/gozyme/gozyme/ad/rules"
 	"github.com/gozyme/gozyme/irutil"
@@ -299,6 +300,27 @@ func (d *differ) outsideOnly(c *ir.InstCall) bool {
 		return false
 	}
 	return len(d.dispatchCandidates(c)) == 0
+}
+
+// outsideStop is the run-time stop to put before call c of f when c is an
+// indirect call that only a function from outside the program's bitcode can
+// be the target of (outsideOnly) and it is given pointers to memory that
+// carries derivatives (nil otherwise). Such a call is usually a callback
+// that is null where the derivative runs (an optimizer's progress report
+// guarded by a null test), so the link goes on; a call that does run stops
+// the program before it can change that memory without a derivative.
+func (d *differ) outsideStop(f *ir.Func, c *ir.InstCall, act *activity.Info) []ir.Instruction {
+	if !d.outsideOnly(c) || !act.CallTouchesActiveMemory(c, d.passes) {
+		return nil
+	}
+	return []ir.Instruction{ir.NewCall(d.unknownTargetStop(), d.message(c, "gozyme: the derivative of "+f.Name()+
+		" reached an indirect call of a function from outside the program's bitcode, which it cannot differentiate"))}
+}
+
+// callStops is the run-time stops to put before call c of f in a derivative
+// (hashInsertStop, outsideStop).
+func (d *differ) callStops(f *ir.Func, c *ir.InstCall, act *activity.Info) []ir.Instruction {
+	return append(d.hashInsertStop(f, c, act), d.outsideStop(f, c, act)...)
 }
 
 // stopOutside writes, at the end of blk, the run-time stop of call c of f

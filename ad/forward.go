@@ -378,7 +378,7 @@ func resultTangents(fc value.Value, width int) []value.Value {
 // except tangents, which are already forward values.
 func (fg *forwardGen) instruction(inst ir.Instruction) ([]ir.Instruction, error) {
 	if call, ok := inst.(*ir.InstCall); ok {
-		stop := fg.d.hashInsertStop(fg.f, call, fg.act) // hashinsert.go
+		stop := fg.d.callStops(fg.f, call, fg.act) // dispatch.go
 		if insts, handled, err := fg.call(call); handled {
 			return append(stop, insts...), err
 		}

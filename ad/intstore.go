@@ -63,10 +63,18 @@ func (d *differ) intOverFloat(f *ir.Func, x *ir.InstStore, act *activity.Info) (
 		// A float it covers whole loses its derivative; an integer field's
 		// shadow holds none. A store of fewer bytes may cover part of a
 		// float, whose rest would keep its derivative.
-		if size%8 != 0 {
-			return 0, 0, false, errorAt(f, x, "%s overwrites part of floats that carry derivatives with integers, at places whose floats gozyme cannot delimit (their derivatives would be kept): store floats whole", describe(x))
-		}
+		// A store of fewer bytes whose block also writes the rest of the
+		// words it writes with integers (a pair of 32-bit stores, such as
+		// kiss_fft's factors written through a walking int pointer) leaves
+		// whole words of integers: it clears them.
 		lo, hi = 0, size
+		if size%8 != 0 {
+			wlo, whi, ok := typeanalysis.AlignedWords(irfacts.Unwrap(x.Dst), size)
+			if !ok || !intWrittenAround(f, x, irfacts.Unwrap(x.Dst), wlo, whi, size) {
+				return 0, 0, false, errorAt(f, x, "%s overwrites part of floats that carry derivatives with integers, at places whose floats gozyme cannot delimit (their derivatives would be kept): store floats whole", describe(x))
+			}
+			lo, hi = wlo, whi
+		}
 	}
 	if why := d.floatBitsOrigin(x.Src, act); why != "" {
 		return 0, 0, false, errorAt(f, x, "%s overwrites a float that carries a derivative with an integer, and %s: gozyme cannot tell whether the float the memory then holds has a derivative (store floats as floats, or compute the integer from integers)", describe(x), why)
@@ -158,6 +166,66 @@ func intWrittenBefore(f *ir.Func, at ir.Instruction, dst value.Value, lo, hi int
 		}
 	}
 	return left == 0
+}
+
+// intWrittenAround reports whether the bytes [lo, 0) and [size, hi)
+// relative to dst, around integer store at of size bytes through dst, all
+// hold integers written in at's block: before it (intWrittenBefore) or
+// after it by stores of integers with no instruction between that reads or
+// writes memory otherwise (the bytes are integers whole before anything
+// can read them).
+func intWrittenAround(f *ir.Func, at ir.Instruction, dst value.Value, lo, hi, size int64) bool {
+	b := blockOf(f, at)
+	if b == nil {
+		return false
+	}
+	i := 0
+	for i < len(b.Insts) && b.Insts[i] != at {
+		i++
+	}
+	// The bytes that integer stores after at write, up to the first
+	// instruction that touches memory otherwise.
+	after := map[int64]bool{}
+	for _, inst := range b.Insts[i+1:] {
+		st, isStore := inst.(*ir.InstStore)
+		if !isStore {
+			if !pureInst(inst) && !isDebugIntrinsic(inst) {
+				break
+			}
+			continue
+		}
+		if !isIntegers(st.Src.Type()) || st.Atomic {
+			break
+		}
+		delta, ok := typeanalysis.ConstDelta(dst, st.Dst)
+		if !ok {
+			break
+		}
+		for k := delta; k < delta+irutil.StoreSize(st.Src.Type()); k++ {
+			after[k] = true
+		}
+	}
+	covered := func(from, to int64) bool {
+		for k := from; k < to; k++ {
+			if !after[k] && !intWrittenBefore(f, at, dst, k, k+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return covered(lo, 0) && covered(size, hi)
+}
+
+// blockOf is the block of f holding at (nil if none).
+func blockOf(f *ir.Func, at ir.Instruction) *ir.Block {
+	for _, bb := range f.Blocks {
+		for _, inst := range bb.Insts {
+			if inst == at {
+				return bb
+			}
+		}
+	}
+	return nil
 }
 
 // floatBitsOrigin follows the integer v back through the instructions

@@ -114,6 +114,28 @@ func TestIntOverFloatInArrays(t *testing.T) {
 	}
 }
 
+// TestIntPairsThroughWalkingPointer: an int pointer walking a header
+// that shares its allocation with doubles carrying derivatives (kiss_fft's
+// factors), writing two ints a step: the analysis cannot delimit the
+// doubles there, but the pair writes whole 8-byte words of integers, whose
+// shadow the sweeps clear; the derivative is exact in both modes at every
+// level. One int a step may overwrite half a double: the link stops
+// (-O2 folds the factors of the constant length: nothing to stop)
+// (testdata/int_pairs_walking_pointer.c).
+func TestIntPairsThroughWalkingPointer(t *testing.T) {
+	t.Parallel()
+	src := checkPrelude + testdataC(t, "int_pairs_walking_pointer.c")
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) { run(t, buildC(t, src, o)) })
+	}
+	for _, o := range []string{"0", "1"} {
+		_, err := tryBuildC(t, src, o, "-DSINGLE")
+		if err == nil || !strings.Contains(err.Error(), "at places whose floats gozyme cannot delimit") {
+			t.Errorf("-O%s -DSINGLE: want the stop for half a double, got %v", o, err)
+		}
+	}
+}
+
 // TestFloatExponentWrites: integers written over a double's sign and
 // exponent that keep its other bits stop the link where the double
 // carries a derivative (its derivative would be the old one scaled, not

@@ -43,6 +43,17 @@ func (w *bodyRewrite) asCarrier(x value.Value, t types.Type, emit func(...ir.Ins
 			emit(c)
 			return c
 		}
+	case *ir.InstExtractElement:
+		// A lane of a float vector cast to integer lanes (SROA's copy of
+		// a struct of two floats): the float lane itself.
+		if bc, ok := irfacts.Unwrap(y.X).(*ir.InstBitCast); ok {
+			if vt, ok := bc.From.Type().(*types.VectorType); ok && types.Equal(vt.ElemType, t) && vt.Len == y.X.Type().(*types.VectorType).Len {
+				e := ir.NewExtractElement(bc.From, y.Index)
+				w.added[e] = true
+				emit(e)
+				return e
+			}
+		}
 	case constant.Constant:
 		return constCarrier(y, t)
 	}

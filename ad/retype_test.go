@@ -288,3 +288,57 @@ func TestUnknownIntSwap(t *testing.T) {
 		})
 	}
 }
+
+// A struct of two floats copied by SROA as a <2 x float> load whose lanes
+// are taken as integers (bitcast to <2 x i32>, extractelement) and merged
+// through i32 phis with other floats' bits, then bitcast back to float
+// (box2d-lite's Collide choosing a separating axis's normal among the
+// rotations' columns, at -O2 with floats).
+const floatLanesAsIntsIR = `
+define float @lanes_ir(float* %m, float %a, float %b, i32 %which) {
+entry:
+  %ai = bitcast float %a to i32
+  %bi = bitcast float %b to i32
+  %c = icmp ne i32 %which, 0
+  br i1 %c, label %col, label %join
+col:
+  %vp = bitcast float* %m to <2 x float>*
+  %v = load <2 x float>, <2 x float>* %vp, align 8
+  %vi = bitcast <2 x float> %v to <2 x i32>
+  %x = extractelement <2 x i32> %vi, i64 0
+  %vi2 = bitcast <2 x float> %v to <2 x i32>
+  %y = extractelement <2 x i32> %vi2, i64 1
+  br label %join
+join:
+  %px = phi i32 [ %ai, %entry ], [ %x, %col ]
+  %py = phi i32 [ %bi, %entry ], [ %y, %col ]
+  %fx = bitcast i32 %px to float
+  %fy = bitcast i32 %py to float
+  %r = fmul float %fx, %fy
+  %s = fmul float %r, %fx
+  ret float %s
+}
+`
+
+// TestFloatLanesAsIntegers: the derivative of lanes_ir, both ways through
+// the branch (x²y of the column's floats, or of a and b), at every level.
+func TestFloatLanesAsIntegers(t *testing.T) {
+	t.Parallel()
+	src := bitsPrelude + `
+float lanes_ir(float *m, float a, float b, int which);
+typedef struct { float da, db; } grads;
+grads __enzyme_autodiff_lanes(void *, ...);
+int main(void) {
+	for (int which = 0; which < 2; which++) {
+		float m[2] = {0.7f, -1.3f}, dm[2] = {0, 0}, a = 1.1f, b = 0.4f;
+		grads g = __enzyme_autodiff_lanes((void *)lanes_ir, enzyme_dup, m, dm, a, b, enzyme_const, which);
+		float x = which ? m[0] : a, y = which ? m[1] : b;
+		check("d/dx", which ? dm[0] : g.da, 2 * x * y, 1e-6);
+		check("d/dy", which ? dm[1] : g.db, x * x, 1e-6);
+		check("unused", which ? g.da + g.db : dm[0] + dm[1], 0, 1e-6);
+	}
+	return failures != 0;
+}
+`
+	runIRWants(t, src, floatLanesAsIntsIR, optLevels, false, "ok d/dx")
+}

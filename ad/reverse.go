@@ -392,7 +392,7 @@ func (r *reverseGen) forward() error {
 				continue
 			}
 			if call, ok := inst.(*ir.InstCall); ok {
-				rest = append(rest, r.d.hashInsertStop(r.f, call, r.act)...) // hashinsert.go
+				rest = append(rest, r.d.callStops(r.f, call, r.act)...) // dispatch.go
 			}
 			if call, ok := inst.(*ir.InstCall); ok && r.callsDerivative(call) {
 				insts, err := r.augmentCall(b, call)

@@ -21,8 +21,8 @@ func (d *differ) unknownMemoryCall(f *ir.Func, act *activity.Info, c *ir.InstCal
 	if !ok {
 		// An indirect call dispatch could not resolve (no function of its
 		// type has its address taken here), or inline assembly.
-		if !act.CallTouchesActiveMemory(c, d.passes) {
-			return nil
+		if !act.CallTouchesActiveMemory(c, d.passes) || d.outsideOnly(c) {
+			return nil // outsideOnly: a run-time stop before the call (outsideStop)
 		}
 		what := describe(c) // a call through a function pointer
 		if _, asm := irutil.StripCasts(c.Callee).(*ir.InlineAsm); asm {

@@ -171,7 +171,12 @@ func readsBackWith(f *ir.Func, a *activity.Info, root func(value.Value) bool, in
 				switch {
 				case irfacts.IsMemSet(x) || isDebugIntrinsic(x) || strings.HasPrefix(irfacts.CalleeName(x), "llvm.lifetime."):
 				case irfacts.IsMemTransfer(x):
-					if a.HasShadow(x.Args[0]) && reaches(x.Args[1]) {
+					// Into memory with a shadow, or any copy of bytes that
+					// may be floats: memory without a shadow holding a copy
+					// of derivatives' floats is taken as inactive, and what
+					// reads it gets no derivative (a struct array copied out
+					// of a global scratch buffer by memcpy).
+					if reaches(x.Args[1]) && (a.HasShadow(x.Args[0]) || irfacts.ContainsFloatBytes(copyPointee(x, 1))) {
 						return true
 					}
 				case a.Useful[x] || a.CallTouchesActiveMemory(x, func(*ir.InstCall) bool { return true }):

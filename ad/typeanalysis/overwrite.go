@@ -101,6 +101,24 @@ func (a *Analysis) FloatTopOverwritten(p value.Value, size int64) (big, lo, hi i
 	return big, lo, hi, same
 }
 
+// AlignedWords is the window [lo, hi), relative to p, of the aligned
+// 8-byte words a store of size bytes through p writes in part or whole,
+// where its offset within a word is the same at every place p may point
+// to (no variable index, or indices of multiples of 8 bytes), taking the
+// object p points into as 8-aligned (as the whole-doubles window of
+// FloatsOverwritten does). ok is false where that offset varies.
+func AlignedWords(p value.Value, size int64) (lo, hi int64, ok bool) {
+	_, off, stride, ok := splitPointer(p)
+	if !ok || stride%8 != 0 {
+		return 0, 0, false
+	}
+	m := off % 8
+	if m < 0 {
+		m += 8
+	}
+	return -m, (m+size+7)/8*8 - m, true
+}
+
 // ConstDelta is the byte offset of pointer q from pointer p where both are
 // one pointer plus constant offsets (casts and getelementptrs of constant
 // indices).
