@@ -103,17 +103,31 @@ func hasLongDouble(fields []typeanalysis.Field) bool {
 
 // copyLayout is the element type of a bulk copy: what its typed pointers
 // point to, else what the type analysis found, else its !tbaa.struct.
+// A pointee of integers only is no proof: memory declared as integers may
+// hold a float's bytes (`int t; memcpy(&t, &f, 4)` swapping floats at
+// -O0); where the type analysis covered the copy, what it found wins.
 func (d *differ) copyLayout(x *ir.InstCall) types.Type {
 	if !irfacts.IsMemTransfer(x) || len(x.Args) < 3 {
 		return nil
 	}
+	var ints types.Type // an integer pointee
 	for i := range x.Args[:2] {
-		if t := copyPointee(x, i); t != nil && !types.Equal(t, types.I8) {
+		t := copyPointee(x, i)
+		if t == nil || types.Equal(t, types.I8) {
+			continue
+		}
+		if irfacts.CarriesFloat(t) || irfacts.ContainsPointer(t) {
 			return t
+		}
+		if ints == nil {
+			ints = t
 		}
 	}
 	if t, known := d.analyzedCopy(x); known {
 		return t
+	}
+	if ints != nil {
+		return ints
 	}
 	return tbaaStructLayout(x)
 }
