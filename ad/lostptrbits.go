@@ -5,8 +5,10 @@ import (
 
 	"github.com/gozyme/gozyme/ad/activity"
 	"github.com/gozyme/gozyme/ad/irfacts"
+	"github.com/gozyme/gozyme/irutil"
 	"github.com/llir/llvm/ir"
 	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/types"
 	"github.com/llir/llvm/ir/value"
 )
 
@@ -37,13 +39,139 @@ func (d *differ) checkPointerBitsLost(f *ir.Func, act *activity.Info) error {
 		}
 		src := shadowedBitsOf(c.From, act, map[value.Value]bool{})
 		if src == nil {
+			if d.ptrBitsIn == nil && !isConstantBits(c.From) {
+				if at := shadowlessAccess(c, users, d, map[value.Value]bool{}); at != nil {
+					d.ptrBitsIn = &ptrBitsPlace{f: f, at: at, what: c.Ident() + ", a pointer made from integer bits, without a shadow"}
+				}
+			}
 			continue
 		}
 		if at := shadowlessAccess(c, users, d, map[value.Value]bool{}); at != nil {
 			return errorAt(f, at, "%s goes through %s, a pointer made from the bits of %s (which points into memory holding derivatives) by integer operations gozyme cannot follow: it has no shadow, and the derivative through it would be lost (align or offset the pointer with pointer arithmetic, or align the allocation itself)", describe(at), c.Ident(), describeValue(src))
 		}
 	}
+	if d.ptrBitsIn == nil {
+		// A pointer read, without a shadow, from memory other than a
+		// global's (a local slot a callee filled with integer bits).
+		for _, b := range f.Blocks {
+			for _, inst := range b.Insts {
+				x, ok := inst.(*ir.InstLoad)
+				if !ok || !types.IsPointer(x.ElemType) || act.HasShadow(x) || isCodePointer(x.ElemType) || activity.AllBases(x.Src, isGlobal) {
+					continue
+				}
+				if at := shadowlessAccess(x, users, d, map[value.Value]bool{}); at != nil {
+					d.ptrBitsIn = &ptrBitsPlace{f: f, at: at, what: x.Ident() + ", a pointer read from memory without a shadow"}
+					break
+				}
+			}
+		}
+	}
+	if d.ptrBitsOut == nil {
+		d.ptrBitsOut = pointerBitsLeaving(f, act, users)
+	}
 	return nil
+}
+
+func isGlobal(v value.Value) bool {
+	_, ok := v.(*ir.Global)
+	return ok
+}
+
+// Pointer bits that leave as integers and come back. The address of
+// memory holding derivatives converted to an integer (ptrtoint) and moved
+// as one — stored into memory as an integer, passed as an integer
+// argument, returned — loses its shadow on the way: the rewrite
+// (retype_body.go) makes such integers pointers where the type analysis
+// proves they hold a pointer alone, but not where the same memory or
+// parameter also holds plain integers. A pointer made back from such
+// bits (inttoptr) has no shadow, so floats read through it carry no
+// derivative and floats written through it keep the old one. Which
+// integer bits a pointer is made from cannot be followed through memory
+// and calls; so when some differentiated function lets a pointer with a
+// shadow leave as an integer and some differentiated function reads or
+// writes floats (or pointers) through a pointer made from integer bits
+// of unknown origin, the link stops (pointerBitsRoundTrip).
+
+// ptrBitsPlace is an instruction of a differentiated function, with what
+// it concerns.
+type ptrBitsPlace struct {
+	f    *ir.Func
+	at   interface{} // an instruction or a return
+	what string
+}
+
+// pointerBitsRoundTrip is the error for a module where pointer bits with
+// a shadow leave as an integer and a pointer made from integer bits of
+// unknown origin is used for floats or pointers; nil otherwise.
+func (d *differ) pointerBitsRoundTrip() error {
+	out, in := d.ptrBitsOut, d.ptrBitsIn
+	if out == nil || in == nil {
+		return nil
+	}
+	outLoc := irutil.DebugLoc(out.at)
+	if outLoc != "" {
+		outLoc = " (" + outLoc + ")"
+	}
+	return errorAt(in.f, in.at, "%s goes through %s; and '%s'%s lets the bits of %s, which points into memory holding derivatives, leave as an integer (%s): if the pointer is made from those bits, the derivative through it would be lost (keep pointers in pointer-typed memory and parameters, not in integers that also hold other values)", describe(in.at), in.what, out.f.Name(), outLoc, out.what, describe(out.at))
+}
+
+// pointerBitsLeaving is the first place in f where the bits of a pointer
+// with a shadow (ptrtoint), moved or offset as integers, leave f: stored
+// as an integer, passed to a call that may keep them, or returned. Nil
+// where none does.
+func pointerBitsLeaving(f *ir.Func, act *activity.Info, users map[value.Value][]ir.Instruction) *ptrBitsPlace {
+	from := map[value.Value]value.Value{} // integer -> the pointer whose bits it holds
+	var work []value.Value
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			if x, ok := inst.(*ir.InstPtrToInt); ok && act.HasShadow(x.From) && !activity.IsNullConstant(irfacts.Unwrap(x.From)) {
+				from[x] = irfacts.Unwrap(x.From)
+				work = append(work, x)
+			}
+		}
+	}
+	leaves := func(v value.Value, at interface{}) *ptrBitsPlace {
+		return &ptrBitsPlace{f: f, at: at, what: describeValue(from[v])}
+	}
+	for len(work) > 0 {
+		v := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, u := range users[v] {
+			switch x := u.(type) {
+			case *ir.InstStore:
+				if irfacts.Unwrap(x.Src) == v {
+					return leaves(v, x)
+				}
+			case *ir.InstCall:
+				if passesBits(x) && !isFree(x) {
+					return leaves(v, x)
+				}
+			case *ir.InstAdd, *ir.InstSub:
+				if r := u.(value.Value); from[r] == nil && isIntegers(r.Type()) {
+					from[r] = from[v]
+					work = append(work, r)
+				}
+			default:
+				if r, ok := u.(value.Value); ok && from[r] == nil && movesBits(u, v) && (isIntegers(r.Type()) || isIntegerAggregate(r.Type())) {
+					from[r] = from[v]
+					work = append(work, r)
+				}
+			}
+		}
+		for _, b := range f.Blocks {
+			if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil && irfacts.Unwrap(r.X) == v {
+				return leaves(v, r)
+			}
+		}
+	}
+	return nil
+}
+
+// isConstantBits reports integer bits that are a constant (a fixed
+// address, the null page).
+func isConstantBits(v value.Value) bool {
+	_, ok := irfacts.Unwrap(v).(constant.Constant)
+	return ok
 }
 
 // shadowedBitsOf is the pointer with a shadow whose bits integer v is
@@ -119,4 +247,14 @@ func shadowlessAccess(p value.Value, users map[value.Value][]ir.Instruction, d *
 		}
 	}
 	return nil
+}
+
+// isCodePointer reports a pointer to a function.
+func isCodePointer(t types.Type) bool {
+	pt, ok := t.(*types.PointerType)
+	if !ok {
+		return false
+	}
+	_, ok = pt.ElemType.(*types.FuncType)
+	return ok
 }
