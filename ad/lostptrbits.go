@@ -52,21 +52,40 @@ func (d *differ) checkPointerBitsLost(f *ir.Func, act *activity.Info) error {
 	}
 	if d.ptrBitsIn == nil {
 		// A pointer read, without a shadow, from memory other than a
-		// global's (a local slot a callee filled with integer bits).
+		// global's (a local slot a callee filled with integer bits), or
+		// returned without one by a call other than an allocation (a
+		// getter reading such a slot).
 		for _, b := range f.Blocks {
 			for _, inst := range b.Insts {
-				x, ok := inst.(*ir.InstLoad)
-				if !ok || !types.IsPointer(x.ElemType) || act.HasShadow(x) || isCodePointer(x.ElemType) || activity.AllBases(x.Src, isGlobal) {
+				var p value.Value
+				var what string
+				switch x := inst.(type) {
+				case *ir.InstLoad:
+					if types.IsPointer(x.ElemType) && !isCodePointer(x.ElemType) && !activity.AllBases(x.Src, isGlobal) {
+						p, what = x, ", a pointer read from memory without a shadow"
+					}
+				case *ir.InstCall:
+					if types.IsPointer(x.Typ) && !isCodePointer(x.Typ) && !irfacts.IsAllocation(x) && !irfacts.IsRealloc(x) {
+						p, what = x, ", a pointer returned without a shadow by "+describe(x)
+					}
+				}
+				if p == nil || act.HasShadow(p) {
 					continue
 				}
-				if at := shadowlessAccess(x, users, d, map[value.Value]bool{}); at != nil {
-					d.ptrBitsIn = &ptrBitsPlace{f: f, at: at, what: x.Ident() + ", a pointer read from memory without a shadow"}
+				if at := shadowlessAccess(p, users, d, map[value.Value]bool{}); at != nil {
+					d.ptrBitsIn = &ptrBitsPlace{f: f, at: at, what: p.Ident() + what}
 					break
 				}
 			}
+			if d.ptrBitsIn != nil {
+				break
+			}
 		}
 	}
-	if d.ptrBitsOut == nil {
+	if d.ptrBitsOut == nil && !strings.HasPrefix(f.Name(), "__gozyme_") {
+		// Generated code (a derivative differentiated again) keeps
+		// pointers' bits for its own records, read back by the code
+		// generated with it.
 		d.ptrBitsOut = pointerBitsLeaving(f, act, users)
 	}
 	return nil
@@ -117,54 +136,129 @@ func (d *differ) pointerBitsRoundTrip() error {
 
 // pointerBitsLeaving is the first place in f where the bits of a pointer
 // with a shadow (ptrtoint), moved or offset as integers, leave f: stored
-// as an integer, passed to a call that may keep them, or returned. Nil
-// where none does.
+// as an integer into memory without a shadow, passed to a call that may
+// keep them (a callee with a body where its parameter leaves in turn), or
+// returned. Nil where none does.
 func pointerBitsLeaving(f *ir.Func, act *activity.Info, users map[value.Value][]ir.Instruction) *ptrBitsPlace {
-	from := map[value.Value]value.Value{} // integer -> the pointer whose bits it holds
-	var work []value.Value
+	var seeds []value.Value
 	for _, b := range f.Blocks {
 		for _, inst := range b.Insts {
 			if x, ok := inst.(*ir.InstPtrToInt); ok && act.HasShadow(x.From) && !activity.IsNullConstant(irfacts.Unwrap(x.From)) {
-				from[x] = irfacts.Unwrap(x.From)
-				work = append(work, x)
+				seeds = append(seeds, x)
 			}
 		}
 	}
-	leaves := func(v value.Value, at interface{}) *ptrBitsPlace {
-		return &ptrBitsPlace{f: f, at: at, what: describeValue(from[v])}
+	seed, at := bitsLeave(f, act, users, seeds, 3)
+	if seed == nil {
+		return nil
+	}
+	return &ptrBitsPlace{f: f, at: at, what: describeValue(seed.(*ir.InstPtrToInt).From)}
+}
+
+// bitsLeave follows the integers seeds through moves and offsets in f
+// (users are f's, act its activity or nil where not analyzed) to the
+// first place they leave f (see pointerBitsLeaving), and names the seed
+// that does; depth bounds the callees followed.
+func bitsLeave(f *ir.Func, act *activity.Info, users map[value.Value][]ir.Instruction, seeds []value.Value, depth int) (seed value.Value, at interface{}) {
+	from := map[value.Value]value.Value{} // integer -> the seed whose bits it holds
+	var work []value.Value
+	for _, v := range seeds {
+		from[v] = v
+		work = append(work, v)
+	}
+	follow := func(r, v value.Value) {
+		if from[r] == nil {
+			from[r] = from[v]
+			work = append(work, r)
+		}
+	}
+	rets := map[value.Value]*ir.TermRet{}
+	for _, b := range f.Blocks {
+		if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil {
+			rets[irfacts.Unwrap(r.X)] = r
+		}
 	}
 	for len(work) > 0 {
 		v := work[len(work)-1]
 		work = work[:len(work)-1]
+		if r := rets[v]; r != nil {
+			return from[v], r
+		}
 		for _, u := range users[v] {
 			switch x := u.(type) {
 			case *ir.InstStore:
-				if irfacts.Unwrap(x.Src) == v {
-					return leaves(v, x)
+				// Into memory without a shadow (act nil: a callee not
+				// analyzed, whose memory may have none).
+				if irfacts.Unwrap(x.Src) == v && (act == nil || !act.HasShadow(x.Dst)) {
+					return from[v], x
 				}
 			case *ir.InstCall:
-				if passesBits(x) && !isFree(x) {
-					return leaves(v, x)
+				if passesBits(x) && !isFree(x) && callKeepsBits(x, v, depth) {
+					return from[v], x
 				}
-			case *ir.InstAdd, *ir.InstSub:
-				if r := u.(value.Value); from[r] == nil && isIntegers(r.Type()) {
-					from[r] = from[v]
-					work = append(work, r)
+			case *ir.InstAdd:
+				follow(x, v)
+			case *ir.InstSub:
+				if irfacts.Unwrap(x.X) == v && from[irfacts.Unwrap(x.Y)] == nil {
+					follow(x, v) // not a difference of two addresses
+				}
+			case *ir.InstAnd:
+				if !smallMask(x.X) && !smallMask(x.Y) {
+					follow(x, v) // the low bits kept are an offset
 				}
 			default:
-				if r, ok := u.(value.Value); ok && from[r] == nil && movesBits(u, v) && (isIntegers(r.Type()) || isIntegerAggregate(r.Type())) {
-					from[r] = from[v]
-					work = append(work, r)
+				if r, ok := u.(value.Value); ok && movesBits(u, v) && (isIntegers(r.Type()) || isIntegerAggregate(r.Type())) {
+					follow(r, v)
 				}
-			}
-		}
-		for _, b := range f.Blocks {
-			if r, ok := b.Term.(*ir.TermRet); ok && r.X != nil && irfacts.Unwrap(r.X) == v {
-				return leaves(v, r)
 			}
 		}
 	}
-	return nil
+	return nil, nil
+}
+
+// callKeepsBits reports whether call c may keep or pass on the bits of
+// its argument v: a function without a body, one too deep to follow, or
+// a callee where the parameter v is passed as leaves (bitsLeave).
+func callKeepsBits(c *ir.InstCall, v value.Value, depth int) bool {
+	g, ok := irutil.StripCasts(c.Callee).(*ir.Func)
+	if !ok || len(g.Blocks) == 0 || depth == 0 || g.Sig.Variadic {
+		return true
+	}
+	var params []value.Value
+	for i, a := range c.Args {
+		if irfacts.Unwrap(a) == v {
+			if i >= len(g.Params) {
+				return true
+			}
+			params = append(params, g.Params[i])
+		}
+	}
+	if len(params) == 0 {
+		return false // in an operand bundle, say
+	}
+	seed, _ := bitsLeave(g, nil, unwrappedUsers(g), params, depth-1)
+	return seed != nil
+}
+
+// unwrappedUsers maps each value of f (unwrapped, irfacts.Unwrap) to the
+// instructions using it.
+func unwrappedUsers(f *ir.Func) map[value.Value][]ir.Instruction {
+	users := map[value.Value][]ir.Instruction{}
+	for _, b := range f.Blocks {
+		for _, inst := range b.Insts {
+			for _, op := range operandsOf(inst) {
+				users[irfacts.Unwrap(op)] = append(users[irfacts.Unwrap(op)], inst)
+			}
+		}
+	}
+	return users
+}
+
+// smallMask reports a constant mask of at most 32 low bits (keeping an
+// offset below an alignment, never an address).
+func smallMask(v value.Value) bool {
+	k, ok := irfacts.Unwrap(v).(*constant.Int)
+	return ok && k.X.Sign() >= 0 && k.X.BitLen() <= 32
 }
 
 // isConstantBits reports integer bits that are a constant (a fixed

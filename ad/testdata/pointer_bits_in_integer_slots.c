@@ -6,7 +6,13 @@
  *   via_putp: the same through double ** (always exact);
  *   mixed: the setter also stores a plain integer, so its store stays an
  *     integer store and the pointer read back has no shadow: the link
- *     stops. */
+ *     stops;
+ *   getter: the same, read back by a getter returning the pointer: the
+ *     link stops;
+ *   checked: the pointer's bits only go to an alignment check (whose
+ *     parameter also takes a plain integer, so it stays one), and a
+ *     pointer to constant weights read from a local struct carries no
+ *     derivative: exact, no stop. */
 #include <stdio.h>
 extern int enzyme_dup;
 double __enzyme_autodiff(void *, ...);
@@ -36,6 +42,28 @@ double mixed(double *x) {
 	double *a = (double *)slot[0];
 	double s = 0;
 	for (int i = 0; i < slot[1] - 1; i++) s += a[i] * a[i] * x[i];
+	return s;
+}
+__attribute__((noinline)) double *getp(long *s) { return (double *)s[0]; }
+double getter(double *x) {
+	long slot[2];
+	puti(slot, (long)(x + 2));
+	puti(slot + 1, 3);
+	double *a = getp(slot);
+	double s = 0;
+	for (int i = 0; i < slot[1] - 1; i++) s += a[i] * a[i] * x[i];
+	return s;
+}
+static const double weights[2] = {0.5, 2};
+struct table { const double *w; int n; };
+__attribute__((noinline)) int aligned(long p) { return (p & 7) == 0; }
+__attribute__((noinline)) void settable(struct table *t) { t->w = weights, t->n = 2; }
+double checked(double *x) {
+	struct table t;
+	settable(&t);
+	double s = aligned((long)(x + 1)) ? 0 : 100;
+	s += aligned(3); /* also an integer: the parameter stays one */
+	for (int i = 0; i < t.n; i++) s += t.w[i] * x[i + 1] * x[i + 1];
 	return s;
 }
 int main(void) {
