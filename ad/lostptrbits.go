@@ -40,7 +40,7 @@ func (d *differ) checkPointerBitsLost(f *ir.Func, act *activity.Info) error {
 		src := shadowedBitsOf(c.From, act, map[value.Value]bool{})
 		if src == nil {
 			if d.ptrBitsIn == nil && !isConstantBits(c.From) {
-				if at := shadowlessAccess(c, users, d, map[value.Value]bool{}); at != nil {
+				if at := floatAccess(c, users, map[value.Value]bool{}); at != nil {
 					d.ptrBitsIn = &ptrBitsPlace{f: f, at: at, what: c.Ident() + ", a pointer made from integer bits, without a shadow"}
 				}
 			}
@@ -72,7 +72,7 @@ func (d *differ) checkPointerBitsLost(f *ir.Func, act *activity.Info) error {
 				if p == nil || act.HasShadow(p) {
 					continue
 				}
-				if at := shadowlessAccess(p, users, d, map[value.Value]bool{}); at != nil {
+				if at := floatAccess(p, users, map[value.Value]bool{}); at != nil {
 					d.ptrBitsIn = &ptrBitsPlace{f: f, at: at, what: p.Ident() + what}
 					break
 				}
@@ -103,13 +103,19 @@ func isGlobal(v value.Value) bool {
 // (retype_body.go) makes such integers pointers where the type analysis
 // proves they hold a pointer alone, but not where the same memory or
 // parameter also holds plain integers. A pointer made back from such
-// bits (inttoptr) has no shadow, so floats read through it carry no
-// derivative and floats written through it keep the old one. Which
-// integer bits a pointer is made from cannot be followed through memory
-// and calls; so when some differentiated function lets a pointer with a
-// shadow leave as an integer and some differentiated function reads or
-// writes floats (or pointers) through a pointer made from integer bits
-// of unknown origin, the link stops (pointerBitsRoundTrip).
+// bits (inttoptr, or a pointer load from the integer memory) has no
+// shadow, so floats read through it carry no derivative and floats
+// written through it keep the old one. Which integer bits a pointer is
+// made from cannot be followed through memory and calls; so when some
+// differentiated function lets a pointer with a shadow leave as an
+// integer and some differentiated function reads or writes floats
+// directly through a pointer without a shadow made from integer bits,
+// read from memory other than a global's, or returned by a call other
+// than an allocation, the link stops (pointerBitsRoundTrip). The check
+// is coarse (the two need not be the same bits), so both ends are kept
+// narrow: integer stores only into memory without a shadow, callees
+// followed, masks and differences of addresses left out, generated code
+// and calls given the pointer not counted.
 
 // ptrBitsPlace is an instruction of a differentiated function, with what
 // it concerns.
@@ -121,7 +127,7 @@ type ptrBitsPlace struct {
 
 // pointerBitsRoundTrip is the error for a module where pointer bits with
 // a shadow leave as an integer and a pointer made from integer bits of
-// unknown origin is used for floats or pointers; nil otherwise.
+// unknown origin is used for floats; nil otherwise.
 func (d *differ) pointerBitsRoundTrip() error {
 	out, in := d.ptrBitsOut, d.ptrBitsIn
 	if out == nil || in == nil {
@@ -351,4 +357,35 @@ func isCodePointer(t types.Type) bool {
 	}
 	_, ok = pt.ElemType.(*types.FuncType)
 	return ok
+}
+
+// floatAccess is the first load or store of floats through pointer p
+// (through getelementptrs, casts, phis and selects), nil where none is.
+// Calls given p are left out: they would stop ordinary C++ (std::move of
+// a key, hashed by address elsewhere).
+func floatAccess(p value.Value, users map[value.Value][]ir.Instruction, seen map[value.Value]bool) ir.Instruction {
+	if seen[p] {
+		return nil
+	}
+	seen[p] = true
+	for _, u := range users[p] {
+		switch x := u.(type) {
+		case *ir.InstLoad:
+			if irfacts.CarriesFloat(x.ElemType) {
+				return x
+			}
+		case *ir.InstStore:
+			if irfacts.Unwrap(x.Dst) == p && irfacts.CarriesFloat(x.Src.Type()) {
+				return x
+			}
+		case *ir.InstGetElementPtr, *ir.InstBitCast, *ir.InstAddrSpaceCast, *ir.InstPhi, *ir.InstSelect:
+			if sel, ok := x.(*ir.InstSelect); ok && irfacts.Unwrap(sel.Cond) == p {
+				continue
+			}
+			if at := floatAccess(x.(value.Value), users, seen); at != nil {
+				return at
+			}
+		}
+	}
+	return nil
 }
