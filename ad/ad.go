@@ -49,6 +49,10 @@ type differ struct {
 	// globalEscapes: pointers with shadows stored into globals without
 	// (globalescape.go).
 	globalEscapes map[*ir.Global]*globalEscape
+	// ptrBitsOut and ptrBitsIn: the first place a pointer's bits left a
+	// differentiated function as an integer, and the first access through
+	// a pointer made from integer bits of unknown origin (lostptrbits.go).
+	ptrBitsOut, ptrBitsIn *ptrBitsPlace
 	// runtimeActivity checks shadows that may be their primal at run time
 	// (Options.RuntimeActivity, runtimeactivity.go).
 	runtimeActivity bool
@@ -210,6 +214,9 @@ func Differentiate(m *ir.Module, opts Options) (int, error) {
 		}
 	}
 	if err := d.lostGlobalError(); err != nil {
+		return 0, err
+	}
+	if err := d.pointerBitsRoundTrip(); err != nil {
 		return 0, err
 	}
 	d.stackTapes()

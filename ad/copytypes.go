@@ -103,6 +103,9 @@ func hasLongDouble(fields []typeanalysis.Field) bool {
 
 // copyLayout is the element type of a bulk copy: what its typed pointers
 // point to, else what the type analysis found, else its !tbaa.struct.
+// A pointee of integers only is no proof: memory declared as integers may
+// hold a float's bytes (`int t; memcpy(&t, &f, 4)` swapping floats at
+// -O0); where the type analysis covered the copy, what it found wins.
 func (d *differ) copyLayout(x *ir.InstCall) types.Type {
 	if !irfacts.IsMemTransfer(x) || len(x.Args) < 3 {
 		return nil
@@ -113,6 +116,7 @@ func (d *differ) copyLayout(x *ir.InstCall) types.Type {
 	// what it holds; otherwise neither type is taken.
 	t0, t1 := copyPointee(x, 0), copyPointee(x, 1)
 	typed := func(t types.Type) bool { return t != nil && !types.Equal(t, types.I8) }
+	var ints types.Type // an integer pointee
 	if typed(t0) && typed(t1) && irfacts.CarriesFloat(t0) != irfacts.CarriesFloat(t1) {
 		for i, t := range []types.Type{t0, t1} {
 			if a, ok := irutil.StripCasts(x.Args[i]).(*ir.InstAlloca); ok && types.Equal(t, a.ElemType) && irfacts.CarriesFloat(t) {
@@ -121,13 +125,22 @@ func (d *differ) copyLayout(x *ir.InstCall) types.Type {
 		}
 	} else {
 		for _, t := range []types.Type{t0, t1} {
-			if typed(t) {
+			if !typed(t) {
+				continue
+			}
+			if irfacts.CarriesFloat(t) || irfacts.ContainsPointer(t) {
 				return t
+			}
+			if ints == nil {
+				ints = t
 			}
 		}
 	}
 	if t, known := d.analyzedCopy(x); known {
 		return t
+	}
+	if ints != nil {
+		return ints
 	}
 	return tbaaStructLayout(x)
 }

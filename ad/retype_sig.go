@@ -71,6 +71,10 @@ func (rt *retyper) retypeSignature(c *ir.Func) {
 			continue
 		}
 		back := backCast(np, p.Typ)
+		// The body's integer uses see the parameter's facts: an i64
+		// holding a pointer stored by the body is a pointer store again
+		// (retypeStore), whose shadow the caller's memory then needs.
+		rt.ta.Same(back, p)
 		pre = append(pre, back.(ir.Instruction))
 		irutil.ReplaceAllUses(g, p, back)
 	}

@@ -26,6 +26,17 @@ func (a *Analysis) Known(v value.Value) bool {
 	return !isInst && !isParam
 }
 
+// Same gives v, a value made after the analysis, the facts of like (which
+// holds the same bits): the integer a retyped signature reads a float or
+// pointer parameter back as stands for the parameter it replaces.
+func (a *Analysis) Same(v, like value.Value) {
+	like = unwrap(like)
+	if t, ok := a.trees[like]; ok {
+		a.trees[unwrap(v)] = t.Clone()
+		a.pinned[unwrap(v)] = a.pinned[like]
+	}
+}
+
 // Return is the return tree of an analyzed function (a copy).
 func (a *Analysis) Return(f *ir.Func) *Tree { return a.rets[f].Clone() }
 
