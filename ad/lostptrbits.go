@@ -61,11 +61,11 @@ func (d *differ) checkPointerBitsLost(f *ir.Func, act *activity.Info) error {
 				var what string
 				switch x := inst.(type) {
 				case *ir.InstLoad:
-					if types.IsPointer(x.ElemType) && !isCodePointer(x.ElemType) && !activity.AllBases(x.Src, isGlobal) {
+					if types.IsPointer(x.ElemType) && !isFuncPointer(x.ElemType) && !activity.AllBases(x.Src, isGlobal) {
 						p, what = x, ", a pointer read from memory without a shadow"
 					}
 				case *ir.InstCall:
-					if types.IsPointer(x.Typ) && !isCodePointer(x.Typ) && !irfacts.IsAllocation(x) && !irfacts.IsRealloc(x) {
+					if types.IsPointer(x.Typ) && !isFuncPointer(x.Typ) && !irfacts.IsAllocation(x) && !irfacts.IsRealloc(x) {
 						p, what = x, ", a pointer returned without a shadow by "+describe(x)
 					}
 				}
@@ -347,16 +347,6 @@ func shadowlessAccess(p value.Value, users map[value.Value][]ir.Instruction, d *
 		}
 	}
 	return nil
-}
-
-// isCodePointer reports a pointer to a function.
-func isCodePointer(t types.Type) bool {
-	pt, ok := t.(*types.PointerType)
-	if !ok {
-		return false
-	}
-	_, ok = pt.ElemType.(*types.FuncType)
-	return ok
 }
 
 // floatAccess is the first load or store of floats through pointer p
