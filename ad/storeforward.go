@@ -204,7 +204,43 @@ func (r *reverseGen) forwardFrom(st *ir.InstStore, sb *ir.Block, l *ir.InstLoad,
 	}) {
 		return nil
 	}
-	f := &forwardedLoad{store: st, iv: iv, idx: j}
+	// Evaluated again from its tree where every node may be (treeInst),
+	// combined only.
+	if !r.split {
+		tree, leaves, ok := r.iterationTree(st.Src, l1, iv, c, func(inst ir.Instruction) (bool, bool) { return r.treeInst(inst), true })
+		if ok && len(tree) > 0 {
+			return &forwardedLoad{store: st, iv: iv, idx: j, tree: tree, leaves: append(leaves, j)}
+		}
+	}
+	if r.d.gpu || r.parallel || !r.ownIterationTree(st.Src, l1, iv, c) {
+		return nil
+	}
+	if _, counted := r.entryCount[l1.Header]; c != nil && !counted {
+		return nil // no entry counter to find this execution's records by
+	}
+	return &forwardedLoad{store: st, iv: iv, idx: j, leaves: []value.Value{st.Src, j}, records: true, loop: l1}
+}
+
+// ownIterationTree reports whether the values stored value v is computed
+// from are, in loop l1 (index iv), l1's own (in no loop inside it), down
+// to its phis (read from records), and outside it, the same throughout an
+// iteration of c, the loop around l1 (nil: outside every loop).
+func (r *reverseGen) ownIterationTree(v value.Value, l1 *irutil.Loop, iv *ir.InstPhi, c *irutil.Loop) bool {
+	_, _, ok := r.iterationTree(v, l1, iv, c, func(inst ir.Instruction) (bool, bool) {
+		_, isPhi := inst.(*ir.InstPhi)
+		return true, !isPhi
+	})
+	return ok
+}
+
+// iterationTree walks what value v, stored in loop l1 (index iv), is
+// computed from in an iteration of l1: its instructions in l1, operands
+// first, which must be l1's own (in no loop inside it) and which take
+// admits (ok), its operands walked where take says so (descend); and its
+// leaves, values from outside l1 (blocks excepted), which must be the same
+// throughout an iteration of c, the loop around l1 (nil: outside every
+// loop).
+func (r *reverseGen) iterationTree(v value.Value, l1 *irutil.Loop, iv *ir.InstPhi, c *irutil.Loop, take func(ir.Instruction) (ok, descend bool)) (tree []ir.Instruction, leaves []value.Value, ok bool) {
 	seen := map[value.Value]bool{}
 	var walk func(v value.Value) bool
 	walk = func(v value.Value) bool {
@@ -220,69 +256,29 @@ func (r *reverseGen) forwardFrom(st *ir.InstStore, sb *ir.Block, l *ir.InstLoad,
 				return false
 			}
 			if _, isBlock := v.(*ir.Block); !isBlock {
-				f.leaves = append(f.leaves, v)
+				leaves = append(leaves, v)
 			}
 			return true
-		}
-		if r.cfg.LoopOf[def] != l1 || !r.treeInst(inst) {
-			return false
-		}
-		for _, op := range operandsOf(inst) {
-			if !walk(op) {
-				return false
-			}
-		}
-		f.tree = append(f.tree, inst)
-		return true
-	}
-	if !r.split && walk(st.Src) && len(f.tree) > 0 {
-		f.leaves = append(f.leaves, j)
-		return f
-	}
-	if r.d.gpu || r.parallel || !r.ownIterationTree(st.Src, l1, iv, c) {
-		return nil
-	}
-	if _, counted := r.entryCount[l1.Header]; c != nil && !counted {
-		return nil // no entry counter to find this execution's records by
-	}
-	return &forwardedLoad{store: st, iv: iv, idx: j, leaves: []value.Value{st.Src, j}, records: true, loop: l1}
-}
-
-// ownIterationTree reports whether the values stored value v is computed
-// from are, in loop l1 (index iv), l1's own (in no loop inside it), down
-// to its phis, and outside it, the same throughout an iteration of c, the
-// loop around l1 (nil: outside every loop).
-func (r *reverseGen) ownIterationTree(v value.Value, l1 *irutil.Loop, iv *ir.InstPhi, c *irutil.Loop) bool {
-	seen := map[value.Value]bool{}
-	var walk func(v value.Value) bool
-	walk = func(v value.Value) bool {
-		v = irfacts.Unwrap(v)
-		if v == value.Value(iv) || seen[v] {
-			return true
-		}
-		seen[v] = true
-		def, isInst := r.blockOf[v]
-		inst, _ := v.(ir.Instruction)
-		if !isInst || inst == nil || !l1.Contains(def) {
-			if _, isBlock := v.(*ir.Block); isBlock {
-				return true
-			}
-			return !isInst || r.sameIteration(v, c)
 		}
 		if r.cfg.LoopOf[def] != l1 {
 			return false
 		}
-		if _, isPhi := inst.(*ir.InstPhi); isPhi {
-			return true // recorded
+		admit, descend := take(inst)
+		if !admit {
+			return false
 		}
-		for _, op := range operandsOf(inst) {
-			if !walk(op) {
-				return false
+		if descend {
+			for _, op := range operandsOf(inst) {
+				if !walk(op) {
+					return false
+				}
 			}
 		}
+		tree = append(tree, inst)
 		return true
 	}
-	return walk(v)
+	ok = walk(v)
+	return tree, leaves, ok
 }
 
 // treeInst reports whether a stored value's instruction may be evaluated
