@@ -366,6 +366,20 @@ func withEnv(env []string) []string {
 // invalid accesses or leaked memory (gradient caches, tapes and shadow
 // allocations must all be freed). With -short it runs the program without
 // valgrind.
+// runEveryLevelLeakChecked builds C program src at every level and runs it
+// leak-checked (runLeakChecked): it must print "done" and no "FAIL".
+func runEveryLevelLeakChecked(t *testing.T, src string) {
+	t.Helper()
+	for _, o := range optLevels {
+		t.Run("O"+o, func(t *testing.T) {
+			out := runLeakChecked(t, buildC(t, src, o))
+			if strings.Contains(out, "FAIL") || !strings.Contains(out, "done") {
+				t.Fatal(out)
+			}
+		})
+	}
+}
+
 func runLeakChecked(t *testing.T, exe string) string {
 	t.Helper()
 	return runLeakCheckedEnv(t, exe)

@@ -17,14 +17,7 @@ import (
 func TestPairedFree(t *testing.T) {
 	t.Parallel()
 	src := checkPrelude + testdataC(t, "paired_free.c")
-	for _, o := range optLevels {
-		t.Run("O"+o, func(t *testing.T) {
-			out := runLeakChecked(t, buildC(t, src, o))
-			if strings.Contains(out, "FAIL") || !strings.Contains(out, "done") {
-				t.Fatal(out)
-			}
-		})
-	}
+	runEveryLevelLeakChecked(t, src)
 	m := preADModuleC(t, src, "2")
 	if _, err := Differentiate(m, Options{}); err != nil {
 		t.Fatal(err)

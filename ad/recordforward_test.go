@@ -1,7 +1,6 @@
 package ad
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/gozyme/gozyme/ad/activity"
@@ -27,14 +26,7 @@ import (
 func TestRecordForward(t *testing.T) {
 	t.Parallel()
 	src := checkPrelude + testdataC(t, "record_forward.c")
-	for _, o := range optLevels {
-		t.Run("O"+o, func(t *testing.T) {
-			out := runLeakChecked(t, buildC(t, src, o))
-			if strings.Contains(out, "FAIL") || !strings.Contains(out, "done") {
-				t.Fatal(out)
-			}
-		})
-	}
+	runEveryLevelLeakChecked(t, src)
 	m := preADModuleC(t, src, "2")
 	for _, tc := range []struct {
 		name      string

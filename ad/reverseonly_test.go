@@ -23,14 +23,7 @@ import (
 func TestReverseOnlyShadow(t *testing.T) {
 	t.Parallel()
 	src := checkPrelude + testdataC(t, "reverse_only.c")
-	for _, o := range optLevels {
-		t.Run("O"+o, func(t *testing.T) {
-			out := runLeakChecked(t, buildC(t, src, o))
-			if strings.Contains(out, "FAIL") || !strings.Contains(out, "done") {
-				t.Fatal(out)
-			}
-		})
-	}
+	runEveryLevelLeakChecked(t, src)
 	m := preADModuleC(t, src, "2")
 	for _, tc := range []struct {
 		name      string
